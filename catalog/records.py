@@ -1,0 +1,167 @@
+"""Record types for what the catalog knows: GPUs, model architectures, offers and provider price tables.
+
+These are the only catalog types the engine may import. The engine receives a `CatalogData`
+bundle of them and never touches the SQLite database itself, so every estimate is a pure
+function of (workload, catalog records) and can be tested without a database.
+
+Every record carries `source` and `observed_on` so that any figure the product prints can be
+traced back to where it came from. Units are in the field names (decimal GB, TB/s, TFLOPS, USD).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PriceKind = Literal["on_demand", "spot", "reserved"]
+ProviderKind = Literal["hyperscaler", "gpu_cloud", "bare_metal", "managed", "marketplace", "owned"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str = Field(description="Where the row's facts come from (URL, document, or import path).")
+    observed_on: str = Field(description="ISO date the source was read.")
+
+
+class GpuRecord(_Record):
+    """One accelerator model. Throughputs are dense (no 2:4 sparsity), in TFLOPS per GPU."""
+
+    id: str  # canonical, lower-case kebab: "h100-sxm", "a100-sxm-80gb", "rtx-4090"
+    name: str  # display name: "H100 SXM5 80GB"
+    vendor: str
+    architecture: str
+    memory_gb: float  # decimal GB as marketed (80 for an 80GB card)
+    memory_type: str
+    memory_bandwidth_tb_s: float
+    bf16_dense_tflops: float | None  # None where the chip has no BF16 tensor path (T4, V100)
+    fp16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    int8_dense_tops: float | None
+    fp32_tflops: float | None
+    tdp_w: float | None
+    scaleup_link: str  # "NVLink 4", "PCIe only", "Infinity Fabric"
+    scaleup_bandwidth_gb_s: float | None  # bidirectional, per GPU; None for PCIe-only cards
+    pcie_gen: int | None
+    compute_capability: str | None  # "9.0"; AMD: "gfx942"
+    form_factor: str
+    tier: Literal["datacenter", "workstation", "consumer"]
+    release_year: int | None
+    purchase_price_usd: float | None  # street price per GPU where known, else None
+    purchase_price_source: str | None = None
+    notes: str = ""
+
+
+class ModelRecord(_Record):
+    """One transformer architecture, as its Hugging Face config.json describes it."""
+
+    id: str  # canonical, lower-case: "llama-3-70b", "mixtral-8x7b", "qwen2.5-72b"
+    name: str  # display name: "Llama 3 70B"
+    family: str  # "llama", "qwen2", "mixtral", "deepseek_v3", ...
+    hf_repo: str | None
+    num_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int  # dense FFN width (per expert for MoE if no moe_intermediate_size)
+    moe_intermediate_size: int | None = None
+    vocab_size: int
+    max_context: int
+    tie_word_embeddings: bool = False
+    gated_mlp: bool = True  # SwiGLU/GeGLU (3 FFN matrices) vs plain GELU MLP (2)
+    num_experts: int | None = None  # routed experts; None for dense models
+    experts_per_token: int | None = None
+    shared_experts: int | None = None
+    first_dense_layers: int | None = None  # MoE models whose first k layers are dense (DeepSeek)
+    kv_lora_rank: int | None = None  # MLA latent (DeepSeek); cache holds kv_lora_rank + rope dims
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    total_params_b: float  # all experts, billions
+    active_params_b: float  # per token, billions (== total for dense)
+    notes: str = ""
+
+
+class OfferRecord(_Record):
+    """One rentable node shape at one provider. Prices are per node-hour (whole instance)."""
+
+    id: str  # "<provider>:<instance_type>:<region>"
+    provider: str  # provider id, matches ProviderRecord.id
+    instance_type: str
+    gpu: str  # GpuRecord.id
+    gpus_per_node: int
+    vcpus: float | None = None
+    ram_gb: float | None = None
+    intra_node_link: str  # "NVLink 4 (900 GB/s)", "PCIe Gen4"
+    inter_node_fabric: str | None  # "EFA 3200 Gbps", "InfiniBand NDR 400 Gb/s x8", None = single node only
+    inter_node_gbps: float | None  # per node, Gb/s
+    max_nodes: int | None = None  # largest cluster the provider sells in this shape, if known
+    on_demand_usd_per_hour: float | None
+    spot_usd_per_hour: float | None = None
+    reserved_usd_per_hour: float | None = None
+    region: str
+    managed: bool = False  # True for SageMaker / Vertex / Azure ML style managed training
+    managed_premium_fraction: float | None = None  # premium over the self-managed equivalent
+    notes: str = ""
+
+
+class EgressTier(BaseModel):
+    """A slice of monthly egress volume and its price. `up_to_gb` None means unbounded."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    up_to_gb: float | None
+    usd_per_gb: float
+
+
+class ProviderRecord(_Record):
+    """What a provider charges besides compute: data leaving it, data stored in it, managed service."""
+
+    id: str  # "aws", "gcp", "azure", "lambda", "runpod", "coreweave", "sagemaker", ...
+    name: str
+    kind: ProviderKind
+    cloud: Literal["aws", "gcp", "azure", "onprem"] | None = None  # which data location counts as same-cloud
+    egress_tiers: tuple[EgressTier, ...]  # internet egress per month, in order
+    storage_usd_per_gb_month: float  # object / persistent storage used for datasets and checkpoints
+    storage_product: str  # "S3 Standard", "persistent filesystem", ...
+    managed_premium_fraction: float | None = None  # default premium for managed offers of this provider
+    notes: str = ""
+
+
+class CatalogData(BaseModel):
+    """Everything the engine needs from the catalog, as plain records."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gpus: tuple[GpuRecord, ...]
+    models: tuple[ModelRecord, ...]
+    offers: tuple[OfferRecord, ...]
+    providers: tuple[ProviderRecord, ...]
+
+    def gpu(self, gpu_id: str) -> GpuRecord | None:
+        return next((g for g in self.gpus if g.id == gpu_id), None)
+
+    def model(self, model_id: str) -> ModelRecord | None:
+        return next((m for m in self.models if m.id == model_id), None)
+
+    def provider(self, provider_id: str) -> ProviderRecord | None:
+        return next((p for p in self.providers if p.id == provider_id), None)
+
+
+class Resolution(BaseModel):
+    """The answer to 'which catalog entry does this name mean?'.
+
+    Exactly one of: `id` set (resolved), `candidates` non-empty (ambiguous), or neither (unknown).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    id: str | None = None
+    candidates: tuple[str, ...] = ()
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.id is not None

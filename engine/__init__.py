@@ -1,0 +1,5 @@
+"""Deterministic estimator: workload + catalog records -> memory, cluster, throughput, cost, ranking.
+
+Pure functions over pydantic models. No I/O, no Slack, no database: everything it knows about
+hardware and prices arrives as `catalog.records` objects.
+"""

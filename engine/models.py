@@ -1,0 +1,236 @@
+"""The engine's boundary types: the workload a user describes and the advice the engine returns.
+
+`Workload` is what the parser produces and what `gpu-advisor estimate --json` reads; its first
+twenty fields are the public scripting contract (../shared/CONTRACT.md) and must never be renamed.
+Fields after the marked line are additions (allowed by the contract) that expose the knobs a
+user can change in a thread ("cache the data", "spot pricing", "assume 45% MFU").
+
+Every number in the advice is a `Figure`: a value together with the formula, the inputs and the
+assumptions that produced it, so a reply can show *why* and tests can check the path, not only
+the value. All sizes are decimal GB (10^9 bytes) unless a name says otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["pretrain", "full", "lora", "qlora", "inference"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4"]
+Location = Literal["aws", "gcp", "azure", "onprem"]
+Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd"]
+PriceKind = Literal["on_demand", "spot", "reserved"]
+TcoItem = Literal["compute", "storage", "egress", "managed"]
+
+TRAINING_MODES: tuple[Mode, ...] = ("pretrain", "full", "lora", "qlora")
+
+
+class Workload(BaseModel):
+    """A scenario as the user described it. `None` means 'not said': the engine assumes and says so."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # --- contract fields (../shared/CONTRACT.md); never rename ---
+    mode: Mode | None = None
+    model: str | None = None  # catalog model id
+    params_b: float | None = None  # total parameters, billions (MoE: all experts)
+    precision: Precision | None = None  # weights precision (inference) / base precision (training)
+    dataset_gb: float | None = None  # corpus size, decimal GB
+    dataset_tokens: int | None = None  # tokens per epoch
+    epochs: float | None = None
+    runs_per_month: float | None = None
+    data_location: Location | None = None
+    gpu: str | None = None  # catalog GPU id
+    gpu_count: int | None = None
+    seq_len: int | None = None
+    batch_size: int | None = None  # per-GPU micro-batch (training)
+    concurrency: int | None = None  # concurrent sequences (inference)
+    hourly_rate: float | None = None  # USD per GPU-hour the user quoted
+    optimizer: Optimizer | None = None
+    gradient_checkpointing: bool | None = None
+    lora_rank: int | None = None
+    zero_stage: Literal[0, 1, 2, 3] | None = None
+    mfu: float | None = Field(default=None, description="assumed model FLOPs utilisation, 0-1")
+
+    # --- additions: knobs a user can set in a thread ---
+    cache_dataset: bool | None = None  # pull once and keep on the GPU provider
+    provider: str | None = None  # restrict to one provider id ("aws", "lambda", "sagemaker")
+    pricing: PriceKind | None = None  # on-demand (default), spot, reserved
+    nodes: int | None = None
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    flash_attention: bool | None = None
+    lora_targets: tuple[str, ...] | None = None  # ("q_proj","v_proj") or ("all",)
+    target_tokens_per_s: float | None = None  # inference: aggregate throughput to provision for
+    output_tokens: int | None = None  # inference: generated tokens per request
+    prompt_tokens: int | None = None  # inference: prompt tokens per request
+    headroom: float | None = None  # fragmentation headroom fraction kept free on each GPU (0.10-0.15)
+    dependencies: tuple[str, ...] | None = None  # named cloud dependencies, for migration friction
+    # Overrides that let a scenario be run "with the article's assumptions" (seed 000 golden tests)
+    flops_per_token_factor: float | None = None  # 6 for full training; engine default lower for (Q)LoRA
+    adapter_overhead_gb: float | None = None  # fixed adapter + optimizer + activation allowance
+    egress_usd_per_gb: float | None = None  # flat egress rate instead of the provider's tier table
+    storage_usd_per_month: float | None = None  # fixed storage bill instead of GB x rate
+    storage_gb: float | None = None  # corpus + checkpoints + artifacts, if the user knows it
+    managed_premium: float | None = None  # flat managed-service premium fraction (0.30 = +30%)
+    utilization: float | None = None  # owned hardware / serving duty cycle 0-1 (cost per 1M tokens)
+    bandwidth_efficiency: float | None = None  # fraction of peak HBM bandwidth reached when decoding
+
+
+class Assumption(BaseModel):
+    """A value the engine used that the user did not give, and why that value."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str
+    value: Any
+    why: str
+
+
+class Figure(BaseModel):
+    """A number with its provenance: formula name, the inputs it was computed from, and notes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: float
+    unit: str
+    formula: str  # human-readable: "params × bytes_per_param"
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+class Problem(BaseModel):
+    """Why the engine could not answer (part of) a question. Never raised, always returned."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str  # "unknown_model", "unknown_gpu", "invalid_value", "fits_nowhere", "implausible"
+    field: str | None = None
+    message: str  # what a user reads
+    candidates: tuple[str, ...] = ()
+
+
+class MemoryEstimate(BaseModel):
+    """Peak memory on the busiest GPU and across the cluster, with per-component breakdown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    per_gpu_gb: float
+    total_gb: float  # all GPUs together (for unsharded state: per_gpu x gpus)
+    components: dict[str, Figure]  # per GPU; names: weights_gb, gradients_gb, optimizer_gb, ...
+    gpus: int  # how many GPUs the state is spread over in this estimate
+    usable_gb_per_gpu: float | None = None  # GPU memory after headroom, when a GPU was given
+    fits: bool | None = None
+    notes: tuple[str, ...] = ()
+
+
+class ClusterPlan(BaseModel):
+    """How many GPUs and nodes, how they talk, and how the model is split."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gpu: str
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    fits: bool
+    data_parallel: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    zero_stage: int
+    interconnect: str
+    parallelism: str
+    needs_nvlink: bool
+    needs_infiniband: bool
+    checklist: tuple[str, ...] = ()  # NCCL / fabric checks for multi-node
+    provider_questions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class ThroughputEstimate(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    training_tokens_per_s: Figure | None = None  # all GPUs together
+    gpu_hours: Figure | None = None  # per run
+    wall_clock_hours: Figure | None = None  # per run
+    decode_tokens_per_s: Figure | None = None  # summed over concurrent sequences and GPUs
+    decode_tokens_per_s_per_sequence: Figure | None = None
+    prefill_seconds: Figure | None = None
+    bound: Literal["compute", "bandwidth"] | None = None
+    replicas: int | None = None  # inference: copies needed for target_tokens_per_s
+    cost_per_1m_tokens_usd: Figure | None = None
+    notes: tuple[str, ...] = ()
+
+
+class TcoRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    item: TcoItem
+    usd: float
+    formula: str
+    inputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class TcoOption(BaseModel):
+    """The four TCO rows for one way of running the workload, for one month of `runs_per_month` runs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # "Lambda 8x H100 SXM (on-demand)"
+    offer_id: str | None
+    provider: str
+    rows: tuple[TcoRow, ...]
+    total_usd: float
+    workflow: Literal["cached", "uncached", "same_cloud", "none"] = "none"
+    notes: tuple[str, ...] = ()
+
+
+class Option(BaseModel):
+    """One candidate configuration, fully evaluated."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    offer_id: str | None
+    gpu: str
+    mode: Mode
+    precision: Precision
+    memory: MemoryEstimate
+    cluster: ClusterPlan
+    throughput: ThroughputEstimate
+    tco: tuple[TcoOption, ...]  # one per workflow that applies (cached / uncached / same-cloud)
+    total_usd: float  # the cheapest applicable workflow's monthly total
+    hours_per_run: float | None = None
+    rank_by_cost: int | None = None
+    rank_by_time: int | None = None
+
+
+class Recommendation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    primary: str | None  # Option.name
+    alternatives: tuple[str, ...] = ()
+    cost_range_usd: tuple[float, float] | None = None
+    why: tuple[str, ...] = ()  # why the winner won
+    what_would_change_it: tuple[str, ...] = ()
+
+
+class Advice(BaseModel):
+    """The engine's full answer for one workload. `to_contract()` gives the public JSON."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: Workload  # as the user gave it (None where not said)
+    effective: Workload  # after defaults: what was actually computed
+    assumptions: tuple[Assumption, ...] = ()
+    missing: tuple[str, ...] = ()  # fields that were assumed or are needed
+    problems: tuple[Problem, ...] = ()
+    memory: MemoryEstimate | None = None
+    cluster: ClusterPlan | None = None
+    throughput: ThroughputEstimate | None = None
+    options: tuple[Option, ...] = ()  # ranked, cheapest first
+    recommendation: Recommendation | None = None
+    quantization: tuple[dict[str, Any], ...] = ()  # footprint per precision with caveats
+    egress: dict[str, Any] | None = None  # per-run / cached / tier table used, migration friction
+    notes: tuple[str, ...] = ()
