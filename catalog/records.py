@@ -152,7 +152,11 @@ class CatalogData(BaseModel):
 class Resolution(BaseModel):
     """The answer to 'which catalog entry does this name mean?'.
 
-    Exactly one of: `id` set (resolved), `candidates` non-empty (ambiguous), or neither (unknown).
+    - `id` set, `candidates` empty: resolved.
+    - `id` set, `candidates` non-empty: a family name resolved to its default member ("A100" ->
+      A100 SXM 80GB); `message` says so and names the other members, so the reply can state it.
+    - `id` None, `candidates` non-empty: ambiguous; `message` lists the candidates.
+    - neither: unknown; `message` says so (and suggests close names where there are any).
     """
 
     model_config = ConfigDict(frozen=True)
