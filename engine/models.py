@@ -76,6 +76,9 @@ class Workload(BaseModel):
     managed_premium: float | None = None  # flat managed-service premium fraction (0.30 = +30%)
     utilization: float | None = None  # owned hardware / serving duty cycle 0-1 (cost per 1M tokens)
     bandwidth_efficiency: float | None = None  # fraction of peak HBM bandwidth reached when decoding
+    # added by the economics engine (engine/egress.py, engine/tco.py)
+    dataset_pulls_per_month: float | None = None  # uncached workflow: dataset reads from its source per month; default runs_per_month
+    checkpoints_kept: int | None = None  # checkpoints stored at a time (storage row); default 3
 
 
 class Assumption(BaseModel):

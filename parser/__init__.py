@@ -1,1 +1,26 @@
-"""parser package."""
+"""Text -> Workload: the advisor's message parser.
+
+`parse` reads one message into a `Reading` (never raises); `Conversation` applies Readings to
+one thread's scenario (follow-up questions, refinements, undo). Names are resolved through an
+injected `NameResolver` (the catalog's resolver in production), so this package imports only
+`engine.models`. The grammar lives in `grammar.lark`.
+"""
+
+from .conversation import Conversation, Turn
+from .examples import EXAMPLES, HELP_TEXT
+from .parsing import parse
+from .questions import Question, questions_for
+from .reading import Conflict, NameResolver, Reading
+
+__all__ = [
+    "EXAMPLES",
+    "HELP_TEXT",
+    "Conflict",
+    "Conversation",
+    "NameResolver",
+    "Question",
+    "Reading",
+    "Turn",
+    "parse",
+    "questions_for",
+]

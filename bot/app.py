@@ -1,0 +1,78 @@
+"""Build the Bolt app from a `Config`: the Web API client (pointed at SLACK_API_URL, retrying
+rate limits and server errors), request verification, and the listeners.
+
+Why `token_verification_enabled=False`: Bolt would otherwise call `auth.test` inside the
+constructor, so a wrong token would surface as a traceback. `serve` checks the token itself
+first (`check_token`) and prints one line; Bolt then calls `auth.test` lazily on the first request.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+
+from bot.config import Config, ConfigError
+from bot.listeners import register_listeners
+from bot.service import Advisor
+from bot.state import ThreadStore
+
+log = logging.getLogger(__name__)
+
+
+def web_client(config: Config, token: str | None = None) -> WebClient:
+    """A WebClient for SLACK_API_URL that retries 429 (after Retry-After) and 500/503 (with back-off)."""
+    client = WebClient(token=token if token is not None else config.bot_token, base_url=config.api_url, timeout=15)
+    client.retry_handlers = [
+        ConnectionErrorRetryHandler(max_retry_count=2),
+        RateLimitErrorRetryHandler(max_retry_count=3),
+        ServerErrorRetryHandler(
+            max_retry_count=2,
+            interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=config.retry_backoff_s),
+        ),
+    ]
+    return client
+
+
+def check_token(client: WebClient) -> dict:
+    """Call auth.test once; a rejected token becomes a one-line ConfigError.
+
+    slack_sdk's own error logging is muted for this one call: at start-up the user should read
+    one line saying what is wrong, not the client's retry chatter.
+    """
+    sdk_log = logging.getLogger("slack_sdk")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)
+    try:
+        return client.auth_test().data  # type: ignore[return-value]
+    except SlackApiError as exc:
+        error = exc.response.get("error", "unknown error") if exc.response is not None else "unknown error"
+        raise ConfigError(f"SLACK_BOT_TOKEN was rejected by Slack (auth.test: {error})") from None
+    except Exception as exc:  # network: name the URL, not the token
+        raise ConfigError(f"cannot reach the Slack Web API at {client.base_url}: {exc.__class__.__name__}") from None
+    finally:
+        sdk_log.setLevel(level)
+
+
+def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: WebClient | None = None) -> App:
+    """The Bolt app with every listener registered. HTTP mode verifies signatures; Socket Mode does not need to."""
+    app = App(
+        client=client or web_client(config),
+        signing_secret=config.signing_secret or "",
+        request_verification_enabled=bool(config.signing_secret),
+        token_verification_enabled=False,
+        process_before_response=False,  # ack first, work after: events and /vram are acked at once
+        raise_error_for_unhandled_request=False,
+        ignoring_self_events_enabled=True,
+        logger=logging.getLogger("bot.bolt"),
+    )
+    register_listeners(app, advisor, store)
+    return app

@@ -1,0 +1,294 @@
+"""`gpu-advisor`: the scripting interface of ../shared/CONTRACT.md over the same `Advisor` the
+Slack app uses. A thin shell: parse arguments, call the service, print.
+
+Exit codes: 0 for every answer (text that cannot be understood is answered with questions), 2 for
+usage errors (bad arguments, invalid JSON or workload fields on stdin), 1 when `serve` cannot start
+(a missing or rejected token: one line on stderr naming the variable, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.config import Config, ConfigError
+
+USAGE_ERROR = 2
+START_ERROR = 1
+
+
+class UsageError(Exception):
+    """Bad input from the caller; the message is printed as `gpu-advisor <cmd>: <message>`."""
+
+
+# --- helpers ------------------------------------------------------------------------------------
+def _advisor(config: Config) -> Any:
+    from bot.service import Advisor
+
+    return Advisor.open(config.catalog_path, [config.catalog_dir])
+
+
+def _catalog(config: Config) -> Any:
+    from catalog import open_catalog
+
+    dirs = [config.catalog_dir] if config.catalog_dir.is_dir() else []
+    return open_catalog(config.catalog_path, extra_data_dirs=dirs)
+
+
+def _print_json(data: Any, out: TextIO) -> None:
+    out.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+# --- commands -----------------------------------------------------------------------------------
+def cmd_ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from bot.terminal import render_terminal
+
+    advisor = _advisor(config)
+    response = advisor.vram(" ".join(args.text))
+    if args.json:
+        _print_json(advisor.contract(response), out)
+    else:
+        out.write(render_terminal(response, advisor.display_names()))
+    return 0
+
+
+def cmd_vram(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from bot.terminal import render_terminal
+
+    advisor = _advisor(config)
+    response = advisor.vram(" ".join(args.text))
+    out.write(render_terminal(response, advisor.display_names(), vram_only=True))
+    return 0
+
+
+def cmd_estimate(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextIO) -> int:
+    raw = stdin.read()
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"stdin is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise UsageError("stdin must be a JSON object of workload fields, e.g. {\"model\": \"llama 3 70b\"}")
+    advisor = _advisor(config)
+    advice, errors = advisor.estimate_workload(data)
+    if errors:
+        raise UsageError("invalid workload: " + "; ".join(errors))
+    from bot.service import Response
+
+    response = Response("", "describe", advice.workload, advice, missing=list(advice.missing))
+    if args.json:
+        _print_json(advisor.contract(response), out)
+    else:
+        from bot.terminal import render_terminal
+
+        out.write(render_terminal(response, advisor.display_names()))
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextIO) -> int:
+    from bot.terminal import render_terminal
+
+    advisor = _advisor(config)
+    conversation = advisor.new_conversation()
+    previous = None
+    interactive = stdin.isatty()
+    if interactive:
+        out.write("Describe a workload (e.g. 'QLoRA 70B, 500GB corpus in S3, 20 runs'); 'undo' or 'quit'.\n")
+    while True:
+        if interactive:
+            out.write("> ")
+            out.flush()
+        line = stdin.readline()
+        if not line:
+            break
+        text = line.strip()
+        if not text:
+            continue
+        if text.lower() in ("quit", "exit", "bye"):
+            break
+        if not interactive:
+            out.write(f"> {text}\n")
+        response = advisor.respond(conversation, text, previous)
+        previous = response.advice
+        out.write(render_terminal(response, advisor.display_names()) + "\n")
+        out.flush()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from bot.server import start
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    running = start(config, host=args.host, port=args.port, background=False)
+    try:
+        if running.http is not None:
+            sys.stderr.write(f"gpu-advisor: listening on {running.http.url}/slack/events\n")
+            sys.stderr.flush()
+            running.http.serve_forever(poll_interval=0.2)
+        else:
+            sys.stderr.write("gpu-advisor: connected in Socket Mode\n")
+            sys.stderr.flush()
+            import threading
+
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        running.stop()
+    return 0
+
+
+def cmd_catalog_build(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from catalog import build_catalog
+    from catalog.files import data_dirs_or_default
+
+    target = Path(args.db) if args.db else (config.catalog_path or config.db_path.parent / "catalog.db")
+    dirs = data_dirs_or_default(None) + ([config.catalog_dir] if config.catalog_dir.is_dir() else [])
+    out.write(f"{build_catalog(target, dirs)}\n")
+    return 0
+
+
+def _listing(kind: str, columns: Sequence[str]):
+    def run(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+        records = getattr(_catalog(config), kind)()
+        if args.json:
+            _print_json([r.model_dump() for r in records], out)
+            return 0
+        rows = [[str(getattr(r, c, "") if getattr(r, c, None) is not None else "") for c in columns] for r in records]
+        widths = [max([len(c), *(len(row[i]) for row in rows)]) for i, c in enumerate(columns)]
+        out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip() + "\n")
+        for row in rows:
+            out.write("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() + "\n")
+        return 0
+
+    return run
+
+
+def cmd_import_model(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from catalog.hf_config import ConfigError as ModelConfigError
+    from catalog.hf_config import add_model_to_file, model_from_config
+
+    try:
+        config_json = json.loads(Path(args.config).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"cannot read {args.config}: {exc}") from None
+    try:
+        record = model_from_config(config_json, name=args.name, model_id=args.id, source=f"config.json {args.config}")
+    except ModelConfigError as exc:
+        raise UsageError(str(exc)) from None
+    config.catalog_dir.mkdir(parents=True, exist_ok=True)
+    replaced = add_model_to_file(record, config.catalog_dir / "models.csv")
+    out.write(f"{'replaced' if replaced else 'added'} {record.id} ({record.total_params_b:g}B params) "
+              f"in {config.catalog_dir / 'models.csv'}\n")
+    return 0
+
+
+def cmd_import_skypilot(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from catalog.skypilot import merge_offers, read_skypilot_csv
+
+    if not Path(args.file).is_file():
+        raise UsageError(f"no such file: {args.file}")
+    skipped: list[str] = []
+    offers = read_skypilot_csv(args.file, args.provider, args.observed_on, catalog=_catalog(config), skipped=skipped)
+    config.catalog_dir.mkdir(parents=True, exist_ok=True)
+    merge_offers(offers, config.catalog_dir / "offers.csv")
+    out.write(f"imported {len(offers)} offers for {args.provider} into {config.catalog_dir / 'offers.csv'}"
+              f" ({len(skipped)} rows skipped)\n")
+    return 0
+
+
+# --- the parser ---------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpu-advisor",
+        description="Which GPUs, how many, how fast and what it costs, for an ML workload — in Slack and here.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("ask", help="answer one question, as the bot would in Slack",
+                       description="Answer one question, rendered for the terminal (or as JSON with --json).")
+    p.add_argument("text", nargs="+", help="the question, e.g. 'QLoRA 70B, 500GB corpus in S3, 20 runs'")
+    p.add_argument("--json", action="store_true", help="print only the machine-readable answer (CONTRACT.md)")
+    p.set_defaults(run=cmd_ask)
+
+    p = sub.add_parser("estimate", help="estimate a workload given as JSON on stdin",
+                       description="Read a workload object (CONTRACT.md field names) on stdin and estimate it.")
+    p.add_argument("--json", action="store_true", help="print the same JSON as `ask --json`")
+    p.set_defaults(run=cmd_estimate, stdin=True)
+
+    p = sub.add_parser("chat", help="multi-turn conversation over stdin",
+                       description="A conversation like a Slack thread: questions, answers, refinements, undo.")
+    p.set_defaults(run=cmd_chat, stdin=True)
+
+    p = sub.add_parser("vram", help="quick VRAM check, the terminal twin of /vram",
+                       description="Memory per GPU for a model and mode, e.g. `gpu-advisor vram 70B qlora`.")
+    p.add_argument("text", nargs="+", help="model and mode, e.g. '70B qlora'")
+    p.set_defaults(run=cmd_vram)
+
+    p = sub.add_parser("serve", help="run the Slack app (HTTP or Socket Mode)",
+                       description="Run the Slack app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP with "
+                                   "events, commands and interactivity at POST /slack/events. Environment: "
+                                   "SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN, SLACK_API_URL, "
+                                   "GPU_ADVISOR_DB.")
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on in HTTP mode (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=3000, help="port in HTTP mode (default 3000; 0 picks a free one)")
+    p.set_defaults(run=cmd_serve)
+
+    cat = sub.add_parser("catalog", help="build, list and extend the GPU / model / offer catalog",
+                         description="The catalog of GPUs, models, offers and provider prices.")
+    csub = cat.add_subparsers(dest="catalog_command", required=True, metavar="SUBCOMMAND")
+    p = csub.add_parser("build", help="rebuild the catalog database from the data files",
+                        description="Rebuild the SQLite catalog from the packaged data plus imported rows.")
+    p.add_argument("--db", help="where to write the database (default: GPU_ADVISOR_CATALOG_DB or the data dir)")
+    p.set_defaults(run=cmd_catalog_build)
+    for kind, columns, what in (
+        ("gpus", ("id", "name", "memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "scaleup_link"), "GPUs"),
+        ("offers", ("id", "gpu", "gpus_per_node", "on_demand_usd_per_hour", "inter_node_fabric"), "rentable offers"),
+        ("models", ("id", "name", "total_params_b", "active_params_b", "num_layers", "max_context"), "models"),
+    ):
+        p = csub.add_parser(kind, help=f"list {what}", description=f"List the catalog's {what}.")
+        p.add_argument("--json", action="store_true", help="print records as JSON")
+        p.set_defaults(run=_listing(kind, columns))
+    p = csub.add_parser("import-model", help="add a model from a Hugging Face config.json",
+                        description="Compute a model's shape and parameter count from its config.json and add it "
+                                    "to the imported catalog rows.")
+    p.add_argument("config", help="path to config.json")
+    p.add_argument("--name", required=True, help="display name, e.g. 'My Llama 13B'")
+    p.add_argument("--id", help="catalog id (default: derived from the name)")
+    p.set_defaults(run=cmd_import_model)
+    p = csub.add_parser("import-skypilot", help="import offers from a SkyPilot vms.csv",
+                        description="Import a provider's instance types and prices from a SkyPilot catalog CSV.")
+    p.add_argument("file", help="path to the SkyPilot vms.csv")
+    p.add_argument("--provider", required=True, help="provider id, e.g. aws, gcp, lambda")
+    p.add_argument("--observed-on", default=dt.date.today().isoformat(), help="date the prices were read (ISO)")
+    p.set_defaults(run=cmd_import_skypilot)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    out = stdout or sys.stdout
+    config = Config.from_env()
+    name = " ".join(filter(None, [args.command, getattr(args, "catalog_command", None)]))
+    try:
+        if getattr(args, "stdin", False):
+            return args.run(args, config, out, stdin or sys.stdin)
+        return args.run(args, config, out)
+    except UsageError as exc:
+        sys.stderr.write(f"gpu-advisor {name}: {exc}\n")
+        return USAGE_ERROR
+    except ConfigError as exc:
+        sys.stderr.write(f"gpu-advisor {name}: {exc}\n")
+        return START_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

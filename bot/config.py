@@ -1,0 +1,146 @@
+"""Configuration read once from the environment, when the process starts.
+
+Why one object: listeners and servers must never reach for `os.environ` themselves, so tests can
+build an app from a `Config` they construct by hand, and so secrets live in exactly one place whose
+`repr` redacts them (a `Config` that ends up in a log line or a traceback never leaks a token).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import platformdirs
+
+DEFAULT_API_URL = "https://slack.com/api/"
+SECRET_FIELDS = ("bot_token", "signing_secret", "app_token")
+# Token shapes Slack issues; anything matching is scrubbed from log output even if it is not ours.
+_TOKEN_PATTERN = re.compile(r"\b(xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+)")
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed. `str(error)` is the one line the user sees."""
+
+
+def default_db_path() -> Path:
+    """Thread state lives under the user's data directory unless GPU_ADVISOR_DB says otherwise."""
+    return Path(platformdirs.user_data_dir("gpu-advisor", appauthor=False)) / "threads.db"
+
+
+@dataclass(frozen=True, repr=False)
+class Config:
+    bot_token: str | None = None
+    signing_secret: str | None = None
+    app_token: str | None = None
+    api_url: str = DEFAULT_API_URL
+    db_path: Path = field(default_factory=default_db_path)
+    catalog_path: Path | None = None  # None: the catalog is built in memory from its data files
+    catalog_dir: Path = field(default_factory=lambda: default_db_path().parent / "catalog")  # imported rows
+    thread_ttl_days: float = 30.0  # threads untouched this long are purged (see docs/slack.md)
+    purge_interval_s: float = 3600.0
+    retry_backoff_s: float = 0.5  # base of the exponential back-off on Slack 5xx responses
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        """Read every setting once. Empty strings count as unset."""
+        env = os.environ if env is None else env
+
+        def get(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        api_url = get("SLACK_API_URL") or DEFAULT_API_URL
+        if not api_url.endswith("/"):
+            api_url += "/"
+        db = get("GPU_ADVISOR_DB")
+        catalog = get("GPU_ADVISOR_CATALOG_DB")
+        catalog_dir = get("GPU_ADVISOR_CATALOG_DIR")
+        return cls(
+            bot_token=get("SLACK_BOT_TOKEN"),
+            signing_secret=get("SLACK_SIGNING_SECRET"),
+            app_token=get("SLACK_APP_TOKEN"),
+            api_url=api_url,
+            db_path=Path(db).expanduser() if db else default_db_path(),
+            catalog_path=Path(catalog).expanduser() if catalog else None,
+            catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else default_db_path().parent / "catalog",
+        )
+
+    @property
+    def socket_mode(self) -> bool:
+        """Socket Mode when an app-level token is present: no public URL needed."""
+        return self.app_token is not None
+
+    def check_for_serve(self) -> None:
+        """Raise ConfigError naming the first variable that is missing or has the wrong shape."""
+        if not self.bot_token:
+            raise ConfigError("SLACK_BOT_TOKEN is not set: export the bot token (xoxb-...) from the app's OAuth page")
+        if not self.bot_token.startswith("xoxb-"):
+            raise ConfigError("SLACK_BOT_TOKEN does not look like a bot token: it must start with xoxb-")
+        if self.socket_mode:
+            assert self.app_token is not None
+            if not self.app_token.startswith("xapp-"):
+                raise ConfigError(
+                    "SLACK_APP_TOKEN does not look like an app-level token: it must start with xapp-"
+                )
+        elif not self.signing_secret:
+            raise ConfigError(
+                "SLACK_SIGNING_SECRET is not set: HTTP mode needs it to verify requests "
+                "(or set SLACK_APP_TOKEN for Socket Mode)"
+            )
+        if not re.match(r"^https?://", self.api_url):
+            raise ConfigError(f"SLACK_API_URL must be an http(s) URL, got {self.api_url!r}")
+
+    def secrets(self) -> list[str]:
+        return [v for v in (getattr(self, f) for f in SECRET_FIELDS) if v]
+
+    def __repr__(self) -> str:
+        parts = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            shown = ("'***'" if value else "None") if f.name in SECRET_FIELDS else repr(value)
+            parts.append(f"{f.name}={shown}")
+        return f"Config({', '.join(parts)})"
+
+    __str__ = __repr__
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """Replace every known secret and anything shaped like a Slack token with ***."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _TOKEN_PATTERN.sub("***", text)
+
+
+_installed_secrets: set[str] = set()
+
+
+def install_log_redaction(secrets: Iterable[str] = ()) -> None:
+    """Make every log record in the process redact tokens and the signing secret.
+
+    Why a record factory rather than a handler filter: slack_sdk logs request headers (including
+    `Authorization: Bearer xoxb-...`) at DEBUG from its own loggers, and a filter on one logger or
+    one handler misses records that go to handlers added later (pytest's caplog, a user's config).
+    """
+    _installed_secrets.update(s for s in secrets if s)
+    if getattr(logging.getLogRecordFactory(), "_gpu_advisor_redacting", False):
+        return
+    base = logging.getLogRecordFactory()
+
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = base(*args, **kwargs)  # type: ignore[arg-type]
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: leave it to the logging machinery to report
+            return record
+        cleaned = redact(message, _installed_secrets)
+        if cleaned != message or record.args:
+            record.msg, record.args = cleaned, ()
+        return record
+
+    factory._gpu_advisor_redacting = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)

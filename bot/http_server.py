@@ -1,0 +1,91 @@
+"""HTTP mode: a small threaded server in front of Bolt.
+
+Why not `app.start()`: we need `GET /health`, a port-0 start for tests, and a clean stop. Every
+POST to `/slack/events` (events, slash commands, interactivity) becomes a `BoltRequest` and goes to
+`app.dispatch`, which verifies the signature (`v0=HMAC-SHA256("v0:{ts}:{body}")`) and the
+timestamp (within 5 minutes) and answers 401 otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+from slack_bolt import App, BoltRequest
+
+log = logging.getLogger(__name__)
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/health"
+MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
+class SlackHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, app: App, host: str = "127.0.0.1", port: int = 3000) -> None:
+        self.app = app
+        super().__init__((host, port), _Handler)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.server_address[0]}:{self.port}"
+
+    def start_background(self) -> SlackHTTPServer:
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="slack-http", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: SlackHTTPServer
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if urlparse(self.path).path == HEALTH_PATH:
+            self._send(200, json.dumps({"ok": True}), {"Content-Type": ["application/json"]})
+        else:
+            self._send(404, "not found", {})
+
+    def do_POST(self) -> None:  # noqa: N802
+        url = urlparse(self.path)
+        if url.path != EVENTS_PATH:
+            self._send(404, "not found", {})
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            self._send(413, "too large", {})
+            return
+        body = self.rfile.read(length).decode("utf-8")
+        headers: dict[str, list[str]] = {}
+        for name, value in self.headers.items():
+            headers.setdefault(name.lower(), []).append(value)
+        request = BoltRequest(body=body, query=parse_qs(url.query), headers=headers)
+        response = self.server.app.dispatch(request)
+        self._send(response.status, response.body, response.headers)
+
+    def _send(self, status: int, body: str, headers: dict[str, list[str]] | dict) -> None:
+        data = (body or "").encode("utf-8")
+        self.send_response(status)
+        for name, values in headers.items():
+            if name.lower() in ("content-length", "connection"):
+                continue
+            for value in values if isinstance(values, list | tuple) else [values]:
+                self.send_header(name, str(value))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:  # request lines only; headers are never logged
+        log.debug("%s %s", self.address_string(), format % args)

@@ -1,0 +1,64 @@
+"""Assemble and run the Slack app: config check, token check, thread store + purger, advisor,
+then HTTP or Socket Mode. `gpu-advisor serve` calls `run`; tests call `start` to get a running
+server on a free port in-process.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from bot.app import build_app, check_token, web_client
+from bot.config import Config, install_log_redaction
+from bot.http_server import SlackHTTPServer
+from bot.service import Advisor
+from bot.state import Purger, ThreadStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Running:
+    """A started app; `stop()` releases the port, the socket and the database."""
+
+    config: Config
+    store: ThreadStore
+    purger: Purger
+    http: SlackHTTPServer | None = None
+    socket: Any = None  # SocketModeHandler
+
+    def stop(self) -> None:
+        self.purger.stop()
+        if self.http is not None:
+            self.http.stop()
+        if self.socket is not None:
+            self.socket.close()
+        self.store.close()
+
+
+def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor: Advisor | None = None,
+          background: bool = True) -> Running:
+    """Check settings (raises ConfigError with one line), then start serving."""
+    config.check_for_serve()
+    install_log_redaction(config.secrets())
+    client = web_client(config)
+    identity = check_token(client)
+    log.info("authenticated as %s in team %s", identity.get("user"), identity.get("team"))
+    store = ThreadStore(config.db_path, ttl_days=config.thread_ttl_days)
+    purger = Purger(store, config.purge_interval_s).start()
+    advisor = advisor or Advisor.open(config.catalog_path, [config.catalog_dir])
+    app = build_app(config, advisor, store, client=client)
+    running = Running(config, store, purger)
+    if config.socket_mode:
+        from bot.socket_mode import socket_mode_handler
+
+        running.socket = socket_mode_handler(app, config)
+        running.socket.connect()  # returns once connected; the client keeps the session on its own threads
+        log.info("connected to Slack in Socket Mode")
+    else:
+        running.http = SlackHTTPServer(app, host, port)
+        log.info("listening on %s/slack/events (health: /health)", running.http.url)
+        if background:
+            running.http.start_background()
+    return running

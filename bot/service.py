@@ -1,0 +1,236 @@
+"""The one place that wires catalog + parser + engine; Slack listeners and the CLI both call it.
+
+It holds no estimation logic: text goes through the parser's `Conversation`, the resulting
+workload through `engine.advise`, and `engine.diff.compare` says what a refinement changed. The
+result is a `Response`, which `bot.render` (Slack) and `bot.terminal` (CLI) present.
+
+The other packages are imported inside `Advisor.open` so that `bot.limits`, `bot.state` and the
+transports can be imported (and tested) on their own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.models import Advice, Workload
+
+log = logging.getLogger(__name__)
+
+# Intents for which the engine is not run: nothing new to compute.
+NO_ESTIMATE_INTENTS = {"help", "gibberish"}
+
+
+class ConversationLike(Protocol):
+    """What the bot needs from `parser.Conversation` (see docs/interfaces.md)."""
+
+    def turn(self, text: str) -> Any: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class Response:
+    """One answer: what the user said, what the parser understood and what the engine computed."""
+
+    text: str
+    intent: str
+    workload: Workload | None
+    advice: Advice | None
+    changes: list[str] = field(default_factory=list)  # engine.diff lines for a refinement
+    questions: list[str] = field(default_factory=list)  # at most two, from the parser
+    notes: list[str] = field(default_factory=list)  # conflicts, unknown names, parser notes
+    conversation: ConversationLike | None = None
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def has_scenario(self) -> bool:
+        """True when there is a workload worth keeping for the thread."""
+        return self.advice is not None
+
+    def advice_json(self) -> str | None:
+        return self.advice.model_dump_json() if self.advice else None
+
+
+def _text_of(item: Any) -> str:
+    """Questions / conflicts / problems arrive as objects or strings; the bot shows their text."""
+    if isinstance(item, str):
+        return item
+    for attr in ("text", "message", "question", "prompt"):
+        value = getattr(item, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return str(item)
+
+
+def _names_of(items: Sequence[Any]) -> list[str]:
+    return [t for t in (_text_of(i) for i in items or ()) if t]
+
+
+class Advisor:
+    """Holds the catalog and runs one turn of a conversation end to end."""
+
+    def __init__(self, catalog: Any, *, conversation_factory: Any = None, advise: Any = None,
+                 compare: Any = None, to_contract: Any = None) -> None:
+        self.catalog = catalog
+        self._conversation_factory = conversation_factory
+        self._advise = advise
+        self._compare = compare
+        self._to_contract = to_contract
+        self._names: dict[str, str] | None = None
+
+    @classmethod
+    def open(cls, catalog_path: str | Path | None = None, extra_data_dirs: Sequence[Path] = ()) -> Advisor:
+        """Open the real catalog (plus rows imported with `gpu-advisor catalog import-*`) and bind
+        the real parser and engine."""
+        from catalog import open_catalog
+        from engine import advise
+        from engine.contract import to_contract
+        from engine.diff import compare
+        from parser import Conversation
+
+        return cls(
+            open_catalog(catalog_path, extra_data_dirs=[Path(d) for d in extra_data_dirs if Path(d).is_dir()]),
+            conversation_factory=Conversation,
+            advise=advise,
+            compare=compare,
+            to_contract=to_contract,
+        )
+
+    def display_names(self) -> dict[str, str]:
+        """GPU and model ids -> display names ("h100-sxm" -> "H100 SXM5 80GB"), for replies."""
+        if self._names is None:
+            names: dict[str, str] = {}
+            for kind in ("gpus", "models"):
+                try:
+                    names.update({r.id: r.name for r in getattr(self.catalog, kind)()})
+                except Exception:  # a catalog without that listing: ids are shown as they are
+                    log.debug("catalog has no %s listing", kind)
+            self._names = names
+        return self._names
+
+    # --- conversations -----------------------------------------------------------------------
+    @property
+    def resolver(self) -> Any:
+        """The catalog answers name look-ups (its `Resolution` satisfies the parser's NameResolver)."""
+        return self.catalog
+
+    def new_conversation(self) -> ConversationLike:
+        return self._conversation_factory(resolver=self.resolver)
+
+    def load_conversation(self, data: Mapping[str, Any] | None) -> ConversationLike:
+        if not data:
+            return self.new_conversation()
+        return self._conversation_factory.from_dict(dict(data), self.resolver)
+
+    def respond(self, conversation: ConversationLike, text: str, previous: Advice | None = None) -> Response:
+        """Run one turn: parse `text` in the thread's context, estimate, and diff against `previous`."""
+        turn = conversation.turn(text)
+        intent = str(getattr(turn, "intent", "describe") or "describe")
+        workload: Workload | None = getattr(turn, "workload", None)
+        # conflicts come back as questions too, so only notes and unknown names are listed here
+        notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
+        questions = _names_of(getattr(turn, "questions", ()))
+        advice: Advice | None = previous
+        # the engine's diff names each changed field and what it did to the answer; the parser's
+        # field list is the fallback when the engine had nothing to compare
+        parsed_changes: list[str] = []
+        if previous is not None and intent in ("refine", "answer", "undo"):
+            parsed_changes = [_change_line(k, v) for k, v in (getattr(turn, "changed", None) or {}).items()]
+        changes: list[str] = []
+        if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
+            advice = self.advise(workload)
+            if previous is not None and intent in ("refine", "answer", "undo"):
+                changes = list(self._compare(previous, advice))
+        elif intent in NO_ESTIMATE_INTENTS:
+            advice = previous  # the thread's scenario is unchanged
+        return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
+                        list(advice.missing) if advice else [])
+
+    def advise(self, workload: Workload) -> Advice:
+        return self._advise(workload, self.catalog.data())
+
+    def vram(self, text: str) -> Response:
+        """`/vram 70B qlora`: the same parse and estimate, in a throwaway conversation."""
+        return self.respond(self.new_conversation(), text)
+
+    # --- scripting ---------------------------------------------------------------------------
+    def contract(self, response: Response) -> dict[str, Any]:
+        """The `ask --json` object of CONTRACT.md for this response."""
+        if response.advice is None:
+            w = response.workload or Workload()
+            return {
+                "workload": w.model_dump(include=set(CONTRACT_WORKLOAD_FIELDS)),
+                "missing": list(response.missing) or ["mode", "model"],
+                "questions": response.questions or list(DEFAULT_QUESTIONS),
+                "assumptions": [],
+                "report": {"memory": None, "cluster": None, "throughput": None, "tco": None},
+            }
+        return self._to_contract(response.advice, response.questions, response.missing)
+
+    def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:
+        """`estimate --json`: resolve names through the catalog, validate, estimate.
+
+        Returns (advice, errors); errors are user-readable lines for invalid fields.
+        """
+        from pydantic import ValidationError
+
+        data = dict(raw)
+        errors: list[str] = []
+        notes: list[str] = []
+        for field_name, resolve in (("model", self.catalog.resolve_model), ("gpu", self.catalog.resolve_gpu)):
+            value = data.get(field_name)
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                errors.append(f"{field_name}: expected a name, got {value!r}")
+                continue
+            resolution = resolve(value)
+            if resolution.id:
+                data[field_name] = resolution.id
+            elif field_name == "model" and data.get("params_b") is not None:
+                data[field_name] = None  # unknown model with a size: estimated generically
+                notes.append(f"model {value!r} is not in the catalog; estimated from params_b")
+            else:
+                errors.append(f"{field_name}: {resolution.message or f'unknown {field_name} {value!r}'}")
+        if errors:
+            return None, errors
+        try:
+            workload = Workload.model_validate(data)
+        except ValidationError as exc:
+            return None, [f"{'.'.join(str(p) for p in e['loc']) or 'workload'}: {e['msg']}" for e in exc.errors()]
+        advice = self.advise(workload)
+        if notes:
+            advice = advice.model_copy(update={"notes": (*advice.notes, *notes)})
+        return advice, []
+
+
+CONTRACT_WORKLOAD_FIELDS = (
+    "mode", "model", "params_b", "precision", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month",
+    "data_location", "gpu", "gpu_count", "seq_len", "batch_size", "concurrency", "hourly_rate", "optimizer",
+    "gradient_checkpointing", "lora_rank", "zero_stage", "mfu",
+)
+DEFAULT_QUESTIONS = (
+    "Which model (or how many parameters), and is it training (full, LoRA, QLoRA) or inference?",
+)
+
+
+def _change_line(name: str, change: Any) -> str:
+    """"runs_per_month: 20 → 40" from the parser's field -> (old, new)."""
+    try:
+        old, new = change
+    except (TypeError, ValueError):
+        return f"{name}: {change}"
+
+    def show(v: Any) -> str:
+        return "not set" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
+
+    return f"{name.replace('_', ' ')}: {show(old)} → {show(new)}"
+
+
+def _has_subject(w: Workload) -> bool:
+    """Something to estimate: a model or a size, or a mode on top of an earlier scenario."""
+    return any(v is not None for v in (w.model, w.params_b, w.mode))

@@ -1,0 +1,131 @@
+"""`Catalog`: read access to a built catalog database, as records and name resolutions.
+
+Why the engine never sees this class: it takes a `CatalogData` bundle of plain records
+(`Catalog.data()`), so estimates are pure functions testable without SQLite. The bot owns the
+`Catalog` and decides where its database lives; nothing here reads the environment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+import sqlite_utils
+
+from catalog.aliases import AliasEntry
+from catalog.build import build_catalog, build_into, stored_hash
+from catalog.files import DEFAULT_DATA_DIR, content_hash
+from catalog.records import (
+    CatalogData,
+    EgressTier,
+    GpuRecord,
+    ModelRecord,
+    OfferRecord,
+    ProviderRecord,
+    Resolution,
+)
+from catalog.resolve import Resolver
+
+
+class Catalog:
+    """A built catalog database. Records are read once and cached (the database is read-only)."""
+
+    def __init__(self, db: sqlite_utils.Database, data_hash: str | None = None) -> None:
+        self.db = db
+        self.data_hash = data_hash if data_hash is not None else stored_hash(db)
+
+    def _rows(self, table: str) -> list[dict]:
+        return list(self.db[table].rows_where(order_by="id"))
+
+    @cached_property
+    def _data(self) -> CatalogData:
+        tiers: dict[str, list[EgressTier]] = {}
+        for row in self.db["egress_tiers"].rows_where(order_by="provider, seq"):
+            tiers.setdefault(row["provider"], []).append(
+                EgressTier(up_to_gb=row["up_to_gb"], usd_per_gb=row["usd_per_gb"])
+            )
+        providers = tuple(
+            ProviderRecord.model_validate({**row, "egress_tiers": tuple(tiers.get(row["id"], ()))})
+            for row in self._rows("providers")
+        )
+        return CatalogData(
+            gpus=tuple(GpuRecord.model_validate(r) for r in self._rows("gpus")),
+            models=tuple(ModelRecord.model_validate(r) for r in self._rows("models")),
+            offers=tuple(OfferRecord.model_validate(r) for r in self._rows("offers")),
+            providers=providers,
+        )
+
+    def data(self) -> CatalogData:
+        """Everything the engine needs, as frozen records."""
+        return self._data
+
+    def gpus(self) -> list[GpuRecord]:
+        return list(self._data.gpus)
+
+    def models(self) -> list[ModelRecord]:
+        return list(self._data.models)
+
+    def offers(self) -> list[OfferRecord]:
+        return list(self._data.offers)
+
+    def providers(self) -> list[ProviderRecord]:
+        return list(self._data.providers)
+
+    @cached_property
+    def _resolver(self) -> Resolver:
+        entries = [
+            AliasEntry(
+                kind=r["kind"],
+                key=r["key"],
+                alias=r["alias"],
+                id=r["id"],
+                candidates=tuple(json.loads(r["candidates"] or "[]")),
+                note=r["note"] or "",
+                source=r["source"] or "",
+                rank=r["rank"],
+            )
+            for r in self.db["aliases"].rows
+        ]
+        data = self._data
+        names = {
+            "gpu": {g.id: g.name for g in data.gpus},
+            "model": {m.id: m.name for m in data.models},
+            "provider": {p.id: p.name for p in data.providers},
+        }
+        return Resolver(entries, names)
+
+    def resolve_gpu(self, text: str) -> Resolution:
+        """'A100 80GB', 'a100-80g', 'H100', '4090' -> a GPU id (never raises)."""
+        return self._resolver.resolve("gpu", text)
+
+    def resolve_model(self, text: str) -> Resolution:
+        """'llama 3 70b', 'Llama-3.1-70B-Instruct', 'meta-llama/Meta-Llama-3-70B' -> a model id."""
+        return self._resolver.resolve("model", text)
+
+    def resolve_provider(self, text: str) -> Resolution:
+        """'AWS', 'SageMaker', 'Lambda Labs', 'bare metal' -> a provider id."""
+        return self._resolver.resolve("provider", text)
+
+
+def open_catalog(db_path: str | Path | None = None, *, extra_data_dirs: Sequence[Path] = ()) -> Catalog:
+    """Open (building or rebuilding as needed) the catalog database.
+
+    `db_path` None builds an in-memory database. Otherwise the file is built on first use and
+    rebuilt when the data files' content hash differs from the one stored in it.
+    `extra_data_dirs` are read after the packaged data; their rows replace same-id rows.
+    """
+    dirs = [DEFAULT_DATA_DIR, *(Path(d) for d in extra_data_dirs)]
+    current = content_hash(dirs)
+    if db_path is None:
+        db = sqlite_utils.Database(memory=True)
+        return Catalog(db, build_into(db, dirs))
+    path = Path(db_path)
+    if path.is_file():
+        db = sqlite_utils.Database(path)
+        if stored_hash(db) == current:
+            return Catalog(db, current)
+        db.close()
+    build_catalog(path, dirs)
+    return Catalog(sqlite_utils.Database(path), current)

@@ -1,0 +1,163 @@
+"""The engine's one entry point: workload + catalog records -> `Advice`. Never raises.
+
+Order (each step's output feeds the next, and each says what it assumed):
+validate -> defaults -> architecture -> options (memory/cluster/throughput/TCO per offer) ->
+recommendation -> report parts for the chosen (or recommended) GPU -> notes.
+Any unexpected exception becomes a Problem "internal" with a safe message: a wrong number is
+worse than none, and a traceback is worse than both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog.records import CatalogData
+from engine.architecture import Architecture, architecture_for
+from engine.contract import CONTRACT_WORKLOAD_KEYS
+from engine.defaults import apply_defaults
+from engine.egress import egress_for, migration_friction
+from engine.models import TRAINING_MODES, Advice, Assumption, Option, Problem, Workload
+from engine.recommend import Ranked, data_source, evaluate, fits_nowhere_problem
+from engine.tco import row_usd
+from engine.validate import blocking, validate
+
+
+def advise(workload: Workload, data: CatalogData) -> Advice:
+    """Full advice for one workload; problems come back in `Advice.problems`, never as exceptions."""
+    try:
+        return _advise(workload, data)
+    except Exception as exc:  # the promise is "never raises": report, do not crash the bot
+        return Advice(
+            workload=workload,
+            effective=workload,
+            problems=(
+                Problem(
+                    code="internal",
+                    message=f"The estimator hit an internal error ({type(exc).__name__}) on this workload; "
+                    "no figures were produced rather than risk wrong ones. Please report it.",
+                ),
+            ),
+        )
+
+
+def _advise(w: Workload, data: CatalogData) -> Advice:
+    problems = validate(w, data)
+    if blocking(problems):
+        return Advice(workload=w, effective=w, problems=tuple(problems), missing=_missing(w, []))
+    effective, assumptions, default_problems = apply_defaults(w, data)
+    problems.extend(default_problems)
+    model = data.model(effective.model) if effective.model else None
+    arch = architecture_for(model, effective.params_b)
+    notes: list[str] = list(arch.notes)
+    if arch.generic:
+        assumptions.append(Assumption(field="model", value=arch.name, why=arch.notes[0] if arch.notes else "generic architecture"))
+
+    result = evaluate(effective, arch, data, given=w)
+    notes.extend(result.notes)
+    no_fit = fits_nowhere_problem(result, effective, data)
+    if no_fit is not None:
+        problems.append(no_fit)
+
+    chosen = _chosen_option(result, effective)
+    egress = _egress_summary(effective, data, chosen)
+    notes.extend(_explanations(effective, chosen, result, egress))
+    quantization = _quantization(arch, effective)
+    return Advice(
+        workload=w,
+        effective=effective,
+        assumptions=tuple(assumptions),
+        missing=_missing(w, assumptions),
+        problems=tuple(problems),
+        memory=chosen.memory if chosen else None,
+        cluster=chosen.cluster if chosen else None,
+        throughput=chosen.throughput if chosen else None,
+        options=tuple(result.options),
+        recommendation=result.recommendation,
+        quantization=tuple(quantization),
+        egress=egress,
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def _chosen_option(result: Ranked, w: Workload) -> Option | None:
+    """The report describes the user's GPU if they fixed one, else the recommended option."""
+    if not result.options:
+        return None
+    if w.gpu is not None:
+        return next((o for o in result.options if o.gpu == w.gpu), result.options[0])
+    primary = result.recommendation.primary
+    return next((o for o in result.options if o.name == primary), result.options[0])
+
+
+def _missing(w: Workload, assumptions: list[Assumption]) -> tuple[str, ...]:
+    """Contract fields the user did not give and the answer assumed or still needs."""
+    out = [a.field for a in assumptions if a.field in CONTRACT_WORKLOAD_KEYS and getattr(w, a.field) is None]
+    if w.model is None and w.params_b is None:
+        out.append("model")
+    if (w.mode in TRAINING_MODES or w.mode is None) and w.dataset_gb is None and w.dataset_tokens is None and w.mode is not None:
+        out.append("dataset_tokens")
+    if w.data_location is None and w.mode in TRAINING_MODES:
+        out.append("data_location")
+    return tuple(dict.fromkeys(out))
+
+
+def _egress_summary(w: Workload, data: CatalogData, chosen: Option | None) -> dict[str, Any] | None:
+    source = data_source(w, data)
+    destination = None
+    if chosen is not None and chosen.offer_id is not None:
+        offer = next((o for o in data.offers if o.id == chosen.offer_id), None)
+        destination = data.provider(offer.provider) if offer is not None else None
+    out = egress_for(w, source, destination)
+    out["migration_friction"] = migration_friction(w.dependencies)
+    out["source"] = source.id if source is not None else None
+    out["destination"] = destination.id if destination is not None else None
+    return out
+
+
+def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
+    """Weight footprint per precision (seed 000, calculation 2), from engine.quantization."""
+    try:
+        from engine.quantization import precision_table
+    except ImportError:  # physics module not present: the table is optional
+        return []
+    try:
+        return list(precision_table(arch))
+    except Exception:
+        return []
+
+
+def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any]) -> list[str]:
+    """Where this answer departs from seed 000's arithmetic, and why (ERRATA 6 and 7)."""
+    notes: list[str] = []
+    if chosen is None:
+        return notes
+    t = chosen.throughput
+    if t.gpu_hours is not None and w.mode in TRAINING_MODES:
+        inputs = t.gpu_hours.inputs
+        util = float(inputs.get("utilisation", 1.0))
+        peak = float(inputs.get("peak_tflops", 0.0))
+        tokens = float(inputs.get("tokens", 0.0)) * float(inputs.get("epochs", 1.0))
+        if util < 1.0 and peak > 0:
+            seed_hours = 6 * float(w.params_b or 0) * 1e9 * tokens / (peak * 1e12) / 3600
+            notes.append(
+                f"GPU-hours assume {util:.0%} model FLOPs utilisation and {float(inputs.get('flops_per_token', 0)):.3g} FLOPs/token: "
+                f"{t.gpu_hours.value:,.0f} GPU-hours per run; seed 000's arithmetic (6 x params x tokens at 100% of "
+                f"{peak:g} TFLOPS, not reachable: ERRATA 6) would say {seed_hours:,.0f}"
+            )
+    basis = str(egress.get("basis", ""))
+    if "tiers" in basis and egress.get("uncached") is not None:
+        pulls = egress.get("pulls_per_month", 1)
+        volume = float(w.dataset_gb or 0) * float(pulls)
+        flat = volume * 0.09
+        notes.append(
+            f"egress priced on the source's monthly tier table ({basis}): {pulls:g} x {w.dataset_gb:g} GB = "
+            f"${egress['uncached'].value:,.0f}; seed 000's flat $0.09/GB would say ${flat:,.0f} (ERRATA 7)"
+        )
+    runs = float(w.runs_per_month or 1)
+    if runs > 1 and w.mode in TRAINING_MODES and w.dataset_pulls_per_month is None:
+        tco = chosen.tco[0]
+        notes.append(
+            f"compute counts all {runs:g} runs a month (${row_usd(tco, 'compute'):,.0f}); seed 000's table adds ONE run's "
+            "compute to twenty runs' egress: if your runs are smaller experiments, give tokens per run"
+        )
+    return notes

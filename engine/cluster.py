@@ -1,0 +1,192 @@
+"""How many GPUs and nodes a workload needs, how to split it, and what the fabric must provide.
+
+The search takes the smallest GPU count whose busiest GPU fits after headroom: 1..gpus_per_node
+on one node, then whole nodes (seed 000: nodes = ceil(required / per-node)). For each count it
+prefers the plan that needs the least interconnect: plain data parallel, then ZeRO stages 1-3,
+then tensor parallel inside a node (NVLink only), then pipeline parallel across nodes. Tensor
+parallel never crosses a node (seed 000: over InfiniBand it is "usually a net loss").
+"""
+
+from __future__ import annotations
+
+import math
+
+from catalog.records import GpuRecord, OfferRecord
+from engine.architecture import Architecture
+from engine.memory import GB, Layout, MemoryOptions, estimate_memory, per_gpu_bytes, resolve_layout, usable_gb
+from engine.models import ClusterPlan, MemoryEstimate, Workload
+
+DEFAULT_GPUS_PER_NODE = 8
+MAX_NODES = 4096
+LINEAR_NODE_SCAN = 32
+
+NCCL_CHECKLIST = (
+    "NCCL_SOCKET_IFNAME must name the high-speed fabric interface, not the management network "
+    "(the usual cause of 'slow hardware': collectives silently fall back to the slow NIC)",
+    "NCCL_IB_HCA lists the InfiniBand/RoCE adapters to use (check `ibstat` / `ibv_devices`)",
+    "NCCL_DEBUG=INFO on the first run: confirm the transport (NET/IB, not NET/Socket) and the detected topology "
+    "(NCCL_TOPO_DUMP_FILE); fix topology detection before blaming the hardware",
+    "run nccl-tests all_reduce_perf across all nodes and compare bus bandwidth with the fabric's line rate",
+    "GPUDirect RDMA enabled (nvidia-peermem loaded) so GPUs read/write the NIC without bouncing through host memory",
+    "multi-node throughput well below single-node x nodes means NCCL configuration first, hardware second",
+)
+PROVIDER_QUESTIONS = (
+    "How many GPUs per node, of which exact type (SXM or PCIe, memory size)?",
+    "Inter-node fabric: InfiniBand HDR (200 Gb/s) / NDR (400 Gb/s), RoCE, or plain Ethernet - and how many ports per node?",
+    "Is InfiniBand enabled per node only or cluster-wide (non-blocking between all the nodes we rent)?",
+    "NVLink/NVSwitch topology within a node (all-to-all NVSwitch, bridged pairs, or PCIe only)?",
+    "Is GPUDirect RDMA supported, and what all_reduce_perf bus bandwidth do you measure on this shape?",
+)
+
+
+def _link(gpu: GpuRecord, offer: OfferRecord | None) -> str:
+    return (offer.intra_node_link if offer else gpu.scaleup_link) or "PCIe only"
+
+
+def max_tensor_parallel(gpu: GpuRecord, offer: OfferRecord | None, gpus_per_node: int) -> int:
+    """TP needs a fast all-to-all link: NVSwitch/Infinity Fabric -> whole node; NVLink bridge -> pairs; PCIe -> none."""
+    link = _link(gpu, offer).lower()
+    if "bridge" in link:
+        return min(2, gpus_per_node)
+    if ("nvlink" in link or "nvswitch" in link or "infinity" in link) and "pcie" not in link:
+        return gpus_per_node
+    return 1
+
+
+def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> list[tuple[int, int, int]]:
+    """(tp, pp, zero_stage) options for n GPUs, least interconnect-hungry first."""
+    nodes = math.ceil(n / gpn)
+    fixed_tp, fixed_pp = w.tensor_parallel, w.pipeline_parallel
+    if w.mode == "inference":
+        if fixed_tp or fixed_pp:
+            return [(fixed_tp or 1, fixed_pp or max(1, n // (fixed_tp or 1)), 0)]
+        if n == 1:
+            return [(1, 1, 0)]
+        in_node = min(n, gpn)
+        tp = in_node if in_node <= max_tp and arch.heads % in_node == 0 else 1
+        return [(tp, max(1, n // tp), 0)]
+    z0 = int(w.zero_stage or 0)
+    stages = range(z0, 4) if n > 1 else range(0, 1)
+    tps = [t for t in (1, 2, 4, 8, 16) if t <= min(max_tp, gpn) and n % t == 0 and arch.heads % t == 0]
+    if fixed_tp:
+        tps = [fixed_tp]
+    out = [(t, fixed_pp or 1, z) for t in tps for z in stages]
+    if nodes > 1 and not fixed_pp:
+        out += [(t, nodes, z) for t in tps for z in stages if n % (t * nodes) == 0]
+    return out
+
+
+def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
+    for tp, pp, z in _candidates(w, arch, n, gpn, max_tp):
+        lay = resolve_layout(w, n, tp, pp, z)
+        b = per_gpu_bytes(w, arch, lay, opts)
+        if b <= limit_bytes:
+            return lay, b
+    return None
+
+
+def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, Layout] | None:
+    for n in range(1, gpn + 1):
+        hit = _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts)
+        if hit:
+            return n, hit[0]
+    fits = lambda k: _first_fit(w, arch, k * gpn, gpn, max_tp, limit_bytes, opts)  # noqa: E731
+    for k in range(2, min(LINEAR_NODE_SCAN, max_nodes) + 1):
+        hit = fits(k)
+        if hit:
+            return k * gpn, hit[0]
+    lo, hi = LINEAR_NODE_SCAN, LINEAR_NODE_SCAN * 2
+    while hi <= max_nodes and not fits(hi):
+        lo, hi = hi, hi * 2
+    if hi > max_nodes:
+        hi = max_nodes
+        if hi <= lo or not fits(hi):
+            return None
+    while hi - lo > 1:  # smallest fitting node count in (lo, hi]
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    hit = fits(hi)
+    return (hi * gpn, hit[0]) if hit else None
+
+
+def _describe(lay: Layout, nodes: int, inference: bool) -> str:
+    if lay.gpus == 1:
+        return "single GPU"
+    parts = []
+    if lay.dp > 1:
+        parts.append(f"data parallel x{lay.dp}" + (f" with ZeRO-{lay.zero_stage}" if lay.zero_stage else ""))
+    if lay.tp > 1:
+        parts.append(f"tensor parallel x{lay.tp} within a node")
+    if lay.pp > 1:
+        parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
+    if not parts and lay.zero_stage:
+        parts.append(f"ZeRO-{lay.zero_stage}")
+    return ", ".join(parts) or ("replicated" if inference else "data parallel")
+
+
+def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
+                 options: MemoryOptions | None = None, max_nodes: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
+    """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
+    parallelism plan, fabric requirements, NCCL checklist and provider questions. Honours the user's
+    gpu_count / nodes / tensor_parallel / pipeline_parallel; when those do not fit, says so and what would."""
+    opts = options or MemoryOptions()
+    gpn = offer.gpus_per_node if offer else DEFAULT_GPUS_PER_NODE
+    if w.gpu_count and w.nodes:
+        gpn = max(1, math.ceil(w.gpu_count / w.nodes))
+    gpn = max(1, gpn)
+    max_tp = max_tensor_parallel(gpu, offer, gpn)
+    limit = usable_gb(gpu, w.headroom) * GB
+    node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
+    notes: list[str] = []
+    fixed_n = w.gpu_count or (w.nodes * gpn if w.nodes else None)
+    if fixed_n:
+        hit = _first_fit(w, arch, fixed_n, gpn, max_tp, limit, opts)
+        if hit:
+            n, lay = fixed_n, hit[0]
+        else:
+            n = fixed_n
+            cands = _candidates(w, arch, n, gpn, max_tp) or [(1, 1, 3)]
+            lay = min((resolve_layout(w, n, *c) for c in cands), key=lambda lay_: per_gpu_bytes(w, arch, lay_, opts))
+            best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, limit, opts, node_cap)
+            need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
+            notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; "
+                         "or lower precision / (Q)LoRA / gradient checkpointing / a smaller micro-batch")
+    else:
+        found = _search(w, arch, gpn, max_tp, limit, opts, node_cap)
+        if found:
+            n, lay = found
+        else:
+            n = node_cap * gpn
+            lay = resolve_layout(w, n, min(max_tp, gpn), node_cap if node_cap > 1 else 1, 3)
+            notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
+                         "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")
+    mem = estimate_memory(w, arch, n, gpu, tensor_parallel=lay.tp, pipeline_parallel=lay.pp,
+                          zero_stage=lay.zero_stage, options=opts)
+    nodes = math.ceil(n / gpn)
+    inference = w.mode == "inference"
+    if w.zero_stage is not None and lay.zero_stage > w.zero_stage and not inference:
+        notes.append(f"ZeRO stage raised from {w.zero_stage} to {lay.zero_stage} so the state fits")
+    needs_ib = nodes > 1 and (not inference or lay.tp * lay.pp > gpn and lay.tp > gpn)
+    fabric = (offer.inter_node_fabric if offer else None) or ""
+    if nodes > 1 and not inference:
+        notes.append("multi-node training: gradient all-reduce / ZeRO all-gathers cross nodes every step - InfiniBand "
+                     "(or EFA/RoCE at similar rates) required; over plain Ethernet step time degrades from ~15% to ~10x (seed 002)")
+        if offer and not any(k in fabric.lower() for k in ("infiniband", "efa", "roce", " ib")):
+            notes.append(f"offer fabric is '{fabric or 'none stated'}': ask for InfiniBand before signing")
+    if nodes > 1 and inference:
+        notes.append("pipeline stages across nodes pass only activations; Ethernet works, InfiniBand lowers latency")
+    if nodes == 1 and offer and offer.inter_node_fabric:
+        notes.append(f"single node: the offer's inter-node fabric ({offer.inter_node_fabric}) is paid for but unused")
+    if lay.tp == 1 and n == 1 and max_tp > 1:
+        notes.append("one GPU: NVLink is not needed")
+    if max_tp == 1 and n > 1:
+        notes.append("PCIe-only GPUs: no tensor parallel; data parallel / ZeRO / pipeline only, and all-reduce over PCIe is slow")
+    interconnect = _link(gpu, offer) + (f"; between nodes: {fabric or 'InfiniBand'}" if nodes > 1 else "")
+    plan = ClusterPlan(
+        gpu=gpu.id, gpus=n, nodes=nodes, gpus_per_node=min(n, gpn), fits=bool(mem.fits) and not any("does not fit" in x for x in notes),
+        data_parallel=lay.dp, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
+        interconnect=interconnect, parallelism=_describe(lay, nodes, inference), needs_nvlink=lay.tp > 1,
+        needs_infiniband=needs_ib, checklist=NCCL_CHECKLIST if nodes > 1 else (),
+        provider_questions=PROVIDER_QUESTIONS if nodes > 1 else (), notes=tuple(notes),
+    )
+    return plan, mem

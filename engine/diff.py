@@ -1,0 +1,111 @@
+"""What a refinement changed and what that did, in a line a user reads in the thread.
+
+"runs per month 20 -> 40: egress +$900/month; SageMaker now wins by $603". Compares two
+`Advice`s for the same conversation: user-given fields, the TCO rows of the option that led
+before, the winner, the GPU count, and problems that appeared or went away.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.models import Advice, Option, Workload
+
+_LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length"}
+_FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def field_changes(before: Workload, after: Workload) -> list[str]:
+    """'runs per month 20 -> 40' for every user-given field that differs."""
+    out: list[str] = []
+    for name in type(before).model_fields:
+        old, new = getattr(before, name), getattr(after, name)
+        if old != new:
+            out.append(f"{_LABELS.get(name, name.replace('_', ' '))} {_fmt(old)} -> {_fmt(new)}")
+    return out
+
+
+def _primary(advice: Advice) -> Option | None:
+    rec = advice.recommendation
+    if rec is None or rec.primary is None:
+        return None
+    return next((o for o in advice.options if o.name == rec.primary), None)
+
+
+def _money(delta: float) -> str:
+    sign = "+" if delta >= 0 else "-"
+    return f"{sign}${abs(delta):,.0f}"
+
+
+def row_changes(before: Option, after: Option) -> list[str]:
+    """Per-row deltas of one option across the two answers, per workflow, skipping rows under $1."""
+    out: list[str] = []
+    after_flows = {t.workflow: t for t in after.tco}
+    multi = len(before.tco) > 1
+    for tco in before.tco:
+        other = after_flows.get(tco.workflow)
+        if other is None:
+            continue
+        new_rows = {r.item: r.usd for r in other.rows}
+        for row in tco.rows:
+            delta = new_rows.get(row.item, 0.0) - row.usd
+            if abs(delta) >= 1.0:
+                where = f" ({_FLOW[tco.workflow]})" if multi and _FLOW[tco.workflow] else ""
+                out.append(f"{row.item} {_money(delta)}/month{where}")
+    return out
+
+
+def _margin(advice: Advice) -> float | None:
+    ordered = sorted(advice.options, key=lambda o: o.total_usd)
+    if len(ordered) < 2:
+        return None
+    return ordered[1].total_usd - ordered[0].total_usd
+
+
+def compare(before: Advice, after: Advice) -> list[str]:
+    """Lines describing the change; empty when nothing a user would notice changed."""
+    lines: list[str] = []
+    changes = field_changes(before.workload, after.workload)
+    effects: list[str] = []
+    old_p, new_p = _primary(before), _primary(after)
+    if old_p is not None:
+        same = next((o for o in after.options if o.name == old_p.name), None)
+        if same is not None:
+            effects.extend(row_changes(old_p, same))
+        else:
+            effects.append(f"{old_p.name} no longer fits or is no longer offered")
+    if new_p is not None:
+        margin = _margin(after)
+        by = f" by ${margin:,.0f}" if margin is not None else ""
+        if old_p is None or new_p.name != old_p.name:
+            effects.append(f"{new_p.name} now wins{by}")
+        elif old_p.total_usd != new_p.total_usd:
+            effects.append(f"{new_p.name} still wins{by} (${old_p.total_usd:,.0f} -> ${new_p.total_usd:,.0f}/month)")
+        else:
+            old_margin = _margin(before)
+            if margin is not None and old_margin is not None and abs(margin - old_margin) >= 1.0:
+                effects.append(f"{new_p.name} still wins{by} (was ${old_margin:,.0f})")
+    elif old_p is not None:
+        effects.append("no configuration fits any more")
+    if before.cluster is not None and after.cluster is not None and before.cluster.gpus != after.cluster.gpus:
+        effects.append(f"GPUs {before.cluster.gpus} -> {after.cluster.gpus} ({after.cluster.nodes} node(s))")
+    head = "; ".join(changes) if changes else "no field changed"
+    if effects:
+        lines.append(f"{head}: {'; '.join(effects)}")
+    elif changes:
+        lines.append(f"{head}: no change in the answer")
+    old_codes = {(p.code, p.field) for p in before.problems}
+    new_codes = {(p.code, p.field) for p in after.problems}
+    lines.extend(f"new problem: {p.message}" for p in after.problems if (p.code, p.field) not in old_codes)
+    lines.extend(f"resolved: {p.message}" for p in before.problems if (p.code, p.field) not in new_codes)
+    return lines

@@ -1,0 +1,444 @@
+"""Enumerate the configurations worth considering, keep those that fit, rank them, explain the winner.
+
+Candidates: every GPU type with offers (or the user's GPU), the GPU count from `plan_cluster`,
+and every offer (provider x pricing kind) of that GPU. Precision/mode variants are added only
+when the user did not fix them and the asked-for variant fits nowhere (seed 000: QLoRA turns a
+16-GPU full fine-tune into one GPU; int8/int4 halve serving hardware).
+
+Cost: monthly four-row TCO (engine.tco). Time: wall-clock hours per run. Plans and throughput are
+computed once per (variant, GPU, node shape) and shared across offers, which keeps a
+5,000-offer catalog well under 50 ms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord
+from engine.architecture import Architecture, lora_trainable_params
+from engine.cluster import plan_cluster
+from engine.egress import egress_for
+from engine.models import (
+    TRAINING_MODES,
+    ClusterPlan,
+    Figure,
+    MemoryEstimate,
+    Option,
+    Problem,
+    Recommendation,
+    TcoOption,
+    ThroughputEstimate,
+    Workload,
+)
+from engine.tco import (
+    managed_fraction,
+    row_usd,
+    storage_footprint,
+    tco_options,
+    usd_per_gpu_hour,
+    workflows_for,
+)
+from engine.throughput import estimate_inference, estimate_training
+
+SERVING_HOURS_PER_MONTH = 730.0  # an always-on endpoint: 24 x 365 / 12
+MAX_ALTERNATIVES = 5
+SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
+SHORTLIST_FASTEST = 5
+PRICING_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
+
+
+@dataclass
+class Ranked:
+    """What `evaluate` found: ranked options, the recommendation, problems and notes."""
+
+    options: list[Option]
+    recommendation: Recommendation
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    largest: tuple[str, int, float] | None = None  # (gpu name, gpus, per-GPU peak GB) of the largest plan tried
+
+
+def data_source(w: Workload, data: CatalogData) -> ProviderRecord | None:
+    """The provider whose egress table applies to the data's location ("aws" -> AWS)."""
+    if w.data_location is None:
+        return None
+    direct = data.provider(w.data_location)
+    if direct is not None:
+        return direct
+    return next((p for p in data.providers if p.cloud == w.data_location and p.kind == "hyperscaler"), None)
+
+
+def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
+    """The asked-for variant first, then cheaper-memory fallbacks the user left open.
+
+    Serving without a fixed precision: int8 then int4 weights. Training without a fixed mode
+    (full/LoRA were defaults): QLoRA. A fixed choice is never overridden; fallbacks are only
+    evaluated when the asked-for variant fits nowhere (see `evaluate`).
+    """
+    out: list[tuple[Workload, str]] = [(w, "")]
+    mode = w.mode or "inference"
+    if mode == "inference" and given.precision is None:
+        for precision in ("int8", "int4"):
+            if precision != w.precision:
+                out.append((w.model_copy(update={"precision": precision}), f"{precision} weights"))
+    elif mode in ("full", "lora") and given.mode is None and given.precision is None:
+        qlora = w.model_copy(
+            update={"mode": "qlora", "precision": "nf4", "optimizer": "paged_adamw_8bit", "lora_rank": w.lora_rank or 16, "zero_stage": None}
+        )
+        out.append((qlora, "QLoRA (NF4 base)"))
+    return out
+
+
+def _billed_gpus(plan: ClusterPlan, offer: OfferRecord | None) -> int:
+    """GPUs you pay for: whole nodes of the offer's shape (a 1-GPU job on an 8-GPU node pays 8)."""
+    if offer is None or offer.gpus_per_node <= 0:
+        return plan.gpus
+    return int(math.ceil(plan.gpus / offer.gpus_per_node)) * offer.gpus_per_node
+
+
+def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple[float, float]:
+    """(GPU-hours billed per run, wall-clock hours per run).
+
+    Training: the work is fixed GPU-hours; extra GPUs in a whole node run data-parallel, so the
+    bill stays the same and the wall clock shrinks. Serving: an always-on endpoint (730 h/month),
+    counted as one "run" per month.
+    """
+    if (w.mode or "inference") in TRAINING_MODES:
+        gpu_hours = t.gpu_hours.value if t.gpu_hours is not None else math.nan
+        return gpu_hours, gpu_hours / max(1, billed)
+    return SERVING_HOURS_PER_MONTH * billed, SERVING_HOURS_PER_MONTH
+
+
+def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str) -> str:
+    who = provider.name if provider is not None else (offer.provider if offer is not None else "your quote")
+    shape = f"{gpus}x {gpu.name}"
+    price = PRICING_LABEL.get(pricing, pricing)
+    suffix = f", {label}" if label else ""
+    return f"{who} {shape} ({price}{suffix})"
+
+
+def _gpus_for(w: Workload, data: CatalogData) -> list[GpuRecord]:
+    if w.gpu is not None:
+        gpu = data.gpu(w.gpu)
+        return [gpu] if gpu is not None else []
+    with_offers = {o.gpu for o in data.offers}
+    return [g for g in data.gpus if g.id in with_offers]
+
+
+def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]]) -> list[OfferRecord]:
+    offers = by_gpu.get(gpu.id, [])
+    if w.provider is not None:
+        offers = [o for o in offers if o.provider == w.provider]
+    return offers
+
+
+def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None) -> Ranked:
+    """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said."""
+    given = given or w
+    pricing = w.pricing or "on_demand"
+    source = data_source(w, data)
+    providers = {p.id: p for p in data.providers}
+    by_gpu: dict[str, list[OfferRecord]] = {}
+    for offer in data.offers:
+        by_gpu.setdefault(offer.gpu, []).append(offer)
+    trainable = lora_trainable_params(arch, w.lora_rank, w.lora_targets) if w.mode in ("lora", "qlora") else arch.total_params
+    candidates: dict[str, _Candidate] = {}
+    notes: list[str] = []
+    largest: tuple[str, int, float] | None = None
+    largest_gb = 0.0
+    egress_cache: dict[str, dict[str, Any]] = {}
+
+    for variant, label in variants(w, given):
+        storage = storage_footprint(variant, arch.total_params, trainable)
+        found = 0
+        for gpu in _gpus_for(variant, data):
+            plans: dict[tuple[Any, ...], tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload]] = {}
+            offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
+            if variant.hourly_rate is not None:
+                offers.append(None)  # the user's quote, as its own option
+            # per (node shape, provider, managed premium): everything but the offer's price
+            context: dict[tuple[Any, ...], tuple[float, float, float, int, str] | None] = {}
+            for offer in offers:
+                shape = (
+                    None
+                    if offer is None
+                    else (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link)
+                )
+                if shape not in plans:
+                    plan, memory = plan_cluster(variant, arch, gpu, offer)
+                    if (variant.mode or "inference") in TRAINING_MODES:
+                        throughput = estimate_training(variant, arch, gpu, plan.gpus)
+                    else:
+                        throughput = estimate_inference(variant, arch, gpu, plan)
+                    plans[shape] = (plan, memory, throughput, variant)
+                    if plan.gpus * gpu.memory_gb > largest_gb:
+                        largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
+                plan, memory, throughput, vw = plans[shape]
+                if not plan.fits or (offer is not None and plan.nodes > 1 and offer.inter_node_fabric is None):
+                    continue  # an offer without an inter-node fabric is sold as single nodes only
+                provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
+                rate = _rate(offer, pricing, variant.hourly_rate)
+                if rate is None:
+                    continue
+                ckey = (shape, provider.id if provider is not None else "", offer.managed if offer else False,
+                        offer.managed_premium_fraction if offer else None)
+                if ckey not in context:
+                    context[ckey] = _context(vw, offer, provider, plan, throughput, storage, egress_cache, source, gpu, pricing, label)
+                ctx = context[ckey]
+                if ctx is None:
+                    continue
+                per_rate, fixed_usd, wall_hours, _billed, name = ctx
+                total = rate * per_rate + fixed_usd
+                best = candidates.get(name)
+                if best is None or total < best.total:
+                    candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, plan, memory,
+                                                  throughput, storage, egress_cache[ckey[1]])
+                    found += 1
+        if found and not label:
+            break  # the asked-for variant fits somewhere: fallbacks are not needed
+        if label and found:
+            notes.append(f"as asked it fits on no offered configuration; {label} does")
+
+    options = [_build(c) for c in _shortlist(list(candidates.values()))]
+    ranked = _rank(options)
+    rec = recommend(ranked, w)
+    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest)
+
+
+@dataclass
+class _Candidate:
+    """An offer that fits, costed with floats only; turned into an `Option` if shortlisted."""
+
+    total: float
+    wall_hours: float
+    name: str
+    gpu: GpuRecord
+    offer: OfferRecord | None
+    provider: ProviderRecord | None
+    w: Workload
+    plan: ClusterPlan
+    memory: MemoryEstimate
+    throughput: ThroughputEstimate
+    storage: Figure
+    egress: dict[str, Any]
+
+
+def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
+    """USD per GPU-hour; catalog offers ignore the user's quote (the quote is its own option)."""
+    return usd_per_gpu_hour(offer, pricing, hourly_rate if offer is None else None)[0]
+
+
+def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, plan: ClusterPlan,
+             throughput: ThroughputEstimate, storage: Figure, egress_cache: dict[str, dict[str, Any]],
+             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, int, str] | None:
+    """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
+    and provider: the same arithmetic as engine.tco, without building models."""
+    billed = _billed_gpus(plan, offer)
+    gpu_hours, wall_hours = _gpu_hours_per_run(w, throughput, billed)
+    if not math.isfinite(gpu_hours):
+        return None
+    key = provider.id if provider is not None else ""
+    if key not in egress_cache:
+        egress_cache[key] = egress_for(w, source, provider)
+    egress = egress_cache[key]
+    fraction, _ = managed_fraction(w, offer, provider)
+    if w.storage_usd_per_month is not None:
+        storage_usd = w.storage_usd_per_month
+    else:
+        storage_usd = storage.value * (provider.storage_usd_per_gb_month if provider is not None else 0.0)
+    egress_usd = min(
+        0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
+        for f in workflows_for(w, egress)
+    )
+    per_rate = gpu_hours * float(w.runs_per_month or 1.0) * (1 + fraction)
+    return per_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label)
+
+
+def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
+    """The options worth building in full: cheapest, fastest, and the best of each provider, GPU
+    type, same-cloud and managed offer, plus the user's quote. Keeps a 5,000-offer catalog fast."""
+    by_cost = sorted(candidates, key=lambda c: (c.total, c.wall_hours, c.name))
+    keep: dict[str, _Candidate] = {c.name: c for c in by_cost[:SHORTLIST_CHEAPEST]}
+    for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
+        keep.setdefault(c.name, c)
+    seen: set[tuple[str, str]] = set()
+    for c in by_cost:
+        for key in (("provider", c.provider.id if c.provider else ""), ("gpu", c.gpu.id), ("quote", str(c.offer is None)),
+                    ("same_cloud", str(bool(c.egress.get("same_cloud")))), ("managed", str(bool(c.offer and c.offer.managed)))):
+            if key not in seen:
+                seen.add(key)
+                keep.setdefault(c.name, c)
+    return list(keep.values())
+
+
+def _build(c: _Candidate) -> Option:
+    pricing = c.w.pricing or "on_demand"
+    rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
+    billed = _billed_gpus(c.plan, c.offer)
+    gpu_hours, _wall = _gpu_hours_per_run(c.w, c.throughput, billed)
+    if billed > c.plan.gpus and c.offer is not None:
+        rate_source += (
+            f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: the {c.plan.gpus}-GPU plan runs data-parallel "
+            f"on all {billed} (same GPU-hours, shorter wall clock)"
+            if (c.w.mode or "inference") in TRAINING_MODES
+            else f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: {billed} GPUs billed for a {c.plan.gpus}-GPU replica"
+        )
+    tcos = tco_options(
+        c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
+        usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
+    )
+    return Option(
+        name=c.name, offer_id=c.offer.id if c.offer is not None else None, gpu=c.gpu.id,
+        mode=c.w.mode or "inference", precision=c.w.precision or "bf16", memory=c.memory,
+        cluster=c.plan, throughput=c.throughput, tco=tcos,
+        total_usd=min(t.total_usd for t in tcos), hours_per_run=c.wall_hours,
+    )
+
+
+def _rank(options: list[Option]) -> list[Option]:
+    by_cost = sorted(options, key=lambda o: (o.total_usd, o.hours_per_run or 0.0, o.name))
+    time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
+    return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
+
+
+def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Option], Recommendation]:
+    """Interface form of `evaluate` (docs/interfaces.md)."""
+    result = evaluate(w, arch, data)
+    return result.options, result.recommendation
+
+
+def _tco(option: Option, workflow: str) -> TcoOption | None:
+    return next((t for t in option.tco if t.workflow == workflow), None)
+
+
+def _workflow_total(option: Option, workflow: str) -> float:
+    """Monthly total under a workflow; same-cloud/none options cost the same under every workflow."""
+    tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none")
+    return tco.total_usd if tco is not None else option.total_usd
+
+
+def _per_run_and_fixed(option: Option, workflow: str, runs: float) -> tuple[float, float]:
+    """Linearise a workflow's total as fixed + per_run x runs (egress tiers make it approximate)."""
+    tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none") or option.tco[0]
+    variable = row_usd(tco, "compute") + row_usd(tco, "managed")
+    if tco.workflow == "uncached":
+        variable += row_usd(tco, "egress")
+        fixed = row_usd(tco, "storage")
+    else:
+        fixed = row_usd(tco, "storage") + row_usd(tco, "egress")
+    return fixed, variable / max(runs, 1e-9)
+
+
+def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
+    picks: list[Option] = []
+
+    def add(o: Option | None) -> None:
+        if o is not None and o.name != primary.name and o.name not in {p.name for p in picks}:
+            picks.append(o)
+
+    add(min(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd)))  # fastest
+    add(next((o for o in options if any(t.workflow == "same_cloud" for t in o.tco)), None))  # best same-cloud
+    add(next((o for o in options if any(r.item == "managed" and r.usd > 0 for t in o.tco for r in t.rows)), None))
+    add(next((o for o in options if o.gpu != primary.gpu), None))  # cheapest other GPU type
+    add(next((o for o in options if o.offer_id is None), None))  # your quote
+    add(next((o for o in options if _provider_of(o) != _provider_of(primary)), None))  # runner-up elsewhere
+    return picks[:MAX_ALTERNATIVES]
+
+
+def recommend(options: list[Option], w: Workload) -> Recommendation:
+    """Primary = cheapest monthly total; alternatives; why; what would change it."""
+    if not options:
+        return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
+    primary = options[0]
+    alternatives = _pick_alternatives(options, primary)
+    shown = [primary, *alternatives]
+    totals = [o.total_usd for o in shown]
+    why = [f"lowest monthly total: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
+    runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
+    if runner is not None:
+        why.append(f"${runner.total_usd - primary.total_usd:,.0f}/month less than {runner.name} (${runner.total_usd:,.0f})")
+    if primary.hours_per_run is not None and (w.mode or "inference") in TRAINING_MODES:
+        why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
+    return Recommendation(
+        primary=primary.name,
+        alternatives=tuple(o.name for o in alternatives),
+        cost_range_usd=(min(totals), max(totals)),
+        why=tuple(why),
+        what_would_change_it=tuple(what_would_change(options, w)),
+    )
+
+
+def _provider_of(option: Option) -> str:
+    return option.tco[0].provider if option.tco else option.name
+
+
+def _winner(options: Iterable[Option], workflow: str) -> tuple[Option, float, Option | None, float]:
+    """Cheapest option under a workflow and the cheapest from a *different* provider (a 1-GPU and an
+    8-GPU shape of one provider tie, and 'wins by $0' helps nobody)."""
+    ordered = sorted(options, key=lambda o: (_workflow_total(o, workflow), o.name))
+    first = ordered[0]
+    second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
+    return first, _workflow_total(first, workflow), second, (_workflow_total(second, workflow) if second else math.nan)
+
+
+def what_would_change(options: list[Option], w: Workload) -> list[str]:
+    """Workflow flips and run-count break-evens, in dollars."""
+    lines: list[str] = []
+    has_both = any(_tco(o, "cached") for o in options) and any(_tco(o, "uncached") for o in options)
+    if has_both:
+        cw, c_total, c_second, c_second_total = _winner(options, "cached")
+        uw, u_total, u_second, u_second_total = _winner(options, "uncached")
+        if c_second is not None:
+            lines.append(f"if you cache the dataset after one pull: {cw.name} wins by ${c_second_total - c_total:,.0f} (over {c_second.name})")
+        if u_second is not None:
+            lines.append(f"if every run pulls the dataset from {w.data_location}: {uw.name} wins by ${u_second_total - u_total:,.0f} (over {u_second.name})")
+    runs = float(w.runs_per_month or 1.0)
+    primary = options[0]
+    workflow = "uncached" if w.cache_dataset is not True and has_both else "cached"
+    p_fixed, p_per_run = _per_run_and_fixed(primary, workflow, runs)
+    best: tuple[float, Option] | None = None
+    for other in [o for o in options if _provider_of(o) != _provider_of(primary)][:12]:
+        o_fixed, o_per_run = _per_run_and_fixed(other, workflow, runs)
+        if o_per_run < p_per_run - 1e-9:
+            crossing = (o_fixed - p_fixed) / (p_per_run - o_per_run)
+            if crossing > 0 and (best is None or crossing < best[0]):
+                best = (crossing, other)
+    if best is not None:
+        at = math.ceil(best[0] + 1e-9)
+        lines.append(f"at {at:g}+ runs a month ({workflow.replace('uncached', 'pulling every run')}), {best[1].name} becomes cheaper")
+    if (w.pricing or "on_demand") == "on_demand":
+        lines.append("reserved capacity is typically 30-50% below on-demand for multi-quarter commitments (seed 002)")
+    return lines
+
+
+def fits_nowhere_problem(result: Ranked, w: Workload, data: CatalogData) -> Problem | None:
+    """Problem naming the largest configuration tried and what would make the workload fit."""
+    if result.options:
+        return None
+    if result.largest is None:
+        return Problem(
+            code="fits_nowhere",
+            message="No GPU offer in the catalog matches these constraints (GPU / provider / pricing).",
+        )
+    gpu_id, gpus, per_gpu_gb = result.largest
+    gpu = data.gpu(gpu_id)
+    name = gpu.name if gpu else gpu_id
+    fixes: list[str] = []
+    mode = w.mode or "inference"
+    if mode in ("full", "pretrain", "lora"):
+        fixes.append("QLoRA (NF4 base, ~0.5 bytes/param)")
+    if mode == "inference" and w.precision not in ("int4", "nf4"):
+        fixes.append("int8/int4 weights")
+    fixes.append("more nodes or a provider with a larger cluster")
+    if w.gpu_count:
+        fixes.append(f"more than the {w.gpu_count} GPUs you fixed")
+    return Problem(
+        code="fits_nowhere",
+        message=(
+            f"Fits nowhere in the catalog: the largest configuration tried, {gpus}x {name}, still needs "
+            f"{per_gpu_gb:,.1f} GB per GPU. What would make it fit: {'; '.join(fixes)}."
+        ),
+    )

@@ -1,0 +1,204 @@
+"""Four-row total cost of ownership for one way of running the workload, per month.
+
+Seed 000 (calculation 5): TCO is compute + storage + egress + managed-service premium, not a
+$/hr. Every row here is for one month of `runs_per_month` runs:
+
+- compute  = GPU-hours per run x runs per month x USD per GPU-hour (offer node price / GPUs per
+             node, or the user's quoted `hourly_rate`). For a managed offer the offer price is the
+             self-managed equivalent; the premium is its own row, so it is visible, not blended.
+- storage  = GB-months x the GPU provider's storage rate (dataset + checkpoints + artifacts), or
+             the user's fixed `storage_usd_per_month`. Not multiplied by runs: the same data sits there.
+- egress   = cached (one pull a month) / uncached (every run pulls) / $0 same-cloud (engine.egress).
+- managed  = compute x premium fraction (offer's, else provider's, else the user's override;
+             seed 000 uses a flat 30% for SageMaker).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from catalog.records import OfferRecord, ProviderRecord
+from engine.models import Figure, TcoOption, TcoRow, Workload
+
+RESERVED_DISCOUNT_ASSUMED = 0.30  # seed 002: reserved is typically 30-50% below on-demand; low end = conservative
+DEFAULT_CHECKPOINTS_KEPT = 3
+BYTES_PER_GB = 1e9
+
+Workflow = Literal["cached", "uncached", "same_cloud", "none"]
+
+
+def usd_per_gpu_hour(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> tuple[float | None, str]:
+    """The rate compute is billed at, and where it came from. None when the offer has no such price.
+
+    The user's quoted rate wins (it is what they will actually pay). Reserved prices missing from
+    the catalog are estimated at on-demand less 30% and labelled as an estimate.
+    """
+    if hourly_rate is not None:
+        return hourly_rate, f"your quoted ${hourly_rate:g}/GPU-hr"
+    if offer is None:
+        return None, "no offer and no quoted rate"
+    per_node: float | None = None
+    source = ""
+    if pricing == "spot":
+        per_node, source = offer.spot_usd_per_hour, "spot"
+    elif pricing == "reserved":
+        if offer.reserved_usd_per_hour is not None:
+            per_node, source = offer.reserved_usd_per_hour, "reserved"
+        elif offer.on_demand_usd_per_hour is not None:
+            per_node = offer.on_demand_usd_per_hour * (1 - RESERVED_DISCOUNT_ASSUMED)
+            source = f"reserved ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (seed 002: 30-50%)"
+    else:
+        per_node, source = offer.on_demand_usd_per_hour, "on-demand"
+    if per_node is None or per_node <= 0 or offer.gpus_per_node <= 0:
+        return None, f"no {pricing} price for {offer.id}"
+    rate = per_node / offer.gpus_per_node
+    return rate, f"{source} ${per_node:,.2f}/node-hr / {offer.gpus_per_node} GPUs ({offer.source}, {offer.observed_on})"
+
+
+def managed_fraction(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None) -> tuple[float, str]:
+    """Premium fraction over self-managed compute: 0 for self-managed offers.
+
+    Order: the user's `managed_premium` override, the offer's (per instance family), the
+    provider's default, else seed 000's ~30% for a managed offer with no figure.
+    """
+    is_managed = bool(offer is not None and offer.managed) or bool(provider is not None and provider.kind == "managed")
+    if not is_managed:
+        return 0.0, "self-managed: no premium"
+    if w.managed_premium is not None:
+        return w.managed_premium, "your managed-premium figure"
+    if offer is not None and offer.managed_premium_fraction is not None:
+        return offer.managed_premium_fraction, f"offer {offer.id} premium"
+    if provider is not None and provider.managed_premium_fraction is not None:
+        return provider.managed_premium_fraction, f"{provider.name} default premium"
+    return 0.30, "seed 000: managed services run ~30% over bare-metal compute (an estimate)"
+
+
+def storage_footprint(w: Workload, total_params: float, trainable_params: float) -> Figure:
+    """GB kept in storage: dataset + checkpoints kept + final artifact.
+
+    Why these parts (seed 000: "corpus + checkpoints + artifacts"):
+    - dataset: the corpus as given (`dataset_gb`);
+    - checkpoints: `checkpoints_kept` (default 3) resumable states. Full training: bf16 weights +
+      fp32 master + Adam m, v = 14 bytes/param (16 with fp32 grads excluded: grads are not saved).
+      (Q)LoRA: adapter weights + optimizer only = 14 bytes/trainable param, the base is not saved;
+    - artifact: the model you keep: a merged bf16 model (2 bytes/param) for training modes;
+      nothing for inference (weights are already stored by whoever serves them).
+    `storage_gb` from the user replaces the whole sum.
+    """
+    if w.storage_gb is not None:
+        return Figure(value=w.storage_gb, unit="GB", formula="your storage_gb", inputs={"storage_gb": w.storage_gb})
+    dataset_gb = float(w.dataset_gb or 0.0)
+    kept = w.checkpoints_kept if w.checkpoints_kept is not None else DEFAULT_CHECKPOINTS_KEPT
+    mode = w.mode or "inference"
+    if mode in ("full", "pretrain"):
+        ckpt_gb = total_params * 14 / BYTES_PER_GB
+        artifact_gb = total_params * 2 / BYTES_PER_GB
+    elif mode in ("lora", "qlora"):
+        ckpt_gb = trainable_params * 14 / BYTES_PER_GB
+        artifact_gb = total_params * 2 / BYTES_PER_GB
+    else:
+        ckpt_gb = 0.0
+        artifact_gb = 0.0
+        kept = 0
+    total = dataset_gb + kept * ckpt_gb + artifact_gb
+    return Figure(
+        value=total,
+        unit="GB",
+        formula="dataset_gb + checkpoints_kept x checkpoint_gb + artifact_gb",
+        inputs={
+            "dataset_gb": dataset_gb,
+            "checkpoints_kept": kept,
+            "checkpoint_gb": round(ckpt_gb, 3),
+            "artifact_gb": round(artifact_gb, 3),
+        },
+        notes=(
+            "checkpoint = 14 bytes per trained parameter (bf16 weights + fp32 master + Adam m, v); "
+            "artifact = merged model in bf16 (2 bytes/param)",
+        ),
+    )
+
+
+def _row(item: str, usd: float, formula: str, inputs: dict[str, Any]) -> TcoRow:
+    return TcoRow(item=item, usd=max(0.0, usd), formula=formula, inputs=inputs)  # type: ignore[arg-type]
+
+
+def workflows_for(w: Workload, egress: dict[str, Any]) -> tuple[Workflow, ...]:
+    """Which egress workflows to show: both unless the user chose, one when there is no egress."""
+    if egress.get("same_cloud"):
+        return ("same_cloud",)
+    if egress.get("basis") in (None, "none", "unknown"):
+        return ("none",)
+    if w.cache_dataset is True:
+        return ("cached",)
+    if w.cache_dataset is False:
+        return ("uncached",)
+    return ("cached", "uncached")
+
+
+def tco_options(
+    w: Workload,
+    *,
+    name: str,
+    offer: OfferRecord | None,
+    provider: ProviderRecord | None,
+    gpu_hours_per_run: float,
+    usd_per_gpu_hr: float,
+    rate_source: str,
+    storage_gb: Figure,
+    egress: dict[str, Any],
+) -> tuple[TcoOption, ...]:
+    """The four rows for each applicable workflow of one option (see module docstring)."""
+    runs = float(w.runs_per_month or 1.0)
+    gpu_hours_month = max(0.0, gpu_hours_per_run) * runs
+    compute_usd = gpu_hours_month * usd_per_gpu_hr
+    compute = _row(
+        "compute",
+        compute_usd,
+        "gpu_hours_per_run x runs_per_month x usd_per_gpu_hour",
+        {"gpu_hours_per_run": gpu_hours_per_run, "runs_per_month": runs, "usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source},
+    )
+    if w.storage_usd_per_month is not None:
+        storage = _row("storage", w.storage_usd_per_month, "your fixed storage bill per month", {"usd_per_month": w.storage_usd_per_month})
+    else:
+        rate = provider.storage_usd_per_gb_month if provider is not None else 0.0
+        product = provider.storage_product if provider is not None else "unknown storage"
+        storage = _row(
+            "storage",
+            storage_gb.value * rate,
+            "storage_gb x usd_per_gb_month",
+            {"storage_gb": storage_gb.value, "usd_per_gb_month": rate, "product": product, **storage_gb.inputs},
+        )
+    fraction, fraction_source = managed_fraction(w, offer, provider)
+    managed = _row("managed", compute_usd * fraction, "compute x managed premium fraction", {"fraction": fraction, "source": fraction_source})
+    options: list[TcoOption] = []
+    for flow in workflows_for(w, egress):
+        fig: Figure = egress["uncached"] if flow == "uncached" else egress["cached"]
+        if flow == "same_cloud":
+            formula = "0: same cloud as the data"
+        elif flow == "none":
+            formula = "0: no egress (data location unknown or no dataset)"
+            fig = Figure(value=0.0, unit="USD", formula=formula)
+        elif flow == "cached":
+            formula = "one pull a month, cached on the provider: " + fig.formula
+        else:
+            formula = f"{egress.get('pulls_per_month', runs):g} pulls a month: " + fig.formula
+        egress_row = _row("egress", fig.value, formula, {**fig.inputs, "basis": egress.get("basis")})
+        rows = (compute, storage, egress_row, managed)
+        label = {"cached": " - data cached", "uncached": " - pull every run", "same_cloud": "", "none": ""}[flow]
+        options.append(
+            TcoOption(
+                name=name + label,
+                offer_id=offer.id if offer is not None else None,
+                provider=provider.id if provider is not None else (offer.provider if offer is not None else "quote"),
+                rows=rows,
+                total_usd=sum(r.usd for r in rows),
+                workflow=flow,
+                notes=tuple(egress.get("notes", ())) + storage_gb.notes,
+            )
+        )
+    return tuple(options)
+
+
+def row_usd(option: TcoOption, item: str) -> float:
+    """The USD of one row (0 when absent)."""
+    return next((r.usd for r in option.rows if r.item == item), 0.0)

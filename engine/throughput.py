@@ -1,0 +1,223 @@
+"""How fast: training tokens/s and GPU-hours from FLOPs, decode tokens/s from the roofline, and cost
+per 1M tokens (cloud rate or owned hardware) with the buy-vs-rent break-even.
+
+Training: time = FLOPs per token x tokens x epochs / (peak TFLOPS x utilisation). FLOPs per token
+is factor x N_active (6 = forward 2N + backward 4N; 4 for (Q)LoRA, whose frozen base needs input
+gradients but no weight gradients) plus the attention term 12·layers·heads·head_dim·seq (PaLM /
+MosaicML convention); full checkpointing re-runs the forward (+2N). Seed 000's 354 GPU-hours is
+this formula at utilisation 1.0 without the attention term (ERRATA 6).
+
+Decode: each step streams the weights (and every sequence's KV cache) from HBM once; time per step
+is max(bytes / (bandwidth x efficiency), FLOPs / (peak x efficiency)) - the roofline (seed 001).
+"""
+
+from __future__ import annotations
+
+import math
+
+from catalog.records import GpuRecord
+from engine.architecture import Architecture
+from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
+from engine.models import ClusterPlan, Figure, ThroughputEstimate, Workload
+from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure
+
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
+QUANT_KERNEL_EFFICIENCY = {"int8": 0.85, "int4": 0.6, "nf4": 0.6}  # dequant-bound (gpt-fast int8 52%, int4 42%)
+DEFAULT_COMPUTE_EFFICIENCY = 0.5  # fraction of dense tensor peak reached by decode/prefill matmuls
+TP_STEP_OVERHEAD = {"fast": 0.04, "pcie": 0.25}  # extra step time per extra TP GPU (gpt-fast TP2/4/8 on NVLink)
+CHECKPOINT_UTILISATION_GAIN = 1.25  # MosaicML: HFU 57-68% with checkpointing vs MFU 40-46% without
+BYTES_PER_TOKEN_TEXT = 4.0  # ~4 bytes of English text per BPE token, when only dataset_gb is known
+
+
+def peak_tflops(gpu: GpuRecord, precision: str | None) -> tuple[float, str]:
+    """Dense tensor-core peak for the compute dtype (never the 2:4-sparsity figure; ERRATA 1, 10)."""
+    if precision == "fp8" and gpu.fp8_dense_tflops:
+        return gpu.fp8_dense_tflops, "FP8 dense"
+    if precision == "fp32" and gpu.fp32_tflops:
+        return gpu.fp32_tflops, "FP32"
+    if gpu.bf16_dense_tflops:
+        return gpu.bf16_dense_tflops, "BF16 dense"
+    if gpu.fp16_dense_tflops:
+        return gpu.fp16_dense_tflops, "FP16 dense (no BF16 tensor path)"
+    return gpu.fp32_tflops or 1.0, "FP32 (no 16-bit tensor path)"
+
+
+def _fast_link(gpu: GpuRecord) -> bool:
+    link = (gpu.scaleup_link or "").lower()
+    return ("nvlink" in link or "infinity" in link) and "bridge" not in link
+
+
+def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str]:
+    """Model FLOPs utilisation a well-tuned run reaches, by GPU class and scale (calibration.csv)."""
+    gpus = max(1, int(gpus or 1))
+    if gpu.tier == "datacenter" and _fast_link(gpu):
+        mfu, why = 0.45, ("NVLink datacenter GPU, PaLM convention (attention FLOPs counted): calibration median - Llama 2 "
+                          "on A100 43-46%, MosaicML MPT on H100/A100 40-51% at 2k tokens")
+    elif gpus == 1:
+        mfu, why = 0.35, "single PCIe/consumer GPU: no communication, but smaller kernels and power/thermal limits"
+    else:
+        mfu, why = 0.25, "multi-GPU over PCIe (no NVLink): gradient all-reduce competes with compute"
+    if gpus > 1024:
+        mfu *= 0.9
+        why += "; x0.9 beyond 1,024 GPUs (Llama 3 405B: 38-43% on 16k H100s)"
+    if mode == "qlora":
+        mfu *= 0.8
+        why += "; x0.8 for NF4 dequantisation in every matmul (torchtune: QLoRA 2413 vs LoRA 3083 tok/s)"
+    return round(mfu, 4), why
+
+
+def flops_per_token(w: Workload, arch: Architecture) -> Figure:
+    """Model FLOPs per trained token. The user's factor (w.flops_per_token_factor) replaces the whole
+    count with factor x N, as seed 000 does; otherwise factor x N + attention."""
+    n = arch.active_params
+    if w.flops_per_token_factor:
+        return figure(w.flops_per_token_factor * n, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
+                      ("user-given factor: attention FLOPs not added",), digits=0)
+    factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
+    s = int(w.seq_len or 2048)
+    attn = 12 * arch.layers * arch.heads * arch.head_dim * s * factor / 6
+    notes = ["6 = forward 2N + backward 4N" if factor == 6 else
+             "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
+    return figure(factor * n + attn, "FLOP/token", "factor x N_active + 12 x layers x heads x head_dim x seq (x factor/6)",
+                  {"factor": factor, "N_active": n, "seq_len": s, "attention_flops": attn}, notes, digits=0)
+
+
+def training_tokens(w: Workload) -> tuple[int | None, str]:
+    if w.dataset_tokens:
+        return int(w.dataset_tokens), "dataset_tokens as given"
+    if w.dataset_gb:
+        return int(w.dataset_gb * 1e9 / BYTES_PER_TOKEN_TEXT), f"dataset_gb x 1e9 / {BYTES_PER_TOKEN_TEXT:g} bytes per token (English text, BPE)"
+    return None, "no dataset size: GPU-hours not computed"
+
+
+def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> ThroughputEstimate:
+    """Tokens/s over all GPUs, GPU-hours and wall-clock per run."""
+    gpus = max(1, int(gpus or 1))
+    peak, peak_label = peak_tflops(gpu, "bf16" if w.precision in ("nf4", "int4", "int8") else w.precision)
+    model_flops = flops_per_token(w, arch)
+    if w.mfu:
+        util, why, executed = float(w.mfu), "MFU as given", model_flops.value
+    else:
+        util, why = default_mfu(gpu, w.mode, gpus)
+        executed = model_flops.value
+        if w.gradient_checkpointing and not w.flops_per_token_factor:
+            executed += 2 * arch.active_params
+            util = min(0.9, util * CHECKPOINT_UTILISATION_GAIN)
+            why += "; checkpointing re-runs the forward (+2N FLOPs) at higher hardware utilisation (x1.25, MosaicML HFU)"
+    rate = peak * 1e12 * util  # FLOP/s per GPU
+    tps = gpus * rate / executed if executed > 0 else 0.0
+    inputs = {"gpus": gpus, "peak_tflops": peak, "peak": peak_label, "utilisation": util, "flops_per_token": executed}
+    notes = [why, *model_flops.notes]
+    tokens_s = figure(tps, "tokens/s", "gpus x peak x utilisation / FLOPs per token", inputs, notes, digits=1)
+    tokens, tok_why = training_tokens(w)
+    hours = wall = None
+    if tokens:
+        epochs = float(w.epochs or 1)
+        gh = executed * tokens * epochs / (rate * SECONDS_PER_HOUR) if rate > 0 else 0.0
+        hin = {**inputs, "tokens": tokens, "epochs": epochs}
+        hours = figure(gh, "GPU-hours", "FLOPs per token x tokens x epochs / (peak x utilisation x 3600)", hin, (tok_why, why), digits=1)
+        wall = figure(gh / gpus, "hours", "GPU-hours / gpus", {"gpus": gpus}, ("excludes data loading, checkpoint stalls, restarts",), digits=2)
+    return ThroughputEstimate(training_tokens_per_s=tokens_s, gpu_hours=hours, wall_clock_hours=wall, notes=tuple(notes))
+
+
+def decode_step_seconds(bytes_read: float, bandwidth_tb_s: float, efficiency: float) -> float:
+    """One decode step when bandwidth-bound: bytes streamed / (bandwidth x efficiency) (seed 001)."""
+    rate = bandwidth_tb_s * 1e12 * efficiency
+    return bytes_read / rate if rate > 0 else math.inf
+
+
+def weight_bytes_read_per_step(arch: Architecture, precision: str | None, batch: int = 1) -> float:
+    """Weights a decode step streams: everything except the input embedding (one row is read), and for
+    MoE only the experts the batch's tokens route to (expected distinct experts E(1-(1-k/E)^B))."""
+    q = bytes_per_element(precision)
+    const = {"int4": INT4_GROUP_BYTES, "nf4": NF4_DQ_BITS / 8}.get(precision or "", 0.0)
+    linear_b = q + const if precision in ("int8", "int4", "nf4") else q
+    other_b = 2.0 if precision in ("int8", "int4", "nf4") else q
+    linear = float(arch.linear_params)
+    if arch.is_moe and arch.experts:
+        e, k = arch.experts, arch.active_experts or 1
+        routed = (arch.total_params - arch.active_params) * arch.experts / max(1, arch.experts - k)
+        touched = e * (1 - (1 - k / e) ** max(1, batch)) / e
+        linear -= routed * (1 - touched)
+    return linear * linear_b + arch.head_params * other_b + 2 * arch.hidden * arch.layers * other_b
+
+
+def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None) -> ThroughputEstimate:
+    """Decode tokens/s (per sequence and aggregate), bound, prefill time, replicas and cost per 1M tokens."""
+    tp = plan.tensor_parallel if plan else 1
+    gpus = plan.gpus if plan else 1
+    b = max(1, int(w.concurrency or 1))
+    prec = w.precision or "bf16"
+    eff = w.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0)
+    if w.prompt_tokens is not None and w.output_tokens is not None:
+        ctx, ctx_why = int(w.prompt_tokens + w.output_tokens / 2), "prompt + half the output (mean context while decoding)"
+    else:
+        ctx, ctx_why = int(w.seq_len or 2048), "full seq_len for every sequence (worst case)"
+    kv_read = kv_cache_bytes(arch, ctx, b, 1.0 if prec == "fp8" else 2.0)
+    w_read = weight_bytes_read_per_step(arch, prec, b)
+    kv_split = 1 if arch.is_mla else min(tp, arch.kv_heads)
+    mem_s = decode_step_seconds(w_read / tp + kv_read / kv_split, gpu.memory_bandwidth_tb_s, eff)
+    peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    flops = 2 * arch.active_params * b + 4 * arch.layers * arch.heads * arch.head_dim * ctx * b
+    comp_s = flops / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
+    link = "fast" if _fast_link(gpu) else "pcie"
+    comm = 1 + TP_STEP_OVERHEAD[link] * (tp - 1)
+    step = max(mem_s, comp_s) * comm
+    bound = "bandwidth" if mem_s >= comp_s else "compute"
+    ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)
+    inputs = {"weight_bytes_read": int(w_read), "kv_bytes_read": int(kv_read), "context_tokens": ctx, "sequences": b,
+              "bandwidth_tb_s": gpu.memory_bandwidth_tb_s, "bandwidth_efficiency": eff, "tensor_parallel": tp,
+              "peak_tflops": peak, "compute_efficiency": DEFAULT_COMPUTE_EFFICIENCY, "tp_step_overhead": round(comm, 3),
+              "memory_time_s": mem_s, "compute_time_s": comp_s, "ridge_flop_per_byte": round(ridge, 1)}
+    notes = [f"{bound}-bound: ridge point {ridge:.0f} FLOP/byte ({peak_label}); context = {ctx_why}",
+             "assumes an optimised server (vLLM/TGI/gpt-fast, CUDA graphs); eager HF generate is ~3x slower (litgpt 31 vs gpt-fast 105 tok/s)"]
+    if tp > 1:
+        notes.append(f"tensor parallel x{tp}: bytes per GPU / {tp}, +{TP_STEP_OVERHEAD[link]:.0%} step time per extra GPU for all-reduces ({link})")
+    per_seq = figure(1 / step, "tokens/s", "1 / max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) x TP overhead", inputs, notes, digits=1)
+    agg_value = b / step
+    agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
+    prompt = int(w.prompt_tokens or ctx)
+    pre = 2 * arch.active_params * prompt / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp) + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, eff)
+    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"prompt_tokens": prompt}, digits=4)
+    replicas = math.ceil(w.target_tokens_per_s / agg_value) if w.target_tokens_per_s and agg_value > 0 else None
+    cost = None
+    if w.hourly_rate:
+        cost = cloud_cost_per_1m_tokens(w.hourly_rate, gpus, agg_value, w.utilization or 1.0)
+    elif gpu.purchase_price_usd:
+        cost = cost_per_1m_tokens(gpu.purchase_price_usd * gpus, w.utilization or 0.7, agg_value, tdp_w=gpu.tdp_w or 0, num_gpus=gpus)
+    return ThroughputEstimate(decode_tokens_per_s=agg, decode_tokens_per_s_per_sequence=per_seq, prefill_seconds=prefill,
+                              bound=bound, replicas=replicas, cost_per_1m_tokens_usd=cost, notes=tuple(notes))
+
+
+def cost_per_1m_tokens(hardware_cost_usd: float, utilization: float, tokens_per_s: float, *, lifetime_years: float = 3.0,
+                       usd_per_kwh: float = 0.12, tdp_w: float = 400.0, num_gpus: int = 1) -> Figure:
+    """Owned hardware (seed 001): (hardware / lifetime + TDP x $/kWh, per second, around the clock)
+    / (tokens/s x utilisation). Excludes networking, storage, cooling overhead and ops labour."""
+    lifetime_s = lifetime_years * HOURS_PER_YEAR * SECONDS_PER_HOUR
+    hw_s = hardware_cost_usd / lifetime_s if lifetime_s > 0 else 0.0
+    power_s = tdp_w * num_gpus / 1000 / SECONDS_PER_HOUR * usd_per_kwh
+    eff = tokens_per_s * utilization
+    value = (hw_s + power_s) / eff * 1e6 if eff > 0 else 0.0
+    return figure(value, "USD/1M tokens", "(hardware / lifetime + TDP x $/kWh) per s / (tokens/s x utilisation) x 1e6",
+                  {"hardware_cost_usd": hardware_cost_usd, "utilization": utilization, "tokens_per_s": tokens_per_s,
+                   "lifetime_years": lifetime_years, "usd_per_kwh": usd_per_kwh, "tdp_w": tdp_w, "num_gpus": num_gpus},
+                  ("power billed at TDP around the clock, as seed 001; excludes networking, cooling and ops labour",), digits=4)
+
+
+def cloud_cost_per_1m_tokens(usd_per_gpu_hour: float, gpus: int, tokens_per_s: float, utilization: float = 1.0) -> Figure:
+    eff = tokens_per_s * utilization * SECONDS_PER_HOUR
+    value = usd_per_gpu_hour * gpus / eff * 1e6 if eff > 0 else 0.0
+    return figure(value, "USD/1M tokens", "rate x gpus / (tokens/s x utilisation x 3600) x 1e6",
+                  {"usd_per_gpu_hour": usd_per_gpu_hour, "gpus": gpus, "tokens_per_s": tokens_per_s, "utilization": utilization}, digits=4)
+
+
+def buy_vs_rent_break_even(hardware_cost_usd: float, rent_usd_per_hour: float, *, tdp_w: float = 0.0, num_gpus: int = 1,
+                           usd_per_kwh: float = 0.12) -> Figure:
+    """Busy hours after which owning is cheaper: hardware / (rent per hour - power per hour)."""
+    power_h = tdp_w * num_gpus / 1000 * usd_per_kwh
+    margin = rent_usd_per_hour - power_h
+    hours = hardware_cost_usd / margin if margin > 0 else math.inf
+    notes = ("renting never costs more than the power bill: owning never breaks even",) if margin <= 0 else ()
+    return figure(hours if math.isfinite(hours) else 0.0, "hours", "hardware / (rent per hour - TDP x $/kWh)",
+                  {"hardware_cost_usd": hardware_cost_usd, "rent_usd_per_hour": rent_usd_per_hour, "power_usd_per_hour": power_h},
+                  notes, digits=0)

@@ -1,0 +1,134 @@
+"""Screening before any estimate: impossible numbers and unknown names become `Problem`s.
+
+Why a separate pass: an estimate built on 10^30 parameters or a GPU id the catalog does not know
+is a confident wrong number; a Problem with a friendly message (and close names) is an answer.
+Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from catalog.records import CatalogData
+from engine.models import Problem, Workload
+
+# field -> (lowest allowed, lowest allowed is inclusive, plausible maximum, unit words)
+# Maxima are far above any real workload (largest clusters ~10^5 GPUs, largest models ~10^4 B
+# params) so only typos and nonsense trip them.
+_LIMITS: dict[str, tuple[float, bool, float, str]] = {
+    "params_b": (0.0, False, 100_000.0, "billion parameters"),
+    "dataset_gb": (0.0, False, 1e8, "GB"),
+    "dataset_tokens": (0.0, False, 1e15, "tokens"),
+    "epochs": (0.0, False, 1_000.0, "epochs"),
+    "runs_per_month": (0.0, False, 10_000.0, "runs a month"),
+    "gpu_count": (1.0, True, 1_000_000.0, "GPUs"),
+    "seq_len": (1.0, True, 10_000_000.0, "tokens"),
+    "batch_size": (1.0, True, 100_000.0, "sequences"),
+    "concurrency": (1.0, True, 10_000_000.0, "sequences"),
+    "hourly_rate": (0.0, False, 1_000.0, "USD per GPU-hour"),
+    "lora_rank": (1.0, True, 65_536.0, ""),
+    "mfu": (0.0, False, 1.0, "(a fraction 0-1)"),
+    "nodes": (1.0, True, 100_000.0, "nodes"),
+    "tensor_parallel": (1.0, True, 1_024.0, ""),
+    "pipeline_parallel": (1.0, True, 1_024.0, ""),
+    "target_tokens_per_s": (0.0, False, 1e9, "tokens/s"),
+    "output_tokens": (1.0, True, 10_000_000.0, "tokens"),
+    "prompt_tokens": (0.0, True, 10_000_000.0, "tokens"),
+    "headroom": (0.0, True, 0.9, "(a fraction 0-0.9)"),
+    "flops_per_token_factor": (0.0, False, 100.0, "FLOPs per parameter per token"),
+    "adapter_overhead_gb": (0.0, True, 100_000.0, "GB"),
+    "egress_usd_per_gb": (0.0, True, 10.0, "USD/GB"),
+    "storage_usd_per_month": (0.0, True, 1e9, "USD"),
+    "storage_gb": (0.0, True, 1e9, "GB"),
+    "managed_premium": (0.0, True, 10.0, "(a fraction: 0.30 = +30%)"),
+    "utilization": (0.0, False, 1.0, "(a fraction 0-1)"),
+    "bandwidth_efficiency": (0.0, False, 1.0, "(a fraction 0-1)"),
+    "dataset_pulls_per_month": (0.0, True, 100_000.0, "pulls"),
+    "checkpoints_kept": (0.0, True, 10_000.0, "checkpoints"),
+}
+
+
+def _number_problem(field: str, value: Any) -> Problem | None:
+    low, inclusive, high, unit = _LIMITS[field]
+    label = field.replace("_", " ")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return Problem(code="invalid_value", field=field, message=f"{label} must be a number, got {value!r}.")
+    if not math.isfinite(number):
+        return Problem(code="invalid_value", field=field, message=f"{label} must be a finite number, got {value!r}.")
+    too_low = number < low if inclusive else number <= low
+    if too_low:
+        bound = f"at least {low:g}" if inclusive else f"more than {low:g}"
+        return Problem(code="invalid_value", field=field, message=f"{label} must be {bound} {unit}, got {number:g}.".replace("  ", " "))
+    if number > high:
+        return Problem(
+            code="implausible",
+            field=field,
+            message=f"{label} = {number:g} {unit} is far beyond any real workload (limit {high:g}); "
+            "check the units or a missing decimal point.".replace("  ", " "),
+        )
+    return None
+
+
+def close_matches(text: str, ids_and_names: Iterable[tuple[str, str]], n: int = 5) -> tuple[str, ...]:
+    """Catalog ids whose id or display name is close to `text` (difflib), best first."""
+    pairs = list(ids_and_names)
+    lowered = text.lower().strip()
+    keys: dict[str, str] = {}
+    for item_id, name in pairs:
+        keys.setdefault(item_id.lower(), item_id)
+        keys.setdefault(name.lower(), item_id)
+    hits = difflib.get_close_matches(lowered, list(keys), n=n * 2, cutoff=0.5)
+    contains = [k for k in keys if lowered and (lowered in k or k in lowered)]
+    out: list[str] = []
+    for key in contains + hits:
+        item = keys[key]
+        if item not in out:
+            out.append(item)
+    return tuple(out[:n])
+
+
+def _unknown(kind: str, field: str, text: str, pairs: list[tuple[str, str]]) -> Problem:
+    candidates = close_matches(text, pairs)
+    hint = f" Did you mean {', '.join(candidates)}?" if candidates else ""
+    return Problem(code=f"unknown_{kind}", field=field, message=f"The catalog has no {kind} '{text}'.{hint}", candidates=candidates)
+
+
+def validate(w: Workload, data: CatalogData) -> list[Problem]:
+    """All problems with the workload as given. Empty list = safe to estimate."""
+    problems: list[Problem] = []
+    for field in _LIMITS:
+        value = getattr(w, field, None)
+        if value is None or isinstance(value, bool):
+            continue
+        problem = _number_problem(field, value)
+        if problem is not None:
+            problems.append(problem)
+    if w.model is not None and data.model(w.model) is None:
+        problem = _unknown("model", "model", w.model, [(m.id, m.name) for m in data.models])
+        if w.params_b is not None:
+            problem = problem.model_copy(
+                update={
+                    "code": "unknown_model_generic",
+                    "message": problem.message + f" Estimating from a generic {w.params_b:g}B Llama-like architecture.",
+                }
+            )
+        problems.append(problem)
+    if w.gpu is not None and data.gpu(w.gpu) is None:
+        problems.append(_unknown("gpu", "gpu", w.gpu, [(g.id, g.name) for g in data.gpus]))
+    if w.provider is not None and data.provider(w.provider) is None:
+        problems.append(_unknown("provider", "provider", w.provider, [(p.id, p.name) for p in data.providers]))
+    if w.model is None and w.params_b is None:
+        problems.append(
+            Problem(code="missing_model", field="model", message="Which model (or how many parameters)? Nothing can be sized without it.")
+        )
+    return problems
+
+
+def blocking(problems: Iterable[Problem]) -> bool:
+    """True when a problem makes every estimate meaningless (as opposed to a warning)."""
+    return any(p.code not in ("unknown_model_generic", "exceeds_context", "fits_nowhere") for p in problems)

@@ -1,0 +1,298 @@
+"""One Slack thread's scenario: a Workload refined message by message, with undo.
+
+`Conversation.turn(text)` reads a message against what the thread already knows:
+- a bare reply ("3", "1B", "yes") answers the pending question;
+- a follow-up ("what about 40 runs?", "try A100s", "undo") changes the existing scenario, and
+  the Turn lists each changed field old -> new (the engine's cost diff is computed elsewhere);
+- a message that describes a whole new job (a mode and a model) starts a new scenario;
+- conflicting values in one message are not applied but asked about.
+
+It holds no engine calls and no storage: the bot runs the engine on `Turn.workload` and stores
+`to_dict()` in SQLite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from engine.models import Problem, Workload
+
+from .examples import HELP_TEXT
+from .parsing import parse
+from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
+from .reading import Conflict, Intent, NameResolver, Reading
+
+HISTORY_LIMIT = 50
+_INT_ANSWERS = {"gpu_count", "concurrency", "seq_len", "batch_size", "lora_rank", "nodes"}
+_FLOAT_ANSWERS = {"runs_per_month", "epochs"}
+
+
+class Turn(BaseModel):
+    """The result of one message: the scenario after it and what the reply should say."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: Workload
+    changed: dict[str, tuple[Any, Any]]  # field -> (old, new)
+    questions: tuple[Question, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    intent: Intent
+    message: str
+    notes: tuple[str, ...] = ()
+    unknown_names: tuple[Problem, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    reading: Reading | None = None
+
+
+class Conversation:
+    """The scenario of one thread, its history for undo, and the questions still open."""
+
+    def __init__(self, resolver: NameResolver | None = None, workload: Workload | None = None) -> None:
+        self.resolver = resolver
+        self.workload = workload or Workload()
+        self.history: list[Workload] = []
+        self.pending: list[Question] = []
+        self.asked: set[str] = set()
+        self.cues: set[str] = set()
+        self.gpu_memory_gb: float | None = None
+
+    # ---- messages ------------------------------------------------------------------------
+    def turn(self, text: str) -> Turn:
+        reading = parse(text, self.resolver, current=self.workload)
+        if reading.intent == "undo":
+            return self.undo(reading)
+        updates = dict(reading.updates)
+        notes = list(reading.notes)
+        answered = self._answer_pending(reading, updates, notes)
+        if not updates and not reading.conflicts and not reading.unknown_names:
+            if reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered):
+                return self._help(reading, notes)
+        self.cues |= set(reading.cues) & {"train", "finetune"}
+        self.gpu_memory_gb = reading.gpu_memory_gb or self.gpu_memory_gb
+
+        fresh = self._starts_new_scenario(reading, updates)
+        before = self.workload
+        base = Workload() if fresh else before
+        updates = _consistent(base, updates, notes)
+        after = _validated(base, updates, notes)
+        changed = {
+            name: (getattr(before, name), getattr(after, name))
+            for name in Workload.model_fields
+            if getattr(before, name) != getattr(after, name)
+        }
+        if changed:
+            self.history = (self.history + [before])[-HISTORY_LIMIT:]
+            self.workload = after
+        if fresh:
+            self.asked.clear()
+
+        intent: Intent = reading.intent
+        if answered and intent in ("answer", "describe") and not fresh:
+            intent = "answer"
+        elif intent == "describe" and _said_anything(before) and not fresh:
+            intent = "refine"
+        questions = self._questions(reading)
+        message = _message(intent, changed, after, reading, notes, questions, fresh, before)
+        return Turn(
+            workload=after, changed=changed, questions=tuple(questions), conflicts=reading.conflicts, intent=intent,
+            message=message, notes=tuple(notes), unknown_names=reading.unknown_names,
+            assumptions=tuple(stated_assumptions(after)), reading=reading,
+        )
+
+    def undo(self, reading: Reading | None = None) -> Turn:
+        """Go back one change. Questions are recomputed for the restored scenario."""
+        if not self.history:
+            return Turn(workload=self.workload, changed={}, intent="undo", message="Nothing to undo yet.", reading=reading)
+        before, self.workload = self.workload, self.history.pop()
+        changed = {
+            name: (getattr(before, name), getattr(self.workload, name))
+            for name in Workload.model_fields
+            if getattr(before, name) != getattr(self.workload, name)
+        }
+        questions = self._questions(None)
+        lines = ["Undone: " + _changes(changed) + "."] + [f"❓ {q.text}" for q in questions]
+        return Turn(workload=self.workload, changed=changed, questions=tuple(questions), intent="undo",
+                    message="\n".join(lines), reading=reading)
+
+    # ---- storage -------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able state for the bot's thread store."""
+        return {
+            "workload": self.workload.model_dump(mode="json", exclude_none=True),
+            "history": [w.model_dump(mode="json", exclude_none=True) for w in self.history],
+            "pending": [q.model_dump() for q in self.pending],
+            "asked": sorted(self.asked),
+            "cues": sorted(self.cues),
+            "gpu_memory_gb": self.gpu_memory_gb,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], resolver: NameResolver | None = None) -> Conversation:
+        conversation = cls(resolver, Workload.model_validate(data.get("workload") or {}))
+        conversation.history = [Workload.model_validate(w) for w in data.get("history", [])]
+        conversation.pending = [Question.model_validate(q) for q in data.get("pending", [])]
+        conversation.asked = set(data.get("asked", []))
+        conversation.cues = set(data.get("cues", []))
+        conversation.gpu_memory_gb = data.get("gpu_memory_gb")
+        return conversation
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _answer_pending(self, reading: Reading, updates: dict[str, Any], notes: list[str]) -> bool:
+        """Let bare values ("3", "1B", "yes") fill the open questions, in the order asked."""
+        bare = list(reading.bare)
+        answered = False
+        for question in self.pending:
+            name = question.field
+            if name in updates:
+                answered = True
+                continue
+            value = _bare_answer(name, bare, notes)
+            if value is None:
+                continue
+            if name == "dataset_tokens" and "params_b" in updates and not self._asked_model_too():
+                del updates["params_b"]  # "1B" answered the tokens question, it is not a model size
+            updates[name] = value
+            answered = True
+        return answered
+
+    def _asked_model_too(self) -> bool:
+        return any(q.field == "model" for q in self.pending)
+
+    def _starts_new_scenario(self, reading: Reading, updates: dict[str, Any]) -> bool:
+        """A full new description (mode and model, no follow-up wording) replaces the scenario."""
+        return (
+            _said_anything(self.workload)
+            and reading.intent == "describe"
+            and "mode" in updates
+            and ("model" in updates or "params_b" in updates)
+            and "refine" not in reading.cues
+            and updates.get("mode") != self.workload.mode
+        )
+
+    def _questions(self, reading: Reading | None) -> list[Question]:
+        asked = [Question(field=c.field, text=c.message, why="two different values in one message") for c in
+                 (reading.conflicts if reading else ())]
+        if reading and reading.unknown_names and self.workload.model is None and self.workload.params_b is None:
+            problem = reading.unknown_names[0]
+            if problem.field == "model":
+                asked.append(Question(field="model", text=problem.message + " Which model did you mean?",
+                                      why="the model decides the memory"))
+        seen = {q.field for q in asked}
+        asked += [q for q in questions_for(self.workload, reading, asked=self.asked, cues=self.cues) if q.field not in seen]
+        asked = asked[:MAX_QUESTIONS]
+        self.pending = asked
+        self.asked |= {q.field for q in asked}
+        return asked
+
+    def _help(self, reading: Reading, notes: list[str]) -> Turn:
+        lead = "I'm not sure what that refers to. " if reading.intent == "answer" else ""
+        return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=reading.intent,
+                    message=lead + HELP_TEXT, notes=tuple(notes), reading=reading)
+
+
+def _bare_answer(name: str, bare: list[Any], notes: list[str]) -> Any:
+    """Take the first bare value that fits the question's field (and consume it)."""
+    for index, value in enumerate(bare):
+        if name == "dataset_tokens" and isinstance(value, tuple):
+            bare.pop(index)
+            return int(value[1])
+        if name == "dataset_tokens" and isinstance(value, float) and not isinstance(value, bool):
+            bare.pop(index)
+            if value < 10_000:
+                notes.append(f"read {value:g} as {value:g}B tokens")
+                return int(value * 1e9)
+            return int(value)
+        if name in _INT_ANSWERS | _FLOAT_ANSWERS and isinstance(value, float) and not isinstance(value, bool):
+            bare.pop(index)
+            return int(value) if name in _INT_ANSWERS else value
+        if name == "cache_dataset" and isinstance(value, bool):
+            bare.pop(index)
+            return value
+    return None
+
+
+def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """Clear what a change makes stale: a new model replaces a bare size, a new corpus its token count."""
+    updates = dict(updates)
+    if "model" in updates and "params_b" not in updates and base.params_b is not None:
+        updates["params_b"] = None
+    if "params_b" in updates and "model" not in updates and base.model is not None:
+        updates["model"] = None
+    if "dataset_gb" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:
+        updates["dataset_tokens"] = None
+        notes.append("cleared the token count: it was for the previous corpus")
+    return updates
+
+
+def _validated(base: Workload, updates: dict[str, Any], notes: list[str]) -> Workload:
+    """Apply updates; a value the Workload rejects is dropped with a note, never raised."""
+    updates = dict(updates)
+    for _ in range(len(updates) + 1):
+        try:
+            return Workload.model_validate({**base.model_dump(), **updates})
+        except ValidationError as error:
+            bad = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
+            if not bad & set(updates):
+                break
+            for name in bad & set(updates):
+                notes.append(f"ignored {name.replace('_', ' ')} = {updates.pop(name)!r}: not a value I can use")
+    return base
+
+
+def _said_anything(workload: Workload) -> bool:
+    return any(v is not None for v in workload.model_dump().values())
+
+
+_LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens": "tokens/epoch",
+           "runs_per_month": "runs/month", "hourly_rate": "$/GPU-hour", "seq_len": "context", "gpu_count": "GPUs",
+           "cache_dataset": "cache data", "mfu": "MFU", "zero_stage": "ZeRO stage"}
+
+
+def _label(name: str) -> str:
+    return _LABELS.get(name, name.replace("_", " "))
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:g}"
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1_000_000:
+        return f"{value:,}"
+    return str(value)
+
+
+def _changes(changed: dict[str, tuple[Any, Any]]) -> str:
+    return "; ".join(f"{_label(k)} {_show(old)} → {_show(new)}" for k, (old, new) in changed.items()) or "nothing"
+
+
+def _message(intent: str, changed: dict[str, tuple[Any, Any]], after: Workload, reading: Reading, notes: list[str],
+             questions: list[Question], fresh: bool, before: Workload) -> str:
+    """A plain-text summary; the bot renders the engine's answer around it."""
+    lines: list[str] = []
+    if fresh:
+        lines.append("New scenario: " + _summary(after) + ".")
+    elif intent == "refine" and changed:
+        lines.append("Changed: " + _changes(changed) + ".")
+    elif intent == "answer" and changed:
+        lines.append("Thanks — " + _changes(changed) + ".")
+    elif changed and not _said_anything(before):
+        lines.append("Got it: " + _summary(after) + ".")
+    elif changed:
+        lines.append("Changed: " + _changes(changed) + ".")
+    elif intent == "refine" and not reading.conflicts:
+        lines.append("Nothing changed: that is already the scenario.")
+    lines += [f"Note: {n}" for n in notes]
+    lines += [f"⚠️ {p.message}" for p in reading.unknown_names]
+    said = stated_assumptions(after) if changed else []
+    if said:
+        lines.append("Assuming: " + "; ".join(said) + ".")
+    lines += [f"❓ {q.text}" for q in questions]
+    return "\n".join(lines) or "Noted."
+
+
+def _summary(w: Workload) -> str:
+    data = w.model_dump(exclude_none=True)
+    return ", ".join(f"{_label(k)} {_show(v)}" for k, v in data.items()) or "nothing yet"

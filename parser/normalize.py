@@ -1,0 +1,119 @@
+"""Text clean-up before the grammar sees a message.
+
+The grammar stays small because it only ever sees one dialect: lower-case ASCII, single spaces,
+digits instead of number words, magnitudes glued to their number ("70 billion" -> "70b"), units
+split from their number ("500GB" -> "500 gb"), GPU counts split from names ("8xA100" ->
+"8 x a100"), and Slack markup (mentions, links, emoji) removed. Typos are corrected only for a
+short list of domain keywords, and only when difflib finds a close match, so ordinary words and
+names are never rewritten.
+
+Everything here is plain `re` over the whole string: linear in the length of the message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from functools import lru_cache
+
+MAX_CHARS = 10_000  # Slack allows 40k; nobody describes a workload in more than this
+
+_SLACK_LINK = re.compile(r"<(?:https?|mailto):[^|>\s]*\|([^>]*)>")  # <https://x|label> -> label
+_SLACK_OTHER = re.compile(r"<[@#!][^>]*>|<(?:https?|mailto):[^>]*>")  # mentions, channels, bare links
+_URL = re.compile(r"https?://\S+")
+_EMOJI = re.compile(r":[a-z0-9_+\-]+:")
+_DIGIT_GROUPS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # 10,000 -> 10000
+_APOSTROPHE = re.compile(r"['\u2019`]")
+_DISALLOWED = re.compile(r"[^a-z0-9 .%$/=+\-]")
+_EDGE_PUNCT = re.compile(r"(?<![\w])[.\-/=+]+(?!\d)|[.\-/=+]+(?![\w$])")  # punctuation not inside a token
+_SPACES = re.compile(r"\s+")
+
+_SMALL = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_PHRASE_NUMBERS = [
+    (re.compile(r"\b(?:a single|a lone|just one|only one)\b"), "1"),
+    (re.compile(r"\ba (?:couple|pair) of\b"), "2"),
+    (re.compile(r"\ba dozen\b"), "12"),
+    (re.compile(r"\ba hundred\b"), "100"),
+    (re.compile(r"\ba thousand\b"), "1000"),
+]
+# "zero" is deliberately absent: "ZeRO 3" is an optimizer setting, not a number.
+_NUMBER_WORDS = re.compile(
+    r"\b(?:(" + "|".join(_TENS) + r")(?:[ -](" + "|".join(k for k, v in _SMALL.items() if v < 10) + r"))?"
+    r"|(" + "|".join(_SMALL) + r"))\b(?: (hundred))?"
+)
+_MAGNITUDE = re.compile(
+    r"(\d+(?:\.\d+)?) ?(billion|bn|b|million|mn|mm|m|trillion|tn|t|thousand|k)\b(?!-?bit)"
+)
+_MAGNITUDE_LETTER = {
+    "billion": "b", "bn": "b", "b": "b", "million": "m", "mn": "m", "mm": "m", "m": "m",
+    "trillion": "t", "tn": "t", "t": "t", "thousand": "k", "k": "k",
+}
+_UNIT_SPLIT = re.compile(r"(\d)(gb|gib|tb|tib|mb|mib|pb|pib|kb|kib|gigabytes?|terabytes?|megabytes?|petabytes?)\b")
+_TIMES_SPLIT = re.compile(r"(\d) ?[x*] ?(?=[a-z]|[1-5]0[5-9]0\b)")  # 8xa100, 8 x h100, 4x4090; not 8x7b
+_PERCENT = re.compile(r"(\d) %")
+
+# Keywords worth correcting. Only words of five letters or more, and only close matches.
+TYPO_TARGETS = (
+    "qlora", "epochs", "epoch", "pretrain", "pretraining", "inference", "finetune", "finetuning",
+    "tokens", "experiments", "context", "concurrent", "concurrency", "checkpointing", "gradient",
+    "optimizer", "deepspeed", "precision", "serving", "deploy", "scratch", "continued", "month",
+    "nodes", "cache", "caching", "parallel", "requests", "batch", "instead", "adamw", "paged",
+    "utilisation", "utilization", "dataset", "corpus", "billion", "million", "trillion",
+)
+_KNOWN_WORDS = frozenset(TYPO_TARGETS) | {
+    # common words within difflib's reach of a keyword that must stay as they are
+    "contest", "content", "contexts", "tokes", "serve", "server", "severe", "deploys", "months",
+    "notes", "noted", "codes", "caches", "cached", "catch", "batches", "patch", "bunch", "paper",
+    "pages", "pretty", "epic", "instant", "insteads", "parallels", "request", "token", "corpora",
+}
+_WORD = re.compile(r"\b[a-z]{5,}\b")
+
+
+def normalize(text: str) -> str:
+    """Return the one dialect the grammar reads. Never raises for any `str`."""
+    text = unicodedata.normalize("NFKC", text[:MAX_CHARS])
+    text = _SLACK_LINK.sub(r" \1 ", text)
+    text = _SLACK_OTHER.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = text.lower().replace("\u00d7", "x").replace("_", " ")
+    text = _EMOJI.sub(" ", text)
+    text = _APOSTROPHE.sub("", text)
+    text = _DIGIT_GROUPS.sub("", text)
+    text = _DISALLOWED.sub(" ", text)
+    text = _EDGE_PUNCT.sub(" ", text)
+    text = _SPACES.sub(" ", text).strip()
+    text = _WORD.sub(_fix_typo, text)
+    for pattern, digits in _PHRASE_NUMBERS:
+        text = pattern.sub(digits, text)
+    text = _NUMBER_WORDS.sub(_number_word, text)
+    text = _UNIT_SPLIT.sub(r"\1 \2", text)
+    text = _MAGNITUDE.sub(lambda m: m.group(1) + _MAGNITUDE_LETTER[m.group(2)], text)
+    text = _TIMES_SPLIT.sub(r"\1 x ", text)
+    text = _PERCENT.sub(r"\1%", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _number_word(m: re.Match[str]) -> str:
+    value = _TENS[m.group(1)] + (_SMALL[m.group(2)] if m.group(2) else 0) if m.group(1) else _SMALL[m.group(3)]
+    if m.group(4):
+        value *= 100
+    return str(value)
+
+
+def _fix_typo(m: re.Match[str]) -> str:
+    return _closest_keyword(m.group(0))
+
+
+@lru_cache(maxsize=4096)
+def _closest_keyword(word: str) -> str:
+    """A keyword when `word` is a near miss of one ("qlroa", "epcohs"); otherwise `word` unchanged."""
+    if word in _KNOWN_WORDS or word.endswith("s") and word[:-1] in _KNOWN_WORDS:
+        return word
+    match = difflib.get_close_matches(word, TYPO_TARGETS, n=1, cutoff=0.8)
+    return match[0] if match else word

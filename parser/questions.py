@@ -1,0 +1,124 @@
+"""Which follow-up questions to ask, and which gaps to fill with a stated assumption instead.
+
+Policy: ask only what changes the answer by a large factor, never more than two questions at a
+time, and answer everything else at once with a stated assumption.
+
+1. Mode (essential, always asked while missing): QLoRA vs full fine-tuning differ ~10x in
+   memory, serving is a different calculation. Not asked when the message says "serve"
+   (inference) or gives serving-only details (concurrent users), which set the mode.
+2. Model (essential, always asked while missing): no model and no parameter count means no
+   memory estimate at all.
+3. Training data size (training only, asked once): with neither a corpus size nor a token count,
+   GPU-hours and cost cannot be computed. If ignored, the engine's default is used.
+4. Tokens per epoch (training only, asked once): when only the corpus size is known, tokens are
+   estimated at ~4 bytes/token and stated. Asked only when that guess exceeds ~10B tokens, because
+   then a wrong guess moves the cost by a large absolute amount (500 GB -> ~125B tokens; a
+   curated 1B-token subset would cost 100x less). Small corpora are just assumed.
+5. Data location (training only, asked once): egress is paid per run when data and GPUs are in
+   different clouds, so it matters only for a corpus of >= 100 GB pulled more than once a month.
+
+Never asked, only stated when assumed: epochs (1), precision, sequence length, batch size,
+concurrency, GPU type (candidates come from the catalog), hourly rate (catalog prices), runs
+per month (1). A question the user ignored (3-5) is not asked again: the assumption stands.
+Questions about conflicting values (see `Conversation`) come first and count toward the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.models import TRAINING_MODES, Workload
+
+from .reading import Reading
+
+MAX_QUESTIONS = 2
+BYTES_PER_TOKEN = 4  # English text under a BPE tokenizer; stated whenever used
+BIG_CORPUS_TOKENS = 10e9  # above this, the token guess is worth checking
+EGRESS_WORTH_ASKING_GB = 100
+ESSENTIAL = frozenset({"mode", "model"})
+
+
+class Question(BaseModel):
+    """A follow-up question: the Workload field it fills, what the user reads, why it matters."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str
+    text: str
+    why: str
+
+
+def estimated_tokens(workload: Workload) -> int | None:
+    """Tokens per epoch guessed from the corpus size at ~4 bytes/token (None without a size)."""
+    if workload.dataset_gb is None:
+        return None
+    return int(workload.dataset_gb * 1e9 / BYTES_PER_TOKEN)
+
+
+def questions_for(
+    workload: Workload,
+    reading: Reading | None = None,
+    *,
+    asked: Iterable[str] = (),
+    cues: Iterable[str] = (),
+) -> list[Question]:
+    """At most two questions, most important first; see the module docstring for the policy."""
+    asked = set(asked)
+    cues = set(cues) | (set(reading.cues) if reading else set())
+    wanted: list[Question] = []
+    training = workload.mode in TRAINING_MODES
+    if workload.mode is None:
+        wanted.append(_mode_question(cues))
+    if workload.model is None and workload.params_b is None:
+        wanted.append(Question(field="model", text="Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?",
+                               why="memory and speed scale with the parameter count"))
+    if training and workload.dataset_gb is None and workload.dataset_tokens is None:
+        wanted.append(Question(field="dataset_tokens", text="How much training data: a size (“500GB”) or tokens (“2B tokens”)?",
+                               why="training time and cost scale with the tokens processed"))
+    guess = estimated_tokens(workload)
+    if training and workload.dataset_tokens is None and guess is not None and guess > BIG_CORPUS_TOKENS:
+        wanted.append(Question(
+            field="dataset_tokens",
+            text=f"How many tokens per epoch? From {workload.dataset_gb:g} GB I'm assuming ~{_billions(guess)} "
+                 f"(~{BYTES_PER_TOKEN} bytes/token); if you train on a subset, say e.g. “1B tokens”.",
+            why="cost is linear in tokens; a big corpus makes the guess expensive if wrong"))
+    if (training and workload.data_location is None and (workload.dataset_gb or 0) >= EGRESS_WORTH_ASKING_GB
+            and (workload.runs_per_month is None or workload.runs_per_month > 1)):
+        wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
+                               why="pulling the corpus across clouds every run costs egress"))
+    fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
+    unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
+    return unique[:MAX_QUESTIONS]
+
+
+def stated_assumptions(workload: Workload) -> list[str]:
+    """What the reply states instead of asking (the engine adds its own, with figures)."""
+    said: list[str] = []
+    if workload.mode in TRAINING_MODES:
+        guess = estimated_tokens(workload)
+        if workload.dataset_tokens is None and guess is not None:
+            said.append(f"~{_billions(guess)} tokens per epoch, estimated from {workload.dataset_gb:g} GB "
+                        f"at ~{BYTES_PER_TOKEN} bytes/token")
+        if workload.epochs is None:
+            said.append("1 epoch")
+        if workload.runs_per_month is None:
+            said.append("1 run per month")
+    if workload.gpu is None:
+        said.append("GPU: candidates from the catalog, cheapest that fits first")
+    return said
+
+
+def _mode_question(cues: set[str]) -> Question:
+    if "finetune" in cues:
+        text = "QLoRA, LoRA or a full fine-tune?"
+    elif "train" in cues:
+        text = "Fine-tune (QLoRA, LoRA or full) or pretrain from scratch?"
+    else:
+        text = "What do you want to do: fine-tune (QLoRA, LoRA, full), pretrain, or serve the model (inference)?"
+    return Question(field="mode", text=text, why="memory differs ~10x between QLoRA and full training; serving is sized differently")
+
+
+def _billions(tokens: int) -> str:
+    return f"{tokens / 1e9:,.0f}B" if tokens >= 1e9 else f"{tokens / 1e6:,.0f}M"

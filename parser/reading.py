@@ -1,0 +1,80 @@
+"""What one message says: the `Reading` the parser returns, and the resolver it is given.
+
+A Reading is deliberately not a `Workload`: a message usually says a few things ("what about 40
+runs?"), may say contradictory things ("QLoRA 70B full fine-tune") and may say things that only
+make sense as the answer to a pending question ("3"). `Conversation` turns Readings into
+Workloads; `parse` only reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.models import Problem
+
+Intent = Literal["describe", "refine", "answer", "undo", "help", "gibberish", "vram"]
+
+
+class Resolved(Protocol):
+    """What a resolver returns; `catalog.records.Resolution` has these attributes."""
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def candidates(self) -> tuple[str, ...]: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+class NameResolver(Protocol):
+    """Catalog name lookup, injected so the parser never imports the catalog.
+
+    Each method returns an object with `.id` (None when unknown or ambiguous), `.candidates`
+    (family members, ambiguous matches or suggestions) and `.message` (for the user).
+    """
+
+    def resolve_model(self, text: str) -> Resolved: ...
+
+    def resolve_gpu(self, text: str) -> Resolved: ...
+
+    def resolve_provider(self, text: str) -> Resolved: ...
+
+
+class Conflict(BaseModel):
+    """One field given two different values in the same message; neither value is applied."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str
+    values: tuple[Any, ...]
+    said: tuple[str, ...]  # the words that gave each value, for the reply
+
+    @property
+    def message(self) -> str:
+        options = " and ".join(f"“{s}”" for s in self.said)
+        return f"You said both {options} ({self.field.replace('_', ' ')}); which one did you mean?"
+
+
+class Reading(BaseModel):
+    """Everything the parser understood in one message, and nothing it guessed silently."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = ""  # the normalized text that was parsed
+    updates: dict[str, Any] = Field(default_factory=dict)  # Workload field -> value
+    intent: Intent = "gibberish"
+    conflicts: tuple[Conflict, ...] = ()
+    unknown_names: tuple[Problem, ...] = ()
+    notes: tuple[str, ...] = ()  # what was assumed while reading ("A100 -> A100 SXM 80GB")
+    cues: frozenset[str] = frozenset()  # "train", "finetune", "refine", "vram", "yes", "no", ...
+    bare: tuple[Any, ...] = ()  # numbers / sizes / yes-no said alone: candidate answers
+    gpu_memory_gb: float | None = None  # "one 24GB card" when the catalog named no GPU
+
+    @property
+    def understood(self) -> bool:
+        """True when anything at all was recognised (fields, answers, names or cues)."""
+        return bool(self.updates or self.conflicts or self.unknown_names or self.bare or self.cues)

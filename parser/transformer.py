@@ -1,0 +1,429 @@
+"""Parse tree -> `Reading`: one method per grammar rule, then one fold over the message.
+
+Each rule method turns its phrase into a `Said` (the Workload fields it sets, cues, notes, name
+problems). `start` folds the phrases in order: "X instead of Y" drops Y, "corpus on AWS" is where
+the data lives (not where it runs), and a field given two different values becomes a `Conflict`
+instead of a silent last-one-wins.
+
+Names are resolved here through the injected `NameResolver`; nothing in this module knows a
+model or GPU by name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Token, Transformer
+
+from engine.models import Problem
+
+from .reading import Conflict, NameResolver, Reading, Resolved
+
+_QTY = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+_BINARY_QTY = {"k": 1024, "m": 1024**2}  # context lengths: "8k" is 8192
+_DATA_UNIT_GB = {
+    "kb": 1e-6, "kib": 1.024e-6, "mb": 1e-3, "mib": 1.048576e-3, "gb": 1.0, "gib": 1.073741824,
+    "tb": 1e3, "tib": 1099.511627776, "pb": 1e6, "pib": 1125899.906842624,
+    "kilobyte": 1e-6, "megabyte": 1e-3, "gigabyte": 1.0, "terabyte": 1e3, "petabyte": 1e6,
+}
+_PRECISION = [
+    ("bf16|bfloat16", "bf16"), ("fp16|float16|half", "fp16"), ("fp8|float8", "fp8"),
+    ("int8|8 ?-?bit", "int8"), ("nf4", "nf4"), ("int4|4 ?-?bit|awq|gptq", "int4"), ("fp32|float32|full", "fp32"),
+]
+_STORE = [("s3", "aws"), ("gcs|google", "gcp"), ("blob|azure|adls", "azure"), ("prem|local|nas", "onprem")]
+_CLOUD = [("aws|amazon", "aws"), ("gcp|google", "gcp"), ("azure", "azure")]
+_REFINE_VERBS = {"try", "use", "using", "switch to", "switching to", "move to", "go with"}
+_DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shards", "it"}
+# Words that can head a size-shaped span ("for 70b", "a 7b") without being a model name.
+_NOT_NAMES = {
+    "a", "an", "the", "for", "of", "with", "my", "our", "its", "is", "be", "to", "and", "or", "size",
+    "model", "models", "about", "around", "approx", "approximately", "roughly", "like", "say", "than",
+    "base", "it", "we", "i", "have", "has", "got", "need", "want", "run", "do", "some", "any", "by",
+}
+_COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?)(?: x ?| |x)(?=\S)")
+_SIZE_B = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?)b\b")
+_MOE = re.compile(r"\d+x\d+(?:\.\d+)?b")
+_PLURAL = re.compile(r"(?<=\d)s\b")
+_MEMORY_SUFFIX = re.compile(r" \d+ ?gb$")
+
+
+@dataclass
+class Said:
+    """One recognised phrase: the fields it sets and what the reply should mention."""
+
+    kind: str
+    text: str
+    values: dict[str, Any] = field(default_factory=dict)
+    cues: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    bare: tuple[Any, ...] = ()
+    gpu_memory_gb: float | None = None
+
+
+def _text(items: list[Any]) -> str:
+    return " ".join(str(t) for t in items if isinstance(t, Token | str))
+
+
+def _number(text: str) -> float:
+    return float(re.sub(r"[^\d.]", "", text) or 0)
+
+
+def _qty(text: str, binary: bool = False) -> float:
+    """'70b' -> 7e10; '8k' -> 8000 (or 8192 for context lengths); a plain number stays itself."""
+    text = text.strip()
+    if text and text[-1] in _QTY:
+        unit = text[-1]
+        factor = _BINARY_QTY.get(unit, _QTY[unit]) if binary else _QTY[unit]
+        return float(text[:-1]) * factor
+    return float(text)
+
+
+def _pick(text: str, table: list[tuple[str, str]]) -> str | None:
+    return next((value for pattern, value in table if re.search(pattern, text)), None)
+
+
+class MessageTransformer(Transformer[Token, Reading]):
+    """Turns the parse tree of one normalized message into a `Reading`."""
+
+    def __init__(self, resolver: NameResolver | None, current_mode: str | None = None) -> None:
+        super().__init__()
+        self.resolver = resolver
+        self.current_mode = current_mode
+
+    # ---- phrases -------------------------------------------------------------------------
+    def mode(self, items: list[Token]) -> Said:
+        kind = items[0].type
+        value = {"QLORA": "qlora", "LORA": "lora", "FULL_FT": "full", "PRETRAIN": "pretrain"}.get(kind, "inference")
+        return Said("mode", _text(items), {"mode": value})
+
+    def size(self, items: list[Token]) -> Said:
+        text = str(items[0])
+        unit = text[-1]
+        value = float(text[:-1])
+        if unit == "b" or (unit == "m" and len(items) > 1):
+            params_b = value if unit == "b" else value / 1000
+            return Said("size", _text(items), {"params_b": params_b}, bare=(("qty", _qty(text)),))
+        if unit == "t" and len(items) > 1:
+            return Said("size", _text(items), {"params_b": value * 1000})
+        return Said("size", _text(items), bare=(("qty", _qty(text)),))
+
+    def tokens(self, items: list[Token]) -> Said:
+        count = _qty(str(items[0]))
+        if count < 1e6:  # "2048 tokens" is a sequence length, not a corpus
+            return Said("context", _text(items), {"seq_len": int(_qty(str(items[0]), binary=True))})
+        return Said("tokens", _text(items), {"dataset_tokens": int(count)})
+
+    def data(self, items: list[Token]) -> Said:
+        unit = str(items[1]).rstrip("s")
+        gb = _number(str(items[0])) * _DATA_UNIT_GB.get(unit, 1.0)
+        return Said("data", _text(items), {"dataset_gb": round(gb, 6)})
+
+    def epochs(self, items: list[Token]) -> Said:
+        return Said("epochs", _text(items), {"epochs": _number(str(items[0]))})
+
+    def runs(self, items: list[Token]) -> Said:
+        return Said("runs", _text(items), {"runs_per_month": _number(str(items[0]))})
+
+    def location(self, items: list[Token]) -> Said:
+        word = str(items[-1])
+        table = _STORE if items[-1].type == "STORE" else _CLOUD
+        return Said("location", _text(items), {"data_location": _pick(word, table)})
+
+    def provider(self, items: list[Token]) -> Said:
+        verb, word = str(items[0]), str(items[1])
+        cues = frozenset({"refine"}) if verb in _REFINE_VERBS else frozenset()
+        if items[1].type == "CLOUD":
+            cloud = _pick(word, _CLOUD) or word
+            resolved = self._resolve("provider", cloud)
+            return Said("provider_cloud", _text(items), {"provider": resolved.id if resolved else cloud}, cues)
+        if len(word) < 3 or word in _NOT_NAMES or self.resolver is None:
+            return Said("filler", _text(items), cues=cues)
+        resolved = self._resolve("provider", word)
+        if resolved is not None and resolved.id is not None:
+            return Said("provider", _text(items), {"provider": resolved.id}, cues)
+        for kind in ("model", "gpu"):  # "try mixtral", "use deepseek": a letters-only name
+            named = self._resolve(kind, word)
+            if named is not None and named.id is not None:
+                said = Said("hardware", _text(items), cues=cues)
+                self._apply(said, kind, word, named)
+                return said
+        return Said("filler", _text(items), cues=cues)
+
+    def hardware(self, items: list[Token]) -> Said:
+        last = items[-1]
+        if last.type == "NAME":
+            return self._name(str(last))
+        count = int(_number(str(items[0]))) if len(items) > 1 else None
+        if last.type == "GPUS":
+            return Said("hardware", _text(items), {"gpu_count": count})
+        return self._memory_card(_text(items), _number(str(last).split("gb")[0]), count)
+
+    def cluster(self, items: list[Token]) -> Said:
+        nodes = int(_number(str(items[0])))
+        said = Said("cluster", _text(items), {"nodes": nodes})
+        if len(items) == 3:
+            named = self._name(str(items[2]))
+            per_node = named.values.pop("gpu_count", None)
+            said.values.update(named.values)
+            said.notes += named.notes
+            said.problems += named.problems
+            if per_node:
+                said.values["gpu_count"] = nodes * per_node
+                said.notes.append(f"{nodes} nodes × {per_node} GPUs = {nodes * per_node} GPUs")
+        return said
+
+    def precision(self, items: list[Token]) -> Said:
+        return Said("precision", _text(items), {"precision": _pick(str(items[0]), _PRECISION)})
+
+    def context(self, items: list[Token]) -> Said:
+        number = next(t for t in items if t.type in ("QTY", "NUMBER"))
+        return Said("context", _text(items), {"seq_len": int(_qty(str(number), binary=True))})
+
+    def concurrency(self, items: list[Token]) -> Said:
+        number = next(t for t in items if t.type == "NUMBER")
+        return Said("concurrency", _text(items), {"concurrency": int(_number(str(number)))})
+
+    def batch(self, items: list[Token]) -> Said:
+        field_name = "batch_size" if "micro" in str(items[0]) or str(items[0]) == "mbs" else "batch"
+        return Said("batch", _text(items), {field_name: int(_number(str(items[1])))})
+
+    def price(self, items: list[Token]) -> Said:
+        value = _number(str(items[0]))
+        if len(items) > 1:
+            return Said("price", _text(items), {"hourly_rate": value})
+        if value <= 20:
+            return Said("price", _text(items), {"hourly_rate": value}, notes=[f"read {items[0]} as per GPU-hour"])
+        return Said("price", _text(items), notes=[f"{items[0]} is not a per-GPU-hour price; ignored it"])
+
+    def rank(self, items: list[Token]) -> Said:
+        return Said("rank", _text(items), {"lora_rank": int(re.findall(r"\d+", str(items[0]))[-1])})
+
+    def checkpointing(self, items: list[Token]) -> Said:
+        off = items[0].type == "NEG" or items[-1].type == "OFF"
+        return Said("checkpointing", _text(items), {"gradient_checkpointing": not off})
+
+    def optimizer(self, items: list[Token]) -> Said:
+        text = str(items[0])
+        if "paged" in text:
+            value = "paged_adamw_8bit"
+        elif "8" in text:
+            value = "adamw_8bit"
+        else:
+            value = "sgd" if text == "sgd" else "adamw"
+        return Said("optimizer", text, {"optimizer": value})
+
+    def zero(self, items: list[Token]) -> Said:
+        if items[0].type == "FSDP":
+            return Said("zero", "fsdp", {"zero_stage": 3}, notes=["read FSDP (full sharding) as ZeRO stage 3"])
+        return Said("zero", str(items[0]), {"zero_stage": int(str(items[0])[-1])})
+
+    def mfu(self, items: list[Token]) -> Said:
+        number = next(t for t in items if t.type in ("PCT", "NUMBER"))
+        value = _number(str(number))
+        value = value / 100 if number.type == "PCT" or value > 1 else value
+        if not 0 < value <= 1:
+            return Said("mfu", _text(items), notes=[f"{number} is not a utilisation between 0 and 100%; ignored it"])
+        return Said("mfu", _text(items), {"mfu": round(value, 4)})
+
+    def cache(self, items: list[Token]) -> Said:
+        return Said("cache", _text(items), {"cache_dataset": items[0].type != "NEG"})
+
+    def pricing(self, items: list[Token]) -> Said:
+        text = str(items[0])
+        value = "spot" if text.startswith(("spot", "preempt")) else "reserved" if "reserved" in text else "on_demand"
+        return Said("pricing", text, {"pricing": value})
+
+    def cue(self, items: list[Token]) -> Said:
+        kind = items[0].type
+        text = str(items[0])
+        if kind == "YES":
+            return Said("cue", text, cues=frozenset({"yes"}), bare=(True,))
+        if kind == "NEG":
+            return Said("cue", text, cues=frozenset({"no"}), bare=(False,))
+        if kind == "INSTEAD_OF":
+            return Said("instead_of", text, cues=frozenset({"refine"}))
+        cue = {"UNDO": "undo", "HELP": "help", "REFINE": "refine", "VRAM": "vram", "TRAIN": "train"}.get(kind, "finetune")
+        return Said("cue", text, cues=frozenset({cue}))
+
+    def filler(self, items: list[Token]) -> Said:
+        token = items[0]
+        if token.type == "ON" and str(token) in _REFINE_VERBS:
+            return Said("filler", str(token), cues=frozenset({"refine"}))
+        bare = (_number(str(token)),) if token.type == "NUMBER" else ()
+        return Said("filler", str(token), bare=bare)
+
+    # ---- names ---------------------------------------------------------------------------
+    def _resolve(self, kind: str, text: str) -> Resolved | None:
+        if self.resolver is None:
+            return None
+        lookup = {"model": self.resolver.resolve_model, "gpu": self.resolver.resolve_gpu}.get(
+            kind, self.resolver.resolve_provider
+        )
+        result = lookup(text)
+        if result.id is None and _PLURAL.search(text):  # "h100s", "a100s 80gb"
+            singular = lookup(_PLURAL.sub("", text))
+            if singular.id is not None or singular.candidates:
+                return singular
+        return result
+
+    def _name(self, text: str) -> Said:
+        """A name-shaped span: a GPU when a count is in front, else a model, else a GPU."""
+        count_match = None if _MOE.fullmatch(text) else _COUNT.match(text)
+        count = None
+        name = text
+        if count_match:
+            count = int(float(count_match.group(1)) * (1000 if count_match.group(2) else 1))
+            name = text[count_match.end():]
+        said = Said("hardware", text)
+        if count is not None:
+            said.values["gpu_count"] = count
+            self._apply(said, "gpu", name, self._resolve_gpu(name))
+            return said
+        model = self._resolve("model", name)
+        if model is not None and model.id is not None:
+            self._apply(said, "model", name, model)
+            return said
+        gpu = self._resolve_gpu(name)
+        if gpu is not None and gpu.id is not None:
+            self._apply(said, "gpu", name, gpu)
+            return said
+        size = _SIZE_B.findall(name)
+        head = re.split(r"[ \-]", name)[0]
+        if size and (head in _NOT_NAMES or head.isdigit()):
+            said.values["params_b"] = float(size[-1])
+            return said
+        if model is not None and model.candidates and model.id is None:
+            self._apply(said, "model", name, model)
+        elif gpu is not None and gpu.candidates and gpu.id is None:
+            self._apply(said, "gpu", name, gpu)
+        else:
+            if size:
+                said.values["params_b"] = float(size[-1])
+            suggestions = tuple(dict.fromkeys((model.candidates if model else ()) + (gpu.candidates if gpu else ())))
+            hint = f" Did you mean {', '.join(suggestions[:4])}?" if suggestions else ""
+            generic = f" I'll size it as a generic {size[-1]}B model." if size else ""
+            code = "unknown_model" if size or not re.search(r"\d{2,}", name) else "unknown_name"
+            said.problems.append(
+                Problem(code=code, field="model" if size else None, candidates=suggestions,
+                        message=f"I don't know “{name}”.{hint}{generic}")
+            )
+        return said
+
+    def _resolve_gpu(self, name: str) -> Resolved | None:
+        gpu = self._resolve("gpu", name)
+        if gpu is not None and gpu.id is None and not gpu.candidates and _MEMORY_SUFFIX.search(name):
+            return self._resolve("gpu", _MEMORY_SUFFIX.sub("", name))  # "a100 48 gb" -> "a100"
+        return gpu
+
+    def _apply(self, said: Said, kind: str, name: str, resolved: Resolved | None) -> None:
+        """Record a resolution: resolved (maybe a family default, noted), ambiguous, or unknown."""
+        if resolved is None:  # no resolver: nothing can be named
+            said.problems.append(Problem(code=f"unknown_{kind}", field=kind, message=f"I can't look up “{name}” here."))
+            return
+        if resolved.id is not None:
+            said.values[kind] = resolved.id
+            if resolved.candidates:
+                said.notes.append(resolved.message or f"“{name}” → assumed {resolved.id} (also: {', '.join(resolved.candidates)})")
+            return
+        code = f"ambiguous_{kind}" if resolved.candidates else f"unknown_{kind}"
+        message = resolved.message or f"I don't know the {kind} “{name}”."
+        said.problems.append(Problem(code=code, field=kind, message=message, candidates=tuple(resolved.candidates)))
+
+    def _memory_card(self, text: str, memory_gb: float, count: int | None) -> Said:
+        """'one 24GB card': a GPU-memory constraint. The catalog may name a GPU for it."""
+        said = Said("hardware", text, {"gpu_count": count} if count else {})
+        resolved = self._resolve("gpu", f"{memory_gb:g}GB")
+        if resolved is not None and resolved.id is not None:
+            said.values["gpu"] = resolved.id
+            said.notes.append(f"a {memory_gb:g} GB card → assumed {resolved.id}")
+        elif resolved is not None and resolved.candidates:
+            said.values["gpu"] = resolved.candidates[0]
+            others = ", ".join(resolved.candidates[1:])
+            said.notes.append(f"a {memory_gb:g} GB card → assumed {resolved.candidates[0]}" + (f" (also {others})" if others else ""))
+        else:
+            said.gpu_memory_gb = memory_gb
+            said.notes.append(f"a {memory_gb:g} GB card: I'll only consider GPUs with {memory_gb:g} GB")
+        return said
+
+    # ---- the whole message -------------------------------------------------------------------
+    def start(self, items: list[Said]) -> Reading:
+        return fold(items, self.current_mode)
+
+
+def fold(items: list[Said], current_mode: str | None = None, text: str = "") -> Reading:
+    """Combine a message's phrases in order into one Reading (conflicts kept, not resolved)."""
+    given: dict[str, list[tuple[Any, str]]] = {}
+    notes: list[str] = []
+    problems: list[Problem] = []
+    cues: set[str] = set()
+    bare: list[Any] = []
+    gpu_memory_gb = None
+    skip_next = False
+    for index, said in enumerate(items):
+        cues |= said.cues
+        if said.kind == "instead_of":
+            skip_next = True
+            continue
+        if skip_next and (said.values or said.problems):
+            skip_next = False
+            notes.append(f"left out “{said.text}” (what it replaces)")
+            continue
+        values = dict(said.values)
+        if said.kind == "provider_cloud" and _after_data(items[max(0, index - 2):index]):
+            cloud = values.pop("provider")  # "500GB corpus on AWS": where the data lives
+            values["data_location"] = _pick(str(cloud), _CLOUD)
+        for name, value in values.items():
+            if value is not None:
+                given.setdefault(name, []).append((value, said.text))
+        notes += said.notes
+        problems += said.problems
+        bare += said.bare
+        gpu_memory_gb = said.gpu_memory_gb or gpu_memory_gb
+
+    updates: dict[str, Any] = {}
+    conflicts: list[Conflict] = []
+    for name, pairs in given.items():
+        distinct = list(dict.fromkeys(value for value, _ in pairs))
+        if len(distinct) == 1:
+            updates[name] = distinct[0]
+        else:
+            said_for = {value: text for value, text in reversed(pairs)}
+            conflicts.append(Conflict(field=name, values=tuple(distinct), said=tuple(said_for[v] for v in distinct)))
+
+    if "batch" in updates:
+        mode = updates.get("mode", current_mode)
+        updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
+    if "mode" not in updates and "concurrency" in updates and not any(c.field == "mode" for c in conflicts):
+        if current_mode is None:
+            updates["mode"] = "inference"
+            notes.append("serving (you gave concurrent users)")
+    intent = _intent(updates, conflicts, problems, cues, bare)
+    return Reading(
+        text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
+        notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare), gpu_memory_gb=gpu_memory_gb,
+    )
+
+
+def _after_data(previous: list[Said]) -> bool:
+    return any(s.kind == "data" or (s.kind == "filler" and s.text in _DATA_WORDS) for s in previous)
+
+
+def _intent(updates: dict[str, Any], conflicts: list[Conflict], problems: list[Problem], cues: set[str], bare: list[Any]) -> str:
+    if "undo" in cues:
+        return "undo"
+    if not (updates or conflicts or problems):
+        if "help" in cues:
+            return "help"
+        if bare:
+            return "answer"
+        if cues & {"train", "finetune", "vram"}:
+            return "describe"
+        return "gibberish"
+    if "vram" in cues:
+        return "vram"
+    if "refine" in cues:
+        return "refine"
+    return "describe"

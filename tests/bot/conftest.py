@@ -1,0 +1,99 @@
+"""Fixtures for the bot tests: a fake Slack Web API, a running app on a free loopback port, and a
+client that signs requests the way Slack does."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config
+from bot.server import Running, start
+from tests.bot.fake_slack import FakeSlack
+from tests.bot.signing import SIGNING_SECRET, signed_headers
+from tests.bot.stub import stub_advisor
+
+BOT_TOKEN = "xoxb-1111-2222-secretbottoken"
+
+
+@pytest.fixture
+def fake_slack() -> Iterator[FakeSlack]:
+    fake = FakeSlack()
+    yield fake
+    fake.stop()
+
+
+def make_config(fake: FakeSlack, db: Path, **overrides: object) -> Config:
+    values: dict[str, object] = dict(bot_token=BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake.api_url,
+                                     db_path=db, retry_backoff_s=0.01)
+    values.update(overrides)
+    return Config(**values)  # type: ignore[arg-type]
+
+
+@dataclass
+class Reply:
+    status: int
+    body: str
+    headers: dict[str, str]
+
+
+class AppClient:
+    """Posts to the running app's /slack/events, signed unless told otherwise."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+
+    def post(self, body: str, headers: dict[str, str] | None = None, *, content_type: str = "application/json",
+             **sign: object) -> Reply:
+        headers = headers if headers is not None else signed_headers(body, content_type=content_type, **sign)  # type: ignore[arg-type]
+        request = urllib.request.Request(self.base_url + "/slack/events", data=body.encode(), headers=headers,
+                                         method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return Reply(response.status, response.read().decode(), dict(response.headers))
+        except urllib.error.HTTPError as error:
+            return Reply(error.code, error.read().decode(), dict(error.headers))
+
+    def get(self, path: str) -> Reply:
+        with urllib.request.urlopen(self.base_url + path, timeout=5) as response:
+            return Reply(response.status, response.read().decode(), dict(response.headers))
+
+
+@pytest.fixture(scope="session")
+def real_advisor():
+    """The real catalog + parser + engine, opened once (the catalog builds in memory)."""
+    from bot.service import Advisor
+
+    return Advisor.open()
+
+
+@pytest.fixture
+def running(fake_slack: FakeSlack, tmp_path: Path, real_advisor) -> Iterator[Running]:
+    app = start(make_config(fake_slack, tmp_path / "threads.db"), port=0, advisor=real_advisor)
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def stub_client(fake_slack: FakeSlack, tmp_path: Path) -> Iterator[AppClient]:
+    """The app with a stub advisor that raises on "explode": for failure handling."""
+    app = start(make_config(fake_slack, tmp_path / "threads.db"), port=0, advisor=stub_advisor())
+    assert app.http is not None
+    yield AppClient(app.http.url)
+    app.stop()
+
+
+@pytest.fixture
+def client(running: Running) -> AppClient:
+    assert running.http is not None
+    return AppClient(running.http.url)
+
+
+def blocks_of(call) -> list[dict]:
+    blocks = call.params.get("blocks")
+    return json.loads(blocks) if isinstance(blocks, str) else blocks

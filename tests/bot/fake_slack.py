@@ -1,0 +1,189 @@
+"""A local stand-in for the Slack Web API (and Socket Mode's WebSocket), for end-to-end tests.
+
+`FakeSlack` is a threaded http.server on 127.0.0.1:0. Web API methods are served at
+`/api/<method>` (point SLACK_API_URL at `fake.api_url`); `response_url` posts land on
+`/response/<id>`. Every call is recorded; `fail_next(n, status, retry_after)` makes the next n
+Web API calls fail with 429 or 5xx, to exercise retry handlers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+BOT_USER_ID = "UBOT"
+TEAM_ID = "T1"
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    at: float = field(default_factory=time.monotonic)
+
+
+class FakeSlack:
+    def __init__(self, *, bad_tokens: tuple[str, ...] = ("xoxb-bad",)) -> None:
+        self.calls: list[Call] = []
+        self.bad_tokens = bad_tokens
+        self.failures: list[tuple[str, int, int]] = []  # (method, status, retry_after) for the next calls
+        self.ws_url: str | None = None
+        self._ts = itertools.count(1)
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.url + "/api/"
+
+    def response_url(self, name: str = "r1") -> str:
+        return f"{self.url}/response/{name}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # --- test helpers ---------------------------------------------------------------------------
+    def fail_next(self, n: int, status: int = 429, retry_after: int = 0, method: str = "chat.postMessage") -> None:
+        """The next n calls of `method` fail with `status` (429 carries Retry-After)."""
+        with self._lock:
+            self.failures += [(method, status, retry_after)] * n
+
+    def of(self, method: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, timeout: float = 10.0,
+                 where: Callable[[Call], bool] = lambda c: True) -> list[Call]:
+        """Poll until `count` matching calls arrived; fail with what did arrive."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [c for c in self.of(method) if where(c)]
+            if len(found) >= count:
+                return found
+            time.sleep(0.02)
+        raise AssertionError(f"expected {count} {method} call(s), got {[c.method for c in self.calls]}")
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+            self.failures.clear()
+
+    # --- the server -------------------------------------------------------------------------------
+    def _answer(self, method: str, params: dict[str, Any], token: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._lock:
+            if self.failures and self.failures[0][0] == method:
+                _, status, retry_after = self.failures.pop(0)
+                headers = {"Retry-After": str(retry_after)} if status == 429 else {}
+                return status, {"ok": False, "error": "ratelimited" if status == 429 else "fatal_error"}, headers
+        if token in self.bad_tokens:
+            return 200, {"ok": False, "error": "invalid_auth"}, {}
+        if method == "auth.test":
+            return 200, {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "gpu-advisor",
+                         "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": "BBOT"}, {}
+        if method == "apps.connections.open":
+            return 200, {"ok": True, "url": self.ws_url or "ws://127.0.0.1:1/"}, {}
+        if method in ("chat.postMessage", "chat.update"):
+            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+            message = {"type": "message", "user": BOT_USER_ID, "ts": ts, "text": params.get("text", "")}
+            return 200, {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}, {}
+        if method == "chat.postEphemeral":
+            return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
+        return 200, {"ok": True}, {}
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+                path = urlparse(self.path).path
+                if self.headers.get("Content-Type", "").startswith("application/json"):
+                    params = json.loads(raw or "{}")
+                else:
+                    params = {k: v[0] for k, v in parse_qs(raw).items()}
+                for key in ("blocks", "view", "attachments"):
+                    if isinstance(params.get(key), str):
+                        params[key] = json.loads(params[key])
+                if path.startswith("/api/"):
+                    method = path[len("/api/"):]
+                else:
+                    method = "response/" + path.rsplit("/", 1)[-1]
+                auth = self.headers.get("Authorization", "")
+                token = auth.removeprefix("Bearer ") or params.get("token", "")
+                status, body, headers = fake._answer(method, params, token)
+                with fake._lock:
+                    fake.calls.append(Call(method, params, dict(self.headers.items())))
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        return Handler
+
+
+class FakeSocketModeServer:
+    """The WebSocket Slack opens for Socket Mode: says hello, pushes envelopes, collects acks."""
+
+    def __init__(self) -> None:
+        from websockets.sync.server import serve
+
+        self.outbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.acks: list[dict[str, Any]] = []
+        self.connected = threading.Event()
+        self._server = serve(self._handle, "127.0.0.1", 0)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self._server.socket.getsockname()[1]}/link"
+
+    def _handle(self, ws: Any) -> None:
+        ws.send(json.dumps({"type": "hello", "num_connections": 1,
+                            "connection_info": {"app_id": "A1"}, "debug_info": {"host": "fake"}}))
+        self.connected.set()
+        while True:
+            try:
+                envelope = self.outbox.get(timeout=0.05)
+                ws.send(json.dumps(envelope))
+            except queue.Empty:
+                pass
+            try:
+                incoming = ws.recv(timeout=0.01)
+            except TimeoutError:
+                continue
+            except Exception:
+                return
+            if isinstance(incoming, str) and incoming.startswith("{"):
+                self.acks.append(json.loads(incoming))
+
+    def push_event(self, body: dict[str, Any], envelope_id: str = "env-1") -> None:
+        self.outbox.put({"envelope_id": envelope_id, "type": "events_api", "accepts_response_payload": False,
+                         "retry_attempt": 0, "retry_reason": "", "payload": body})
+
+    def stop(self) -> None:
+        self._server.shutdown()

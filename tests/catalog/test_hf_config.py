@@ -1,0 +1,104 @@
+"""Importing architectures from config.json fixtures (offline) into a models file."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from catalog import Catalog, open_catalog
+from catalog.hf_config import ConfigError, add_model_to_file, model_from_config
+
+from .conftest import FIXTURES
+
+
+def _config(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}_config.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("fixture", "name", "total", "active", "kv_heads", "gated"),
+    [
+        ("llama3_8b", "Llama 3 8B", 8.03, 8.03, 8, True),
+        ("mixtral_8x7b", "Mixtral 8x7B", 46.70, 12.88, 8, True),
+        ("falcon_40b", "Falcon 40B", 41.30, 41.30, 8, False),
+        ("deepseek_v3", "DeepSeek-V3", 671.03, 37.55, 128, True),
+    ],
+)
+def test_model_from_config(
+    fixture: str, name: str, total: float, active: float, kv_heads: int, gated: bool
+) -> None:
+    record = model_from_config(_config(fixture), name=name, source="test fixture", observed_on="2026-11-21")
+    assert record.total_params_b == pytest.approx(total, abs=0.01)
+    assert record.active_params_b == pytest.approx(active, abs=0.01)
+    assert record.num_kv_heads == kv_heads and record.gated_mlp is gated
+
+
+def test_matches_the_catalog_row(catalog: Catalog) -> None:
+    """The importer and the reviewed row agree on every architecture field."""
+    record = model_from_config(_config("llama3_8b"), name="Llama 3 8B", source="t", observed_on="2026-11-21")
+    stored = catalog.data().model("llama-3-8b")
+    assert stored is not None
+    for field in (
+        "num_layers",
+        "hidden_size",
+        "num_attention_heads",
+        "num_kv_heads",
+        "head_dim",
+        "intermediate_size",
+        "vocab_size",
+        "max_context",
+        "total_params_b",
+    ):
+        assert getattr(record, field) == getattr(stored, field), field
+    assert record.id == "llama-3-8b" and record.hf_repo == "meta-llama/Meta-Llama-3-8B"
+
+
+def test_key_variants() -> None:
+    falcon = model_from_config(_config("falcon_40b"), name="Falcon 40B", source="t")
+    assert (
+        falcon.head_dim == 64 and falcon.intermediate_size == 4 * 8192
+    )  # defaults: hidden/heads, 4 x hidden
+    assert falcon.tie_word_embeddings
+    mqa = model_from_config(
+        {
+            "model_type": "falcon",
+            "hidden_size": 4544,
+            "n_layer": 32,
+            "n_head": 71,
+            "multi_query": True,
+            "vocab_size": 65024,
+        },
+        name="Falcon 7B",
+        source="t",
+    )
+    assert mqa.num_kv_heads == 1 and mqa.total_params_b == pytest.approx(6.92, rel=0.02)
+    ds = model_from_config(_config("deepseek_v3"), name="DeepSeek-V3", model_id="my-ds", source="t")
+    assert (ds.id, ds.kv_lora_rank, ds.qk_rope_head_dim, ds.first_dense_layers) == ("my-ds", 512, 64, 3)
+
+
+def test_missing_key_is_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="vocab_size"):
+        model_from_config(
+            {"hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2}, name="x", source="t"
+        )
+
+
+def test_add_model_to_file_and_open_with_it(tmp_path: Path) -> None:
+    record = model_from_config(
+        _config("mixtral_8x7b"),
+        name="My Mixtral",
+        model_id="my-mixtral",
+        source="t",
+        observed_on="2026-11-21",
+    )
+    target = tmp_path / "models.csv"
+    assert add_model_to_file(record, target) is False
+    assert add_model_to_file(record, target) is True  # same id replaced, not duplicated
+    with target.open(newline="") as handle:
+        assert [r["id"] for r in csv.DictReader(handle)] == ["my-mixtral"]
+    catalog = open_catalog(extra_data_dirs=[tmp_path])
+    assert catalog.resolve_model("my mixtral").id == "my-mixtral"
+    assert catalog.data().model("my-mixtral").num_experts == 8  # type: ignore[union-attr]

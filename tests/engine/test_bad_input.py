@@ -1,0 +1,93 @@
+"""Zero, negative, NaN, absurd and unknown input -> structured Problems, never a traceback."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.advise import advise
+from engine.models import Workload
+from engine.validate import close_matches, validate
+from tests.engine.fixtures_catalog import catalog_data
+
+DATA = catalog_data()
+BASE = {"mode": "qlora", "model": "llama-3-70b", "dataset_gb": 500}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "code"),
+    [
+        ("params_b", 0, "invalid_value"),
+        ("params_b", -7, "invalid_value"),
+        ("params_b", 1e21, "implausible"),
+        ("params_b", math.nan, "invalid_value"),
+        ("params_b", math.inf, "invalid_value"),
+        ("gpu_count", 0, "invalid_value"),
+        ("gpu_count", 10**9, "implausible"),
+        ("seq_len", 10**9, "implausible"),
+        ("seq_len", -1, "invalid_value"),
+        ("dataset_gb", 0, "invalid_value"),
+        ("epochs", -3, "invalid_value"),
+        ("runs_per_month", 0, "invalid_value"),
+        ("hourly_rate", -2.8, "invalid_value"),
+        ("mfu", 1.5, "implausible"),
+        ("batch_size", 0, "invalid_value"),
+    ],
+)
+def test_bad_numbers_become_problems(field: str, value: float, code: str) -> None:
+    w = Workload(**{**BASE, field: value})
+    problems = validate(w, DATA)
+    assert [(p.code, p.field) for p in problems] == [(code, field)]
+    assert problems[0].message
+    advice = advise(w, DATA)
+    assert any(p.code == code and p.field == field for p in advice.problems)
+    assert not advice.options and advice.memory is None
+
+
+def test_unknown_gpu_model_provider_with_candidates() -> None:
+    problems = validate(Workload(mode="qlora", model="llama-3-7b", gpu="h100", provider="lamda"), DATA)
+    codes = {p.code: p for p in problems}
+    assert "llama-3-70b" in codes["unknown_model"].candidates
+    assert "h100-sxm" in codes["unknown_gpu"].candidates
+    assert "lambda" in codes["unknown_provider"].candidates
+    assert "Did you mean" in codes["unknown_gpu"].message
+
+
+def test_unknown_model_with_size_uses_generic_shape() -> None:
+    advice = advise(Workload(mode="qlora", model="my-model-13b", params_b=13, dataset_gb=10), DATA)
+    assert any(p.code == "unknown_model_generic" for p in advice.problems)
+    assert advice.options and any("generic" in a.why for a in advice.assumptions)
+
+
+def test_missing_model() -> None:
+    advice = advise(Workload(mode="inference"), DATA)
+    assert [p.code for p in advice.problems] == ["missing_model"]
+
+
+def test_fits_nowhere_names_largest_and_fixes() -> None:
+    data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.gpu == "rtx-4090")})
+    advice = advise(Workload(mode="full", model="llama-3-70b", gpu="rtx-4090", gpu_count=1, dataset_gb=1), data)
+    (problem,) = [p for p in advice.problems if p.code == "fits_nowhere"]
+    assert "RTX 4090" in problem.message and "QLoRA" in problem.message
+    assert not advice.options
+
+
+def test_close_matches_by_name() -> None:
+    pairs = [(g.id, g.name) for g in DATA.gpus]
+    assert close_matches("A100 80GB", pairs)[0] == "a100-sxm-80gb"
+    assert close_matches("zzzz", pairs) == ()
+
+
+def test_internal_error_is_a_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    mod = sys.modules["engine.advise"]  # `engine.advise` the attribute is the function
+
+    def boom(*_a, **_k):
+        raise RuntimeError("secret path /x/y")
+
+    monkeypatch.setattr(mod, "evaluate", boom)
+    advice = advise(Workload(**BASE), DATA)
+    assert [p.code for p in advice.problems] == ["internal"]
+    assert "/x/y" not in advice.problems[0].message

@@ -1,0 +1,76 @@
+"""Cluster planning: GPU/node counts, parallelism choice, fabric requirements, user-fixed counts."""
+
+import pytest
+
+from catalog.records import OfferRecord
+from engine.architecture import architecture_for
+from engine.cluster import NCCL_CHECKLIST, PROVIDER_QUESTIONS, plan_cluster
+from engine.memory import MemoryOptions
+from tests.engine.fixtures_physics import (
+    A100_80,
+    H100_SXM,
+    LLAMA2_7B,
+    LLAMA3_8B,
+    LLAMA3_70B,
+    RTX_4090,
+    workload,
+)
+
+ARTICLE = MemoryOptions(include_activations=False, include_buffers=False, overhead_gb=0)
+
+
+def test_seed000_full_finetune_70b_two_nodes_infiniband():
+    """Seed 000: 18 B/param x 70B = 1,260 GB aggregate -> ceil(1260/80) = 16 GPUs, two 8-GPU nodes,
+    InfiniBand required. Run with its assumptions: no activations, no overhead, no headroom."""
+    plan, mem = plan_cluster(workload(mode="full", headroom=0.0), architecture_for(None, 70), H100_SXM, options=ARTICLE)
+    assert (plan.gpus, plan.nodes, plan.gpus_per_node) == (16, 2, 8)
+    assert mem.total_gb == pytest.approx(1260.0)
+    assert plan.zero_stage == 3 and plan.needs_infiniband and plan.fits
+    assert plan.checklist == NCCL_CHECKLIST and plan.provider_questions == PROVIDER_QUESTIONS
+
+
+def test_seed000_full_finetune_70b_product_defaults_needs_more():
+    """With activations (checkpointed), buffers, overhead and 10% headroom the same job needs more GPUs
+    than the article's 16: the article's figure is a floor."""
+    plan, mem = plan_cluster(workload(mode="full", gradient_checkpointing=True), architecture_for(LLAMA3_70B, None), H100_SXM)
+    assert plan.fits and plan.nodes >= 2 and plan.gpus >= 16 and plan.gpus % 8 == 0
+    assert mem.per_gpu_gb <= 72.0
+
+
+def test_qlora_70b_fits_one_h100_single_node_no_fabric():
+    w = workload(mode="qlora", precision="nf4", optimizer="paged_adamw_8bit", gradient_checkpointing=True)
+    plan, mem = plan_cluster(w, architecture_for(LLAMA3_70B, None), H100_SXM)
+    assert plan.gpus == 1 and plan.nodes == 1 and not plan.needs_infiniband and not plan.needs_nvlink
+    assert 40 < mem.per_gpu_gb < 72 and plan.checklist == ()
+
+
+def test_inference_70b_bf16_uses_tensor_parallel_in_node():
+    plan, _ = plan_cluster(workload(mode="inference", seq_len=4096, concurrency=8), architecture_for(LLAMA3_70B, None), H100_SXM)
+    assert plan.nodes == 1 and plan.gpus >= 2 and plan.fits
+
+
+def test_consumer_pcie_cards_get_no_tensor_parallel():
+    w = workload(mode="full", gradient_checkpointing=True)
+    plan, _ = plan_cluster(w, architecture_for(LLAMA2_7B, None), RTX_4090)
+    assert plan.tensor_parallel == 1 and plan.fits
+    assert any("PCIe-only" in n for n in plan.notes)
+
+
+def test_user_fixed_count_that_does_not_fit_says_what_would():
+    plan, mem = plan_cluster(workload(mode="full", gpu_count=2), architecture_for(LLAMA3_70B, None), A100_80)
+    assert plan.gpus == 2 and not plan.fits and mem.fits is False
+    assert any("does not fit" in n and "needs" in n for n in plan.notes)
+
+
+def test_user_fixed_tensor_parallel_respected():
+    w = workload(mode="inference", tensor_parallel=4)
+    plan, _ = plan_cluster(w.model_copy(update={"gpu_count": 4}), architecture_for(LLAMA3_70B, None), H100_SXM)
+    assert plan.tensor_parallel == 4 and plan.gpus == 4
+
+
+def test_offer_fabric_unused_on_single_node_is_flagged():
+    offer = OfferRecord(id="x:8xh100:r", provider="x", instance_type="8xh100", gpu="h100-sxm", gpus_per_node=8,
+                        intra_node_link="NVLink 4 (900 GB/s)", inter_node_fabric="InfiniBand NDR 400 Gb/s x8",
+                        inter_node_gbps=3200, on_demand_usd_per_hour=20.0, region="r", source="t", observed_on="2025-01-01")
+    plan, _ = plan_cluster(workload(mode="lora"), architecture_for(LLAMA3_8B, None), H100_SXM, offer)
+    assert plan.nodes == 1 and any("unused" in n for n in plan.notes)

@@ -1,0 +1,43 @@
+"""to_contract: exactly CONTRACT.md's keys, in order, JSON-serialisable; nulls where not computable."""
+
+from __future__ import annotations
+
+import json
+
+from engine.advise import advise
+from engine.contract import CONTRACT_WORKLOAD_KEYS, to_contract
+from engine.models import Workload
+from tests.engine.fixtures_catalog import catalog_data
+
+DATA = catalog_data()
+TOP_KEYS = ["workload", "missing", "questions", "assumptions", "report"]
+
+
+def test_shape_and_order() -> None:
+    w = Workload(mode="qlora", model="llama-3-70b", dataset_gb=500, runs_per_month=20, data_location="aws")
+    out = to_contract(advise(w, DATA), questions=["How many epochs?"], missing=["epochs"])
+    json.dumps(out, allow_nan=False)
+    assert list(out)[:5] == TOP_KEYS
+    assert list(out["workload"]) == list(CONTRACT_WORKLOAD_KEYS) and len(CONTRACT_WORKLOAD_KEYS) == 20
+    assert out["workload"]["epochs"] is None  # the user-given workload, not the effective one
+    assert out["questions"] == ["How many epochs?"] and "epochs" in out["missing"]
+    assert all(set(a) == {"field", "value", "why"} for a in out["assumptions"])
+    report = out["report"]
+    assert list(report) == ["memory", "cluster", "throughput", "tco"]
+    assert set(report["memory"]) == {"total_gb", "per_gpu_gb", "components"}
+    assert abs(sum(report["memory"]["components"].values()) - report["memory"]["per_gpu_gb"]) < 0.05
+    assert list(report["cluster"]) == ["gpu", "gpus", "nodes", "fits", "interconnect", "parallelism"]
+    assert list(report["throughput"]) == ["training_tokens_per_s", "gpu_hours", "decode_tokens_per_s", "decode_tokens_per_s_per_sequence"]
+    option = report["tco"]["options"][0]
+    assert list(option) == ["name", "rows", "total_usd"]
+    assert [r["item"] for r in option["rows"]] == ["compute", "storage", "egress", "managed"]
+    for extra in ("problems", "recommendation", "options", "notes", "formulas"):
+        assert extra in out
+    assert any(k.startswith("tco.") and k.endswith(".egress") for k in out["formulas"])
+
+
+def test_nulls_when_nothing_computable() -> None:
+    out = to_contract(advise(Workload(mode="inference", model="nope-model"), DATA))
+    json.dumps(out, allow_nan=False)
+    assert out["report"] == {"memory": None, "cluster": None, "throughput": None, "tco": None}
+    assert out["problems"] and out["problems"][0]["code"] == "unknown_model"

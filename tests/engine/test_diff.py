@@ -1,0 +1,44 @@
+"""compare(): what a refinement changed and what that did, in dollars."""
+
+from __future__ import annotations
+
+from engine.advise import advise
+from engine.diff import compare
+from engine.models import Workload
+from tests.engine.fixtures_catalog import catalog_data
+
+DATA = catalog_data().model_copy(
+    update={"offers": tuple(o for o in catalog_data().offers if o.id in ("seed-baremetal:h100x1:any", "sagemaker:ml.p5.48xlarge:us-east-1"))}
+)
+BASE = Workload(mode="qlora", params_b=70, precision="nf4", dataset_gb=500, dataset_tokens=1_000_000_000, epochs=3,
+                runs_per_month=1, dataset_pulls_per_month=20, data_location="aws", gpu="h100-sxm", mfu=1.0,
+                flops_per_token_factor=6, adapter_overhead_gb=12, egress_usd_per_gb=0.09, storage_usd_per_month=28,
+                cache_dataset=True)
+
+
+def test_uncaching_flips_the_winner_to_sagemaker() -> None:
+    before = advise(BASE, DATA)
+    after = advise(BASE.model_copy(update={"cache_dataset": False}), DATA)
+    (line,) = compare(before, after)
+    assert line.startswith("cache dataset True -> False")
+    assert "SageMaker" in line and "now wins by $603" in line
+
+
+def test_more_pulls_shows_egress_delta() -> None:
+    before = advise(BASE.model_copy(update={"cache_dataset": False, "dataset_pulls_per_month": 10}), DATA)
+    after = advise(BASE.model_copy(update={"cache_dataset": False}), DATA)
+    (line,) = compare(before, after)
+    assert "dataset pulls per month 10 -> 20" in line
+    assert "SageMaker" in line
+
+
+def test_no_change() -> None:
+    a = advise(BASE, DATA)
+    assert compare(a, a) == []
+
+
+def test_problem_appears_and_resolves() -> None:
+    good = advise(BASE, DATA)
+    bad = advise(BASE.model_copy(update={"gpu": "h100x"}), DATA)
+    assert any(line.startswith("new problem") for line in compare(good, bad))
+    assert any(line.startswith("resolved") for line in compare(bad, good))

@@ -1,0 +1,65 @@
+"""Ranking: fixed choices respected, fallbacks when nothing fits, explanations in dollars."""
+
+from __future__ import annotations
+
+from engine.advise import advise
+from engine.models import Workload
+from tests.engine.fixtures_catalog import catalog_data
+
+DATA = catalog_data()
+QLORA = Workload(mode="qlora", model="llama-3-70b", dataset_gb=500, dataset_tokens=1_000_000_000, epochs=3,
+                 runs_per_month=20, data_location="aws")
+
+
+def test_ranked_cheapest_first_with_both_ranks() -> None:
+    advice = advise(QLORA, DATA)
+    totals = [o.total_usd for o in advice.options]
+    assert totals == sorted(totals) and advice.options
+    assert [o.rank_by_cost for o in advice.options] == list(range(1, len(totals) + 1))
+    assert sorted(o.rank_by_time for o in advice.options) == list(range(1, len(totals) + 1))
+    rec = advice.recommendation
+    assert rec.primary == advice.options[0].name
+    assert rec.cost_range_usd[0] <= rec.cost_range_usd[1]
+    assert rec.alternatives and rec.why and rec.what_would_change_it
+
+
+def test_fixed_gpu_provider_pricing_respected() -> None:
+    advice = advise(QLORA.model_copy(update={"gpu": "a100-sxm-80gb"}), DATA)
+    assert {o.gpu for o in advice.options} == {"a100-sxm-80gb"}
+    advice = advise(QLORA.model_copy(update={"provider": "lambda"}), DATA)
+    assert advice.options and all(o.name.startswith("Lambda") for o in advice.options)
+    advice = advise(QLORA.model_copy(update={"pricing": "spot"}), DATA)
+    assert advice.options and all(o.offer_id == "aws:p5.48xlarge:us-east-1" for o in advice.options)
+
+
+def test_quoted_rate_is_its_own_option() -> None:
+    advice = advise(QLORA.model_copy(update={"gpu": "h100-sxm", "hourly_rate": 1.5}), DATA)
+    quote = [o for o in advice.options if o.offer_id is None]
+    assert len(quote) == 1 and "your quote" in quote[0].name
+    assert advice.recommendation.primary == quote[0].name  # $1.50 beats every catalog H100
+
+
+def test_qlora_suggested_when_lora_fits_nowhere() -> None:
+    data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.id == "seed-baremetal:h100x1:any")})
+    advice = advise(Workload(model="llama-3-70b", dataset_gb=1), data)  # mode defaults to LoRA: 141 GB bf16 base
+    assert advice.options and all(o.mode == "qlora" for o in advice.options)
+    assert any("QLoRA" in n for n in advice.notes)
+
+
+def test_int_weights_suggested_for_serving_when_bf16_fits_nowhere() -> None:
+    data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.id == "seed-baremetal:h100x1:any")})
+    advice = advise(Workload(mode="inference", model="llama-3-70b", concurrency=1), data)
+    assert advice.options and advice.options[0].precision in ("int8", "int4")
+
+
+def test_same_cloud_and_managed_alternatives_shown() -> None:
+    advice = advise(QLORA, DATA)
+    names = [advice.recommendation.primary, *advice.recommendation.alternatives]
+    assert any("SageMaker" in n for n in names)
+
+
+def test_single_node_offers_never_host_multi_node_plans() -> None:
+    """RunPod sells 1x RTX 4090 with no inter-node fabric: a 16-GPU plan cannot be built from it."""
+    data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.gpu == "rtx-4090")})
+    advice = advise(Workload(mode="lora", model="llama-3-70b", dataset_gb=1), data)
+    assert all(o.cluster.nodes == 1 for o in advice.options)

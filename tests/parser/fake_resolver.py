@@ -1,0 +1,113 @@
+"""A small in-test stand-in for the catalog's resolver, with the same alias behaviour.
+
+- exact aliases resolve ("llama 3 70b", "Llama-3.1-70B-Instruct", "a100 80gb", "4090");
+- a family name resolves to its default and lists the other members ("A100" -> a100-sxm-80gb);
+- an ambiguous name resolves to nothing and lists candidates ("llama");
+- an unknown name resolves to nothing and suggests close names, if any;
+- a memory size ("24GB") is ambiguous between the cards that have it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FakeResolution:
+    query: str
+    id: str | None = None
+    candidates: tuple[str, ...] = ()
+    message: str = ""
+
+
+def _key(text: str) -> str:
+    text = text.lower().replace("meta-", "")
+    text = re.sub(r"[-_ ](instruct|chat|hf|base)$", "", text)
+    return re.sub(r"[\s\-_]", "", text)
+
+
+MODELS = {
+    "llama-3-8b": ["llama 3 8b", "llama3 8b", "meta-llama-3-8b"],
+    "llama-3.1-8b": ["llama 3.1 8b", "llama3.1 8b"],
+    "llama-3-70b": ["llama 3 70b", "llama3 70b"],
+    "llama-3.1-70b": ["llama 3.1 70b"],
+    "llama-3.1-405b": ["llama 3.1 405b", "llama 405b"],
+    "llama-2-70b": ["llama 2 70b", "llama2 70b"],
+    "mixtral-8x7b": ["mixtral 8x7b", "mixtral"],
+    "mistral-7b": ["mistral 7b"],
+    "qwen2.5-72b": ["qwen 2.5 72b", "qwen2.5 72b"],
+    "qwen2.5-7b": ["qwen 2.5 7b"],
+    "phi-3-mini": ["phi 3 mini", "phi3 mini", "phi-3-mini-4k"],
+    "deepseek-v3": ["deepseek v3"],
+}
+MODEL_FAMILIES = {"llama 70b": ("llama-3-70b", ("llama-3.1-70b", "llama-2-70b"))}
+MODEL_AMBIGUOUS = {"llama": ("llama-3-8b", "llama-3-70b", "llama-3.1-405b"), "qwen": ("qwen2.5-7b", "qwen2.5-72b")}
+
+GPUS = {
+    "h100-sxm": ["h100 sxm", "h100 sxm5", "h100 80gb"],
+    "h100-pcie": ["h100 pcie"],
+    "h200-sxm": ["h200"],
+    "b200": ["b200"],
+    "a100-sxm-80gb": ["a100 80gb", "a100-80g", "a100 sxm 80gb", "a100 80 gb"],
+    "a100-sxm-40gb": ["a100 40gb", "a100 40 gb"],
+    "a100-pcie-80gb": ["a100 pcie"],
+    "l40s": ["l40s"],
+    "l4": ["l4"],
+    "a10g": ["a10g"],
+    "t4": ["t4"],
+    "rtx-4090": ["4090", "rtx 4090", "rtx4090", "geforce rtx 4090"],
+    "rtx-3090": ["3090", "rtx 3090"],
+    "mi300x": ["mi300x", "amd mi300x"],
+}
+GPU_FAMILIES = {
+    "h100": ("h100-sxm", ("h100-pcie", "h100-nvl")),
+    "a100": ("a100-sxm-80gb", ("a100-sxm-40gb", "a100-pcie-80gb")),
+}
+GPU_BY_MEMORY = {"24gb": ("rtx-4090", "rtx-3090", "a10g", "l4"), "80gb": ("h100-sxm", "a100-sxm-80gb")}
+
+PROVIDERS = {
+    "aws": ["amazon", "amazon web services"],
+    "gcp": ["google cloud", "google"],
+    "azure": ["microsoft azure"],
+    "lambda": ["lambda labs", "lambdalabs"],
+    "runpod": ["run pod"],
+    "coreweave": ["core weave"],
+    "sagemaker": ["aws sagemaker"],
+}
+
+
+class FakeResolver:
+    """Counts calls so tests can check the parser does not look names up in bulk."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self._models = {_key(a): i for i, aliases in MODELS.items() for a in [i, *aliases]}
+        self._gpus = {_key(a): i for i, aliases in GPUS.items() for a in [i, *aliases]}
+        self._providers = {_key(a): i for i, aliases in PROVIDERS.items() for a in [i, *aliases]}
+
+    def resolve_model(self, text: str) -> FakeResolution:
+        return self._resolve(text, "model", self._models, MODEL_FAMILIES, MODEL_AMBIGUOUS)
+
+    def resolve_gpu(self, text: str) -> FakeResolution:
+        return self._resolve(text, "GPU", self._gpus, GPU_FAMILIES, GPU_BY_MEMORY)
+
+    def resolve_provider(self, text: str) -> FakeResolution:
+        return self._resolve(text, "provider", self._providers, {}, {})
+
+    def _resolve(self, text, kind, table, families, ambiguous) -> FakeResolution:
+        self.calls += 1
+        key = _key(text)
+        if key in table:
+            return FakeResolution(text, table[key])
+        family = {_key(k): v for k, v in families.items()}.get(key)
+        if family:
+            default, others = family
+            return FakeResolution(text, default, others, f"“{text}” → assumed {default} (also: {', '.join(others)})")
+        options = {_key(k): v for k, v in ambiguous.items()}.get(key)
+        if options:
+            return FakeResolution(text, None, options, f"“{text}” could be {', '.join(options)}: which one?")
+        close = tuple(dict.fromkeys(table[k] for k in difflib.get_close_matches(key, list(table), n=3, cutoff=0.75)))
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        return FakeResolution(text, None, close, f"I don't know the {kind} “{text}”.{hint}")
