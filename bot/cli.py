@@ -12,6 +12,7 @@ import argparse
 import datetime as dt
 import json
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -127,6 +128,11 @@ def cmd_serve(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
     running = start(config, host=args.host, port=args.port, background=False)
+
+    def stop_on_sigterm(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     try:
         if running.http is not None:
             sys.stderr.write(f"gpu-advisor: listening on {running.http.url}/slack/events\n")

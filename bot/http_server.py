@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -36,7 +37,8 @@ class SlackHTTPServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://{self.server_address[0]}:{self.port}"
+        host = self.server_address[0]
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{self.port}"
 
     def start_background(self) -> SlackHTTPServer:
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="slack-http", daemon=True)
@@ -68,10 +70,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(413, "too large", {})
             return
         body = self.rfile.read(length).decode("utf-8")
-        headers: dict[str, list[str]] = {}
+        headers: dict[str, str | Sequence[str]] = {}
         for name, value in self.headers.items():
-            headers.setdefault(name.lower(), []).append(value)
-        request = BoltRequest(body=body, query=parse_qs(url.query), headers=headers)
+            headers[name.lower()] = [*headers.get(name.lower(), []), value]
+        query: dict[str, Sequence[str]] = dict(parse_qs(url.query))
+        request = BoltRequest(body=body, query=query, headers=headers)
         response = self.server.app.dispatch(request)
         self._send(response.status, response.body, response.headers)
 

@@ -161,7 +161,7 @@ def _buttons(advice: Advice) -> tuple[list[Button], bool]:
 
 def _option_view(option: Option, winner: str | None) -> TcoOptionView:
     best = min(option.tco, key=lambda t: t.total_usd) if option.tco else None
-    rows = [(r.item, fmt_usd(r.usd)) for r in best.rows] if best else []
+    rows: list[tuple[str, str]] = [(str(r.item), fmt_usd(r.usd)) for r in best.rows] if best else []
     hours = f", {option.hours_per_run:,.1f} h/run" if option.hours_per_run else ""
     workflow = f", {best.workflow}" if best and best.workflow != "none" else ""
     detail = f"{option.cluster.gpus}× {option.gpu}{hours}{workflow}"

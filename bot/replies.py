@@ -64,8 +64,8 @@ class Replier:
             log.exception("formulas failed in %s/%s", key.channel, key.thread_ts)
             self.apologise(client, key)
 
-    def post(self, client: WebClient, key: ThreadKey, messages: list[Message]) -> list[dict[str, Any]]:
-        sent = []
+    def post(self, client: WebClient, key: ThreadKey, messages: list[Message]) -> list[Any]:
+        sent: list[Any] = []
         for message in messages:
             result = client.chat_postMessage(
                 channel=key.channel,
@@ -75,7 +75,7 @@ class Replier:
                 unfurl_links=False,
                 unfurl_media=False,
             )
-            sent.append(result.data if hasattr(result, "data") else result)
+            sent.append(result.data)
         return sent
 
     def apologise(self, client: WebClient, key: ThreadKey) -> None:

@@ -70,6 +70,31 @@ def _names_of(items: Sequence[Any]) -> list[str]:
     return [t for t in (_text_of(i) for i in items or ()) if t]
 
 
+class ThreadConfinedCatalog:
+    """Runs every catalog call on the one thread that opened it.
+
+    Why: the catalog holds a sqlite3 connection, which by default refuses use from any other
+    thread, while Bolt runs listeners on a thread pool. Confining the calls keeps the catalog
+    package free of threading concerns; its answers are immutable records, safe to hand over.
+    """
+
+    def __init__(self, opener: Any) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="catalog")
+        self._catalog = self._executor.submit(opener).result()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._catalog, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._executor.submit(attr, *args, **kwargs).result()
+
+        return call
+
+
 class Advisor:
     """Holds the catalog and runs one turn of a conversation end to end."""
 
@@ -92,8 +117,9 @@ class Advisor:
         from engine.diff import compare
         from parser import Conversation
 
+        dirs = [Path(d) for d in extra_data_dirs if Path(d).is_dir()]
         return cls(
-            open_catalog(catalog_path, extra_data_dirs=[Path(d) for d in extra_data_dirs if Path(d).is_dir()]),
+            ThreadConfinedCatalog(lambda: open_catalog(catalog_path, extra_data_dirs=dirs)),
             conversation_factory=Conversation,
             advise=advise,
             compare=compare,

@@ -65,7 +65,7 @@ class ThreadStore:
 
     def _create(self) -> None:
         with self._lock:
-            self.db["threads"].create(
+            self.db.table("threads").create(
                 {
                     "team_id": str,
                     "channel": str,
@@ -78,8 +78,8 @@ class ThreadStore:
                 pk=("team_id", "channel", "thread_ts"),
                 if_not_exists=True,
             )
-            self.db["threads"].create_index(["updated_at"], if_not_exists=True)
-            self.db["events"].create({"event_id": str, "seen_at": float}, pk="event_id", if_not_exists=True)
+            self.db.table("threads").create_index(["updated_at"], if_not_exists=True)
+            self.db.table("events").create({"event_id": str, "seen_at": float}, pk="event_id", if_not_exists=True)
 
     # --- threads -----------------------------------------------------------------------------
     def load(self, key: ThreadKey) -> ThreadState | None:
@@ -102,7 +102,7 @@ class ThreadStore:
         now = self._clock()
         with self._lock:
             existing = self.load(key)
-            self.db["threads"].upsert(
+            self.db.table("threads").upsert(
                 {
                     "team_id": key.team_id,
                     "channel": key.channel,

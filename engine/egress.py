@@ -103,6 +103,9 @@ def egress_for(
 ) -> dict[str, Any]:
     """Egress per pull, for the cached workflow (one pull a month) and the uncached one.
 
+    Cached = one pull a month, or fewer when runs are rarer than monthly (0.5 runs/month = half a
+    pull a month on average), so caching never costs more than pulling every run.
+
     `source` is the provider holding the data (the data_location's cloud), `destination` the GPU
     provider. Returns Figures under `per_pull`, `cached`, `uncached` plus `same_cloud`, `basis`
     and `pulls_per_month`. Unknown data location -> no egress, said in `notes`.
@@ -143,7 +146,7 @@ def egress_for(
         rate = w.egress_usd_per_gb
         result["basis"] = f"flat ${rate:g}/GB (your rate)"
         result["per_pull"] = flat_cost(dataset_gb, rate)
-        result["cached"] = flat_cost(dataset_gb, rate)
+        result["cached"] = flat_cost(dataset_gb * min(1.0, pulls), rate)
         result["uncached"] = flat_cost(dataset_gb * pulls, rate)
         return result
     if source is None:
@@ -156,7 +159,7 @@ def egress_for(
     tiers = source.egress_tiers
     result["basis"] = f"{source.name} monthly tiers: {tier_table_text(tiers)}"
     result["per_pull"] = tiered_cost(dataset_gb, tiers)
-    result["cached"] = tiered_cost(dataset_gb, tiers)
+    result["cached"] = tiered_cost(dataset_gb * min(1.0, pulls), tiers)
     result["uncached"] = tiered_cost(dataset_gb * pulls, tiers)
     if tiers and tiers[0].usd_per_gb == 0:
         notes.append(

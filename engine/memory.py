@@ -41,6 +41,7 @@ class MemoryOptions(BaseModel):
     include_activations: bool = True
     include_buffers: bool = True  # ZeRO-3 all-gather / NF4 dequantisation working buffers
     optimizer_in_backward: bool = False  # step each parameter as its gradient lands: no full gradient buffer
+    activation_offload: bool = False  # checkpointed layer inputs kept in host memory (torchtune offloading)
     overhead_gb: float | None = None  # None: DEFAULT_OVERHEAD_GB
     double_quant: bool = True  # QLoRA NF4 double quantisation (the QLoRA paper default)
     logits_bytes_per_element: float = 6.0  # bf16 logits + fp32 upcast for the loss
@@ -190,7 +191,7 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
                                            + (", double-quantised)" if o.double_quant else ", fp32)"), {"bits_per_param": bits}, ())
         n_adapter = lora_trainable_params(arch, w.lora_rank, w.lora_targets)
         abpp = sum(optimizer_bytes_per_param(w.mode, "bf16", w.optimizer, o.recipe).values())
-        parts["adapter_gb"] = (n_adapter * abpp / lay.tp, f"adapter params x {abpp:g} B (weights + grads + {w.optimizer or 'adamw'} state)",
+        parts["adapter_gb"] = (n_adapter * abpp / lay.tp / (d if z >= 1 else 1), f"adapter params x {abpp:g} B (weights + grads + {w.optimizer or 'adamw'} state)",
                                {"adapter_params": n_adapter, "rank": w.lora_rank or 8, "targets": list(w.lora_targets or ("q_proj", "v_proj"))},
                                ("Adam runs on the adapter only; the frozen base has no gradients or optimizer state",))
         if w.mode == "qlora" and o.include_buffers:
@@ -198,13 +199,18 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
             parts["buffers_gb"] = (buf, "largest projection dequantised to bf16 for its matmul", {"hidden": arch.hidden}, ())
     if z >= 3 and d > 1 and o.include_buffers:
         layer = (arch.total_params - arch.embedding_params - arch.head_params) / max(1, arch.layers) / lay.tp
-        parts["buffers_gb"] = (parts.get("buffers_gb", (0,))[0] + 2 * 2 * layer, "ZeRO-3/FSDP all-gather: 2 layers of bf16 params (current + prefetch)",
+        gathered_bpp = 0.5 + NF4_DQ_BITS / 8 if w.mode == "qlora" else (4.0 if w.precision == "fp32" else 2.0)
+        parts["buffers_gb"] = (parts.get("buffers_gb", (0,))[0] + 2 * gathered_bpp * layer,
+                               f"ZeRO-3/FSDP all-gather: 2 layers of params at {gathered_bpp:g} B (current + prefetch)",
                                {"layer_params": int(layer)}, ())
     s, b = int(w.seq_len or 2048), int(w.batch_size or 1)
     flash = True if w.flash_attention is None else w.flash_attention
     ckpt = bool(w.gradient_checkpointing)
     if o.include_activations:
-        parts["activations_gb"] = (activation_bytes(arch, s, b, flash, ckpt, lay.tp),
+        act = activation_bytes(arch, s, b, flash, ckpt, lay.tp)
+        if ckpt and o.activation_offload:
+            act -= 2 * s * b * arch.hidden * arch.layers / lay.tp
+        parts["activations_gb"] = (act,
                                    "checkpointed: 2sbh x layers + one layer's working set" if ckpt else
                                    "layers x sb(2h + 4q + 4kv + 2h + 8f + 12h)" + ("" if flash else " + 5as²b"),
                                    {"seq_len": s, "micro_batch": b, "flash_attention": flash, "gradient_checkpointing": ckpt,
@@ -221,7 +227,7 @@ def _inference_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOpti
     prec = w.precision or "bf16"
     linear = shard * arch.linear_params / arch.total_params
     parts: dict[str, Part] = {}
-    if prec in ("int8", "int4", "nf4"):
+    if prec in ("fp8", "int8", "int4", "nf4"):  # quantised checkpoints keep embeddings/norms in 16-bit
         q = bytes_per_element(prec)
         parts["weights_gb"] = (linear * q + (shard - linear) * 2, f"linear params x {q:g} B + embeddings/norms x 2 B",
                                {"params_on_gpu": int(shard), "precision": prec}, ())

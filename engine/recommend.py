@@ -34,7 +34,7 @@ from engine.models import (
     Workload,
 )
 from engine.tco import (
-    managed_fraction,
+    managed_split,
     row_usd,
     storage_footprint,
     tco_options,
@@ -244,7 +244,7 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
     if key not in egress_cache:
         egress_cache[key] = egress_for(w, source, provider)
     egress = egress_cache[key]
-    fraction, _ = managed_fraction(w, offer, provider)
+    base_factor, fraction, _ = managed_split(w, offer, provider)
     if w.storage_usd_per_month is not None:
         storage_usd = w.storage_usd_per_month
     else:
@@ -253,7 +253,7 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
         0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
         for f in workflows_for(w, egress)
     )
-    per_rate = gpu_hours * float(w.runs_per_month or 1.0) * (1 + fraction)
+    per_rate = gpu_hours * float(w.runs_per_month or 1.0) * base_factor * (1 + fraction)
     return per_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label)
 
 
@@ -391,9 +391,14 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
     if has_both:
         cw, c_total, c_second, c_second_total = _winner(options, "cached")
         uw, u_total, u_second, u_second_total = _winner(options, "uncached")
-        if c_second is not None:
+        if c_second is not None and u_second is not None and _provider_of(cw) == _provider_of(uw):
+            lines.append(
+                f"cached or pulled every run, {cw.name} stays cheapest: by ${c_second_total - c_total:,.0f} cached, "
+                f"${u_second_total - u_total:,.0f} pulling every run"
+            )
+        elif c_second is not None:
             lines.append(f"if you cache the dataset after one pull: {cw.name} wins by ${c_second_total - c_total:,.0f} (over {c_second.name})")
-        if u_second is not None:
+        if u_second is not None and _provider_of(cw) != _provider_of(uw):
             lines.append(f"if every run pulls the dataset from {w.data_location}: {uw.name} wins by ${u_second_total - u_total:,.0f} (over {u_second.name})")
     runs = float(w.runs_per_month or 1.0)
     primary = options[0]

@@ -4,13 +4,14 @@ Seed 000 (calculation 5): TCO is compute + storage + egress + managed-service pr
 $/hr. Every row here is for one month of `runs_per_month` runs:
 
 - compute  = GPU-hours per run x runs per month x USD per GPU-hour (offer node price / GPUs per
-             node, or the user's quoted `hourly_rate`). For a managed offer the offer price is the
-             self-managed equivalent; the premium is its own row, so it is visible, not blended.
+             node, or the user's quoted `hourly_rate`). A managed offer's listed price includes its
+             premium: compute is the self-managed equivalent (listed / (1 + premium)) and the
+             premium is its own row, so it is visible, not blended, and never counted twice.
 - storage  = GB-months x the GPU provider's storage rate (dataset + checkpoints + artifacts), or
              the user's fixed `storage_usd_per_month`. Not multiplied by runs: the same data sits there.
 - egress   = cached (one pull a month) / uncached (every run pulls) / $0 same-cloud (engine.egress).
-- managed  = compute x premium fraction (offer's, else provider's, else the user's override;
-             seed 000 uses a flat 30% for SageMaker).
+- managed  = compute x premium fraction (the user's override, else the offer's, else the
+             provider's; seed 000 uses a flat 30% for SageMaker).
 """
 
 from __future__ import annotations
@@ -55,22 +56,41 @@ def usd_per_gpu_hour(offer: OfferRecord | None, pricing: str, hourly_rate: float
     return rate, f"{source} ${per_node:,.2f}/node-hr / {offer.gpus_per_node} GPUs ({offer.source}, {offer.observed_on})"
 
 
-def managed_fraction(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None) -> tuple[float, str]:
-    """Premium fraction over self-managed compute: 0 for self-managed offers.
-
-    Order: the user's `managed_premium` override, the offer's (per instance family), the
-    provider's default, else seed 000's ~30% for a managed offer with no figure.
-    """
-    is_managed = bool(offer is not None and offer.managed) or bool(provider is not None and provider.kind == "managed")
-    if not is_managed:
-        return 0.0, "self-managed: no premium"
-    if w.managed_premium is not None:
-        return w.managed_premium, "your managed-premium figure"
+def _listed_fraction(offer: OfferRecord | None, provider: ProviderRecord | None) -> tuple[float, str]:
+    """The premium already inside a managed offer's listed price (offer's, else provider's, else ~30%)."""
     if offer is not None and offer.managed_premium_fraction is not None:
-        return offer.managed_premium_fraction, f"offer {offer.id} premium"
+        return offer.managed_premium_fraction, f"offer {offer.id} premium over its self-managed equivalent"
     if provider is not None and provider.managed_premium_fraction is not None:
         return provider.managed_premium_fraction, f"{provider.name} default premium"
     return 0.30, "seed 000: managed services run ~30% over bare-metal compute (an estimate)"
+
+
+def is_managed(offer: OfferRecord | None, provider: ProviderRecord | None) -> bool:
+    return bool(offer is not None and offer.managed) or bool(provider is not None and provider.kind == "managed")
+
+
+def managed_split(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None) -> tuple[float, float, str]:
+    """(base_factor, premium_fraction, why) for splitting a listed price into compute + managed rows.
+
+    Catalog convention: a managed offer's price is what the service lists (SageMaker's ml.* price,
+    premium included) and `managed_premium_fraction` = listed / self-managed equivalent - 1. So the
+    compute row is listed x base_factor = listed / (1 + listed premium) and the managed row is
+    compute x premium: together exactly the listed price, never the premium counted twice. The
+    user's `managed_premium` replaces the premium (not the base): "SageMaker at +20%".
+    """
+    if not is_managed(offer, provider):
+        return 1.0, 0.0, "self-managed: no premium"
+    listed, why = _listed_fraction(offer, provider)
+    base_factor = 1.0 / (1.0 + max(0.0, listed))
+    if w.managed_premium is not None:
+        return base_factor, w.managed_premium, f"your managed-premium figure (listed price implies {listed:.0%})"
+    return base_factor, listed, why
+
+
+def managed_fraction(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None) -> tuple[float, str]:
+    """Premium fraction over self-managed compute: 0 for self-managed offers (see `managed_split`)."""
+    _base, fraction, why = managed_split(w, offer, provider)
+    return fraction, why
 
 
 def storage_footprint(w: Workload, total_params: float, trainable_params: float) -> Figure:
@@ -150,12 +170,16 @@ def tco_options(
     """The four rows for each applicable workflow of one option (see module docstring)."""
     runs = float(w.runs_per_month or 1.0)
     gpu_hours_month = max(0.0, gpu_hours_per_run) * runs
-    compute_usd = gpu_hours_month * usd_per_gpu_hr
+    base_factor, fraction, fraction_source = managed_split(w, offer, provider)
+    base_rate = usd_per_gpu_hr * base_factor
+    compute_usd = gpu_hours_month * base_rate
     compute = _row(
         "compute",
         compute_usd,
-        "gpu_hours_per_run x runs_per_month x usd_per_gpu_hour",
-        {"gpu_hours_per_run": gpu_hours_per_run, "runs_per_month": runs, "usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source},
+        "gpu_hours_per_run x runs_per_month x usd_per_gpu_hour"
+        + (" (self-managed equivalent = listed / (1 + premium))" if base_factor != 1.0 else ""),
+        {"gpu_hours_per_run": gpu_hours_per_run, "runs_per_month": runs, "usd_per_gpu_hour": base_rate,
+         "listed_usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source},
     )
     if w.storage_usd_per_month is not None:
         storage = _row("storage", w.storage_usd_per_month, "your fixed storage bill per month", {"usd_per_month": w.storage_usd_per_month})
@@ -168,7 +192,6 @@ def tco_options(
             "storage_gb x usd_per_gb_month",
             {"storage_gb": storage_gb.value, "usd_per_gb_month": rate, "product": product, **storage_gb.inputs},
         )
-    fraction, fraction_source = managed_fraction(w, offer, provider)
     managed = _row("managed", compute_usd * fraction, "compute x managed premium fraction", {"fraction": fraction, "source": fraction_source})
     options: list[TcoOption] = []
     for flow in workflows_for(w, egress):

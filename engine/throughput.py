@@ -131,8 +131,9 @@ def weight_bytes_read_per_step(arch: Architecture, precision: str | None, batch:
     MoE only the experts the batch's tokens route to (expected distinct experts E(1-(1-k/E)^B))."""
     q = bytes_per_element(precision)
     const = {"int4": INT4_GROUP_BYTES, "nf4": NF4_DQ_BITS / 8}.get(precision or "", 0.0)
-    linear_b = q + const if precision in ("int8", "int4", "nf4") else q
-    other_b = 2.0 if precision in ("int8", "int4", "nf4") else q
+    quantised = precision in ("fp8", "int8", "int4", "nf4")  # embeddings/norms stay 16-bit
+    linear_b = q + const if quantised else q
+    other_b = 2.0 if quantised else q
     linear = float(arch.linear_params)
     if arch.is_moe and arch.experts:
         e, k = arch.experts, arch.active_experts or 1

@@ -66,9 +66,10 @@ class Conversation:
         updates = dict(reading.updates)
         notes = list(reading.notes)
         answered = self._answer_pending(reading, updates, notes)
-        if not updates and not reading.conflicts and not reading.unknown_names:
-            if reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered):
-                return self._help(reading, notes)
+        nothing_said = not updates and not reading.conflicts and not reading.unknown_names
+        unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
+        if nothing_said and unanswered:
+            return self._help(reading, notes)
         self.cues |= set(reading.cues) & {"train", "finetune"}
         self.gpu_memory_gb = reading.gpu_memory_gb or self.gpu_memory_gb
 

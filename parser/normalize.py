@@ -55,7 +55,7 @@ _MAGNITUDE_LETTER = {
     "trillion": "t", "tn": "t", "t": "t", "thousand": "k", "k": "k",
 }
 _UNIT_SPLIT = re.compile(r"(\d)(gb|gib|tb|tib|mb|mib|pb|pib|kb|kib|gigabytes?|terabytes?|megabytes?|petabytes?)\b")
-_TIMES_SPLIT = re.compile(r"(\d) ?[x*] ?(?=[a-z]|[1-5]0[5-9]0\b)")  # 8xa100, 8 x h100, 4x4090; not 8x7b
+_TIMES_SPLIT = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?k?) ?[x*] ?(?=[a-z]|[1-5]0[5-9]0\b)")  # 8xa100, 8 x h100, 4x4090; not 8x7b
 _PERCENT = re.compile(r"(\d) %")
 
 # Keywords worth correcting. Only words of five letters or more, and only close matches.
@@ -71,6 +71,7 @@ _KNOWN_WORDS = frozenset(TYPO_TARGETS) | {
     "contest", "content", "contexts", "tokes", "serve", "server", "severe", "deploys", "months",
     "notes", "noted", "codes", "caches", "cached", "catch", "batches", "patch", "bunch", "paper",
     "pages", "pretty", "epic", "instant", "insteads", "parallels", "request", "token", "corpora",
+    "training", "trained", "trainer", "monthly", "context", "batched", "nodes", "model", "models",
 }
 _WORD = re.compile(r"\b[a-z]{5,}\b")
 
@@ -115,5 +116,7 @@ def _closest_keyword(word: str) -> str:
     """A keyword when `word` is a near miss of one ("qlroa", "epcohs"); otherwise `word` unchanged."""
     if word in _KNOWN_WORDS or word.endswith("s") and word[:-1] in _KNOWN_WORDS:
         return word
-    match = difflib.get_close_matches(word, TYPO_TARGETS, n=1, cutoff=0.8)
+    # same first letter and nearly the same length: a slip of the fingers, not another word
+    targets = [t for t in TYPO_TARGETS if t[0] == word[0] and abs(len(t) - len(word)) <= 1]
+    match = difflib.get_close_matches(word, targets, n=1, cutoff=0.8)
     return match[0] if match else word

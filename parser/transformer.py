@@ -41,6 +41,7 @@ _NOT_NAMES = {
     "a", "an", "the", "for", "of", "with", "my", "our", "its", "is", "be", "to", "and", "or", "size",
     "model", "models", "about", "around", "approx", "approximately", "roughly", "like", "say", "than",
     "base", "it", "we", "i", "have", "has", "got", "need", "want", "run", "do", "some", "any", "by",
+    "vs", "versus", "or", "compare", "also", "maybe", "then", "but",
 }
 _COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?)(?: x ?| |x)(?=\S)")
 _SIZE_B = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?)b\b")
@@ -92,6 +93,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         super().__init__()
         self.resolver = resolver
         self.current_mode = current_mode
+        self._seen: dict[tuple[str, str], Resolved | None] = {}  # one lookup per name per message
 
     # ---- phrases -------------------------------------------------------------------------
     def mode(self, items: list[Token]) -> Said:
@@ -259,6 +261,12 @@ class MessageTransformer(Transformer[Token, Reading]):
     def _resolve(self, kind: str, text: str) -> Resolved | None:
         if self.resolver is None:
             return None
+        if (kind, text) not in self._seen:
+            self._seen[(kind, text)] = self._lookup(kind, text)
+        return self._seen[(kind, text)]
+
+    def _lookup(self, kind: str, text: str) -> Resolved | None:
+        assert self.resolver is not None
         lookup = {"model": self.resolver.resolve_model, "gpu": self.resolver.resolve_gpu}.get(
             kind, self.resolver.resolve_provider
         )
@@ -304,11 +312,15 @@ class MessageTransformer(Transformer[Token, Reading]):
                 said.values["params_b"] = float(size[-1])
             suggestions = tuple(dict.fromkeys((model.candidates if model else ()) + (gpu.candidates if gpu else ())))
             hint = f" Did you mean {', '.join(suggestions[:4])}?" if suggestions else ""
+            told = (model if size or gpu is None else gpu) if model is not None else None
+            lead = f"I don't know “{name}”.{hint}"
+            if told is not None and told.message and not suggestions:
+                lead = told.message  # the catalog's own wording, with its suggestions
             generic = f" I'll size it as a generic {size[-1]}B model." if size else ""
             code = "unknown_model" if size or not re.search(r"\d{2,}", name) else "unknown_name"
             said.problems.append(
                 Problem(code=code, field="model" if size else None, candidates=suggestions,
-                        message=f"I don't know “{name}”.{hint}{generic}")
+                        message=f"{lead}{generic}")
             )
         return said
 
@@ -396,10 +408,10 @@ def fold(items: list[Said], current_mode: str | None = None, text: str = "") -> 
     if "batch" in updates:
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
-    if "mode" not in updates and "concurrency" in updates and not any(c.field == "mode" for c in conflicts):
-        if current_mode is None:
-            updates["mode"] = "inference"
-            notes.append("serving (you gave concurrent users)")
+    mode_unsaid = "mode" not in updates and current_mode is None and not any(c.field == "mode" for c in conflicts)
+    if mode_unsaid and "concurrency" in updates:
+        updates["mode"] = "inference"
+        notes.append("serving (you gave concurrent users)")
     intent = _intent(updates, conflicts, problems, cues, bare)
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),

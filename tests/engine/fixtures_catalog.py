@@ -118,9 +118,9 @@ def offers() -> tuple[OfferRecord, ...]:
         OfferRecord(
             id="sagemaker:ml.p5.48xlarge:us-east-1", provider="sagemaker", instance_type="ml.p5.48xlarge",
             gpu="h100-sxm", gpus_per_node=8, intra_node_link="NVLink 4 (900 GB/s)",
-            inter_node_fabric="EFA 3200 Gbps", inter_node_gbps=3200, on_demand_usd_per_hour=22.40,
+            inter_node_fabric="EFA 3200 Gbps", inter_node_gbps=3200, on_demand_usd_per_hour=29.12,
             region="us-east-1", managed=True, managed_premium_fraction=0.30,
-            source="seed 000 (SageMaker = bare-metal compute + 30%)", **common,
+            source="seed 000 (SageMaker = bare-metal $2.80/GPU-hr + 30%, listed all-in: 8 x 2.80 x 1.3)", **common,
         ),
         OfferRecord(
             id="lambda:gpu_8x_h100_sxm5:us-east-1", provider="lambda", instance_type="gpu_8x_h100_sxm5",

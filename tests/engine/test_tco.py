@@ -62,6 +62,16 @@ def test_same_cloud_single_workflow_and_premium() -> None:
     assert only.workflow == "same_cloud"
     assert row_usd(only, "egress") == 0
     assert row_usd(only, "managed") == pytest.approx(0.3 * row_usd(only, "compute"))
+    # the listed all-in price is split, never counted twice: compute + managed = hours x listed rate
+    assert row_usd(only, "compute") + row_usd(only, "managed") == pytest.approx(100 * 29.12 / 8)
+    assert row_usd(only, "compute") == pytest.approx(100 * 2.80)
+
+
+def test_managed_premium_override_replaces_the_premium_not_the_base() -> None:
+    w = Workload(mode="qlora", dataset_gb=500, data_location="aws", managed_premium=0.2)
+    (only,) = _options(w, SM.id)
+    assert row_usd(only, "compute") == pytest.approx(100 * 2.80)
+    assert row_usd(only, "managed") == pytest.approx(100 * 2.80 * 0.2)
 
 
 def test_cache_choice_respected_and_unknown_location() -> None:

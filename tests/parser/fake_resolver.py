@@ -101,7 +101,7 @@ class FakeResolver:
         key = _key(text)
         if key in table:
             return FakeResolution(text, table[key])
-        family = {_key(k): v for k, v in families.items()}.get(key)
+        family = {_key(k): v for k, v in families.items()}.get(key) if families else None
         if family:
             default, others = family
             return FakeResolution(text, default, others, f"“{text}” → assumed {default} (also: {', '.join(others)})")

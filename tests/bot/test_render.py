@@ -1,0 +1,47 @@
+"""Every template renders valid JSON blocks within Slack's limits, with a plain-text fallback."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.limits import violations
+from bot.render import (
+    build_formulas_view,
+    build_help_view,
+    render_formulas,
+    render_help,
+    render_home,
+    render_response,
+    render_vram,
+)
+from bot.service import Response
+from tests.bot.factories import make_advice
+
+
+def response(**kwargs) -> Response:
+    advice = make_advice(**kwargs)
+    return Response("QLoRA 70B", "describe", advice.workload, advice, ["runs 20 -> 40: compute +$600"],
+                    ["Where does the data live?"], ["<@U123> & <!channel> are escaped"])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"fits": False}, {"n_options": 0}, {"n_options": 12, "name_len": 3000}])
+def test_answers_are_valid(kwargs: dict) -> None:
+    for message in render_response(response(**kwargs)):
+        assert violations(message.blocks, text=message.text) == []
+
+
+def test_answer_contains_the_parts_of_the_reply() -> None:
+    [message] = render_response(response())
+    text = str(message.blocks)
+    for part in ("Fits", "Memory per GPU", "GPUs and nodes", "Speed", "Monthly cost", ":trophy:", "Assumed",
+                 "Still open", "What changed", "refine_gpu", "refine_cache", "show_formulas", "refine_runs"):
+        assert part in text, part
+    assert "<@U123>" not in text and "&lt;@U123&gt;" in text
+
+
+def test_help_formulas_home_and_vram_are_valid() -> None:
+    messages = [*render_help(build_help_view(None)), *render_formulas(build_formulas_view(make_advice())),
+                *render_vram(response())]
+    for message in messages:
+        assert violations(message.blocks, text=message.text) == []
+    assert violations(render_home()["blocks"], max_blocks=100) == []

@@ -1,0 +1,77 @@
+"""Render docs/things-you-can-say.md from corpus.yaml: `python tests/parser/render_docs.py`.
+
+test_docs.py fails when the committed page and this rendering drift apart, so the page can only
+show phrasings the parser is tested to understand.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "corpus.yaml"
+DOC = HERE.parent.parent / "docs" / "things-you-can-say.md"
+
+HEADER = """# Things you can say
+
+<!-- Generated from tests/parser/corpus.yaml by tests/parser/render_docs.py; do not edit by hand. -->
+
+Describe a GPU job in your own words, in Slack or with `gpu-advisor ask`. The advisor picks out
+the mode, model, data, schedule, hardware and knobs below, ignores everything else (mentions,
+links, emoji, filler words), asks at most two questions when something that changes the answer
+is missing, and states what it assumed for the rest. In a thread, follow-ups change the same
+scenario: the reply lists each changed field as old → new, and `undo` goes back one step.
+
+Model and GPU names go through the catalog's aliases: a family name ("A100") means the
+catalog's default member and the reply says which one; an unknown name gets suggestions, and a
+size in it ("gpt-7 13B") is still used. Sizes are decimal GB (GiB are converted, ×1.073741824).
+"On <cloud>" means where the GPUs run (`provider`); "in S3", "GCS", "Azure blob", "on-prem" or
+"<size> corpus on <cloud>" mean where the data lives (`data_location`). Two different values for
+one thing in the same message ("QLoRA … full fine-tune") are pointed out, not guessed.
+
+Every row below is a tested example (the names come from the test catalog).
+"""
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and value >= 1_000_000:
+        return f"{value:,}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _reading(entry: dict[str, Any]) -> str:
+    parts = [f"`{k}` = {_value(v)}" for k, v in entry["expect"].items()]
+    if entry.get("conflicts"):
+        parts.append("asks which: " + ", ".join(f"`{c}`" for c in entry["conflicts"]))
+    if entry.get("unknown"):
+        parts.append("says the name is unknown")
+    intent = entry.get("intent")
+    if intent and intent not in ("describe",):
+        parts.append(f"*{intent}*")
+    return "; ".join(parts) or "—"
+
+
+def render() -> str:
+    entries = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
+    sections: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        sections.setdefault(entry["section"], []).append(entry)
+    lines = [HEADER]
+    for title, rows in sections.items():
+        lines += [f"## {title}", "", "| you say | read as |", "|---|---|"]
+        for entry in rows:
+            text = entry["text"].replace("\n", " ⏎ ").replace("|", "\\|")
+            lines.append(f"| `{text}` | {_reading(entry)} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    DOC.write_text(render(), encoding="utf-8")
+    sys.stdout.write(f"wrote {DOC}\n")

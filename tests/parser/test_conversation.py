@@ -1,0 +1,164 @@
+"""A thread: questions only for what matters, bare answers, refinements old -> new, undo, storage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.models import Workload
+from parser import EXAMPLES, HELP_TEXT, Conversation, questions_for
+
+
+@pytest.fixture
+def chat(resolver) -> Conversation:
+    return Conversation(resolver)
+
+
+def test_seed_request_answers_at_once_and_asks_only_about_tokens(chat: Conversation) -> None:
+    turn = chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    assert turn.intent == "describe"
+    assert turn.workload.mode == "qlora" and turn.workload.params_b == 70
+    assert [q.field for q in turn.questions] == ["dataset_tokens"]  # 500 GB -> ~125B tokens: worth checking
+    assert any("125B tokens" in a for a in turn.assumptions)
+    assert any("1 epoch" in a for a in turn.assumptions)
+
+
+def test_bare_size_answers_the_tokens_question_not_the_model(chat: Conversation) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    turn = chat.turn("1B")
+    assert turn.intent == "answer"
+    assert turn.changed == {"dataset_tokens": (None, 1_000_000_000)}
+    assert turn.workload.params_b == 70
+
+
+def test_bare_number_answers_the_pending_question(chat: Conversation) -> None:
+    chat.turn("full fine-tune llama-3-8b on 2TB")
+    assert chat.pending and chat.pending[0].field == "dataset_tokens"
+    turn = chat.turn("3")
+    assert turn.workload.dataset_tokens == 3_000_000_000
+    assert any("3B tokens" in n for n in turn.notes)
+
+
+def test_yes_answers_a_yes_no_question(resolver) -> None:
+    from parser.questions import Question
+
+    chat = Conversation(resolver, Workload(mode="qlora", params_b=70))
+    chat.pending = [Question(field="cache_dataset", text="Cache the data?", why="egress")]
+    turn = chat.turn("yes")
+    assert turn.workload.cache_dataset is True
+    assert turn.intent == "answer"
+
+
+def test_at_most_two_questions_and_only_essentials_for_an_empty_request(chat: Conversation) -> None:
+    turn = chat.turn("we want to train something")
+    assert [q.field for q in turn.questions] == ["mode", "model"]
+    assert "pretrain" in turn.questions[0].text
+
+
+def test_small_corpus_is_assumed_not_asked() -> None:
+    questions = questions_for(Workload(mode="lora", params_b=8, dataset_gb=4, data_location="aws"))
+    assert questions == []
+
+
+def test_inference_does_not_ask_about_data() -> None:
+    assert questions_for(Workload(mode="inference", model="llama-3-8b")) == []
+
+
+def test_ignored_optional_question_is_not_asked_again(chat: Conversation) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    turn = chat.turn("what about 40 runs?")
+    assert turn.questions == ()
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "field", "new"),
+    [
+        ("what about 40 runs?", "runs_per_month", 40),
+        ("try A100s", "gpu", "a100-sxm-80gb"),
+        ("use int8", "precision", "int8"),
+        ("cache the data", "cache_dataset", True),
+        ("make it 3 epochs", "epochs", 3),
+        ("and with 8k context?", "seq_len", 8192),
+        ("on GCP instead", "provider", "gcp"),
+        ("spot pricing", "pricing", "spot"),
+    ],
+)
+def test_refinement_changes_one_field(chat: Conversation, follow_up: str, field: str, new) -> None:
+    first = chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    turn = chat.turn(follow_up)
+    assert turn.intent == "refine"
+    assert turn.changed == {field: (getattr(first.workload, field), new)}
+    assert "→" in turn.message
+
+
+def test_new_model_replaces_the_bare_size(chat: Conversation) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3")
+    turn = chat.turn("try llama-3-8b")
+    assert turn.changed["model"] == (None, "llama-3-8b")
+    assert turn.changed["params_b"] == (70, None)
+
+
+def test_undo_restores_the_previous_scenario(chat: Conversation) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    chat.turn("what about 40 runs?")
+    chat.turn("use int8")
+    turn = chat.turn("undo")
+    assert turn.intent == "undo" and turn.changed == {"precision": ("int8", None)}
+    turn = chat.turn("undo")
+    assert turn.workload.runs_per_month == 20
+
+
+def test_undo_with_nothing_to_undo(chat: Conversation) -> None:
+    assert chat.turn("undo").message == "Nothing to undo yet."
+
+
+def test_conflict_is_pointed_out_not_resolved(chat: Conversation) -> None:
+    turn = chat.turn("QLoRA 70B full fine-tune")
+    assert turn.workload.mode is None
+    assert turn.questions[0].field == "mode"
+    assert "qlora" in turn.questions[0].text and "full fine-tune" in turn.questions[0].text
+    assert chat.turn("qlora").workload.mode == "qlora"
+
+
+def test_hardware_conflict_asks_about_both(chat: Conversation) -> None:
+    turn = chat.turn("QLoRA 70B, 8 H100s on 4 A100s")
+    assert {c.field for c in turn.conflicts} == {"gpu", "gpu_count"}
+    assert len(turn.questions) == 2
+    assert turn.workload.gpu is None
+
+
+def test_gibberish_gets_help_with_three_examples(chat: Conversation) -> None:
+    turn = chat.turn("the quick brown fox")
+    assert turn.intent == "gibberish"
+    assert turn.message == HELP_TEXT and len(EXAMPLES) == 3
+    assert turn.workload == Workload()
+
+
+def test_examples_in_help_are_understood(resolver) -> None:
+    for example in EXAMPLES:
+        turn = Conversation(resolver).turn(example)
+        assert turn.intent == "describe" and len(turn.changed) >= 3, example
+
+
+def test_a_new_job_in_the_thread_starts_a_new_scenario(chat: Conversation) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    turn = chat.turn("serve llama-3-8b for 32 concurrent users")
+    assert turn.workload.dataset_gb is None and turn.workload.model == "llama-3-8b"
+    assert chat.turn("undo").workload.params_b == 70
+
+
+def test_round_trips_through_json(chat: Conversation, resolver) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
+    chat.turn("try A100s")
+    stored = json.loads(json.dumps(chat.to_dict()))
+    again = Conversation.from_dict(stored, resolver)
+    assert again.workload == chat.workload and again.history == chat.history
+    assert [q.field for q in again.pending] == [q.field for q in chat.pending]
+    assert again.turn("undo").workload.gpu is None
+
+
+def test_unknown_model_with_a_size_is_sized_generically(chat: Conversation) -> None:
+    turn = chat.turn("qlora on gpt-7 13b with 1B tokens")
+    assert turn.workload.params_b == 13
+    assert "gpt-7 13b" in turn.message
