@@ -140,10 +140,10 @@ def _gpu_name(gpu_id: str | None, names: Mapping[str, str]) -> str:
     return names.get(gpu_id or "", gpu_id or "GPU")
 
 
-def _subject(advice: Advice) -> str:
+def _subject(advice: Advice, names: Mapping[str, str]) -> str:
     w = advice.effective
     size = f"{w.params_b:g}B" if w.params_b else ""
-    what = w.model or size or "model"
+    what = names.get(w.model or "", w.model or "") or size or "model"
     mode = {"qlora": "QLoRA", "lora": "LoRA", "full": "full fine-tune", "pretrain": "pre-training",
             "inference": "inference"}.get(w.mode or "", w.mode or "")
     return f"{mode} {what}".strip()
@@ -175,7 +175,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     advice = response.advice
     assert advice is not None, "build_help_view is for responses without advice"
     mem, cluster, tp = advice.memory, advice.cluster, advice.throughput
-    subject = _subject(advice)
+    subject = _subject(advice, names)
     problems = [p.message for p in advice.problems]
     if cluster is not None and cluster.fits:
         verdict = "fits"
