@@ -41,7 +41,7 @@ _NOT_NAMES = {
     "a", "an", "the", "for", "of", "with", "my", "our", "its", "is", "be", "to", "and", "or", "size",
     "model", "models", "about", "around", "approx", "approximately", "roughly", "like", "say", "than",
     "base", "it", "we", "i", "have", "has", "got", "need", "want", "run", "do", "some", "any", "by",
-    "vs", "versus", "or", "compare", "also", "maybe", "then", "but",
+    "vs", "versus", "compare", "also", "maybe", "then", "but",
 }
 _COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?)(?: x ?| |x)(?=\S)")
 _SIZE_B = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?)b\b")
