@@ -62,15 +62,23 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     egress = _egress_summary(effective, data, chosen)
     notes.extend(_explanations(effective, chosen, result, egress))
     quantization = _quantization(arch, effective)
+    memory, cluster, throughput = (chosen.memory, chosen.cluster, chosen.throughput) if chosen else (None, None, None)
+    fit = result.fit_only
+    if chosen is None and fit is not None:
+        memory, cluster, throughput = fit.memory, fit.plan, fit.throughput
+        gpus = max(1, fit.plan.gpus)
+        notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is {fit.name} "
+                        f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
+                        "say e.g. '1B tokens, 3 epochs' for the costs")
     return Advice(
         workload=w,
         effective=effective,
         assumptions=tuple(assumptions),
         missing=_missing(w, assumptions),
         problems=tuple(problems),
-        memory=chosen.memory if chosen else None,
-        cluster=chosen.cluster if chosen else None,
-        throughput=chosen.throughput if chosen else None,
+        memory=memory,
+        cluster=cluster,
+        throughput=throughput,
         options=tuple(result.options),
         recommendation=result.recommendation,
         quantization=tuple(quantization),

@@ -44,6 +44,7 @@ from engine.tco import (
 from engine.throughput import estimate_inference, estimate_training
 
 SERVING_HOURS_PER_MONTH = 730.0  # an always-on endpoint: 24 x 365 / 12
+MONTH_HOURS = 730.0  # a month of wall clock, for "do the runs fit in a month" notes
 MAX_ALTERNATIVES = 5
 SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
 SHORTLIST_FASTEST = 5
@@ -59,6 +60,21 @@ class Ranked:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     largest: tuple[str, int, float] | None = None  # (gpu name, gpus, per-GPU peak GB) of the largest plan tried
+    # When the cost cannot be computed (training without a token count) but plans fit: the cheapest
+    # per cluster-hour, so memory / cluster / speed can still be answered (/vram).
+    fit_only: FitOnly | None = None
+
+
+@dataclass
+class FitOnly:
+    """A configuration that fits but whose monthly cost is unknown (no token count)."""
+
+    name: str
+    usd_per_hour: float
+    plan: ClusterPlan
+    memory: MemoryEstimate
+    throughput: ThroughputEstimate
+    offer: OfferRecord | None
 
 
 def data_source(w: Workload, data: CatalogData) -> ProviderRecord | None:
@@ -137,6 +153,49 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
 
 def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None) -> Ranked:
     """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said."""
+    return _evaluate(w, arch, data, given)
+
+
+def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
+              offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """Plan, memory and speed for one node shape.
+
+    Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
+    the wall clock shorter. Several runs a month are independent experiments: when they do not fit
+    one after another in a month they run side by side on separate clusters (same GPU-hours and
+    cost, no InfiniBand needed), and the plan says how many at once. A single run longer than a
+    month is flagged, not hidden.
+    """
+    plan, memory = plan_cluster(w, arch, gpu, offer)
+    if (w.mode or "inference") not in TRAINING_MODES:
+        return plan, memory, estimate_inference(w, arch, gpu, plan)
+    throughput = estimate_training(w, arch, gpu, plan.gpus)
+    if not plan.fits or w.gpu_count or w.nodes:
+        return plan, memory, throughput
+    notes: list[str] = []
+    if offer is not None and plan.gpus % max(1, offer.gpus_per_node):
+        target = math.ceil(plan.gpus / offer.gpus_per_node) * offer.gpus_per_node
+        replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": target}), arch, gpu, offer)
+        if replanned.fits:
+            notes.append(f"the offer rents whole {offer.gpus_per_node}-GPU nodes: training runs data-parallel on all {target} GPUs")
+            plan, memory, throughput = replanned, memory2, estimate_training(w, arch, gpu, target)
+    if throughput.gpu_hours is not None and throughput.wall_clock_hours is not None:
+        runs = float(w.runs_per_month or 1.0)
+        wall = throughput.wall_clock_hours.value
+        if wall > MONTH_HOURS:
+            notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.0f} days) on {plan.gpus} GPU(s): more nodes (with an "
+                         "inter-node fabric) shorten it at about the same cost")
+        side_by_side = math.ceil(runs * wall / MONTH_HOURS - 1e-9)
+        if runs > 1 and side_by_side > 1:
+            notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
+                         f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
+                         "once, same GPU-hours and cost); assumes the runs are independent experiments")
+    if notes:
+        plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
+    return plan, memory, throughput
+
+
+def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None) -> Ranked:
     given = given or w
     pricing = w.pricing or "on_demand"
     source = data_source(w, data)
@@ -150,6 +209,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     largest: tuple[str, int, float] | None = None
     largest_gb = 0.0
     egress_cache: dict[str, dict[str, Any]] = {}
+    fit_only: FitOnly | None = None
 
     for variant, label in variants(w, given):
         storage = storage_footprint(variant, arch.total_params, trainable)
@@ -168,11 +228,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     else (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link)
                 )
                 if shape not in plans:
-                    plan, memory = plan_cluster(variant, arch, gpu, offer)
-                    if (variant.mode or "inference") in TRAINING_MODES:
-                        throughput = estimate_training(variant, arch, gpu, plan.gpus)
-                    else:
-                        throughput = estimate_inference(variant, arch, gpu, plan)
+                    plan, memory, throughput = _plan_for(variant, arch, gpu, offer)
                     plans[shape] = (plan, memory, throughput, variant)
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
@@ -189,6 +245,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     context[ckey] = _context(vw, offer, provider, plan, throughput, storage, egress_cache, source, gpu, pricing, label)
                 ctx = context[ckey]
                 if ctx is None:
+                    hourly = rate * _billed_gpus(plan, offer)
+                    if fit_only is None or hourly < fit_only.usd_per_hour:
+                        name = _name(provider, offer, gpu, _billed_gpus(plan, offer), pricing, label)
+                        fit_only = FitOnly(name, hourly, plan, memory, throughput, offer)
                     continue
                 per_rate, fixed_usd, wall_hours, _billed, name = ctx
                 total = rate * per_rate + fixed_usd
@@ -205,7 +265,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     options = [_build(c) for c in _shortlist(list(candidates.values()))]
     ranked = _rank(options)
     rec = recommend(ranked, w)
-    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest)
+    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
 
 
 @dataclass
@@ -421,7 +481,7 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
 
 def fits_nowhere_problem(result: Ranked, w: Workload, data: CatalogData) -> Problem | None:
     """Problem naming the largest configuration tried and what would make the workload fit."""
-    if result.options:
+    if result.options or result.fit_only is not None:
         return None
     if result.largest is None:
         return Problem(
