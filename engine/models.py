@@ -79,6 +79,8 @@ class Workload(BaseModel):
     # added by the economics engine (engine/egress.py, engine/tco.py)
     dataset_pulls_per_month: float | None = None  # uncached workflow: dataset reads from its source per month; default runs_per_month
     checkpoints_kept: int | None = None  # checkpoints stored at a time (storage row); default 3
+    gpu_memory_gb: float | None = None  # "one 24GB card": consider only GPUs with this much memory
+    max_hours_per_run: float | None = None  # "within 2 weeks": wall-clock target per run (training)
 
 
 class Assumption(BaseModel):
