@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import threading
@@ -60,6 +61,7 @@ def load_run(harness: Harness, server: Server, *, channels: int, threads_per_cha
     lock = threading.Lock()
     totals = {"events": 0, "redeliveries": 0, "lost": 0, "not_refined": 0}
     threads: list[tuple[str, str, int]] = []
+    event_numbers = itertools.count(1)
 
     def converse(channel: str, _: int) -> None:
         root = unique_ts()
@@ -73,7 +75,9 @@ def load_run(harness: Harness, server: Server, *, channels: int, threads_per_cha
                                          thread_ts=root, event_id=f"Ev{ts}")
             post_event(server.url, body)
             sent += 1
-            redelivered = sent % redeliver_every == 0
+            with lock:
+                numbered = next(event_numbers)
+            redelivered = numbered % redeliver_every == 0
             if redelivered:
                 post_event(server.url, body, retry_num=1)
             posts = harness.slack.wait_replies(channel, root, turn + 1, timeout=timeout)

@@ -207,7 +207,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
             f"Interconnect: {cluster.interconnect}",
             f"Parallelism: {cluster.parallelism} (DP {cluster.data_parallel} · TP {cluster.tensor_parallel} · "
             f"PP {cluster.pipeline_parallel} · ZeRO {cluster.zero_stage})",
-            *cluster.notes[:3],
+            *cluster.notes[:5],
             *cluster.checklist[:4],
         ]
     throughput_lines: list[str] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from catalog.records import CatalogData
-from engine.architecture import Architecture, architecture_for
+from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
 from engine.egress import egress_for, migration_friction
@@ -47,7 +47,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     effective, assumptions, default_problems = apply_defaults(w, data)
     problems.extend(default_problems)
     model = data.model(effective.model) if effective.model else None
-    arch = architecture_for(model, effective.params_b)
+    reference = reference_shape(effective.params_b, data.models) if model is None and effective.params_b else None
+    if reference is not None and effective.params_b:
+        arch = architecture_like(reference, effective.params_b)
+    else:
+        arch = architecture_for(model, effective.params_b)
     notes: list[str] = list(arch.notes)
     if arch.generic:
         assumptions.append(Assumption(field="model", value=arch.name, why=arch.notes[0] if arch.notes else "generic architecture"))
@@ -60,7 +64,10 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 
     chosen = _chosen_option(result, effective)
     egress = _egress_summary(effective, data, chosen)
-    notes.extend(_explanations(effective, chosen, result, egress))
+    # The tier-vs-flat explanation is about whichever shown option pays egress (the chosen one may be same-cloud).
+    paying = next((o for o in [chosen, *result.options] if o is not None and any(t.workflow == "uncached" for t in o.tco)), None)
+    explained = egress if paying is None or paying is chosen else _egress_summary(effective, data, paying)
+    notes.extend(_explanations(effective, chosen, result, explained))
     quantization = _quantization(arch, effective)
     memory, cluster, throughput = (chosen.memory, chosen.cluster, chosen.throughput) if chosen else (None, None, None)
     fit = result.fit_only
@@ -147,8 +154,14 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
         tokens = float(inputs.get("tokens", 0.0)) * float(inputs.get("epochs", 1.0))
         if util < 1.0 and peak > 0:
             seed_hours = 6 * float(w.params_b or 0) * 1e9 * tokens / (peak * 1e12) / 3600
+            mfu = float(inputs.get("mfu", util))
+            executed = float(inputs.get("flops_per_token", 0))
+            model_flops = float(inputs.get("model_flops_per_token", executed))
+            basis = (f"{mfu:.0%} model FLOPs utilisation ({util:.0%} hardware utilisation including the "
+                     f"{executed / model_flops - 1:.0%} recompute of gradient checkpointing)"
+                     if executed > model_flops * 1.001 else f"{mfu:.0%} model FLOPs utilisation")
             notes.append(
-                f"GPU-hours assume {util:.0%} model FLOPs utilisation and {float(inputs.get('flops_per_token', 0)):.3g} FLOPs/token: "
+                f"GPU-hours assume {basis} at {model_flops:.3g} model FLOPs/token: "
                 f"{t.gpu_hours.value:,.0f} GPU-hours per run; seed 000's arithmetic (6 x params x tokens at 100% of "
                 f"{peak:g} TFLOPS, not reachable: ERRATA 6) would say {seed_hours:,.0f}"
             )

@@ -186,6 +186,34 @@ def generic_architecture(params_b: float) -> Architecture:
     return best.model_copy(update={"total_params": target, "active_params": target, "notes": (note,)})
 
 
+REFERENCE_SHAPE_TOLERANCE = 0.15  # a catalog model within 15% of the asked size lends its shape
+
+
+def reference_shape(params_b: float, models: tuple[ModelRecord, ...] | list[ModelRecord]) -> ModelRecord | None:
+    """The dense catalog model closest in size to a bare "70B", if one is within 15%.
+
+    Why: a bare size says nothing about layers, heads or KV heads, which set activations and the
+    KV cache. A real architecture of about that size (most "70B" requests mean a Llama-70B-class
+    model) is closer to the truth than a shape scaled by formula. Llama models win ties.
+    """
+    dense = [m for m in models if not m.num_experts and m.total_params_b > 0]
+    if not dense or params_b <= 0:
+        return None
+    best = min(dense, key=lambda m: (abs(m.total_params_b - params_b) / params_b, m.family != "llama", m.id))
+    return best if abs(best.total_params_b - params_b) / params_b <= REFERENCE_SHAPE_TOLERANCE else None
+
+
+def architecture_like(reference: ModelRecord, params_b: float) -> Architecture:
+    """`reference`'s shape carrying the user's parameter count (weights and FLOPs follow the size the
+    user said; activations and KV cache follow the reference's layers and heads)."""
+    arch = from_record(reference)
+    n = int(round(params_b * 1e9))
+    note = (f"no model named: assumed a {reference.name}-like architecture ({arch.layers} layers, hidden {arch.hidden}, "
+            f"{arch.kv_heads} KV heads) at {params_b:g}B parameters; name the model for exact figures")
+    return arch.model_copy(update={"name": f"{params_b:g}B ({reference.name}-like)", "total_params": n,
+                                   "active_params": n, "generic": True, "notes": (note,)})
+
+
 def architecture_for(model: ModelRecord | None, params_b: float | None) -> Architecture:
     """The catalog record's shape when there is one (even if the user rounded its size: "70B" for
     70.55B); otherwise a generic shape of `params_b`; otherwise a generic 7B, flagged as such."""

@@ -124,6 +124,43 @@ def _describe(lay: Layout, nodes: int, inference: bool) -> str:
     return ", ".join(parts) or ("replicated" if inference else "data parallel")
 
 
+def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
+    """What the spec sheet does not say about running on this GPU (seed 001's production notes).
+
+    These are not in the arithmetic: they are the checks a team should make before it commits.
+    """
+    out: list[str] = []
+    training = (w.mode or "inference") != "inference"
+    if gpu.vendor.upper() == "AMD":
+        libs = "bitsandbytes 4-bit, " if w.mode == "qlora" or w.precision in ("nf4", "int4") else ""
+        out.append(f"AMD {gpu.name} runs ROCm, not CUDA: PyTorch and vLLM support it, but check {libs}FlashAttention and "
+                   "any custom kernels on your stack; the utilisation assumed here is NVIDIA-calibrated (calibration.csv "
+                   "has no AMD runs)")
+    if gpu.tier == "consumer":
+        out.append("consumer card: thermal throttling in dense racks costs 15-25% sustained throughput (seed 001); "
+                   "no NVLink, so multi-GPU jobs are limited to data parallel / ZeRO / pipeline over PCIe")
+    cc = _compute_capability(gpu)
+    if cc is not None:
+        if w.mode == "qlora" and cc < 7.5:
+            out.append(f"bitsandbytes 4-bit (QLoRA) needs compute capability >= 7.5; {gpu.name} has {cc:g}")
+        if w.precision == "fp8" and cc < 8.9:
+            out.append(f"FP8 needs compute capability >= 8.9 (Ada/Hopper or newer); {gpu.name} has {cc:g}: it would run "
+                       "as 16-bit")
+        if (w.flash_attention or training) and cc < 8.0:
+            out.append(f"FlashAttention-2 needs compute capability >= 8.0; {gpu.name} has {cc:g}: attention memory "
+                       "grows with the square of the sequence length")
+    if gpu.bf16_dense_tflops is None and training and w.precision in (None, "bf16"):
+        out.append(f"{gpu.name} has no BF16 tensor path: train in FP16 with loss scaling")
+    return out
+
+
+def _compute_capability(gpu: GpuRecord) -> float | None:
+    try:
+        return float(gpu.compute_capability) if gpu.compute_capability else None
+    except ValueError:  # AMD gfx names
+        return None
+
+
 def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
                  options: MemoryOptions | None = None, max_nodes: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
     """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
@@ -181,6 +218,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append("one GPU: NVLink is not needed")
     if max_tp == 1 and n > 1:
         notes.append("PCIe-only GPUs: no tensor parallel; data parallel / ZeRO / pipeline only, and all-reduce over PCIe is slow")
+    notes.extend(platform_caveats(gpu, w, n))
     interconnect = _link(gpu, offer) + (f"; between nodes: {fabric or 'InfiniBand'}" if nodes > 1 else "")
     plan = ClusterPlan(
         gpu=gpu.id, gpus=n, nodes=nodes, gpus_per_node=min(n, gpn), fits=bool(mem.fits) and not any("does not fit" in x for x in notes),

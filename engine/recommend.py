@@ -45,6 +45,7 @@ from engine.throughput import estimate_inference, estimate_training
 
 SERVING_HOURS_PER_MONTH = 730.0  # an always-on endpoint: 24 x 365 / 12
 MONTH_HOURS = 730.0  # a month of wall clock, for "do the runs fit in a month" notes
+MAX_SCALE_OUT_NODES = 128  # scale-out limit where a provider states none (beyond that: a reservation, not an offer)
 MAX_ALTERNATIVES = 5
 SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
 SHORTLIST_FASTEST = 5
@@ -141,7 +142,10 @@ def _gpus_for(w: Workload, data: CatalogData) -> list[GpuRecord]:
         gpu = data.gpu(w.gpu)
         return [gpu] if gpu is not None else []
     with_offers = {o.gpu for o in data.offers}
-    return [g for g in data.gpus if g.id in with_offers]
+    gpus = [g for g in data.gpus if g.id in with_offers]
+    if w.gpu_memory_gb:
+        gpus = [g for g in gpus if abs(g.memory_gb - w.gpu_memory_gb) <= 0.05 * w.gpu_memory_gb]
+    return gpus
 
 
 def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]]) -> list[OfferRecord]:
@@ -156,15 +160,24 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     return _evaluate(w, arch, data, given)
 
 
+def _slot_hours(w: Workload) -> float:
+    """How long one run may take: the user's target, else a month (or its share of several months
+    when there is less than one run a month)."""
+    if w.max_hours_per_run:
+        return float(w.max_hours_per_run)
+    return MONTH_HOURS / min(float(w.runs_per_month or 1.0), 1.0)
+
+
 def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
               offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """Plan, memory and speed for one node shape.
 
     Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
-    the wall clock shorter. Several runs a month are independent experiments: when they do not fit
-    one after another in a month they run side by side on separate clusters (same GPU-hours and
-    cost, no InfiniBand needed), and the plan says how many at once. A single run longer than a
-    month is flagged, not hidden.
+    the wall clock shorter. A run longer than its slot (the user's target, else a month) scales out
+    data-parallel, across nodes only where the offer has an inter-node fabric; where it cannot, the
+    plan says so and the option ranks after those that can. Several runs a month are independent
+    experiments: when they do not fit one after another they run side by side on separate clusters
+    (same GPU-hours and cost, no InfiniBand needed), and the plan says how many at once.
     """
     plan, memory = plan_cluster(w, arch, gpu, offer)
     if (w.mode or "inference") not in TRAINING_MODES:
@@ -172,19 +185,32 @@ def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
         return plan, memory, throughput
+    gpn = max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node)
+    target = math.ceil(plan.gpus / gpn) * gpn if offer is not None else plan.gpus
     notes: list[str] = []
-    if offer is not None and plan.gpus % max(1, offer.gpus_per_node):
-        target = math.ceil(plan.gpus / offer.gpus_per_node) * offer.gpus_per_node
+    slot = _slot_hours(w)
+    if throughput.gpu_hours is not None and throughput.gpu_hours.value / target > slot:
+        wanted = math.ceil(math.ceil(throughput.gpu_hours.value / slot) / gpn) * gpn
+        cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
+            offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
+        scaled = min(wanted, cap_nodes * gpn)
+        if scaled > target:
+            notes.append(f"scaled out data-parallel to {scaled} GPUs so one run of {throughput.gpu_hours.value:,.0f} "
+                         f"GPU-hours finishes within {slot:,.0f} h")
+            target = scaled
+    if target > plan.gpus:
         replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": target}), arch, gpu, offer)
         if replanned.fits:
-            notes.append(f"the offer rents whole {offer.gpus_per_node}-GPU nodes: training runs data-parallel on all {target} GPUs")
+            if not notes:
+                notes.append(f"the offer rents whole {gpn}-GPU nodes: training runs data-parallel on all {target} GPUs")
             plan, memory, throughput = replanned, memory2, estimate_training(w, arch, gpu, target)
-    if throughput.gpu_hours is not None and throughput.wall_clock_hours is not None:
+    if throughput.wall_clock_hours is not None:
         runs = float(w.runs_per_month or 1.0)
         wall = throughput.wall_clock_hours.value
-        if wall > MONTH_HOURS:
-            notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.0f} days) on {plan.gpus} GPU(s): more nodes (with an "
-                         "inter-node fabric) shorten it at about the same cost")
+        if wall > slot * 1.0001:
+            why = "the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else "cluster size limit"
+            notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
+                         f"{slot:,.0f} h target ({why}): ranked after options that make it")
         side_by_side = math.ceil(runs * wall / MONTH_HOURS - 1e-9)
         if runs > 1 and side_by_side > 1:
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
@@ -193,6 +219,11 @@ def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, throughput
+
+
+def _late(w: Workload, wall_hours: float) -> bool:
+    """A training option whose single run overruns its slot: shown, but ranked after the rest."""
+    return (w.mode or "inference") in TRAINING_MODES and math.isfinite(wall_hours) and wall_hours > _slot_hours(w) * 1.0001
 
 
 def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None) -> Ranked:
@@ -263,7 +294,7 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
             notes.append(f"as asked it fits on no offered configuration; {label} does")
 
     options = [_build(c) for c in _shortlist(list(candidates.values()))]
-    ranked = _rank(options)
+    ranked = _rank(options, w)
     rec = recommend(ranked, w)
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
 
@@ -320,7 +351,7 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     """The options worth building in full: cheapest, fastest, and the best of each provider, GPU
     type, same-cloud and managed offer, plus the user's quote. Keeps a 5,000-offer catalog fast."""
-    by_cost = sorted(candidates, key=lambda c: (c.total, c.wall_hours, c.name))
+    by_cost = sorted(candidates, key=lambda c: (_late(c.w, c.wall_hours), c.total, c.wall_hours, c.name))
     keep: dict[str, _Candidate] = {c.name: c for c in by_cost[:SHORTLIST_CHEAPEST]}
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
@@ -358,8 +389,11 @@ def _build(c: _Candidate) -> Option:
     )
 
 
-def _rank(options: list[Option]) -> list[Option]:
-    by_cost = sorted(options, key=lambda o: (o.total_usd, o.hours_per_run or 0.0, o.name))
+def _rank(options: list[Option], w: Workload | None = None) -> list[Option]:
+    def late(o: Option) -> bool:
+        return w is not None and _late(w, o.hours_per_run or 0.0)
+
+    by_cost = sorted(options, key=lambda o: (late(o), o.total_usd, o.hours_per_run or 0.0, o.name))
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
     return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
 
@@ -435,10 +469,12 @@ def _provider_of(option: Option) -> str:
     return option.tco[0].provider if option.tco else option.name
 
 
-def _winner(options: Iterable[Option], workflow: str) -> tuple[Option, float, Option | None, float]:
+def _winner(options: Iterable[Option], workflow: str, w: Workload | None = None) -> tuple[Option, float, Option | None, float]:
     """Cheapest option under a workflow and the cheapest from a *different* provider (a 1-GPU and an
-    8-GPU shape of one provider tie, and 'wins by $0' helps nobody)."""
-    ordered = sorted(options, key=lambda o: (_workflow_total(o, workflow), o.name))
+    8-GPU shape of one provider tie, and 'wins by $0' helps nobody). Options whose run overruns its
+    target come last."""
+    ordered = sorted(options, key=lambda o: (w is not None and _late(w, o.hours_per_run or 0.0),
+                                             _workflow_total(o, workflow), o.name))
     first = ordered[0]
     second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
     return first, _workflow_total(first, workflow), second, (_workflow_total(second, workflow) if second else math.nan)
@@ -449,8 +485,8 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
     lines: list[str] = []
     has_both = any(_tco(o, "cached") for o in options) and any(_tco(o, "uncached") for o in options)
     if has_both:
-        cw, c_total, c_second, c_second_total = _winner(options, "cached")
-        uw, u_total, u_second, u_second_total = _winner(options, "uncached")
+        cw, c_total, c_second, c_second_total = _winner(options, "cached", w)
+        uw, u_total, u_second, u_second_total = _winner(options, "uncached", w)
         if c_second is not None and u_second is not None and _provider_of(cw) == _provider_of(uw):
             lines.append(
                 f"cached or pulled every run, {cw.name} stays cheapest: by ${c_second_total - c_total:,.0f} cached, "

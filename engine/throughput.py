@@ -106,7 +106,9 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
             why += "; checkpointing re-runs the forward (+2N FLOPs) at higher hardware utilisation (x1.25, MosaicML HFU)"
     rate = peak * 1e12 * util  # FLOP/s per GPU
     tps = gpus * rate / executed if executed > 0 else 0.0
-    inputs = {"gpus": gpus, "peak_tflops": peak, "peak": peak_label, "utilisation": util, "flops_per_token": executed}
+    inputs = {"gpus": gpus, "peak_tflops": peak, "peak": peak_label, "utilisation": util, "flops_per_token": executed,
+              "model_flops_per_token": model_flops.value,
+              "mfu": util * model_flops.value / executed if executed > 0 else util}
     notes = [why, *model_flops.notes]
     tokens_s = figure(tps, "tokens/s", "gpus x peak x utilisation / FLOPs per token", inputs, notes, digits=1)
     tokens, tok_why = training_tokens(w)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.advise import advise
 from engine.models import Workload
+from engine.recommend import _late
 from tests.engine.fixtures_catalog import catalog_data
 
 DATA = catalog_data()
@@ -14,7 +15,8 @@ QLORA = Workload(mode="qlora", model="llama-3-70b", dataset_gb=500, dataset_toke
 def test_ranked_cheapest_first_with_both_ranks() -> None:
     advice = advise(QLORA, DATA)
     totals = [o.total_usd for o in advice.options]
-    assert totals == sorted(totals) and advice.options
+    keys = [(_late(advice.effective, o.hours_per_run or 0.0), o.total_usd) for o in advice.options]
+    assert keys == sorted(keys) and advice.options  # cheapest first; runs that overrun their month last
     assert [o.rank_by_cost for o in advice.options] == list(range(1, len(totals) + 1))
     assert sorted(o.rank_by_time for o in advice.options) == list(range(1, len(totals) + 1))
     rec = advice.recommendation
@@ -63,3 +65,14 @@ def test_single_node_offers_never_host_multi_node_plans() -> None:
     data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.gpu == "rtx-4090")})
     advice = advise(Workload(mode="lora", model="llama-3-70b", dataset_gb=1), data)
     assert all(o.cluster.nodes == 1 for o in advice.options)
+
+
+def test_run_longer_than_its_slot_scales_out_or_ranks_last() -> None:
+    """One run must finish in its slot (a month by default, or the user's target): the recommended
+    option does, by scaling out data-parallel where the offer has a fabric."""
+    advice = advise(QLORA.model_copy(update={"runs_per_month": 1, "max_hours_per_run": 24.0}), DATA)
+    primary = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    assert primary.hours_per_run is not None and primary.hours_per_run <= 24.0
+    late = [o for o in advice.options if _late(advice.effective, o.hours_per_run or 0.0)]
+    assert all(advice.options.index(o) > advice.options.index(primary) for o in late)
+    assert all(any("longer than" in n for n in o.cluster.notes) for o in late)

@@ -1,0 +1,1 @@
+"""Benchmarks and robustness figures: `python -m benchmarks.run` (see docs/benchmarks.md)."""
