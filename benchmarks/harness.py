@@ -14,7 +14,9 @@ run in a `finally`, so an interrupted benchmark never leaves a server bound to a
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -176,11 +178,12 @@ def post_event(base_url: str, body: str, *, retry_num: int | None = None, timeou
 
 # --- statistics --------------------------------------------------------------------------------------
 def percentile(samples: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (no interpolation: with 200 samples p99 is the 2nd worst)."""
+    """Nearest-rank percentile: the smallest sample with at least q% of samples at or below it
+    (no interpolation, so every figure reported is a latency that was actually observed)."""
     if not samples:
         return float("nan")
     ordered = sorted(samples)
-    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered) - 1e-9)))
     return ordered[rank - 1]
 
 
@@ -238,10 +241,8 @@ class Server:
         """SIGTERM the server (gracefully: /usr/bin/time then reports), SIGKILL if it lingers.
         Returns the peak RSS in KiB when the server ran under /usr/bin/time -v."""
         if self.process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(self.server_pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:

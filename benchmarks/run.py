@@ -13,6 +13,7 @@ correctness counts that tests/benchmarks/test_smoke.py asserts (lost, duplicated
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import math
 import os
@@ -279,11 +280,9 @@ def machine_facts() -> list[list[str]]:
     import slack_sdk
 
     cpu = "unknown"
-    try:
+    with contextlib.suppress(OSError, StopIteration):
         cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                    if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                                 check=False).stdout.strip() or "unknown"

@@ -64,23 +64,23 @@ def build_into(db: sqlite_utils.Database, data_dirs: Sequence[Path] | None = Non
     for table in ("gpus", "models", "offers", "providers", "egress_tiers", "aliases", "meta"):
         db[table].drop(ignore=True)
 
-    by_table = {"gpus": raw.gpus, "models": raw.models, "offers": raw.offers, "providers": raw.providers}
+    by_table: dict[str, Sequence[Any]] = {"gpus": raw.gpus, "models": raw.models, "offers": raw.offers, "providers": raw.providers}
     for table, model in RECORD_TABLES:
         skip = frozenset({"egress_tiers"}) if model is ProviderRecord else frozenset()
-        db[table].create(_columns(model, skip), pk="id")
+        db.table(table).create(_columns(model, skip), pk="id")
         rows = [r.model_dump(exclude=set(skip)) for r in sorted(by_table[table], key=lambda r: r.id)]
-        db[table].insert_all(rows)
+        db.table(table).insert_all(rows)
 
-    db["egress_tiers"].create(
+    db.table("egress_tiers").create(
         {"provider": str, "seq": int, "up_to_gb": float, "usd_per_gb": float}, pk=("provider", "seq")
     )
-    db["egress_tiers"].insert_all(
+    db.table("egress_tiers").insert_all(
         {"provider": p.id, "seq": i, "up_to_gb": t.up_to_gb, "usd_per_gb": t.usd_per_gb}
         for p in sorted(raw.providers, key=lambda r: r.id)
         for i, t in enumerate(p.egress_tiers)
     )
 
-    db["aliases"].create(
+    db.table("aliases").create(
         {
             "kind": str,
             "key": str,
@@ -93,7 +93,7 @@ def build_into(db: sqlite_utils.Database, data_dirs: Sequence[Path] | None = Non
         },
         pk=("kind", "key"),
     )
-    db["aliases"].insert_all(
+    db.table("aliases").insert_all(
         {
             "kind": e.kind,
             "key": e.key,
@@ -107,8 +107,8 @@ def build_into(db: sqlite_utils.Database, data_dirs: Sequence[Path] | None = Non
         for e in build_alias_entries(raw)
     )
 
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["meta"].insert_all(
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("meta").insert_all(
         [
             {"key": "data_hash", "value": data_hash},
             {"key": "schema_version", "value": SCHEMA_VERSION},

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from catalog.records import EgressTier, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
@@ -89,7 +89,7 @@ def read_csv_rows(path: Path) -> list[dict[str, Any]]:
         return [_clean(row) for row in csv.DictReader(handle)]
 
 
-def _validate(model: type, row: dict[str, Any], where: str) -> Any:
+def _validate(model: type[BaseModel], row: dict[str, Any], where: str) -> Any:
     if row.get("notes") is None and "notes" in model.model_fields:
         row["notes"] = ""
     try:

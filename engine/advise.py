@@ -141,7 +141,7 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
         return []
 
 
-def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any]) -> list[str]:
+def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None) -> list[str]:
     """Where this answer departs from seed 000's arithmetic, and why (ERRATA 6 and 7)."""
     notes: list[str] = []
     if chosen is None:
@@ -165,8 +165,8 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
                 f"{t.gpu_hours.value:,.0f} GPU-hours per run; seed 000's arithmetic (6 x params x tokens at 100% of "
                 f"{peak:g} TFLOPS, not reachable: ERRATA 6) would say {seed_hours:,.0f}"
             )
-    basis = str(egress.get("basis", ""))
-    if "tiers" in basis and egress.get("uncached") is not None:
+    basis = str((egress or {}).get("basis", ""))
+    if egress is not None and "tiers" in basis and egress.get("uncached") is not None:
         pulls = egress.get("pulls_per_month", 1)
         volume = float(w.dataset_gb or 0) * float(pulls)
         flat = volume * 0.09

@@ -261,10 +261,10 @@ def _module_shapes(a: Architecture, module: str) -> list[tuple[int, int, int]]:
     if module == "gate_proj" and not a.gated_mlp:
         return []
     dense_layers = a.layers - a.moe_layers
-    shapes = []
-    for width, copies in ((a.ffn, dense_layers), (a.moe_ffn or a.ffn, a.moe_layers * ((a.experts or 0) + a.shared_experts))):
+    shapes: list[tuple[int, int, int]] = []
+    for ffn_width, copies in ((a.ffn, dense_layers), (a.moe_ffn or a.ffn, a.moe_layers * ((a.experts or 0) + a.shared_experts))):
         if copies:
-            shapes.append((width, h, copies) if module == "down_proj" else (h, width, copies))
+            shapes.append((ffn_width, h, copies) if module == "down_proj" else (h, ffn_width, copies))
     return shapes
 
 

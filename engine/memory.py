@@ -207,7 +207,7 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
     flash = True if w.flash_attention is None else w.flash_attention
     ckpt = bool(w.gradient_checkpointing)
     if o.include_activations:
-        act = activation_bytes(arch, s, b, flash, ckpt, lay.tp)
+        act: float = activation_bytes(arch, s, b, flash, ckpt, lay.tp)
         if ckpt and o.activation_offload:
             act -= 2 * s * b * arch.hidden * arch.layers / lay.tp
         parts["activations_gb"] = (act,

@@ -232,8 +232,8 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
     source = data_source(w, data)
     providers = {p.id: p for p in data.providers}
     by_gpu: dict[str, list[OfferRecord]] = {}
-    for offer in data.offers:
-        by_gpu.setdefault(offer.gpu, []).append(offer)
+    for record in data.offers:
+        by_gpu.setdefault(record.gpu, []).append(record)
     trainable = lora_trainable_params(arch, w.lora_rank, w.lora_targets) if w.mode in ("lora", "qlora") else arch.total_params
     candidates: dict[str, _Candidate] = {}
     notes: list[str] = []
@@ -246,7 +246,7 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
         storage = storage_footprint(variant, arch.total_params, trainable)
         found = 0
         for gpu in _gpus_for(variant, data):
-            plans: dict[tuple[Any, ...], tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload]] = {}
+            plans: dict[tuple[Any, ...] | None, tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload]] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if variant.hourly_rate is not None:
                 offers.append(None)  # the user's quote, as its own option

@@ -57,6 +57,8 @@ _MAGNITUDE_LETTER = {
 _UNIT_SPLIT = re.compile(r"(\d)(gb|gib|tb|tib|mb|mib|pb|pib|kb|kib|gigabytes?|terabytes?|megabytes?|petabytes?)\b")
 _TIMES_SPLIT = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?k?) ?[x*] ?(?=[a-z]|[1-5]0[5-9]0\b)")  # 8xa100, 8 x h100, 4x4090; not 8x7b
 _PERCENT = re.compile(r"(\d) %")
+_TRAILING_TIMES = re.compile(r"\b([a-z]+\d+[a-wyz]*)x(\d{1,4})\b(?!\.)")  # a100x4 -> a100 x 4 (not 8x7b)
+_NUMBER_DASH_TOKEN = re.compile(r"(\d)-(?=toks?\b|tokens?\b)")  # 200-token responses
 
 # Keywords worth correcting. Only words of five letters or more, and only close matches.
 TYPO_TARGETS = (
@@ -72,6 +74,7 @@ _KNOWN_WORDS = frozenset(TYPO_TARGETS) | {
     "notes", "noted", "codes", "caches", "cached", "catch", "batches", "patch", "bunch", "paper",
     "pages", "pretty", "epic", "instant", "insteads", "parallels", "request", "token", "corpora",
     "training", "trained", "trainer", "monthly", "context", "batched", "nodes", "model", "models",
+    "deepseek",  # a model family, one letter from "deepspeed"
 }
 _WORD = re.compile(r"\b[a-z]{5,}\b")
 
@@ -96,6 +99,8 @@ def normalize(text: str) -> str:
     text = _UNIT_SPLIT.sub(r"\1 \2", text)
     text = _MAGNITUDE.sub(lambda m: m.group(1) + _MAGNITUDE_LETTER[m.group(2)], text)
     text = _TIMES_SPLIT.sub(r"\1 x ", text)
+    text = _TRAILING_TIMES.sub(r"\1 x \2", text)
+    text = _NUMBER_DASH_TOKEN.sub(r"\1 ", text)
     text = _PERCENT.sub(r"\1%", text)
     return _SPACES.sub(" ", text).strip()
 
