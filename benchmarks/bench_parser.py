@@ -26,6 +26,8 @@ TYPICAL = [
     "Serve Llama 3.1 8B in int8 for 32 concurrent users with 8k context",
     "what about 40 runs?",
     "2 nodes of 8x H100, paged adamw 8bit, r=64, ZeRO-3, 40% MFU, gradient checkpointing",
+    "serve mixtral at 50 qps with 200-token responses on one 48GB card, what about SageMaker?",
+    "fine-tune mistral, 2 runs a week, each within 2 days, 2 nodes with 8 GPUs each",
 ]
 
 

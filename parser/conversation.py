@@ -56,7 +56,6 @@ class Conversation:
         self.pending: list[Question] = []
         self.asked: set[str] = set()
         self.cues: set[str] = set()
-        self.gpu_memory_gb: float | None = None
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
@@ -71,7 +70,6 @@ class Conversation:
         if nothing_said and unanswered:
             return self._help(reading, notes)
         self.cues |= set(reading.cues) & {"train", "finetune"}
-        self.gpu_memory_gb = reading.gpu_memory_gb or self.gpu_memory_gb
 
         fresh = self._starts_new_scenario(reading, updates)
         before = self.workload
@@ -126,17 +124,18 @@ class Conversation:
             "pending": [q.model_dump() for q in self.pending],
             "asked": sorted(self.asked),
             "cues": sorted(self.cues),
-            "gpu_memory_gb": self.gpu_memory_gb,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], resolver: NameResolver | None = None) -> Conversation:
-        conversation = cls(resolver, Workload.model_validate(data.get("workload") or {}))
+        workload = dict(data.get("workload") or {})
+        if data.get("gpu_memory_gb") and "gpu_memory_gb" not in workload:  # stored before it was a Workload field
+            workload["gpu_memory_gb"] = data["gpu_memory_gb"]
+        conversation = cls(resolver, Workload.model_validate(workload))
         conversation.history = [Workload.model_validate(w) for w in data.get("history", [])]
         conversation.pending = [Question.model_validate(q) for q in data.get("pending", [])]
         conversation.asked = set(data.get("asked", []))
         conversation.cues = set(data.get("cues", []))
-        conversation.gpu_memory_gb = data.get("gpu_memory_gb")
         return conversation
 
     # ---- helpers -------------------------------------------------------------------------
@@ -224,6 +223,10 @@ def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> di
     if "dataset_gb" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:
         updates["dataset_tokens"] = None
         notes.append("cleared the token count: it was for the previous corpus")
+    if updates.get("gpu") and "gpu_memory_gb" not in updates and base.gpu_memory_gb is not None:
+        updates["gpu_memory_gb"] = None  # a named GPU replaces "a 24GB card"
+    if updates.get("gpu_memory_gb") and "gpu" not in updates and base.gpu is not None:
+        updates["gpu"] = None  # and "a 48GB card" replaces a named GPU
     return updates
 
 
@@ -248,7 +251,9 @@ def _said_anything(workload: Workload) -> bool:
 
 _LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens": "tokens/epoch",
            "runs_per_month": "runs/month", "hourly_rate": "$/GPU-hour", "seq_len": "context", "gpu_count": "GPUs",
-           "cache_dataset": "cache data", "mfu": "MFU", "zero_stage": "ZeRO stage"}
+           "cache_dataset": "cache data", "mfu": "MFU", "zero_stage": "ZeRO stage",
+           "gpu_memory_gb": "GPU memory (GB)", "max_hours_per_run": "max hours per run",
+           "target_tokens_per_s": "target tokens/s", "output_tokens": "output tokens/request"}
 
 
 def _label(name: str) -> str:

@@ -30,13 +30,15 @@ def parse(
     *,
     current: Any = None,
 ) -> Reading:
-    """Read one message. `current` (a Workload, optional) lets "batch 16" mean concurrency when serving."""
+    """Read one message. `current` (a Workload, optional) lets "batch 16" mean concurrency when
+    serving, and "50 qps" become tokens/s with the thread's response length."""
     current_mode = getattr(current, "mode", None)
+    current_output_tokens = getattr(current, "output_tokens", None)
     normalized = ""
     try:
         normalized = normalize(text if isinstance(text, str) else str(text))
         tree = GRAMMAR.parse(normalized)
-        reading = MessageTransformer(resolver, current_mode).transform(tree)
+        reading = MessageTransformer(resolver, current_mode, current_output_tokens).transform(tree)
         return reading.model_copy(update={"text": normalized})
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)

@@ -72,7 +72,6 @@ class Reading(BaseModel):
     notes: tuple[str, ...] = ()  # what was assumed while reading ("A100 -> A100 SXM 80GB")
     cues: frozenset[str] = frozenset()  # "train", "finetune", "refine", "vram", "yes", "no", ...
     bare: tuple[Any, ...] = ()  # numbers / sizes / yes-no said alone: candidate answers
-    gpu_memory_gb: float | None = None  # "one 24GB card" when the catalog named no GPU
 
     @property
     def understood(self) -> bool:

@@ -5,6 +5,10 @@ problems). `start` folds the phrases in order: "X instead of Y" drops Y, "corpus
 the data lives (not where it runs), and a field given two different values becomes a `Conflict`
 instead of a silent last-one-wins.
 
+Before the fold, `start` reads what depends on a phrase's neighbours: a bare word in a name
+position ("serve mixtral", "what about SageMaker?"), "what about AWS" as where it runs, and
+"8 GPUs per node" next to "2 nodes".
+
 Names are resolved here through the injected `NameResolver`; nothing in this module knows a
 model or GPU by name.
 """
@@ -20,6 +24,7 @@ from lark import Token, Transformer
 from engine.models import Problem
 
 from .reading import Conflict, NameResolver, Reading, Resolved
+from .schedule import HOURS_PER_MONTH, duration_hours, per_month, seconds_in
 
 _QTY = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 _BINARY_QTY = {"k": 1024, "m": 1024**2}  # context lengths: "8k" is 8192
@@ -48,6 +53,14 @@ _SIZE_B = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?)b\b")
 _MOE = re.compile(r"\d+x\d+(?:\.\d+)?b")
 _PLURAL = re.compile(r"(?<=\d)s\b")
 _MEMORY_SUFFIX = re.compile(r" \d+ ?gb$")
+_TRAILING_COUNT = re.compile(r" x (\d{1,5})$")
+_WORD_VERSION = re.compile(r"[a-z]+ v\d+(?:\.\d+)?")
+
+_SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
+# Words skipped between a verb and a bare name ("serve the mixtral"), and roles that make a
+# following bare word a name position: the kinds of verbs, and which catalog tables to ask.
+_ARTICLES = {"a", "an", "the", "our", "my", "of", "this", "that", "some", "their", "your"}
+_NAME_LOOKUPS = {"refine": ("provider", "model", "gpu"), "verb": ("model",)}
 
 
 @dataclass
@@ -61,7 +74,9 @@ class Said:
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     bare: tuple[Any, ...] = ()
-    gpu_memory_gb: float | None = None
+    word: bool = False  # a filler that is one plain word: may be a bare name after a verb
+    requests_per_s: float | None = None  # "50 qps": becomes tokens/s once the response length is known
+    per_node: int | None = None  # "8 GPUs per node": multiplied by the node count said elsewhere
 
 
 def _text(items: list[Any]) -> str:
@@ -89,10 +104,13 @@ def _pick(text: str, table: list[tuple[str, str]]) -> str | None:
 class MessageTransformer(Transformer[Token, Reading]):
     """Turns the parse tree of one normalized message into a `Reading`."""
 
-    def __init__(self, resolver: NameResolver | None, current_mode: str | None = None) -> None:
+    def __init__(
+        self, resolver: NameResolver | None, current_mode: str | None = None, current_output_tokens: int | None = None
+    ) -> None:
         super().__init__()
         self.resolver = resolver
         self.current_mode = current_mode
+        self.current_output_tokens = current_output_tokens
         self._seen: dict[tuple[str, str], Resolved | None] = {}  # one lookup per name per message
 
     # ---- phrases -------------------------------------------------------------------------
@@ -127,12 +145,39 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("epochs", _text(items), {"epochs": _number(str(items[0]))})
 
     def runs(self, items: list[Token]) -> Said:
-        return Said("runs", _text(items), {"runs_per_month": _number(str(items[0]))})
+        text = _text(items)
+        tail = items[-1] if items[-1].type in ("PERIOD", "DURATION") else None
+        if items[0].type == "NUMBER":
+            count: float | None = _number(str(items[0]))
+        else:  # "a run every 3 months": one run; "runs every week" says no count
+            count = 1.0 if _SINGULAR_RUN.search(str(items[0])) else None
+        if tail is None or tail.type == "PERIOD":
+            factor = per_month(str(tail)) if tail is not None else 1.0
+            if count is None or factor is None:
+                return Said("filler", text)
+            return Said("runs", text, {"runs_per_month": count * factor})
+        hours = duration_hours(str(tail))
+        if str(tail).startswith("in ") and not str(tail).startswith(("in under", "in less")) and "run" not in str(tail):
+            if count is None or hours is None:  # "5 runs in a week": a rate, not a deadline
+                return Said("filler", text)
+            return Said("runs", text, {"runs_per_month": count * HOURS_PER_MONTH / hours})
+        said = self.deadline([tail])
+        if count is not None and items[0].type == "NUMBER":
+            said.values["runs_per_month"] = count
+        said.kind, said.text = "runs", text
+        return said
+
+    def deadline(self, items: list[Token]) -> Said:
+        hours = duration_hours(str(items[0]))
+        if hours is None or hours <= 0:
+            return Said("filler", _text(items))
+        return Said("deadline", _text(items), {"max_hours_per_run": hours})
 
     def location(self, items: list[Token]) -> Said:
         word = str(items[-1])
         table = _STORE if items[-1].type == "STORE" else _CLOUD
-        return Said("location", _text(items), {"data_location": _pick(word, table)})
+        kind = "cloud" if len(items) == 1 and items[0].type == "CLOUD" else "location"  # bare "aws": see start
+        return Said(kind, _text(items), {"data_location": _pick(word, table)})
 
     def provider(self, items: list[Token]) -> Said:
         verb, word = str(items[0]), str(items[1])
@@ -154,27 +199,56 @@ class MessageTransformer(Transformer[Token, Reading]):
                 return said
         return Said("filler", _text(items), cues=cues)
 
+    def _bare_name(self, word: str, kinds: tuple[str, ...]) -> Said | None:
+        """A plain word in a name position ("serve mixtral"): a name only if the catalog knows it.
+
+        An unknown word is filler, not a problem: "serve traffic" must not complain. An ambiguous
+        family ("serve llama") counts when every candidate carries the word; suggestions for a
+        near miss do not.
+        """
+        if len(word) < 3 or word in _NOT_NAMES or word in _ARTICLES or self.resolver is None:
+            return None
+        for kind in kinds:
+            resolved = self._resolve(kind, word)
+            if resolved is None:
+                continue
+            family = bool(resolved.candidates) and all(c.startswith(word) for c in resolved.candidates)
+            if resolved.id is not None or family:
+                said = Said("provider" if kind == "provider" else "hardware", word)
+                if kind == "provider" and resolved.id is not None:
+                    said.values["provider"] = resolved.id
+                else:
+                    self._apply(said, kind, word, resolved)
+                return said
+        return None
+
     def hardware(self, items: list[Token]) -> Said:
         last = items[-1]
         if last.type == "NAME":
             return self._name(str(last))
         count = int(_number(str(items[0]))) if len(items) > 1 else None
         if last.type == "GPUS":
+            if count and re.search(r" (?:per|each|a) |each$", str(last)):
+                return Said("hardware", _text(items), {"gpu_count": count}, per_node=count)
             return Said("hardware", _text(items), {"gpu_count": count})
         return self._memory_card(_text(items), _number(str(last).split("gb")[0]), count)
 
     def cluster(self, items: list[Token]) -> Said:
         nodes = int(_number(str(items[0])))
         said = Said("cluster", _text(items), {"nodes": nodes})
-        if len(items) == 3:
+        if len(items) < 3:
+            return said
+        if items[2].type == "NAME":
             named = self._name(str(items[2]))
             per_node = named.values.pop("gpu_count", None)
             said.values.update(named.values)
             said.notes += named.notes
             said.problems += named.problems
-            if per_node:
-                said.values["gpu_count"] = nodes * per_node
-                said.notes.append(f"{nodes} nodes × {per_node} GPUs = {nodes * per_node} GPUs")
+        else:  # "2 nodes with 8 gpus", "4 nodes of 8"
+            per_node = int(_number(str(items[2])))
+        if per_node:
+            said.values["gpu_count"] = nodes * per_node
+            said.notes.append(f"{nodes} nodes × {per_node} GPUs = {nodes * per_node} GPUs")
         return said
 
     def precision(self, items: list[Token]) -> Said:
@@ -187,6 +261,19 @@ class MessageTransformer(Transformer[Token, Reading]):
     def concurrency(self, items: list[Token]) -> Said:
         number = next(t for t in items if t.type == "NUMBER")
         return Said("concurrency", _text(items), {"concurrency": int(_number(str(number)))})
+
+    def throughput(self, items: list[Token]) -> Said:
+        amount, rate = _qty(str(items[0])), str(items[1])
+        per_s = amount / seconds_in(rate)
+        if items[1].type == "TOK_RATE":
+            return Said("throughput", _text(items), {"target_tokens_per_s": round(per_s, 6)})
+        return Said("throughput", _text(items), requests_per_s=per_s)
+
+    def output(self, items: list[Token]) -> Said:
+        number = next((t for t in items if t.type in ("NUMBER", "QTY")), None)
+        if number is None or _qty(str(number)) < 1:  # "responses of" alone
+            return Said("filler", _text(items))
+        return Said("output", _text(items), {"output_tokens": int(_qty(str(number)))})
 
     def batch(self, items: list[Token]) -> Said:
         field_name = "batch_size" if "micro" in str(items[0]) or str(items[0]) == "mbs" else "batch"
@@ -255,7 +342,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         if token.type == "ON" and str(token) in _REFINE_VERBS:
             return Said("filler", str(token), cues=frozenset({"refine"}))
         bare = (_number(str(token)),) if token.type == "NUMBER" else ()
-        return Said("filler", str(token), bare=bare)
+        return Said("filler", str(token), bare=bare, word=token.type == "WORD")
 
     # ---- names ---------------------------------------------------------------------------
     def _resolve(self, kind: str, text: str) -> Resolved | None:
@@ -285,6 +372,10 @@ class MessageTransformer(Transformer[Token, Reading]):
         if count_match:
             count = int(float(count_match.group(1)) * (1000 if count_match.group(2) else 1))
             name = text[count_match.end():]
+        trailing = _TRAILING_COUNT.search(name)
+        if trailing:  # "h100 80 gb x 8"
+            name = name[: trailing.start()]
+            count = count or int(trailing.group(1))
         said = Said("hardware", text)
         if count is not None:
             said.values["gpu_count"] = count
@@ -303,6 +394,8 @@ class MessageTransformer(Transformer[Token, Reading]):
         if size and (head in _NOT_NAMES or head.isdigit()):
             said.values["params_b"] = float(size[-1])
             return said
+        if _WORD_VERSION.fullmatch(name) and not (model and model.candidates) and not (gpu and gpu.candidates):
+            return Said("filler", text)  # "pipeline v2": a version of something, not a model we know
         if model is not None and model.candidates and model.id is None:
             self._apply(said, "model", name, model)
         elif gpu is not None and gpu.candidates and gpu.id is None:
@@ -345,34 +438,69 @@ class MessageTransformer(Transformer[Token, Reading]):
         said.problems.append(Problem(code=code, field=kind, message=message, candidates=tuple(resolved.candidates)))
 
     def _memory_card(self, text: str, memory_gb: float, count: int | None) -> Said:
-        """'one 24GB card': a GPU-memory constraint. The catalog may name a GPU for it."""
+        """'one 24GB card': a GPU-memory constraint, not a GPU. The engine picks the cards that have it."""
         said = Said("hardware", text, {"gpu_count": count} if count else {})
-        resolved = self._resolve("gpu", f"{memory_gb:g}GB")
-        if resolved is not None and resolved.id is not None:
-            said.values["gpu"] = resolved.id
-            said.notes.append(f"a {memory_gb:g} GB card → assumed {resolved.id}")
-        elif resolved is not None and resolved.candidates:
-            said.values["gpu"] = resolved.candidates[0]
-            others = ", ".join(resolved.candidates[1:])
-            said.notes.append(f"a {memory_gb:g} GB card → assumed {resolved.candidates[0]}" + (f" (also {others})" if others else ""))
-        else:
-            said.gpu_memory_gb = memory_gb
-            said.notes.append(f"a {memory_gb:g} GB card: I'll only consider GPUs with {memory_gb:g} GB")
+        if memory_gb <= 0:
+            return said
+        said.values["gpu_memory_gb"] = memory_gb
+        said.notes.append(f"{memory_gb:g} GB cards: I'll only consider GPUs with {memory_gb:g} GB")
         return said
 
     # ---- the whole message -------------------------------------------------------------------
     def start(self, items: list[Said]) -> Reading:
-        return fold(items, self.current_mode)
+        items = self._names_in_position(items)
+        items = _per_node(items)
+        return fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
+
+    def _names_in_position(self, items: list[Said]) -> list[Said]:
+        """After a verb ("serve", "fine-tune", "qlora") a plain word may be a model; after "what
+        about" it may be a provider, model or GPU, and a bare cloud is where it runs."""
+        items = list(items)
+        for index, said in enumerate(items):
+            role = "refine" if "refine" in said.cues and said.kind in ("cue", "filler") else (
+                "verb" if said.kind == "mode" or said.cues & {"train", "finetune"} else None)
+            if role is None:
+                continue
+            nxt = index + 1
+            while nxt < len(items) and nxt - index <= 2 and items[nxt].word and items[nxt].text in _ARTICLES:
+                nxt += 1
+            if nxt >= len(items):
+                continue
+            target = items[nxt]
+            if role == "refine" and target.kind == "cloud":
+                cloud = str(target.values["data_location"])
+                resolved = self._resolve("provider", cloud)
+                items[nxt] = Said("provider_cloud", target.text, {"provider": resolved.id if resolved and resolved.id else cloud})
+            elif target.word:
+                named = self._bare_name(target.text, _NAME_LOOKUPS[role])
+                if named is not None:
+                    items[nxt] = named
+        return items
 
 
-def fold(items: list[Said], current_mode: str | None = None, text: str = "") -> Reading:
+def _per_node(items: list[Said]) -> list[Said]:
+    """'2 nodes, 8 GPUs each' / '8 GPUs per node on 2 nodes': GPUs per node times the node count."""
+    per_node = [s for s in items if s.per_node]
+    clusters = [s for s in items if s.kind == "cluster" and "gpu_count" not in s.values]
+    if len(per_node) != 1 or len(clusters) != 1:
+        return items
+    gpus, cluster = per_node[0], clusters[0]
+    nodes = int(cluster.values["nodes"])
+    gpus.values["gpu_count"] = nodes * (gpus.per_node or 0)
+    gpus.notes.append(f"{nodes} nodes × {gpus.per_node} GPUs = {nodes * (gpus.per_node or 0)} GPUs")
+    return items
+
+
+def fold(
+    items: list[Said], current_mode: str | None = None, text: str = "", current_output_tokens: int | None = None
+) -> Reading:
     """Combine a message's phrases in order into one Reading (conflicts kept, not resolved)."""
     given: dict[str, list[tuple[Any, str]]] = {}
     notes: list[str] = []
     problems: list[Problem] = []
     cues: set[str] = set()
     bare: list[Any] = []
-    gpu_memory_gb = None
+    requests: list[tuple[float, str]] = []
     skip_next = False
     for index, said in enumerate(items):
         cues |= said.cues
@@ -393,7 +521,8 @@ def fold(items: list[Said], current_mode: str | None = None, text: str = "") -> 
         notes += said.notes
         problems += said.problems
         bare += said.bare
-        gpu_memory_gb = said.gpu_memory_gb or gpu_memory_gb
+        if said.requests_per_s:
+            requests.append((said.requests_per_s, said.text))
 
     updates: dict[str, Any] = {}
     conflicts: list[Conflict] = []
@@ -408,25 +537,46 @@ def fold(items: list[Said], current_mode: str | None = None, text: str = "") -> 
     if "batch" in updates:
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
+    if requests:
+        notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
     mode_unsaid = "mode" not in updates and current_mode is None and not any(c.field == "mode" for c in conflicts)
-    if mode_unsaid and "concurrency" in updates:
+    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens") if f in updates]
+    if mode_unsaid and (serving_only or requests):
         updates["mode"] = "inference"
-        notes.append("serving (you gave concurrent users)")
-    intent = _intent(updates, conflicts, problems, cues, bare)
+        notes.append("serving (you gave concurrent users)" if "concurrency" in updates else "serving (you gave a request rate or response length)")
+    if requests and not updates:
+        cues.add("refine")  # "50 qps" in a serving thread: said something, even if nothing changes yet
+    intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests))
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
-        notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare), gpu_memory_gb=gpu_memory_gb,
+        notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
     )
+
+
+def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
+    """A request rate becomes a tokens/s target only with a response length; nothing is assumed."""
+    per_s, said = request
+    if "target_tokens_per_s" in updates:
+        return f"kept the tokens/s target; “{said}” not used"
+    output_tokens = updates.get("output_tokens") or current_output_tokens
+    if not output_tokens:
+        return (f"“{said}” is {per_s:g} requests/s; to size for it I need the response length, "
+                f"e.g. “{said}, 200-token responses”")
+    updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
+    return f"{per_s:g} requests/s × {output_tokens} output tokens = {per_s * output_tokens:g} tokens/s"
 
 
 def _after_data(previous: list[Said]) -> bool:
     return any(s.kind == "data" or (s.kind == "filler" and s.text in _DATA_WORDS) for s in previous)
 
 
-def _intent(updates: dict[str, Any], conflicts: list[Conflict], problems: list[Problem], cues: set[str], bare: list[Any]) -> str:
+def _intent(
+    updates: dict[str, Any], conflicts: list[Conflict], problems: list[Problem], cues: set[str], bare: list[Any],
+    said_something: bool = False,
+) -> str:
     if "undo" in cues:
         return "undo"
-    if not (updates or conflicts or problems):
+    if not (updates or conflicts or problems or said_something):
         if "help" in cues:
             return "help"
         if bare:

@@ -35,15 +35,26 @@ MODELS = {
     "llama-3.1-70b": ["llama 3.1 70b"],
     "llama-3.1-405b": ["llama 3.1 405b", "llama 405b"],
     "llama-2-70b": ["llama 2 70b", "llama2 70b"],
-    "mixtral-8x7b": ["mixtral 8x7b", "mixtral"],
+    "mixtral-8x7b": ["mixtral 8x7b"],
     "mistral-7b": ["mistral 7b"],
     "qwen2.5-72b": ["qwen 2.5 72b", "qwen2.5 72b"],
     "qwen2.5-7b": ["qwen 2.5 7b"],
     "phi-3-mini": ["phi 3 mini", "phi3 mini", "phi-3-mini-4k"],
     "deepseek-v3": ["deepseek v3"],
+    "gemma-2-9b": ["gemma 2 9b"],
+    "gemma-2-27b": ["gemma 2 27b"],
 }
-MODEL_FAMILIES = {"llama 70b": ("llama-3-70b", ("llama-3.1-70b", "llama-2-70b"))}
-MODEL_AMBIGUOUS = {"llama": ("llama-3-8b", "llama-3-70b", "llama-3.1-405b"), "qwen": ("qwen2.5-7b", "qwen2.5-72b")}
+MODEL_FAMILIES = {
+    "llama 70b": ("llama-3-70b", ("llama-3.1-70b", "llama-2-70b")),
+    "mixtral": ("mixtral-8x7b", ("mixtral-8x22b",)),
+    "mistral": ("mistral-7b", ("mixtral-8x7b",)),
+    "deepseek": ("deepseek-v3", ("deepseek-r1",)),
+}
+MODEL_AMBIGUOUS = {
+    "llama": ("llama-3-8b", "llama-3-70b", "llama-3.1-405b"),
+    "qwen": ("qwen2.5-7b", "qwen2.5-72b"),
+    "gemma": ("gemma-2-9b", "gemma-2-27b"),
+}
 
 GPUS = {
     "h100-sxm": ["h100 sxm", "h100 sxm5", "h100 80gb"],

@@ -82,6 +82,10 @@ def test_ignored_optional_question_is_not_asked_again(chat: Conversation) -> Non
         ("and with 8k context?", "seq_len", 8192),
         ("on GCP instead", "provider", "gcp"),
         ("spot pricing", "pricing", "spot"),
+        ("what about SageMaker?", "provider", "sagemaker"),
+        ("it has to finish within 2 weeks", "max_hours_per_run", 336),
+        ("what about 2 runs a week?", "runs_per_month", 2 * 365 / 12 / 7),
+        ("what about 4 nodes?", "nodes", 4),
     ],
 )
 def test_refinement_changes_one_field(chat: Conversation, follow_up: str, field: str, new) -> None:
@@ -162,3 +166,32 @@ def test_unknown_model_with_a_size_is_sized_generically(chat: Conversation) -> N
     turn = chat.turn("qlora on gpt-7 13b with 1B tokens")
     assert turn.workload.params_b == 13
     assert "gpt-7 13b" in turn.message
+
+
+def test_memory_constraint_and_named_gpu_replace_each_other(chat: Conversation) -> None:
+    turn = chat.turn("QLoRA 70B on one 24GB card")
+    assert turn.workload.gpu_memory_gb == 24 and turn.workload.gpu is None and turn.workload.gpu_count == 1
+    turn = chat.turn("try A100s")
+    assert turn.changed["gpu_memory_gb"] == (24, None) and turn.workload.gpu == "a100-sxm-80gb"
+    turn = chat.turn("what about a 48GB GPU?")
+    assert turn.changed["gpu"] == ("a100-sxm-80gb", None) and turn.workload.gpu_memory_gb == 48
+
+
+def test_request_rate_uses_the_threads_response_length(chat: Conversation) -> None:
+    chat.turn("serve llama-3-8b with 300-token responses")
+    turn = chat.turn("what about 20 qps?")
+    assert turn.changed == {"target_tokens_per_s": (None, 6000)}
+    assert any("20 requests/s × 300 output tokens" in n for n in turn.notes)
+
+
+def test_request_rate_without_a_response_length_assumes_nothing(chat: Conversation) -> None:
+    chat.turn("serve llama-3-8b")
+    turn = chat.turn("50 qps")
+    assert turn.changed == {} and turn.workload.target_tokens_per_s is None
+    assert any("response length" in n for n in turn.notes)
+    assert turn.questions == ()
+
+
+def test_memory_constraint_stored_by_an_older_version_is_kept(resolver) -> None:
+    stored = {"workload": {"mode": "qlora", "params_b": 70}, "gpu_memory_gb": 24.0}
+    assert Conversation.from_dict(stored, resolver).workload.gpu_memory_gb == 24

@@ -18,7 +18,10 @@ words = st.sampled_from(
     ["qlora", "70b", "8x", "h100", "a100s", "500gb", "tokens", "runs", "per", "month", "on", "gcp", "in", "s3",
      "x", "8", "3", "nodes", "of", "batch", "$2.80/hr", "r=64", "zero", "stage", "40%", "mfu", "instead", "undo",
      "<@U1>", ":fire:", "<https://a|b>", "\n", ",", "-", "llama", "3.1", "405b", "mixtral", "8x7b", "context",
-     "8k", "seq", "len", "int8", "4-bit", "no", "yes", "cache", "twenty", "one", "24gb", "card", "gib", "tb"]
+     "8k", "seq", "len", "int8", "4-bit", "no", "yes", "cache", "twenty", "one", "24gb", "card", "gib", "tb",
+     "within", "2", "weeks", "days", "a", "week", "every", "quarter", "qps", "1000", "requests", "minute",
+     "tokens/s", "200-token", "responses", "with", "each", "gpus", "serve", "mistral", "deepseek", "v3",
+     "what", "about", "sagemaker", "aws", "spot", "a100x4", "run"]
 )
 phrases = st.lists(words, max_size=60).map(" ".join)
 
