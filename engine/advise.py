@@ -13,12 +13,24 @@ from typing import Any
 
 from catalog.records import CatalogData
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
+from engine.cluster import plan_cluster
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
 from engine.egress import egress_for, migration_friction
-from engine.models import TRAINING_MODES, Advice, Assumption, Option, Problem, Workload
+from engine.models import (
+    TRAINING_MODES,
+    Advice,
+    Assumption,
+    ClusterPlan,
+    MemoryEstimate,
+    Option,
+    Problem,
+    ThroughputEstimate,
+    Workload,
+)
 from engine.recommend import Ranked, data_source, evaluate, fits_nowhere_problem
 from engine.tco import row_usd
+from engine.throughput import estimate_inference, estimate_training
 from engine.validate import blocking, validate
 
 
@@ -77,6 +89,10 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is {fit.name} "
                         f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
                         "say e.g. '1B tokens, 3 epochs' for the costs")
+    elif chosen is None:
+        memory, cluster, throughput = _report_without_options(effective, arch, data, result)
+        if cluster is not None:
+            problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
     return Advice(
         workload=w,
         effective=effective,
@@ -92,6 +108,41 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         egress=egress,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def _report_without_options(w: Workload, arch: Architecture, data: CatalogData,
+                            result: Ranked) -> tuple[MemoryEstimate | None, ClusterPlan | None, ThroughputEstimate | None]:
+    """No option to price, but "does it fit, and with what breakdown" still has an answer: on the
+    user's GPU (owned, or not offered by any provider in the catalog) or the largest configuration
+    tried. The plan's `fits` says no, and its notes say what would make it fit."""
+    gpu_id = w.gpu or (result.largest[0] if result.largest else None)
+    gpu = data.gpu(gpu_id) if gpu_id else None
+    if gpu is None:
+        return None, None, None
+    offer = next((o for o in data.offers if o.gpu == gpu.id and (w.provider is None or o.provider == w.provider)), None)
+    plan, memory = plan_cluster(w, arch, gpu, offer)
+    if (w.mode or "inference") in TRAINING_MODES:
+        throughput = estimate_training(w, arch, gpu, plan.gpus)
+    else:
+        throughput = estimate_inference(w, arch, gpu, plan)
+    return memory, plan, throughput
+
+
+def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory: MemoryEstimate | None) -> Problem:
+    """The reason there is nothing to price, in the terms of the user's own configuration."""
+    gpu = data.gpu(cluster.gpu)
+    name = gpu.name if gpu is not None else cluster.gpu
+    if not cluster.fits and memory is not None:
+        usable = memory.usable_gb_per_gpu
+        fix = next((n for n in cluster.notes if "needs" in n or "does not fit" in n), "")
+        room = f", {usable:,.1f} GB usable after {float(w.headroom or 0):.0%} headroom" if usable else ""
+        return Problem(code="does_not_fit", field="gpu",
+                       message=f"Does not fit on {cluster.gpus}x {name}: {memory.per_gpu_gb:,.1f} GB needed per GPU"
+                               f"{room}. {fix[:1].upper() + fix[1:] if fix else ''}".strip())
+    return Problem(code="no_offer", field="gpu",
+                   message=f"It fits on {cluster.gpus}x {name}, but no provider in the catalog rents that "
+                           f"{'GPU' if w.provider is None else 'GPU at ' + w.provider}: the figures are for your own "
+                           "hardware. Give a price ('at $0.40/hr') for the costs, or name a GPU providers rent ('try L40S').")
 
 
 def _chosen_option(result: Ranked, w: Workload) -> Option | None:

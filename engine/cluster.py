@@ -124,6 +124,30 @@ def _describe(lay: Layout, nodes: int, inference: bool) -> str:
     return ", ".join(parts) or ("replicated" if inference else "data parallel")
 
 
+def memory_fixes(w: Workload) -> list[str]:
+    """Changes that shrink the per-GPU peak for this workload, most effective first."""
+    mode = w.mode or "inference"
+    fixes: list[str] = []
+    if mode == "inference":
+        if w.precision not in ("int4", "nf4"):
+            fixes.append("int8/int4 weights (half / a quarter of BF16)")
+        fixes.append("a shorter context or fewer concurrent sequences (smaller KV cache)")
+        return fixes
+    if mode in ("full", "pretrain"):
+        fixes.append("QLoRA or LoRA (frozen base: no gradients or optimizer state for it)")
+        if w.optimizer in (None, "adamw"):
+            fixes.append("8-bit Adam (optimizer state 12 -> 6 bytes/param with the FP32 master copy)")
+    elif mode == "lora":
+        fixes.append("QLoRA (4-bit base: 0.5 instead of 2 bytes/param)")
+    if not w.gradient_checkpointing:
+        fixes.append("gradient checkpointing")
+    if (w.batch_size or 1) > 1:
+        fixes.append("a smaller micro-batch with gradient accumulation")
+    if (w.zero_stage or 0) < 3 and mode in ("full", "pretrain"):
+        fixes.append("ZeRO-3 / FSDP sharding")
+    return fixes
+
+
 def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
     """What the spec sheet does not say about running on this GPU (seed 001's production notes).
 
@@ -186,8 +210,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
             lay = min((resolve_layout(w, n, *c) for c in cands), key=lambda lay_: per_gpu_bytes(w, arch, lay_, opts))
             best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, limit, opts, node_cap)
             need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
-            notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; "
-                         "or lower precision / (Q)LoRA / gradient checkpointing / a smaller micro-batch")
+            notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; or "
+                         + " / ".join(memory_fixes(w)))
     else:
         found = _search(w, arch, gpn, max_tp, limit, opts, node_cap)
         if found:

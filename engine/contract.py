@@ -45,7 +45,13 @@ def _jsonable(value: Any) -> Any:
 
 def workload_dict(w: Workload) -> dict[str, Any]:
     """The contract's workload object, keys in contract order."""
-    return {key: _jsonable(getattr(w, key)) for key in CONTRACT_WORKLOAD_KEYS}
+    out = {key: _jsonable(getattr(w, key)) for key in CONTRACT_WORKLOAD_KEYS}
+    # Additions the user set (allowed by the contract: add keys, never rename): shown only when set,
+    # so a script sees e.g. "cache_dataset" or "target_tokens_per_s" it asked for.
+    for key in type(w).model_fields:
+        if key not in out and getattr(w, key) is not None:
+            out[key] = _jsonable(getattr(w, key))
+    return out
 
 
 def memory_dict(memory: MemoryEstimate | None) -> dict[str, Any] | None:
@@ -66,6 +72,12 @@ def throughput_dict(t: ThroughputEstimate | None) -> dict[str, Any] | None:
         "gpu_hours": _fig(t.gpu_hours, 2),
         "decode_tokens_per_s": _fig(t.decode_tokens_per_s, 1),
         "decode_tokens_per_s_per_sequence": _fig(t.decode_tokens_per_s_per_sequence, 2),
+        # additions
+        "wall_clock_hours": _fig(t.wall_clock_hours, 2),
+        "prefill_seconds": _fig(t.prefill_seconds, 4),
+        "bound": t.bound,
+        "replicas": t.replicas,
+        "cost_per_1m_tokens_usd": _fig(t.cost_per_1m_tokens_usd, 4),
     }
 
 

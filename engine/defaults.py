@@ -14,6 +14,8 @@ from catalog.records import CatalogData, GpuRecord
 from engine.models import TRAINING_MODES, Assumption, Problem, Workload
 
 BYTES_PER_TOKEN_ENGLISH_BPE = 4.0  # raw English text per token for Llama-3/GPT-style BPE tokenizers
+MAX_SERVING_BATCH = 64  # largest batch per replica tried when sizing for a throughput target
+MIN_TOKENS_PER_S_PER_USER = 10.0  # a batch that leaves a user below this is not worth its throughput
 DEFAULT_HEADROOM = 0.10  # seed 001: the CUDA allocator fragments; leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations outgrow weights on long sequences
@@ -114,7 +116,13 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "a subset: give the token count if you train on less",
             )
     else:
-        if w.concurrency is None:
+        if w.concurrency is None and w.target_tokens_per_s:
+            assumptions.append(Assumption(
+                field="concurrency", value="per option",
+                why=f"to serve {w.target_tokens_per_s:,.0f} tokens/s each option batches as many sequences per replica "
+                    f"(up to {MAX_SERVING_BATCH}, continuous batching as in vLLM/TGI) as its memory allows while each user "
+                    f"still gets {MIN_TOKENS_PER_S_PER_USER:g}+ tokens/s, then adds replicas; say 'batch 16' to fix it"))
+        elif w.concurrency is None:
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
 
     gpu = data.gpu(w.gpu) if w.gpu else None

@@ -20,6 +20,7 @@ from typing import Any
 from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord
 from engine.architecture import Architecture, lora_trainable_params
 from engine.cluster import plan_cluster
+from engine.defaults import MAX_SERVING_BATCH, MIN_TOKENS_PER_S_PER_USER
 from engine.egress import egress_for
 from engine.models import (
     TRAINING_MODES,
@@ -179,9 +180,9 @@ def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
     experiments: when they do not fit one after another they run side by side on separate clusters
     (same GPU-hours and cost, no InfiniBand needed), and the plan says how many at once.
     """
-    plan, memory = plan_cluster(w, arch, gpu, offer)
     if (w.mode or "inference") not in TRAINING_MODES:
-        return plan, memory, estimate_inference(w, arch, gpu, plan)
+        return _serving_plan(w, arch, gpu, offer)
+    plan, memory = plan_cluster(w, arch, gpu, offer)
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
         return plan, memory, throughput
@@ -219,6 +220,64 @@ def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, throughput
+
+
+def _serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
+                  offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """Serving: the user's batch, or, for a throughput target, the batch per replica that gives the
+    most tokens/s per GPU while it fits and each user still gets a usable rate; then replicas."""
+    if w.concurrency is not None or not w.target_tokens_per_s:
+        plan, memory = plan_cluster(w, arch, gpu, offer)
+        return _with_replicas(w, plan, memory, estimate_inference(w, arch, gpu, plan), offer)
+    best: tuple[float, ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload] | None = None
+    batch = 1
+    while batch <= MAX_SERVING_BATCH:
+        wb = w.model_copy(update={"concurrency": batch})
+        plan, memory = plan_cluster(wb, arch, gpu, offer)
+        if plan.fits:
+            throughput = estimate_inference(wb, arch, gpu, plan)
+            per_user = throughput.decode_tokens_per_s_per_sequence
+            aggregate = throughput.decode_tokens_per_s
+            if aggregate is not None and per_user is not None and (per_user.value >= MIN_TOKENS_PER_S_PER_USER or batch == 1):
+                score = aggregate.value / max(1, plan.gpus)
+                if best is None or score > best[0] * 1.0001:
+                    best = (score, plan, memory, throughput, wb)
+        batch *= 2
+    if best is None:
+        plan, memory = plan_cluster(w.model_copy(update={"concurrency": 1}), arch, gpu, offer)
+        return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan)
+    _score, plan, memory, throughput, wb = best
+    note = f"batch of {wb.concurrency} sequences per replica: the most tokens/s per GPU that fits (each user ~" \
+           f"{throughput.decode_tokens_per_s_per_sequence.value:,.0f} tokens/s)" if throughput.decode_tokens_per_s_per_sequence else ""
+    if note:
+        plan = plan.model_copy(update={"notes": (note, *plan.notes)})
+    return _with_replicas(wb, plan, memory, throughput, offer)
+
+
+def _with_replicas(w: Workload, plan: ClusterPlan, memory: MemoryEstimate, throughput: ThroughputEstimate,
+                   offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """Serving for a throughput target: enough copies of the model (replicas) to sum to it.
+
+    The plan, the aggregate decode rate and the memory total then describe the whole fleet; the
+    per-GPU peak and the per-sequence rate are those of one replica.
+    """
+    replicas = throughput.replicas or 1
+    if replicas <= 1 or not plan.fits or throughput.decode_tokens_per_s is None:
+        return plan, memory, throughput
+    gpus = plan.gpus * replicas
+    gpn = offer.gpus_per_node if offer is not None and offer.gpus_per_node > 0 else max(plan.gpus_per_node, plan.gpus)
+    per_replica = throughput.decode_tokens_per_s
+    note = (f"{replicas} replicas of {plan.gpus} GPU(s) ({per_replica.value:,.0f} tokens/s each) to serve "
+            f"{w.target_tokens_per_s:,.0f} tokens/s; replicas need no fast link between them")
+    fleet = plan.model_copy(update={
+        "gpus": gpus, "nodes": math.ceil(gpus / gpn), "gpus_per_node": min(gpus, gpn),
+        "data_parallel": plan.data_parallel * replicas,
+        "parallelism": f"{replicas} replicas x ({plan.parallelism})", "notes": (note, *plan.notes)})
+    aggregate = per_replica.model_copy(update={
+        "value": per_replica.value * replicas, "formula": f"{per_replica.formula} x replicas",
+        "inputs": {**per_replica.inputs, "replicas": replicas}})
+    return (fleet, memory.model_copy(update={"total_gb": memory.total_gb * replicas}),
+            throughput.model_copy(update={"decode_tokens_per_s": aggregate}))
 
 
 def _late(w: Workload, wall_hours: float) -> bool:
@@ -264,7 +323,8 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
                 plan, memory, throughput, vw = plans[shape]
-                if not plan.fits or (offer is not None and plan.nodes > 1 and offer.inter_node_fabric is None):
+                copy_gpus = plan.gpus // max(1, throughput.replicas or 1)  # serving replicas need no fabric
+                if not plan.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
                     continue  # an offer without an inter-node fabric is sold as single nodes only
                 provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
                 rate = _rate(offer, pricing, variant.hourly_rate)
@@ -527,6 +587,14 @@ def fits_nowhere_problem(result: Ranked, w: Workload, data: CatalogData) -> Prob
     gpu_id, gpus, per_gpu_gb = result.largest
     gpu = data.gpu(gpu_id)
     name = gpu.name if gpu else gpu_id
+    if gpu is not None and per_gpu_gb <= gpu.memory_gb * (1 - (w.headroom or 0.0)):
+        return Problem(
+            code="fits_nowhere",
+            message=(f"The memory fits ({per_gpu_gb:,.1f} GB per GPU on {name}), but no offer in the catalog sells the "
+                     f"{gpus}-GPU shape this needs (multi-node without an inter-node fabric, or past a provider's cluster "
+                     "size). A provider with InfiniBand/EFA clusters, fewer GPUs per copy (int8/int4), or your own quote "
+                     "('at $2/hr') would give an answer."),
+        )
     fixes: list[str] = []
     mode = w.mode or "inference"
     if mode in ("full", "pretrain", "lora"):

@@ -68,9 +68,20 @@ def test_missing_model() -> None:
 def test_fits_nowhere_names_largest_and_fixes() -> None:
     data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.gpu == "rtx-4090")})
     advice = advise(Workload(mode="full", model="llama-3-70b", gpu="rtx-4090", gpu_count=1, dataset_gb=1), data)
-    (problem,) = [p for p in advice.problems if p.code == "fits_nowhere"]
+    (problem,) = [p for p in advice.problems if p.code == "does_not_fit"]
     assert "RTX 4090" in problem.message and "QLoRA" in problem.message
     assert not advice.options
+    # "does it fit" still has an answer: the breakdown on the user's GPU, marked as not fitting
+    assert advice.cluster is not None and advice.cluster.fits is False and advice.cluster.gpu == "rtx-4090"
+    assert advice.memory is not None and advice.memory.per_gpu_gb > 24
+
+
+def test_fits_on_a_gpu_nobody_rents_says_so() -> None:
+    data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.gpu != "rtx-4090")})
+    advice = advise(Workload(mode="qlora", model="llama-3.1-8b", gpu="rtx-4090", gpu_count=1, dataset_gb=1), data)
+    assert advice.cluster is not None and advice.cluster.fits
+    (problem,) = [p for p in advice.problems if p.code == "no_offer"]
+    assert "your own hardware" in problem.message
 
 
 def test_close_matches_by_name() -> None:
