@@ -18,6 +18,12 @@ _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud":
 def _fmt(value: Any) -> str:
     if value is None:
         return "unset"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float) and abs(value) >= 1e6:
+        for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+            if abs(value) >= scale:
+                return f"{value / scale:g}{suffix}"
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, tuple):
@@ -65,11 +71,31 @@ def row_changes(before: Option, after: Option) -> list[str]:
     return out
 
 
-def _margin(advice: Advice) -> float | None:
-    ordered = sorted(advice.options, key=lambda o: o.total_usd)
-    if len(ordered) < 2:
+def _provider(option: Option) -> str:
+    return option.tco[0].provider if option.tco else option.name
+
+
+def _margin(advice: Advice, winner: Option) -> tuple[float, str] | None:
+    """How much the winner saves over the best option from another provider (two shapes of one
+    provider often tie, and 'wins by $0' says nothing)."""
+    runner = next((o for o in advice.options if o.name != winner.name and _provider(o) != _provider(winner)), None)
+    if runner is None:
         return None
-    return ordered[1].total_usd - ordered[0].total_usd
+    return runner.total_usd - winner.total_usd, runner.name
+
+
+def _speed_changes(before: Advice, after: Advice) -> list[str]:
+    out: list[str] = []
+    b, a = before.throughput, after.throughput
+    if b is None or a is None:
+        return out
+    for label, old, new, unit in (
+        ("wall clock per run", b.wall_clock_hours, a.wall_clock_hours, "h"),
+        ("decode", b.decode_tokens_per_s, a.decode_tokens_per_s, "tokens/s"),
+    ):
+        if old is not None and new is not None and old.value > 0 and abs(new.value - old.value) / old.value >= 0.05:
+            out.append(f"{label} {old.value:,.0f} -> {new.value:,.0f} {unit}")
+    return out
 
 
 def compare(before: Advice, after: Advice) -> list[str]:
@@ -82,21 +108,23 @@ def compare(before: Advice, after: Advice) -> list[str]:
         same = next((o for o in after.options if o.name == old_p.name), None)
         if same is not None:
             effects.extend(row_changes(old_p, same))
-        else:
-            effects.append(f"{old_p.name} no longer fits or is no longer offered")
     if new_p is not None:
-        margin = _margin(after)
-        by = f" by ${margin:,.0f}" if margin is not None else ""
-        if old_p is None or new_p.name != old_p.name:
-            effects.append(f"{new_p.name} now wins{by}")
+        margin = _margin(after, new_p)
+        by = f" by ${margin[0]:,.0f} over {margin[1]}" if margin is not None and margin[0] >= 1 else ""
+        if old_p is None:
+            effects.append(f"{new_p.name} wins{by}")
+        elif new_p.name != old_p.name:
+            was = "" if margin is not None and margin[1] == old_p.name else f" (was {old_p.name})"
+            effects.append(f"{new_p.name} now wins{by}{was}")
         elif old_p.total_usd != new_p.total_usd:
             effects.append(f"{new_p.name} still wins{by} (${old_p.total_usd:,.0f} -> ${new_p.total_usd:,.0f}/month)")
         else:
-            old_margin = _margin(before)
-            if margin is not None and old_margin is not None and abs(margin - old_margin) >= 1.0:
-                effects.append(f"{new_p.name} still wins{by} (was ${old_margin:,.0f})")
+            old_margin = _margin(before, old_p)
+            if margin is not None and old_margin is not None and abs(margin[0] - old_margin[0]) >= 1.0:
+                effects.append(f"{new_p.name} still wins{by} (was ${old_margin[0]:,.0f})")
     elif old_p is not None:
         effects.append("no configuration fits any more")
+    effects.extend(_speed_changes(before, after))
     if before.cluster is not None and after.cluster is not None and before.cluster.gpus != after.cluster.gpus:
         effects.append(f"GPUs {before.cluster.gpus} -> {after.cluster.gpus} ({after.cluster.nodes} node(s))")
     head = "; ".join(changes) if changes else "no field changed"

@@ -20,7 +20,7 @@ def test_uncaching_flips_the_winner_to_sagemaker() -> None:
     before = advise(BASE, DATA)
     after = advise(BASE.model_copy(update={"cache_dataset": False}), DATA)
     (line,) = compare(before, after)
-    assert line.startswith("cache dataset True -> False")
+    assert line.startswith("cache dataset yes -> no")
     assert "SageMaker" in line and "now wins by $603" in line
 
 
