@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -180,8 +180,10 @@ class Advisor:
         return self._advise(workload, self.catalog.data())
 
     def vram(self, text: str) -> Response:
-        """`/vram 70B qlora`: the same parse and estimate, in a throwaway conversation."""
-        return self.respond(self.new_conversation(), text)
+        """`/vram 70B qlora`: the same parse and estimate, in a throwaway conversation. Only the
+        questions that change memory are kept (data size, runs and location do not)."""
+        response = self.respond(self.new_conversation(), text)
+        return replace(response, questions=[q for q in response.questions if not _about_data(q)])
 
     # --- scripting ---------------------------------------------------------------------------
     def contract(self, response: Response) -> dict[str, Any]:
@@ -255,6 +257,12 @@ def _change_line(name: str, change: Any) -> str:
         return "not set" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
 
     return f"{name.replace('_', ' ')}: {show(old)} → {show(new)}"
+
+
+def _about_data(question: str) -> bool:
+    """Questions about the corpus, its location or the run schedule: irrelevant to a VRAM check."""
+    q = question.lower()
+    return any(word in q for word in ("training data", "tokens per epoch", "dataset", "where does the data", "runs", "data live"))
 
 
 def _has_subject(w: Workload) -> bool:
