@@ -174,11 +174,6 @@ class Conversation:
     def _questions(self, reading: Reading | None) -> list[Question]:
         asked = [Question(field=c.field, text=c.message, why="two different values in one message") for c in
                  (reading.conflicts if reading else ())]
-        if reading and reading.unknown_names and self.workload.model is None and self.workload.params_b is None:
-            problem = reading.unknown_names[0]
-            if problem.field == "model":
-                asked.append(Question(field="model", text=problem.message + " Which model did you mean?",
-                                      why="the model decides the memory"))
         seen = {q.field for q in asked}
         asked += [q for q in questions_for(self.workload, reading, asked=self.asked, cues=self.cues) if q.field not in seen]
         asked = asked[:MAX_QUESTIONS]

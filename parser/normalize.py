@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 MAX_CHARS = 10_000  # Slack allows 40k; nobody describes a workload in more than this
@@ -25,9 +26,25 @@ _URL = re.compile(r"https?://\S+")
 _EMOJI = re.compile(r":[a-z0-9_+\-]+:")
 _DIGIT_GROUPS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # 10,000 -> 10000
 _APOSTROPHE = re.compile(r"['\u2019`]")
-_DISALLOWED = re.compile(r"[^a-z0-9 .%$/=+\-]")
+_DISALLOWED = re.compile(r"[^a-z0-9 .,%$/=+\-]")
 _EDGE_PUNCT = re.compile(r"(?<![\w])[.\-/=+]+(?!\d)|[.\-/=+]+(?![\w$])")  # punctuation not inside a token
 _SPACES = re.compile(r"\s+")
+# Where one phrase ends and the next begins: ",", ";", "?", "!", a line break, a sentence's ".".
+# They become one "," token, so a name or a phrase never runs across them ("on H100s, 1B tokens").
+_BOUNDARY = re.compile(r"[,;!?\n\u2022]+|\.(?=\s|$)")
+_BOUNDARIES = re.compile(r"(?: ?,)+")
+# Scientific notation and powers of ten, with an optional magnitude: "1e21B", "2.5e9", "10^30",
+# "2.5 x 10^9", "10**12". Read before the symbols go; positive exponents only ("2e-5" is a rate).
+_MAGNITUDE_WORDS = r"billion|bn|b|million|mn|mm|m|trillion|tn|t|thousand|k"
+_SCIENTIFIC = re.compile(
+    r"(?<![\w.])(?:(\d+(?:\.\d+)?)(?:e\+?| ?[x*] ?10 ?(?:\^|\*\*) ?\+?)|10 ?(?:\^|\*\*) ?\+?)(\d{1,3})(?![\d.])"
+    r"(?: ?(" + _MAGNITUDE_WORDS + r")\b(?!-?bit))?"
+)
+_MAGNITUDE_FACTOR = {"b": 10**9, "m": 10**6, "t": 10**12, "k": 10**3}
+_LARGEST = Decimal("1e290")  # beyond this a float (times a magnitude) would overflow
+# A number too long to compute with becomes one word the transformer explains ("... ignored it")
+HUGE_NUMBER = "hugenumber"
+_HUGE = re.compile(r"(?<![\d.])\d{291,}(?:\.\d+)?")
 
 _SMALL = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -89,6 +106,9 @@ def normalize(text: str) -> str:
     text = _EMOJI.sub(" ", text)
     text = _APOSTROPHE.sub("", text)
     text = _DIGIT_GROUPS.sub("", text)
+    text = _SCIENTIFIC.sub(_scientific, text)
+    text = _HUGE.sub(" " + HUGE_NUMBER + " ", text)
+    text = _BOUNDARY.sub(" , ", text)
     text = _DISALLOWED.sub(" ", text)
     text = _EDGE_PUNCT.sub(" ", text)
     text = _SPACES.sub(" ", text).strip()
@@ -102,7 +122,30 @@ def normalize(text: str) -> str:
     text = _TRAILING_TIMES.sub(r"\1 x \2", text)
     text = _NUMBER_DASH_TOKEN.sub(r"\1 ", text)
     text = _PERCENT.sub(r"\1%", text)
-    return _SPACES.sub(" ", text).strip()
+    text = _BOUNDARIES.sub(" ,", _SPACES.sub(" ", text))
+    return text.strip(" ,")
+
+
+def _scientific(m: re.Match[str]) -> str:
+    """'1e21b' -> '1000000000000000000000b', '2.5e9' -> '2.5b', '10^30' -> '1000000000000000000000b'."""
+    try:
+        value = Decimal(m.group(1) or "1") * Decimal(10) ** int(m.group(2))
+    except (InvalidOperation, ValueError):
+        return m.group(0)
+    if m.group(3):
+        value *= _MAGNITUDE_FACTOR[_MAGNITUDE_LETTER[m.group(3)]]
+    if value >= _LARGEST:
+        return f" {HUGE_NUMBER} "
+    for letter in ("b", "m"):
+        factor = _MAGNITUDE_FACTOR[letter]
+        if value >= factor:
+            return _plain(value / factor) + letter
+    return _plain(value)
+
+
+def _plain(value: Decimal) -> str:
+    text = format(value.normalize(), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _number_word(m: re.Match[str]) -> str:

@@ -5,9 +5,13 @@ time, and answer everything else at once with a stated assumption.
 
 1. Mode (essential, always asked while missing): QLoRA vs full fine-tuning differ ~10x in
    memory, serving is a different calculation. Not asked when the message says "serve"
-   (inference) or gives serving-only details (concurrent users), which set the mode.
+   (inference) or gives serving-only details (concurrent users), which set the mode, nor when
+   it says "train" with a model or size (read as full fine-tuning, with a note inviting the
+   correction: the answer is useful as it is).
 2. Model (essential, always asked while missing): no model and no parameter count means no
-   memory estimate at all.
+   memory estimate at all. When the message named a model the catalog does not know, the
+   question is the catalog's answer in friendly words ("I don't know “gpt-5”; did you mean ...?
+   Or tell me its size, e.g. “70B”.").
 3. Training data size (training only, asked once): with neither a corpus size nor a token count,
    GPU-hours and cost cannot be computed. If ignored, the engine's default is used.
 4. Tokens per epoch (training only, asked once): when only the corpus size is known, tokens are
@@ -72,8 +76,9 @@ def questions_for(
     if workload.mode is None:
         wanted.append(_mode_question(cues))
     if workload.model is None and workload.params_b is None:
-        wanted.append(Question(field="model", text="Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?",
-                               why="memory and speed scale with the parameter count"))
+        unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
+        text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
+        wanted.append(Question(field="model", text=text, why="memory and speed scale with the parameter count"))
     if training and workload.dataset_gb is None and workload.dataset_tokens is None:
         wanted.append(Question(field="dataset_tokens", text="How much training data: a size (“500GB”) or tokens (“2B tokens”)?",
                                why="training time and cost scale with the tokens processed"))

@@ -15,6 +15,7 @@ model or GPU by name.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +24,11 @@ from lark import Token, Transformer
 
 from engine.models import Problem
 
+from .normalize import HUGE_NUMBER
 from .reading import Conflict, NameResolver, Reading, Resolved
 from .schedule import HOURS_PER_MONTH, duration_hours, per_month, seconds_in
 
+_PLAIN_PARAMS_MIN = 1e5  # "7 parameters" is not a model size; "125000000 parameters" is
 _QTY = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 _BINARY_QTY = {"k": 1024, "m": 1024**2}  # context lengths: "8k" is 8192
 _DATA_UNIT_GB = {
@@ -46,7 +49,7 @@ _NOT_NAMES = {
     "a", "an", "the", "for", "of", "with", "my", "our", "its", "is", "be", "to", "and", "or", "size",
     "model", "models", "about", "around", "approx", "approximately", "roughly", "like", "say", "than",
     "base", "it", "we", "i", "have", "has", "got", "need", "want", "run", "do", "some", "any", "by",
-    "vs", "versus", "compare", "also", "maybe", "then", "but",
+    "vs", "versus", "compare", "also", "maybe", "then", "but", "llm", "llms", "lm", "slm",
 }
 _COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?)(?: x ?| |x)(?=\S)")
 _SIZE_B = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?)b\b")
@@ -55,7 +58,16 @@ _PLURAL = re.compile(r"(?<=\d)s\b")
 _MEMORY_SUFFIX = re.compile(r" \d+ ?gb$")
 _TRAILING_COUNT = re.compile(r" x (\d{1,5})$")
 _WORD_VERSION = re.compile(r"[a-z]+ v\d+(?:\.\d+)?")
+_DID_YOU_MEAN = re.compile(r"[Dd]id you mean:? (.+?)\?\s*$")
+_ID_IN_PARENS = re.compile(r"\(([a-z0-9][a-z0-9.\-]*)\)")
+# An unknown name that looks like a GPU rather than a model: "h20", "a800 80 gb", "gb300s", "5090"
+_GPU_SHAPED = re.compile(r"(?:(?:rtx|gtx|nvidia|amd|tesla) ?)?(?:[a-z]{1,2}\d{2,4}[a-z]{0,3}|\d{4}(?: ?ti)?)(?: .*)?")
 
+# "training data", "training set": "training" describes a noun there; it is not the verb
+_TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "token", "examples", "samples", "time",
+                   "cost", "costs", "budget", "loop", "script", "code", "pipeline", "cluster", "job", "step", "steps"}
+TRAIN_NOTE = "“train” read as full fine-tuning; say “from scratch” for pre-training, or “QLoRA”/“LoRA”"
+_EVERY = re.compile(r"(?:every|each) |(?:daily|weekly|monthly|quarterly|yearly|annually)$")
 _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
 # Words skipped between a verb and a bare name ("serve the mixtral"), and roles that make a
 # following bare word a name position: the kinds of verbs, and which catalog tables to ask.
@@ -121,6 +133,11 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     def size(self, items: list[Token]) -> Said:
         text = str(items[0])
+        if items[0].type == "NUMBER":  # "175000000000 parameters": a plain count
+            count = _number(text)
+            if count < _PLAIN_PARAMS_MIN:
+                return Said("filler", _text(items), bare=(count,))
+            return Said("size", _text(items), {"params_b": count / 1e9})
         unit = text[-1]
         value = float(text[:-1])
         if unit == "b" or (unit == "m" and len(items) > 1):
@@ -149,8 +166,11 @@ class MessageTransformer(Transformer[Token, Reading]):
         tail = items[-1] if items[-1].type in ("PERIOD", "DURATION") else None
         if items[0].type == "NUMBER":
             count: float | None = _number(str(items[0]))
-        else:  # "a run every 3 months": one run; "runs every week" says no count
-            count = 1.0 if _SINGULAR_RUN.search(str(items[0])) else None
+        elif tail is None:  # "can we run it", "training runs": no schedule said
+            return Said("filler", text)
+        else:  # "a run every 3 months", "runs weekly": one run each time; "runs per month" says no count
+            every = _SINGULAR_RUN.search(str(items[0])) or _EVERY.match(str(tail))
+            count = 1.0 if every else None
         if tail is None or tail.type == "PERIOD":
             factor = per_month(str(tail)) if tail is not None else 1.0
             if count is None or factor is None:
@@ -181,7 +201,7 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     def provider(self, items: list[Token]) -> Said:
         verb, word = str(items[0]), str(items[1])
-        cues = frozenset({"refine"}) if verb in _REFINE_VERBS else frozenset()
+        cues = frozenset({"refine_verb"}) if verb in _REFINE_VERBS else frozenset()
         if items[1].type == "CLOUD":
             cloud = _pick(word, _CLOUD) or word
             resolved = self._resolve("provider", cloud)
@@ -220,6 +240,10 @@ class MessageTransformer(Transformer[Token, Reading]):
                 else:
                     self._apply(said, kind, word, resolved)
                 return said
+        model = self._resolve("model", word) if "model" in kinds else None
+        ids = _suggestions(model)[1]
+        if any(_near(word, i) for i in ids):  # "serve mixtrall": a near miss of a model; "serve llms" is not
+            return Said("hardware", word, problems=[_unknown(word, model, None, None)])
         return None
 
     def hardware(self, items: list[Token]) -> Said:
@@ -259,8 +283,15 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("context", _text(items), {"seq_len": int(_qty(str(number), binary=True))})
 
     def concurrency(self, items: list[Token]) -> Said:
-        number = next(t for t in items if t.type == "NUMBER")
-        return Said("concurrency", _text(items), {"concurrency": int(_number(str(number)))})
+        number = next(t for t in items if t.type in ("NUMBER", "QTY"))
+        count = int(_qty(str(number)))
+        if items[-1].type == "PERIOD":  # "50 users a day": traffic over a day, not at the same time
+            return Said("filler", _text(items), notes=[
+                f"“{_text(items)}” is not how many at the same time; say e.g. “{number} concurrent users” to size for that"])
+        if count < 1:
+            return Said("filler", _text(items))
+        notes = [f"read “{_text(items)}” as {count} at the same time (concurrency)"] if items[-1].type == "USERS" else []
+        return Said("concurrency", _text(items), {"concurrency": count}, notes=notes)
 
     def throughput(self, items: list[Token]) -> Said:
         amount, rate = _qty(str(items[0])), str(items[1])
@@ -288,7 +319,10 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("price", _text(items), notes=[f"{items[0]} is not a per-GPU-hour price; ignored it"])
 
     def rank(self, items: list[Token]) -> Said:
-        return Said("rank", _text(items), {"lora_rank": int(re.findall(r"\d+", str(items[0]))[-1])})
+        text = str(items[0])
+        # "LoRA r=16" is a knob of LoRA and QLoRA alike: no mode, but the question narrows to fine-tuning
+        cues = frozenset({"finetune"}) if text.startswith("lora") else frozenset()
+        return Said("rank", _text(items), {"lora_rank": int(re.findall(r"\d+", text)[-1])}, cues)
 
     def checkpointing(self, items: list[Token]) -> Said:
         off = items[0].type == "NEG" or items[-1].type == "OFF"
@@ -339,8 +373,10 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     def filler(self, items: list[Token]) -> Said:
         token = items[0]
+        if str(token) == HUGE_NUMBER:
+            return Said("filler", str(token), notes=["a number with hundreds of digits is beyond what I can compute with; ignored it"])
         if token.type == "ON" and str(token) in _REFINE_VERBS:
-            return Said("filler", str(token), cues=frozenset({"refine"}))
+            return Said("filler", str(token), cues=frozenset({"refine_verb"}))
         bare = (_number(str(token)),) if token.type == "NUMBER" else ()
         return Said("filler", str(token), bare=bare, word=token.type == "WORD")
 
@@ -396,25 +432,14 @@ class MessageTransformer(Transformer[Token, Reading]):
             return said
         if _WORD_VERSION.fullmatch(name) and not (model and model.candidates) and not (gpu and gpu.candidates):
             return Said("filler", text)  # "pipeline v2": a version of something, not a model we know
-        if model is not None and model.candidates and model.id is None:
+        if model is not None and model.candidates and model.id is None and not (size and _near_misses(name, model)):
             self._apply(said, "model", name, model)
         elif gpu is not None and gpu.candidates and gpu.id is None:
             self._apply(said, "gpu", name, gpu)
         else:
             if size:
                 said.values["params_b"] = float(size[-1])
-            suggestions = tuple(dict.fromkeys((model.candidates if model else ()) + (gpu.candidates if gpu else ())))
-            hint = f" Did you mean {', '.join(suggestions[:4])}?" if suggestions else ""
-            told = (model if size or gpu is None else gpu) if model is not None else None
-            lead = f"I don't know “{name}”.{hint}"
-            if told is not None and told.message and not suggestions:
-                lead = told.message  # the catalog's own wording, with its suggestions
-            generic = f" I'll size it as a generic {size[-1]}B model." if size else ""
-            code = "unknown_model" if size or not re.search(r"\d{2,}", name) else "unknown_name"
-            said.problems.append(
-                Problem(code=code, field="model" if size else None, candidates=suggestions,
-                        message=f"{lead}{generic}")
-            )
+            said.problems.append(_unknown(name, model, gpu, size[-1] if size else None))
         return said
 
     def _resolve_gpu(self, name: str) -> Resolved | None:
@@ -457,7 +482,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         about" it may be a provider, model or GPU, and a bare cloud is where it runs."""
         items = list(items)
         for index, said in enumerate(items):
-            role = "refine" if "refine" in said.cues and said.kind in ("cue", "filler") else (
+            role = "refine" if said.cues & {"refine", "refine_verb"} and said.kind in ("cue", "filler") else (
                 "verb" if said.kind == "mode" or said.cues & {"train", "finetune"} else None)
             if role is None:
                 continue
@@ -476,6 +501,53 @@ class MessageTransformer(Transformer[Token, Reading]):
                 if named is not None:
                     items[nxt] = named
         return items
+
+
+def _suggestions(resolved: Resolved | None) -> tuple[str, tuple[str, ...]]:
+    """What a resolver suggests for an unknown name: (text to show, ids). The catalog puts its
+    suggestions in the message ("Did you mean: Mixtral 8x7B (mixtral-8x7b), ...?")."""
+    if resolved is None or resolved.id is not None:
+        return "", ()
+    if resolved.candidates:
+        ids = tuple(resolved.candidates)
+        return ", ".join(ids[:4]), ids
+    found = _DID_YOU_MEAN.search(resolved.message or "")
+    if found is None:
+        return "", ()
+    return found.group(1), tuple(_ID_IN_PARENS.findall(found.group(1)))
+
+
+def _near_misses(name: str, model: Resolved) -> bool:
+    """Suggestions for a sized name that are not its own family ("llama-5-70b" -> llama-3-70b):
+    the size still counts, the suggestions go in the message."""
+    return not all(c.startswith(name.replace(" ", "-")) for c in model.candidates)
+
+
+def _near(word: str, model_id: str) -> bool:
+    """A plain word close to a model id's family ("mixtrall" ~ "mixtral-8x7b", "lama" ~ "llama-3-8b")."""
+    family = re.split(r"[-\d]", model_id)[0]
+    return model_id.startswith(word) or difflib.SequenceMatcher(None, word, family).ratio() >= 0.8
+
+
+def _unknown(name: str, model: Resolved | None, gpu: Resolved | None, size: str | None) -> Problem:
+    """The friendly problem for a name-shaped word the catalog does not know: a model unless it
+    looks like a GPU ("h20", "a800") or only the GPU table has suggestions for it."""
+    model_hint, model_ids = _suggestions(model)
+    gpu_hint, gpu_ids = _suggestions(gpu)
+    if size is None and not model_hint and (gpu_hint or _GPU_SHAPED.fullmatch(name)):
+        hint = f"; did you mean {gpu_hint}?" if gpu_hint else ". Which GPU is it closest to?"
+        return Problem(code="unknown_gpu", field="gpu", candidates=gpu_ids, message=f"I don't know the GPU “{name}”{hint}")
+    if size is not None:
+        hint = f"; did you mean {model_hint}?" if model_hint else "."
+        message = f"I don't know “{name}”{hint} I'll size it as a generic {size}B model."
+    elif model_ids and all(i.startswith(name.replace(" ", "-")) for i in model_ids):  # "gemma": a family
+        return Problem(code="ambiguous_model", field="model", candidates=model_ids,
+                       message=f"“{name}” could be {model_hint}: which one? Or tell me its size, e.g. “70B”.")
+    elif model_hint:
+        message = f"I don't know “{name}”; did you mean {model_hint}? Or tell me its size, e.g. “70B”."
+    else:
+        message = f"I don't know “{name}”. Which model is it like, or how big is it? Tell me its size, e.g. “70B”."
+    return Problem(code="unknown_model", field="model", candidates=model_ids, message=message)
 
 
 def _per_node(items: list[Said]) -> list[Said]:
@@ -540,10 +612,18 @@ def fold(
     if requests:
         notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
     mode_unsaid = "mode" not in updates and current_mode is None and not any(c.field == "mode" for c in conflicts)
+    if mode_unsaid and _train_verb(items) and "finetune" not in cues and ("model" in updates or "params_b" in updates):
+        updates["mode"] = "full"  # "train a 21B model": training, not serving; the note invites the correction
+        notes.append(TRAIN_NOTE)
+        mode_unsaid = False
     serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens") if f in updates]
     if mode_unsaid and (serving_only or requests):
         updates["mode"] = "inference"
         notes.append("serving (you gave concurrent users)" if "concurrency" in updates else "serving (you gave a request rate or response length)")
+    if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
+        cues.discard("refine_verb")
+        if not ("mode" in updates and ("model" in updates or "params_b" in updates)):
+            cues.add("refine")
     if requests and not updates:
         cues.add("refine")  # "50 qps" in a serving thread: said something, even if nothing changes yet
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests))
@@ -551,6 +631,16 @@ def fold(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
     )
+
+
+def _train_verb(items: list[Said]) -> bool:
+    """'train' as a verb ("train a 21B model"), not a noun's modifier ("training data")."""
+    for index, said in enumerate(items):
+        if said.kind == "cue" and "train" in said.cues:
+            following = items[index + 1].text if index + 1 < len(items) else ""
+            if following not in _TRAINING_NOUNS:
+                return True
+    return False
 
 
 def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:

@@ -28,7 +28,12 @@ scenario: the reply lists each changed field as old → new, and `undo` goes bac
 
 Model and GPU names go through the catalog's aliases: a family name ("A100") means the
 catalog's default member and the reply says which one; an unknown name gets suggestions, and a
-size in it ("gpt-7 13B") is still used. Sizes are decimal GB (GiB are converted, ×1.073741824).
+size in it ("gpt-7 13B") is still used; without one, the advisor asks for the model or its size.
+"Train" alone (no "fine-tune", "from scratch", "LoRA") is read as full fine-tuning, with a note
+saying so. "16 users" or "8 sessions" is how many are served at the same time (`concurrency`).
+Commas, semicolons and line breaks end a phrase, so "on H100s, 1B tokens" is a GPU and a token
+count. Numbers may be written "1,000,000", "2.5e9" or "10^30"; absurd ones are read as written
+and the estimate says why it cannot answer. Sizes are decimal GB (GiB are converted, ×1.073741824).
 "On <cloud>" means where the GPUs run (`provider`); "in S3", "GCS", "Azure blob", "on-prem" or
 "<size> corpus on <cloud>" mean where the data lives (`data_location`). Two different values for
 one thing in the same message ("QLoRA … full fine-tune") are pointed out, not guessed.

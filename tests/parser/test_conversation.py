@@ -195,3 +195,36 @@ def test_request_rate_without_a_response_length_assumes_nothing(chat: Conversati
 def test_memory_constraint_stored_by_an_older_version_is_kept(resolver) -> None:
     stored = {"workload": {"mode": "qlora", "params_b": 70}, "gpu_memory_gb": 24.0}
     assert Conversation.from_dict(stored, resolver).workload.gpu_memory_gb == 24
+
+
+def test_unknown_model_is_asked_about_in_friendly_words(chat: Conversation) -> None:
+    turn = chat.turn("serve gpt-5 on h100")
+    assert turn.workload.mode == "inference" and turn.workload.gpu == "h100-sxm"
+    assert [p.code for p in turn.unknown_names] == ["unknown_model"]
+    assert "gpt-5" in turn.unknown_names[0].message and "70B" in turn.unknown_names[0].message
+    model_question = next(q for q in turn.questions if q.field == "model")
+    assert model_question.text == turn.unknown_names[0].message
+    assert "Which model did you mean" not in turn.message  # asked once, in the catalog's words
+
+
+def test_questions_for_uses_the_unknown_name_problem(resolver) -> None:
+    from parser import parse
+
+    reading = parse("serve gpt-5", resolver)
+    questions = questions_for(Workload(mode="inference"), reading)
+    assert questions[0].field == "model" and "I don't know “gpt-5”" in questions[0].text
+
+
+def test_train_with_a_size_is_full_fine_tuning_with_a_note_not_a_question(chat: Conversation) -> None:
+    turn = chat.turn("train a 21B model")
+    assert turn.workload.mode == "full" and turn.workload.params_b == 21
+    assert "mode" not in [q.field for q in turn.questions]
+    assert any("“train” read as full fine-tuning" in n for n in turn.notes)
+    turn = chat.turn("qlora")  # the note invites the correction
+    assert turn.workload.mode == "qlora" and turn.workload.params_b == 21
+
+
+def test_train_in_a_thread_that_already_has_a_mode_keeps_it(chat: Conversation) -> None:
+    chat.turn("QLoRA 70B, 500GB corpus in S3")
+    turn = chat.turn("train it on 2B tokens")
+    assert turn.workload.mode == "qlora"

@@ -62,3 +62,15 @@ def test_real_catalog_resolves_what_users_write(catalog) -> None:
     turn = Conversation(catalog).turn("serve qwen2.5-72b on a single 4090, 8k context, int4")
     assert turn.workload.model == "qwen2.5-72b" and turn.workload.gpu == "rtx-4090"
     assert turn.workload.seq_len == 8192 and turn.workload.precision == "int4"
+
+
+def test_real_catalog_unknown_names_get_its_suggestions(catalog) -> None:
+    reading = parse("deploy mixtrall on a100", catalog)
+    assert reading.updates == {"mode": "inference", "gpu": "a100-sxm-80gb"}
+    (problem,) = reading.unknown_names
+    assert problem.field == "model" and "mixtral-8x7b" in problem.candidates and "mixtral-8x7b" in problem.message
+    assert "70B" in problem.message
+    for text in ("serve llms on h100", "we serve a lot of traffic", "serve our users"):  # ordinary words stay words
+        assert parse(text, catalog).unknown_names == (), text
+    gpu = parse("inference llama 3 8b on a800", catalog).unknown_names[0]
+    assert gpu.field == "gpu" and "a100-sxm-80gb" in gpu.candidates

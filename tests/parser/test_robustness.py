@@ -57,3 +57,10 @@ def test_long_messages_are_bounded(resolver) -> None:
     started = time.perf_counter()
     parse(text, RESOLVER)
     assert time.perf_counter() - started < TIME_BOUND_S
+
+
+def test_absurd_numbers_are_read_faithfully_or_left_alone() -> None:
+    assert parse("10^30 parameter model", RESOLVER).updates == {"params_b": 1e21}
+    huge = parse("a 1e999B model, 10^999 params", RESOLVER)  # beyond a float: not rewritten, never inf
+    assert all(v != float("inf") for v in huge.updates.values())
+    assert parse("lr 2e-5, 3 epochs", RESOLVER).updates == {"epochs": 3}
