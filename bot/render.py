@@ -190,7 +190,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         headline = f"❌ Does not fit: {subject} on {gpu}" + (f" — {fix}" if fix else "")
     else:
         verdict = "unknown"
-        headline = f"⚠️ {subject}: " + (problems[0] if problems else "not enough to size it yet")
+        reason = problems[0] if problems else "not enough to size it yet"
+        has_subject = bool(advice.effective.model or advice.effective.params_b)
+        headline = f"⚠️ {subject}: {reason}" if has_subject else f"⚠️ {reason}"
     summary_bits = []
     if mem:
         summary_bits.append(f"*{fmt_gb(mem.per_gpu_gb)}* peak per GPU, {fmt_gb(mem.total_gb)} in total")
@@ -256,7 +258,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         assumptions=assumptions,
         questions=list(response.questions),
         problems=problems[1:] if verdict == "unknown" else problems,
-        notes=list(response.notes) + list(advice.notes),
+        notes=[n for n in dict.fromkeys([*response.notes, *advice.notes]) if n not in response.questions],
         buttons=[] if vram_only else buttons,
         runs_select=runs and not vram_only,
         vram_only=vram_only,
