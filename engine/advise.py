@@ -30,7 +30,7 @@ from engine.models import (
 )
 from engine.recommend import Ranked, data_source, evaluate, fits_nowhere_problem
 from engine.tco import row_usd
-from engine.throughput import estimate_inference, estimate_training
+from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
 from engine.validate import blocking, validate
 
 
@@ -79,7 +79,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     # The tier-vs-flat explanation is about whichever shown option pays egress (the chosen one may be same-cloud).
     paying = next((o for o in [chosen, *result.options] if o is not None and any(t.workflow == "uncached" for t in o.tco)), None)
     explained = egress if paying is None or paying is chosen else _egress_summary(effective, data, paying)
-    notes.extend(_explanations(effective, chosen, result, explained))
+    notes.extend(_explanations(effective, chosen, result, explained, data))
     quantization = _quantization(arch, effective)
     memory, cluster, throughput = (chosen.memory, chosen.cluster, chosen.throughput) if chosen else (None, None, None)
     fit = result.fit_only
@@ -192,7 +192,27 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
         return []
 
 
-def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None) -> list[str]:
+def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
+    """Seed 001's buy-vs-rent question for the chosen option, where the GPU has a purchase price."""
+    gpu = data.gpu(chosen.gpu)
+    compute = next((r for t in chosen.tco[:1] for r in t.rows if r.item == "compute"), None)
+    if gpu is None or not gpu.purchase_price_usd or compute is None:
+        return []
+    rate = compute.inputs.get("usd_per_gpu_hour")
+    if not isinstance(rate, int | float) or rate <= 0:
+        return []
+    gpus = chosen.cluster.gpus
+    even = buy_vs_rent_break_even(gpu.purchase_price_usd * gpus, rate * gpus, tdp_w=gpu.tdp_w or 0.0, num_gpus=gpus)
+    if even.value <= 0:
+        return []
+    return [f"buy vs rent: {gpus} x {gpu.name} at ~${gpu.purchase_price_usd:,.0f} each ({gpu.purchase_price_source or gpu.source}) "
+            f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / 730:,.1f} months around the clock) against "
+            f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not (seed 001, 002: "
+            "owning wins above ~70% sustained utilisation)"]
+
+
+def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None,
+                  data: CatalogData | None = None) -> list[str]:
     """Where this answer departs from seed 000's arithmetic, and why (ERRATA 6 and 7)."""
     notes: list[str] = []
     if chosen is None:
@@ -225,6 +245,8 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
             f"egress priced on the source's monthly tier table ({basis}): {pulls:g} x {w.dataset_gb:g} GB = "
             f"${egress['uncached'].value:,.0f}; seed 000's flat $0.09/GB would say ${flat:,.0f} (ERRATA 7)"
         )
+    if data is not None:
+        notes.extend(_buy_vs_rent(w, chosen, data))
     runs = float(w.runs_per_month or 1)
     if runs > 1 and w.mode in TRAINING_MODES and w.dataset_pulls_per_month is None:
         tco = chosen.tco[0]

@@ -42,7 +42,7 @@ from engine.tco import (
     usd_per_gpu_hour,
     workflows_for,
 )
-from engine.throughput import estimate_inference, estimate_training
+from engine.throughput import cloud_cost_per_1m_tokens, estimate_inference, estimate_training
 
 SERVING_HOURS_PER_MONTH = 730.0  # an always-on endpoint: 24 x 365 / 12
 MONTH_HOURS = 730.0  # a month of wall clock, for "do the runs fit in a month" notes
@@ -228,7 +228,9 @@ def _serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
     most tokens/s per GPU while it fits and each user still gets a usable rate; then replicas."""
     if w.concurrency is not None or not w.target_tokens_per_s:
         plan, memory = plan_cluster(w, arch, gpu, offer)
-        return _with_replicas(w, plan, memory, estimate_inference(w, arch, gpu, plan), offer)
+        throughput = estimate_inference(w, arch, gpu, plan)
+        plan, memory, throughput = _whole_node_serving(w, arch, gpu, offer, plan, memory, throughput)
+        return _with_replicas(w, plan, memory, throughput, offer)
     best: tuple[float, ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload] | None = None
     batch = 1
     while batch <= MAX_SERVING_BATCH:
@@ -252,6 +254,24 @@ def _serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
     if note:
         plan = plan.model_copy(update={"notes": (note, *plan.notes)})
     return _with_replicas(wb, plan, memory, throughput, offer)
+
+
+def _whole_node_serving(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, plan: ClusterPlan,
+                        memory: MemoryEstimate, throughput: ThroughputEstimate) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """A model that fits on 3 of a node's 8 GPUs is billed for 8: spread it over the whole node
+    (tensor/pipeline parallel) when that makes each sequence faster, and say so."""
+    if offer is None or not plan.fits or w.gpu_count or w.nodes or plan.gpus >= offer.gpus_per_node:
+        return plan, memory, throughput
+    wide, wide_memory = plan_cluster(w.model_copy(update={"gpu_count": offer.gpus_per_node}), arch, gpu, offer)
+    if not wide.fits:
+        return plan, memory, throughput
+    wide_throughput = estimate_inference(w, arch, gpu, wide)
+    old, new = throughput.decode_tokens_per_s_per_sequence, wide_throughput.decode_tokens_per_s_per_sequence
+    if old is None or new is None or new.value <= old.value * 1.05:
+        return plan, memory, throughput
+    note = (f"the offer rents whole {offer.gpus_per_node}-GPU nodes: the model fits on {plan.gpus}, so it is spread over "
+            f"all {offer.gpus_per_node} ({wide.parallelism}) for {new.value:,.0f} instead of {old.value:,.0f} tokens/s per sequence")
+    return wide.model_copy(update={"notes": (note, *wide.notes)}), wide_memory, wide_throughput
 
 
 def _with_replicas(w: Workload, plan: ClusterPlan, memory: MemoryEstimate, throughput: ThroughputEstimate,
@@ -441,10 +461,18 @@ def _build(c: _Candidate) -> Option:
         c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
         usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
     )
+    throughput = c.throughput
+    if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:
+        # Serving: what a million generated tokens cost on this option's rent, at the stated load.
+        load = float(c.w.utilization or 1.0)
+        cost = cloud_cost_per_1m_tokens(rate, billed, throughput.decode_tokens_per_s.value, load)
+        if load >= 1.0:
+            cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
+        throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
     return Option(
         name=c.name, offer_id=c.offer.id if c.offer is not None else None, gpu=c.gpu.id,
         mode=c.w.mode or "inference", precision=c.w.precision or "bf16", memory=c.memory,
-        cluster=c.plan, throughput=c.throughput, tco=tcos,
+        cluster=c.plan, throughput=throughput, tco=tcos,
         total_usd=min(t.total_usd for t in tcos), hours_per_run=c.wall_hours,
     )
 
