@@ -9,6 +9,8 @@ when only a size is known, builds a generic Llama-like shape of that size and sa
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pydantic import BaseModel, ConfigDict
 
 from catalog.records import ModelRecord
@@ -271,5 +273,13 @@ def _module_shapes(a: Architecture, module: str) -> list[tuple[int, int, int]]:
 def lora_trainable_params(a: Architecture, rank: int | None, targets: tuple[str, ...] | list[str] | None) -> int:
     """Adapter parameters: rank x (in + out) for every targeted projection in every layer (and every
     expert of an MoE layer). Llama-2-7B r=8 on q,v gives 4,194,304, as litgpt reports."""
+    key = tuple(targets) if targets is not None else None
+    return _lora_params_cached(a, rank, key)
+
+
+@lru_cache(maxsize=512)
+def _lora_params_cached(a: Architecture, rank: int | None, targets: tuple[str, ...] | None) -> int:
+    """Memoised: the ranking asks the same question thousands of times per answer (pure function
+    of a frozen architecture, so caching cannot change a result)."""
     r = max(0, int(rank or 8))
     return sum(r * (i + o) * n for m in normalise_targets(targets) for i, o, n in _module_shapes(a, m))

@@ -19,7 +19,7 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord
 from engine.architecture import Architecture, lora_trainable_params
-from engine.cluster import plan_cluster
+from engine.cluster import max_tensor_parallel, plan_cluster
 from engine.defaults import MAX_SERVING_BATCH, MIN_TOKENS_PER_S_PER_USER
 from engine.egress import egress_for
 from engine.models import (
@@ -161,6 +161,19 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     return _evaluate(w, arch, data, given)
 
 
+def _relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
+    """A plan shared by offers of the same shape, described with this offer's own link names."""
+    between = f"; between nodes: {offer.inter_node_fabric or 'none (independent replicas)'}" if plan.nodes > 1 else ""
+    interconnect = f"{offer.intra_node_link or gpu.scaleup_link or 'PCIe only'}{between}"
+    return plan if interconnect == plan.interconnect else plan.model_copy(update={"interconnect": interconnect})
+
+
+def _node_cap(offer: OfferRecord | None) -> int | None:
+    """One copy of the model spans at most one node where the offer has no inter-node fabric: a
+    plan across such nodes is not for sale, so it is not searched for."""
+    return 1 if offer is not None and offer.inter_node_fabric is None else None
+
+
 def _slot_hours(w: Workload) -> float:
     """How long one run may take: the user's target, else a month (or its share of several months
     when there is less than one run a month)."""
@@ -182,7 +195,7 @@ def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
     """
     if (w.mode or "inference") not in TRAINING_MODES:
         return _serving_plan(w, arch, gpu, offer)
-    plan, memory = plan_cluster(w, arch, gpu, offer)
+    plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=_node_cap(offer))
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
         return plan, memory, throughput
@@ -227,7 +240,7 @@ def _serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
     """Serving: the user's batch, or, for a throughput target, the batch per replica that gives the
     most tokens/s per GPU while it fits and each user still gets a usable rate; then replicas."""
     if w.concurrency is not None or not w.target_tokens_per_s:
-        plan, memory = plan_cluster(w, arch, gpu, offer)
+        plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=_node_cap(offer))
         throughput = estimate_inference(w, arch, gpu, plan)
         plan, memory, throughput = _whole_node_serving(w, arch, gpu, offer, plan, memory, throughput)
         return _with_replicas(w, plan, memory, throughput, offer)
@@ -235,7 +248,7 @@ def _serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
     batch = 1
     while batch <= MAX_SERVING_BATCH:
         wb = w.model_copy(update={"concurrency": batch})
-        plan, memory = plan_cluster(wb, arch, gpu, offer)
+        plan, memory = plan_cluster(wb, arch, gpu, offer, max_nodes=_node_cap(offer))
         if plan.fits:
             throughput = estimate_inference(wb, arch, gpu, plan)
             per_user = throughput.decode_tokens_per_s_per_sequence
@@ -335,14 +348,17 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                 shape = (
                     None
                     if offer is None
-                    else (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link)
-                )
+                    else (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes,
+                          max_tensor_parallel(gpu, offer, offer.gpus_per_node))
+                )  # what the plan depends on; the intra-node link's wording is relabelled per offer below
                 if shape not in plans:
                     plan, memory, throughput = _plan_for(variant, arch, gpu, offer)
                     plans[shape] = (plan, memory, throughput, variant)
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
                 plan, memory, throughput, vw = plans[shape]
+                if offer is not None:
+                    plan = _relabel(plan, gpu, offer)
                 copy_gpus = plan.gpus // max(1, throughput.replicas or 1)  # serving replicas need no fabric
                 if not plan.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
                     continue  # an offer without an inter-node fabric is sold as single nodes only
