@@ -34,6 +34,14 @@ class LatencyResult:
     ack_ms: list[float]
     lost: int
 
+    texts: list[str] = field(default_factory=list)  # the message of each sample, same order
+
+    def by_message(self) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for text, ms in zip(self.texts, self.samples_ms, strict=True):
+            out.setdefault(text, []).append(ms)
+        return out
+
     def row(self) -> dict[str, float | int | str]:
         return {"name": self.name, "n": len(self.samples_ms), "p50": percentile(self.samples_ms, 50),
                 "p95": percentile(self.samples_ms, 95), "p99": percentile(self.samples_ms, 99),
@@ -63,15 +71,17 @@ def warm_up(harness: Harness, server: Server, n: int = 12) -> float:
 
 def latency(harness: Harness, server: Server, n: int, label: str) -> LatencyResult:
     """n mentions one after another (each waits for its reply), cycling through typical messages."""
-    samples, acks, lost = [], [], 0
+    samples, acks, texts, lost = [], [], [], 0
     for i in range(n):
-        ack_ms, reply_ms, ok = one_event(harness, server, MESSAGES[i % len(MESSAGES)], f"CLAT{i % 10}")
+        text = MESSAGES[i % len(MESSAGES)]
+        ack_ms, reply_ms, ok = one_event(harness, server, text, f"CLAT{i % 10}")
         acks.append(ack_ms)
         if ok:
             samples.append(reply_ms)
+            texts.append(text)
         else:
             lost += 1
-    return LatencyResult(label, samples, acks, lost)
+    return LatencyResult(label, samples, acks, lost, texts)
 
 
 @dataclass

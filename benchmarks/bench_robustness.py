@@ -19,7 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.harness import Harness, Post, Server, mention_body, post_event, thread_reply_body, unique_ts
+from benchmarks.harness import (
+    Harness,
+    Post,
+    Server,
+    deliver,
+    mention_body,
+    post_event,
+    thread_reply_body,
+    unique_ts,
+)
 
 SCENARIO = "QLoRA 70B, 500GB corpus in S3, 20 runs"
 FOLLOW_UPS = ("what about 40 runs?", "try A100s", "what about 10 runs?")
@@ -49,6 +58,9 @@ class LoadResult:
     apologies: int
     seconds: float
     workers: int
+    refused: int  # first delivery attempts not answered 200 (then re-sent, as Slack does)
+    never_acked: int
+    lost_events: list[str]
 
 
 def load_run(harness: Harness, server: Server, *, channels: int, threads_per_channel: int, turns: int,
@@ -56,10 +68,12 @@ def load_run(harness: Harness, server: Server, *, channels: int, threads_per_cha
     """`channels x threads_per_channel` conversations of `turns` messages, `workers` at a time.
 
     Each conversation waits for a reply before its next message, as a person would; every
-    `redeliver_every`-th event is sent a second time with X-Slack-Retry-Num (Slack's re-delivery)."""
+    `redeliver_every`-th event is sent a second time with X-Slack-Retry-Num (Slack's re-delivery),
+    and an event whose POST is not answered 200 is re-sent as Slack would (`harness.deliver`)."""
     conversations = [(f"CLOAD{c:03d}", t) for c in range(channels) for t in range(threads_per_channel)]
     lock = threading.Lock()
-    totals = {"events": 0, "redeliveries": 0, "lost": 0, "not_refined": 0}
+    totals = {"events": 0, "redeliveries": 0, "lost": 0, "not_refined": 0, "refused": 0, "never_acked": 0}
+    lost_events: list[str] = []
     threads: list[tuple[str, str, int]] = []
     event_numbers = itertools.count(1)
 
@@ -73,7 +87,7 @@ def load_run(harness: Harness, server: Server, *, channels: int, threads_per_cha
                 ts = unique_ts()
                 body = thread_reply_body(FOLLOW_UPS[(turn - 1) % len(FOLLOW_UPS)], channel=channel, ts=ts,
                                          thread_ts=root, event_id=f"Ev{ts}")
-            post_event(server.url, body)
+            first, last = deliver(server.url, body)
             sent += 1
             with lock:
                 numbered = next(event_numbers)
@@ -84,8 +98,11 @@ def load_run(harness: Harness, server: Server, *, channels: int, threads_per_cha
             with lock:
                 totals["events"] += 1
                 totals["redeliveries"] += int(redelivered)
+                totals["refused"] += int(first != 200)
+                totals["never_acked"] += int(last != 200)
                 if len(posts) < turn + 1:
                     totals["lost"] += turn + 1 - len(posts)
+                    lost_events.append(f"{json.loads(body)['event_id']} (ack {first}/{last})")
                     break
                 if turn > 0 and not is_refinement(posts[turn]):
                     totals["not_refined"] += 1
@@ -104,7 +121,8 @@ def load_run(harness: Harness, server: Server, *, channels: int, threads_per_cha
         duplicates += max(0, len(posts) - sent)
         apologies += sum(1 for p in posts if is_apology(p))
     return LoadResult(len(conversations), channels, totals["events"], totals["redeliveries"], replies,
-                      totals["lost"], duplicates, totals["not_refined"], apologies, seconds, workers)
+                      totals["lost"], duplicates, totals["not_refined"], apologies, seconds, workers,
+                      totals["refused"], totals["never_acked"], lost_events)
 
 
 # --- Slack errors --------------------------------------------------------------------------------
@@ -166,6 +184,7 @@ class KillResult:
     answered_before_kill: int
     redelivered_after_restart: int
     follow_ups_unanswered: int
+    lost_acked: int  # acknowledged before the kill, so Slack would not re-deliver them
     restart_s: float
     integrity: str
     intact: int
@@ -222,7 +241,8 @@ def kill9_run(harness: Harness, *, threads: int, settle_s: float = 0.03) -> Kill
             redelivered += 1
     for channel, root in roots.items():  # let the re-delivered follow-ups finish before counting
         harness.slack.wait_replies(channel, root, 2, timeout=10 if statuses.get(channel) != 200 else 0.5)
-    unanswered = sum(1 for c, r in roots.items() if len(harness.slack.replies(c, r)) < 2)
+    unanswered = [c for c, r in roots.items() if len(harness.slack.replies(c, r)) < 2]
+    lost_acked = sum(1 for c in unanswered if statuses.get(c) == 200)
     before = {c: len(harness.slack.replies(c, r)) for c, r in roots.items()}
     for channel, root in roots.items():
         ts = unique_ts()
@@ -236,8 +256,8 @@ def kill9_run(harness: Harness, *, threads: int, settle_s: float = 0.03) -> Kill
         else:
             broken.append(channel)
     server.stop()
-    return KillResult(threads, len(statuses), acked, answered, redelivered, unanswered, restart_s, integrity, intact,
-                      broken)
+    return KillResult(threads, len(statuses), acked, answered, redelivered, len(unanswered), lost_acked, restart_s,
+                      integrity, intact, broken)
 
 
 def _integrity(db_path: Any) -> str:

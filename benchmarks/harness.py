@@ -176,6 +176,19 @@ def post_event(base_url: str, body: str, *, retry_num: int | None = None, timeou
         return 0
 
 
+def deliver(base_url: str, body: str, *, attempts: int = 4, wait_s: float = 1.0) -> tuple[int, int]:
+    """Deliver an event as Slack does: re-send with X-Slack-Retry-Num while the app does not answer
+    200 (Slack waits 1 s, 1 min, 5 min; `wait_s` stands in for all three). Returns
+    (status of the first attempt, status of the last)."""
+    first = status = post_event(base_url, body)
+    for retry in range(1, attempts):
+        if status == 200:
+            break
+        time.sleep(wait_s)
+        status = post_event(base_url, body, retry_num=retry)
+    return first, status
+
+
 # --- statistics --------------------------------------------------------------------------------------
 def percentile(samples: Sequence[float], q: float) -> float:
     """Nearest-rank percentile: the smallest sample with at least q% of samples at or below it

@@ -74,5 +74,5 @@ def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: W
         ignoring_self_events_enabled=True,
         logger=logging.getLogger("bot.bolt"),
     )
-    register_listeners(app, advisor, store)
+    register_listeners(app, advisor, store, charts=config.charts)
     return app

@@ -18,6 +18,7 @@ import platformdirs
 
 DEFAULT_API_URL = "https://slack.com/api/"
 SECRET_FIELDS = ("bot_token", "signing_secret", "app_token")
+FALSE_WORDS = ("0", "false", "no", "off")  # for on/off switches such as GPU_ADVISOR_CHARTS
 # Token shapes Slack issues; anything matching is scrubbed from log output even if it is not ours.
 _TOKEN_PATTERN = re.compile(r"\b(xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+)")
 
@@ -43,6 +44,7 @@ class Config:
     thread_ttl_days: float = 30.0  # threads untouched this long are purged (see docs/slack.md)
     purge_interval_s: float = 3600.0
     retry_backoff_s: float = 0.5  # base of the exponential back-off on Slack 5xx responses
+    charts: bool = True  # upload a TCO chart after answers with costs (GPU_ADVISOR_CHARTS=0 turns it off)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -67,6 +69,7 @@ class Config:
             db_path=Path(db).expanduser() if db else default_db_path(),
             catalog_path=Path(catalog).expanduser() if catalog else None,
             catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else default_db_path().parent / "catalog",
+            charts=(get("GPU_ADVISOR_CHARTS") or "1").lower() not in FALSE_WORDS,
         )
 
     @property

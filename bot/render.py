@@ -20,9 +20,10 @@ from typing import Any
 
 import jinja2
 
+from bot.chart import ChartBar
 from bot.limits import Message, fit_message, fit_view
 from bot.service import Response
-from engine.models import Advice, Figure, Option
+from engine.models import Advice, Figure, Option, TcoOption
 
 # action ids: bot.listeners.actions routes on these
 ACTION_COMPARE_GPU = "refine_gpu"
@@ -159,8 +160,26 @@ def _buttons(advice: Advice) -> tuple[list[Button], bool]:
     return buttons, w.mode != "inference"
 
 
+def _winner(advice: Advice) -> str | None:
+    return advice.recommendation.primary if advice.recommendation else None
+
+
+def shown_options(advice: Advice) -> list[Option]:
+    """The options a reply lists (and its chart draws): the first few, plus the winner if it is not among them."""
+    winner = _winner(advice)
+    shown = list(advice.options[:MAX_OPTIONS_SHOWN])
+    if winner and all(o.name != winner for o in shown):
+        shown += [o for o in advice.options if o.name == winner][:1]
+    return shown
+
+
+def _best_tco(option: Option) -> TcoOption | None:
+    """The workflow whose total the option is listed with (the cheapest that applies)."""
+    return min(option.tco, key=lambda t: t.total_usd) if option.tco else None
+
+
 def _option_view(option: Option, winner: str | None) -> TcoOptionView:
-    best = min(option.tco, key=lambda t: t.total_usd) if option.tco else None
+    best = _best_tco(option)
     rows: list[tuple[str, str]] = [(str(r.item), fmt_usd(r.usd)) for r in best.rows] if best else []
     hours = f", {option.hours_per_run:,.1f} h/run" if option.hours_per_run else ""
     workflow = f", {best.workflow}" if best and best.workflow != "none" else ""
@@ -229,10 +248,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
                 throughput_lines.append(f"{label}: {value}")
         if tp.bound:
             throughput_lines.append(f"Bound by: {tp.bound}")
-    winner = advice.recommendation.primary if advice.recommendation else None
-    tco = [_option_view(o, winner) for o in advice.options[:MAX_OPTIONS_SHOWN]]
-    if winner and all(not t.winner for t in tco):
-        tco += [_option_view(o, winner) for o in advice.options if o.name == winner][:1]
+    winner = _winner(advice)
+    tco = [_option_view(o, winner) for o in shown_options(advice)]
     winner_line = ""
     if advice.recommendation and winner:
         why = "; ".join(advice.recommendation.why[:2])
@@ -303,6 +320,66 @@ def build_formulas_view(advice: Advice) -> FormulasView:
     return FormulasView("How these numbers were computed", lines or ["No figures yet: describe a workload first."])
 
 
+# Workflow of an option's TCO (engine.tco), as the chart names it.
+WORKFLOW_PHRASES = {
+    "cached": "dataset cached at the provider (one pull a month)",
+    "uncached": "dataset pulled every run",
+    "same_cloud": "data in the same cloud (no egress)",
+}
+
+
+@dataclass(frozen=True)
+class ChartView:
+    """What `bot.chart.tco_chart_png` draws for one answer, and how the uploaded file is named."""
+
+    title: str
+    subtitle: str
+    bars: list[ChartBar]
+    alt_text: str  # the chart in words, for screen readers (files.getUploadURLExternal alt_txt)
+
+
+def answers_with_advice(response: Response) -> bool:
+    """True when `render_response` answers with the advice (not help, questions or gibberish)."""
+    return response.advice is not None and not (response.intent in ("help", "gibberish") and not response.changes)
+
+
+def build_chart_view(response: Response, names: Mapping[str, str] | None = None) -> ChartView | None:
+    """The TCO chart of an answer: the options the reply lists, or None when there is nothing to chart."""
+    if not answers_with_advice(response):
+        return None
+    advice = response.advice
+    assert advice is not None
+    winner = _winner(advice)
+    priced = [(o, t) for o in shown_options(advice) if (t := _best_tco(o)) is not None]
+    if not priced:
+        return None
+    workflows = list(dict.fromkeys(t.workflow for _, t in priced))
+    common = WORKFLOW_PHRASES.get(workflows[0], "") if len(workflows) == 1 else ""
+    bars = [
+        ChartBar(
+            name=o.name,
+            segments=tuple((str(r.item), r.usd) for r in t.rows),
+            total_usd=o.total_usd,
+            total=fmt_usd(o.total_usd),
+            winner=o.name == winner,
+            note="" if len(workflows) == 1 else WORKFLOW_PHRASES.get(t.workflow, ""),
+        )
+        for o, t in priced
+    ]
+    runs = advice.effective.runs_per_month
+    subtitle = " · ".join(bit for bit in (
+        f"{runs:g} run(s) a month" if runs else "",
+        common,
+    ) if bit)
+    alt = "; ".join(f"{b.name}: {b.total} a month" + (" (winner)" if b.winner else "") for b in bars)
+    return ChartView(
+        title=f"Monthly cost (TCO): {_subject(advice, names or {})}",
+        subtitle=subtitle,
+        bars=bars,
+        alt_text=f"Bar chart of monthly cost per option. {alt}"[:1000],
+    )
+
+
 # --- rendering ----------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
@@ -349,7 +426,7 @@ def render_formulas(view: FormulasView) -> list[Message]:
 def render_response(response: Response, names: Mapping[str, str] | None = None,
                     *, vram_only: bool = False) -> list[Message]:
     """The reply to one turn: an answer when there is advice, otherwise help and questions."""
-    if response.advice is None or response.intent in ("help", "gibberish") and not response.changes:
+    if not answers_with_advice(response):
         if response.advice is not None and response.intent == "gibberish":
             view = build_help_view(response)
             return render_help(HelpView(

@@ -14,8 +14,8 @@ from bot.service import Advisor
 from bot.state import ThreadStore
 
 
-def register_listeners(app: App, advisor: Advisor, store: ThreadStore) -> None:
-    replier = Replier(advisor, store)
+def register_listeners(app: App, advisor: Advisor, store: ThreadStore, *, charts: bool = True) -> None:
+    replier = Replier(advisor, store, charts=charts)
     retries.register(app, store)
     errors.register(app)
     mentions.register(app, replier)

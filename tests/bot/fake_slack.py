@@ -3,7 +3,12 @@
 `FakeSlack` is a threaded http.server on 127.0.0.1:0. Web API methods are served at
 `/api/<method>` (point SLACK_API_URL at `fake.api_url`); `response_url` posts land on
 `/response/<id>`. Every call is recorded; `fail_next(n, status, retry_after)` makes the next n
-Web API calls fail with 429 or 5xx, to exercise retry handlers.
+Web API calls fail with 429 or 5xx, to exercise retry handlers; `refuse(method, error)` makes
+every call of a method answer `{"ok": false, "error": ...}` (e.g. `missing_scope`).
+
+File uploads follow `files_upload_v2`: `files.getUploadURLExternal` hands out an upload URL on this
+server (`/upload/<file_id>`), the raw bytes POSTed there are kept in `uploads` (recorded as method
+"upload"), and `files.completeUploadExternal` answers with the completed `files`.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ class FakeSlack:
         self.bad_tokens = bad_tokens
         self.failures: list[tuple[str, int, int]] = []  # (method, status, retry_after) for the next calls
         self.ws_url: str | None = None
+        self.refusals: dict[str, str] = {}  # method -> error code answered with ok: false
+        self.uploads: dict[str, bytes] = {}  # file_id -> bytes POSTed to its upload URL
+        self._upload_names: dict[str, str] = {}
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -64,6 +72,11 @@ class FakeSlack:
         with self._lock:
             self.failures += [(method, status, retry_after)] * n
 
+    def refuse(self, method: str, error: str) -> None:
+        """Every later call of `method` answers ok: false with `error` (missing_scope adds `needed`)."""
+        with self._lock:
+            self.refusals[method] = error
+
     def of(self, method: str) -> list[Call]:
         with self._lock:
             return [c for c in self.calls if c.method == method]
@@ -83,6 +96,8 @@ class FakeSlack:
         with self._lock:
             self.calls.clear()
             self.failures.clear()
+            self.refusals.clear()
+            self.uploads.clear()
 
     # --- the server -------------------------------------------------------------------------------
     def _answer(self, method: str, params: dict[str, Any], token: str) -> tuple[int, dict[str, Any], dict[str, str]]:
@@ -91,8 +106,14 @@ class FakeSlack:
                 _, status, retry_after = self.failures.pop(0)
                 headers = {"Retry-After": str(retry_after)} if status == 429 else {}
                 return status, {"ok": False, "error": "ratelimited" if status == 429 else "fatal_error"}, headers
+            refusal = self.refusals.get(method)
         if token in self.bad_tokens:
             return 200, {"ok": False, "error": "invalid_auth"}, {}
+        if refusal:
+            body: dict[str, Any] = {"ok": False, "error": refusal}
+            if refusal == "missing_scope":
+                body.update(needed="files:write", provided="chat:write,commands")
+            return 200, body, {}
         if method == "auth.test":
             return 200, {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "gpu-advisor",
                          "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": "BBOT"}, {}
@@ -102,6 +123,18 @@ class FakeSlack:
             ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
             message = {"type": "message", "user": BOT_USER_ID, "ts": ts, "text": params.get("text", "")}
             return 200, {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}, {}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{next(self._ts):06d}"
+            with self._lock:
+                self._upload_names[file_id] = str(params.get("filename", ""))
+            return 200, {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}, {}
+        if method == "files.completeUploadExternal":
+            files = params.get("files")
+            files = json.loads(files) if isinstance(files, str) else files or []
+            with self._lock:
+                done = [{"id": f["id"], "title": f.get("title", ""), "name": self._upload_names.get(f["id"], ""),
+                         "mimetype": "image/png", "size": len(self.uploads.get(f["id"], b""))} for f in files]
+            return 200, {"ok": True, "files": done}, {}
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
         return 200, {"ok": True}, {}
@@ -113,8 +146,12 @@ class FakeSlack:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+                data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 path = urlparse(self.path).path
+                if path.startswith("/upload/"):  # step 2 of files_upload_v2: the file's raw bytes
+                    self._upload(path.rsplit("/", 1)[-1], data)
+                    return
+                raw = data.decode("utf-8")
                 if self.headers.get("Content-Type", "").startswith("application/json"):
                     params = json.loads(raw or "{}")
                 else:
@@ -139,6 +176,18 @@ class FakeSlack:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _upload(self, file_id: str, content: bytes) -> None:
+                with fake._lock:
+                    fake.uploads[file_id] = content
+                    fake.calls.append(Call("upload", {"file_id": file_id, "length": len(content)},
+                                           dict(self.headers.items())))
+                reply = f"OK - {len(content)}".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
 
             def log_message(self, format: str, *args: object) -> None:
                 pass

@@ -199,3 +199,66 @@ def test_secrets_are_never_logged(client: AppClient, fake_slack: FakeSlack, capl
     assert "Authorization" in caplog.text  # slack_sdk did log its request headers
     assert BOT_TOKEN not in caplog.text
     assert SIGNING_SECRET not in caplog.text
+
+
+def _uploads_in(fake: FakeSlack, count: int) -> list:
+    return fake.wait_for("files.completeUploadExternal", count)
+
+
+def test_mention_gets_the_answer_then_one_chart_in_the_thread(client: AppClient, fake_slack: FakeSlack) -> None:
+    client.post(mention(SCENARIO))
+    [post] = fake_slack.wait_for("chat.postMessage")
+    [done] = _uploads_in(fake_slack, 1)
+    assert post.at < done.at  # the answer is never held up by the chart
+    assert done.params["channel_id"] == CHANNEL and done.params["thread_ts"] == "1700000001.000100"
+    [requested] = fake_slack.of("files.getUploadURLExternal")
+    assert requested.params["filename"] == "tco.png"
+    [png] = fake_slack.uploads.values()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and int(requested.params["length"]) == len(png)
+    [file] = json.loads(done.params["files"])
+    assert file["id"] in fake_slack.uploads and "Monthly cost" in file["title"]
+    time.sleep(0.2)
+    assert len(fake_slack.of("chat.postMessage")) == 1 and len(fake_slack.of("upload")) == 1
+
+
+def test_missing_files_scope_still_answers_once_without_apology(client: AppClient, fake_slack: FakeSlack) -> None:
+    fake_slack.refuse("files.getUploadURLExternal", "missing_scope")
+    client.post(mention(SCENARIO))
+    [post] = fake_slack.wait_for("chat.postMessage")
+    fake_slack.wait_for("files.getUploadURLExternal")
+    time.sleep(0.3)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert "Sorry" not in post.params["text"] and "Fits" in header_of(post)
+    assert fake_slack.uploads == {} and fake_slack.of("files.completeUploadExternal") == []
+
+
+def test_refinement_uploads_a_new_chart(client: AppClient, fake_slack: FakeSlack) -> None:
+    client.post(mention(SCENARIO))
+    _uploads_in(fake_slack, 1)
+    client.post(thread_reply("what about 40 runs?", thread_ts="1700000001.000100", ts="1700000002.000100",
+                             event_id="Ev2"))
+    first, second = _uploads_in(fake_slack, 2)
+    assert second.params["thread_ts"] == "1700000001.000100"
+    before, after = (fake_slack.uploads[json.loads(c.params["files"])[0]["id"]] for c in (first, second))
+    assert before != after  # the chart follows the new numbers
+
+
+def test_no_chart_for_gibberish_or_vram(client: AppClient, fake_slack: FakeSlack) -> None:
+    client.post(mention("purple monkey dishwasher"))
+    body = form_body({"command": "/vram", "text": "70B qlora", "team_id": "T1", "channel_id": CHANNEL,
+                      "user_id": "U1", "response_url": fake_slack.response_url("vram2"), "trigger_id": "t3"})
+    client.post(body, content_type="application/x-www-form-urlencoded")
+    fake_slack.wait_for("chat.postMessage")
+    fake_slack.wait_for("response/vram2")
+    time.sleep(0.3)
+    assert fake_slack.of("files.getUploadURLExternal") == []
+
+
+def test_chart_upload_is_retried_after_a_rate_limit(client: AppClient, fake_slack: FakeSlack) -> None:
+    fake_slack.fail_next(1, status=429, retry_after=0, method="files.getUploadURLExternal")
+    fake_slack.fail_next(1, status=503, method="files.completeUploadExternal")
+    client.post(mention(SCENARIO))
+    fake_slack.wait_for("files.completeUploadExternal", 2)  # 503, then completed
+    assert len(fake_slack.of("files.getUploadURLExternal")) == 2  # 429, then the URL
+    time.sleep(0.2)
+    assert len(fake_slack.of("chat.postMessage")) == 1 and len(fake_slack.uploads) == 1

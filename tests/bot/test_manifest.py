@@ -25,6 +25,13 @@ EVENT_SCOPES = {
     "message.mpim": "mpim:history",
 }
 
+# Scopes the bot's own calls need (not tied to an event), and which feature uses each.
+FEATURE_SCOPES = {
+    "chat:write": "answers: chat.postMessage in threads and DMs",
+    "commands": "the /vram slash command",
+    "files:write": "the TCO chart: files.getUploadURLExternal + files.completeUploadExternal",
+}
+
 
 @pytest.mark.parametrize("schema_file", ["manifest.schema.1.0.0.json", "manifest.schema.2.0.0.json"])
 def test_manifest_matches_slack_schema(schema_file: str) -> None:
@@ -48,8 +55,20 @@ def test_every_event_has_its_scope() -> None:
 def test_scopes_are_minimal_and_sufficient() -> None:
     scopes = set(MANIFEST["oauth_config"]["scopes"]["bot"])
     events = set(MANIFEST["settings"]["event_subscriptions"]["bot_events"])
-    needed = {EVENT_SCOPES[e] for e in events} - {None} | {"chat:write", "commands"}
+    needed = {EVENT_SCOPES[e] for e in events} - {None} | set(FEATURE_SCOPES)
     assert scopes == needed
+
+
+def test_feature_scopes_match_the_code() -> None:
+    """Each feature scope is used: /vram is declared, and the replier uploads with files_upload_v2."""
+    import inspect
+
+    from bot.replies import Replier
+
+    assert MANIFEST["features"]["slash_commands"], FEATURE_SCOPES["commands"]
+    source = inspect.getsource(Replier)
+    assert "files_upload_v2" in source, FEATURE_SCOPES["files:write"]
+    assert "chat_postMessage" in source, FEATURE_SCOPES["chat:write"]
 
 
 def test_manifest_declares_what_the_code_listens_to() -> None:
