@@ -219,7 +219,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         summary_bits.append(f"*{cluster.gpus}× {_gpu_name(cluster.gpu, names)}* on {cluster.nodes} node(s)")
     if advice.recommendation and advice.recommendation.cost_range_usd:
         lo, hi = advice.recommendation.cost_range_usd
-        summary_bits.append(f"*{fmt_usd(lo)}–{fmt_usd(hi)}*/month")
+        guessed = next((a for a in advice.assumptions if a.field == "dataset_tokens"), None)
+        basis = (f" (if every run trains on all ~{float(guessed.value) / 1e9:,.0f}B tokens guessed from the corpus size)"
+                 if guessed is not None and isinstance(guessed.value, int | float) else "")
+        summary_bits.append(f"*{fmt_usd(lo)}–{fmt_usd(hi)}*/month{basis}")
     memory_rows = [(_label(k), fmt_gb(f.value)) for k, f in (mem.components.items() if mem else ())]
     cluster_lines: list[str] = []
     if cluster:
