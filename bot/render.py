@@ -220,7 +220,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if advice.recommendation and advice.recommendation.cost_range_usd:
         lo, hi = advice.recommendation.cost_range_usd
         guessed = next((a for a in advice.assumptions if a.field == "dataset_tokens"), None)
-        basis = (f" (if every run trains on all ~{float(guessed.value) / 1e9:,.0f}B tokens guessed from the corpus size)"
+        tokens = float(guessed.value) if isinstance(guessed.value, int | float) else 0.0
+        amount = f"{tokens / 1e9:,.0f}B" if tokens >= 1e9 else f"{tokens / 1e6:,.0f}M"
+        basis = (f" (if every run trains on all ~{amount} tokens guessed from the corpus size)"
                  if guessed is not None and isinstance(guessed.value, int | float) else "")
         summary_bits.append(f"*{fmt_usd(lo)}–{fmt_usd(hi)}*/month{basis}")
     memory_rows = [(_label(k), fmt_gb(f.value)) for k, f in (mem.components.items() if mem else ())]
