@@ -220,7 +220,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if advice.recommendation and advice.recommendation.cost_range_usd:
         lo, hi = advice.recommendation.cost_range_usd
         guessed = next((a for a in advice.assumptions if a.field == "dataset_tokens"), None)
-        tokens = float(guessed.value) if isinstance(guessed.value, int | float) else 0.0
+        tokens = float(guessed.value) if guessed is not None and isinstance(guessed.value, int | float) else 0.0
         amount = f"{tokens / 1e9:,.0f}B" if tokens >= 1e9 else f"{tokens / 1e6:,.0f}M"
         basis = (f" (if every run trains on all ~{amount} tokens guessed from the corpus size)"
                  if guessed is not None and isinstance(guessed.value, int | float) else "")

@@ -47,6 +47,9 @@ def _fast_link(gpu: GpuRecord) -> bool:
     return ("nvlink" in link or "infinity" in link) and "bridge" not in link
 
 
+AMD_TRAINING_DISCOUNT = 0.7  # see default_mfu: software maturity, not silicon; revisit with a calibration row
+
+
 def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str]:
     """Model FLOPs utilisation a well-tuned run reaches, by GPU class and scale (calibration.csv)."""
     gpus = max(1, int(gpus or 1))
@@ -60,6 +63,11 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str
     if gpus > 1024:
         mfu *= 0.9
         why += "; x0.9 beyond 1,024 GPUs (Llama 3 405B: 38-43% on 16k H100s)"
+    if gpu.vendor.upper() == "AMD":
+        mfu *= AMD_TRAINING_DISCOUNT
+        why += ("; x0.7 on AMD (low confidence, no AMD run in calibration.csv): SemiAnalysis's Dec 2024 MI300X/H100/H200 "
+                "training benchmarks found the MI300X's paper advantage over the H100 not realised in practice "
+                "(semianalysis.com, 'MI300X vs H100 vs H200 Benchmark Part 1: Training'); x0.7 puts it about level with an H100")
     if mode == "qlora":
         mfu *= 0.8
         why += "; x0.8 for NF4 dequantisation in every matmul (torchtune: QLoRA 2413 vs LoRA 3083 tok/s)"
