@@ -9,9 +9,11 @@ usage errors (bad arguments, invalid JSON or workload fields on stdin), 1 when `
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -294,6 +296,11 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdo
     except ConfigError as exc:
         sys.stderr.write(f"gpu-advisor {name}: {exc}\n")
         return START_ERROR
+    except BrokenPipeError:
+        # `gpu-advisor catalog offers | head`: the reader left; stop quietly like other Unix tools.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
