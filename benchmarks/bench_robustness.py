@@ -3,9 +3,12 @@
 - load: many conversations at once in many channels, each a mention and thread follow-ups, some
   events delivered twice as Slack re-delivers them; every turn must get exactly one reply;
 - Slack errors: chat.postMessage answers 429 (Retry-After) and then 500 for a while; every reply
-  must still arrive; a longer outage shows where the retry budget ends (reported, not required);
+  must still arrive, once, as the answer (asserted), also when the outage outlasts the client's
+  retry budget (the outbox keeps the reply and re-sends it, bot/outbox.py);
 - kill -9: the server is killed while follow-ups are in flight and restarted on the same database;
-  every thread's scenario must still be there (the next follow-up is answered as a refinement).
+  every follow-up must be answered (asserted: acked ones are re-run from the event journal,
+  bot/journal.py; the others are re-delivered as Slack would) and every thread's scenario must still
+  be there (the next follow-up is answered as a refinement).
 """
 
 from __future__ import annotations
@@ -172,7 +175,11 @@ def slack_error_run(harness: Harness, server: Server, *, windows: list[tuple[flo
     duplicates = sum(max(0, len(harness.slack.replies(*key)) - 1) for key in sent_at)
     outage = ", ".join(f"{status} from {a:g} s to {b:g} s" for a, b, status in windows)
     harness.slack.windows.clear()
-    return ErrorRunResult(label, outage, count, delivered, answers, duplicates, dict(harness.slack.failed), max_delay)
+    result = ErrorRunResult(label, outage, count, delivered, answers, duplicates, dict(harness.slack.failed),
+                            max_delay)
+    # Slack answered every failed call (no ambiguous timeout), so exactly once is required
+    assert (result.lost, result.answers, result.duplicates) == (0, count, 0), result
+    return result
 
 
 # --- kill -9 -------------------------------------------------------------------------------------
@@ -184,11 +191,12 @@ class KillResult:
     answered_before_kill: int
     redelivered_after_restart: int
     follow_ups_unanswered: int
-    lost_acked: int  # acknowledged before the kill, so Slack would not re-deliver them
+    lost_acked: int  # acknowledged before the kill, so Slack would not re-deliver them (replayed by the bot)
     restart_s: float
     integrity: str
     intact: int
     not_intact: list[str] = field(default_factory=list)
+    duplicates: int = 0  # follow-ups answered twice: the at-least-once window (killed after Slack accepted)
 
 
 def kill9_run(harness: Harness, *, threads: int, settle_s: float = 0.03) -> KillResult:
@@ -239,9 +247,12 @@ def kill9_run(harness: Harness, *, threads: int, settle_s: float = 0.03) -> Kill
         if status != 200:  # Slack re-delivers what was never acknowledged
             post_event(server.url, bodies[channel], retry_num=1)
             redelivered += 1
-    for channel, root in roots.items():  # let the re-delivered follow-ups finish before counting
-        harness.slack.wait_replies(channel, root, 2, timeout=10 if statuses.get(channel) != 200 else 0.5)
+    deadline = time.monotonic() + 20  # re-delivered follow-ups, and acked ones replayed from the journal
+    for channel, root in roots.items():
+        harness.slack.wait_replies(channel, root, 2, timeout=max(0.0, deadline - time.monotonic()))
+    time.sleep(0.3)  # a second answer would land now
     unanswered = [c for c, r in roots.items() if len(harness.slack.replies(c, r)) < 2]
+    duplicates = sum(max(0, len(harness.slack.replies(c, r)) - 2) for c, r in roots.items())
     lost_acked = sum(1 for c in unanswered if statuses.get(c) == 200)
     before = {c: len(harness.slack.replies(c, r)) for c, r in roots.items()}
     for channel, root in roots.items():
@@ -256,8 +267,10 @@ def kill9_run(harness: Harness, *, threads: int, settle_s: float = 0.03) -> Kill
         else:
             broken.append(channel)
     server.stop()
-    return KillResult(threads, len(statuses), acked, answered, redelivered, len(unanswered), lost_acked, restart_s,
-                      integrity, intact, broken)
+    result = KillResult(threads, len(statuses), acked, answered, redelivered, len(unanswered), lost_acked, restart_s,
+                        integrity, intact, broken, duplicates)
+    assert (result.follow_ups_unanswered, result.lost_acked) == (0, 0), result
+    return result
 
 
 def _integrity(db_path: Any) -> str:

@@ -22,6 +22,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryInterv
 
 from bot.config import Config, ConfigError
 from bot.listeners import register_listeners
+from bot.replies import Replier
 from bot.service import Advisor
 from bot.state import ThreadStore
 
@@ -62,7 +63,8 @@ def check_token(client: WebClient) -> dict:
         sdk_log.setLevel(level)
 
 
-def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: WebClient | None = None) -> App:
+def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: WebClient | None = None,
+              replier: Replier | None = None) -> App:
     """The Bolt app with every listener registered. HTTP mode verifies signatures; Socket Mode does not need to."""
     app = App(
         client=client or web_client(config),
@@ -74,5 +76,5 @@ def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: W
         ignoring_self_events_enabled=True,
         logger=logging.getLogger("bot.bolt"),
     )
-    register_listeners(app, advisor, store, charts=config.charts)
+    register_listeners(app, advisor, store, charts=config.charts, replier=replier)
     return app

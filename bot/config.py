@@ -45,6 +45,12 @@ class Config:
     purge_interval_s: float = 3600.0
     retry_backoff_s: float = 0.5  # base of the exponential back-off on Slack 5xx responses
     charts: bool = True  # upload a TCO chart after answers with costs (GPU_ADVISOR_CHARTS=0 turns it off)
+    replay_window_s: float = 600.0  # a turn whose process died is re-run if it is younger than this
+    outbox_retry_base_s: float = 1.0  # first wait before re-sending a reply Slack did not accept; doubles
+    outbox_retry_max_s: float = 30.0  # ... up to this
+    outbox_max_age_s: float = 1800.0  # a reply still not accepted this long after its turn is dropped (logged)
+    maintenance_tick_s: float = 0.5  # how often the background loop sends due replies
+    test_hold_turns: bool = False  # GPU_ADVISOR_TEST_HOLD_TURNS=1, tests only: turns block after the claim
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -70,6 +76,7 @@ class Config:
             catalog_path=Path(catalog).expanduser() if catalog else None,
             catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else default_db_path().parent / "catalog",
             charts=(get("GPU_ADVISOR_CHARTS") or "1").lower() not in FALSE_WORDS,
+            test_hold_turns=(get("GPU_ADVISOR_TEST_HOLD_TURNS") or "0").lower() not in FALSE_WORDS,
         )
 
     @property

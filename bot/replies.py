@@ -1,4 +1,5 @@
-"""One turn in a Slack thread: load the thread's scenario, run the advisor, save, post the reply.
+"""One turn in a Slack thread: load the thread's scenario, run the advisor, then in one SQLite
+transaction save the scenario, mark the event answered and queue the reply; send it from the outbox.
 
 Shared by the mention, message and button listeners so each of those stays a dozen lines. A
 failure anywhere in a turn is logged with its traceback and answered with an apology in the same
@@ -6,13 +7,14 @@ thread: the user never meets silence.
 
 When the answer lists TCO options, a PNG chart of them follows in the same thread
 (`files_upload_v2`, scope `files:write`). It is drawn and uploaded only after the text answer was
-posted, and it is an extra: any failure (missing scope, not allowed, network) is logged as one
+posted (not when the answer is still queued in the outbox), and it is an extra: any failure (missing scope, not allowed, network) is logged as one
 line and dropped, never apologised for, so the thread still has exactly one answer.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,22 +22,16 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.chart import tco_chart_png
+from bot.journal import EventJournal, TurnRequest
 from bot.limits import Message
+from bot.outbox import Outbox
 from bot.render import build_chart_view, build_formulas_view, render_error, render_formulas, render_response
+from bot.routing import thread_key as thread_key  # re-exported for the listeners
 from bot.service import Advisor, Response
-from bot.state import ThreadKey, ThreadStore
+from bot.state import StaleThread, ThreadKey, ThreadStore
 from engine.models import Advice
 
 log = logging.getLogger(__name__)
-
-
-def thread_key(team_id: str | None, channel: str, ts: str | None, thread_ts: str | None) -> ThreadKey:
-    """The thread a message belongs to. A DM's top level is one running conversation (thread_ts "")."""
-    if thread_ts:
-        return ThreadKey(team_id or "", channel, thread_ts)
-    if channel.startswith("D"):
-        return ThreadKey(team_id or "", channel, "")
-    return ThreadKey(team_id or "", channel, ts or "")
 
 
 @dataclass
@@ -43,24 +39,71 @@ class Replier:
     advisor: Advisor
     store: ThreadStore
     charts: bool = True  # Config.charts (GPU_ADVISOR_CHARTS)
+    journal: EventJournal = None  # type: ignore[assignment]  # default: a journal for this process
+    outbox: Outbox = None  # type: ignore[assignment]  # default: retries with the documented back-off
+    hold_turns: bool = False  # tests only (GPU_ADVISOR_TEST_HOLD_TURNS): block after the claim, never answer
 
-    def turn(self, client: WebClient, key: ThreadKey, text: str) -> Response | None:
-        """Answer `text` in the thread `key`; apologise (and return None) if anything fails."""
+    def __post_init__(self) -> None:
+        if self.journal is None:
+            self.journal = EventJournal(self.store)
+        if self.outbox is None:
+            self.outbox = Outbox(self.store, apology=render_error)
+
+    def answer(self, client: WebClient, request: TurnRequest) -> Response | None:
+        """Run the turn an event asked for (live, or replayed after a crash)."""
+        if self.hold_turns:
+            threading.Event().wait()  # the e2e tests kill -9 the process here: acked, claimed, unanswered
+        if request.kind == "thread_reply" and not self.store.has_scenario(request.key):
+            if request.event_id:  # not our thread: nothing to answer, nothing to replay
+                with self.store.transaction():
+                    self.journal.finish(request.event_id)
+            return None
+        return self.turn(client, request.key, request.text, event_id=request.event_id)
+
+    def turn(self, client: WebClient, key: ThreadKey, text: str, *, event_id: str | None = None) -> Response | None:
+        """Answer `text` in the thread `key`; apologise (and return None) if the turn fails.
+
+        The scenario, the event's "done" mark and the reply are one transaction (see `_commit`); the
+        reply is then sent from the outbox. None also when another process took the event over."""
         try:
-            with self.store.locked(key):
-                state = self.store.load(key)
-                conversation = self.advisor.load_conversation(state.conversation if state else None)
-                previous = Advice.model_validate_json(state.advice_json) if state and state.advice_json else None
-                response = self.advisor.respond(conversation, text, previous)
-                self.store.save(key, conversation.to_dict(), response.advice_json())
-            self.post(client, key, render_response(response, self.advisor.display_names()))
+            for _ in range(3):
+                with self.store.locked(key):
+                    state = self.store.load(key)
+                    conversation = self.advisor.load_conversation(state.conversation if state else None)
+                    previous = Advice.model_validate_json(state.advice_json) if state and state.advice_json else None
+                    response = self.advisor.respond(conversation, text, previous)
+                    messages = render_response(response, self.advisor.display_names())
+                    try:
+                        if not self._commit(key, event_id, messages, conversation=conversation.to_dict(),
+                                            advice_json=response.advice_json(),
+                                            version=state.version if state else 0):
+                            return None
+                        break
+                    except StaleThread:  # another process saved this thread meanwhile: start again from its state
+                        continue
+            else:
+                raise RuntimeError("the thread kept changing under the turn")
         except Exception:
             log.exception("turn failed in %s/%s", key.channel, key.thread_ts or "top level")
-            self.apologise(client, key)
+            self.apologise(client, key, event_id=event_id)
             return None
-        if self.charts:
+        if self.outbox.deliver(client, key) and self.charts:
             self.upload_chart(client, key, response)
         return response
+
+    def _commit(self, key: ThreadKey, event_id: str | None, messages: list[Message], *, kind: str = "answer",
+                conversation: dict[str, Any] | None = None, advice_json: str | None = None,
+                version: int | None = None) -> bool:
+        """One transaction: event done (if it is still ours), scenario saved (if given), reply queued.
+        False, with nothing written, when another process has taken the event over."""
+        with self.store.transaction():
+            if event_id and not self.journal.finish(event_id):
+                log.info("event %s was taken over by another process; not answering it here", event_id)
+                return False
+            if conversation is not None:
+                self.store.save(key, conversation, advice_json, expected_version=version)
+            self.outbox.enqueue(key, messages, kind=kind, event_id=event_id)
+        return True
 
     def upload_chart(self, client: WebClient, key: ThreadKey, response: Response) -> bool:
         """Upload the TCO chart of `response` to the thread; False (logged) when there is none or it failed."""
@@ -102,22 +145,15 @@ class Replier:
             log.exception("formulas failed in %s/%s", key.channel, key.thread_ts)
             self.apologise(client, key)
 
-    def post(self, client: WebClient, key: ThreadKey, messages: list[Message]) -> list[Any]:
-        sent: list[Any] = []
-        for message in messages:
-            result = client.chat_postMessage(
-                channel=key.channel,
-                thread_ts=key.thread_ts or None,
-                text=message.text,
-                blocks=message.blocks,
-                unfurl_links=False,
-                unfurl_media=False,
-            )
-            sent.append(result.data)
-        return sent
+    def post(self, client: WebClient, key: ThreadKey, messages: list[Message], *, kind: str = "answer") -> bool:
+        """Queue `messages` in the thread's outbox and send what is due; True when all of it was sent."""
+        self.outbox.enqueue(key, messages, kind=kind)
+        return self.outbox.deliver(client, key)
 
-    def apologise(self, client: WebClient, key: ThreadKey) -> None:
+    def apologise(self, client: WebClient, key: ThreadKey, *, event_id: str | None = None) -> None:
+        """The apology goes through the outbox too, so it survives an outage like any reply."""
         try:
-            self.post(client, key, render_error())
-        except Exception:  # Slack itself is failing: the log is all we can do
-            log.exception("could not post the apology in %s/%s", key.channel, key.thread_ts)
+            if self._commit(key, event_id, render_error(), kind="apology"):
+                self.outbox.deliver(client, key)
+        except Exception:  # the database itself is failing: the log is all we can do
+            log.exception("could not queue the apology in %s/%s", key.channel, key.thread_ts)

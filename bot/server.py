@@ -1,5 +1,6 @@
-"""Assemble and run the Slack app: config check, token check, thread store + purger, advisor,
-then HTTP or Socket Mode. `gpu-advisor serve` calls `run`; tests call `start` to get a running
+"""Assemble and run the Slack app: config check, token check, thread store, event journal, outbox,
+the background loop (which first re-runs turns a dead process left unanswered and drains the
+outbox), advisor, then HTTP or Socket Mode. `gpu-advisor serve` calls `run`; tests call `start` to get a running
 server on a free port in-process.
 """
 
@@ -12,8 +13,13 @@ from typing import Any
 from bot.app import build_app, check_token, web_client
 from bot.config import Config, install_log_redaction
 from bot.http_server import SlackHTTPServer
+from bot.journal import EventJournal
+from bot.outbox import Outbox
+from bot.recovery import Maintenance
+from bot.render import render_error
+from bot.replies import Replier
 from bot.service import Advisor
-from bot.state import Purger, ThreadStore
+from bot.state import ThreadStore
 
 log = logging.getLogger(__name__)
 
@@ -24,16 +30,16 @@ class Running:
 
     config: Config
     store: ThreadStore
-    purger: Purger
+    maintenance: Maintenance
     http: SlackHTTPServer | None = None
     socket: Any = None  # SocketModeHandler
 
     def stop(self) -> None:
-        self.purger.stop()
         if self.http is not None:
             self.http.stop()
         if self.socket is not None:
             self.socket.close()
+        self.maintenance.stop()
         self.store.close()
 
 
@@ -46,10 +52,16 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
     identity = check_token(client)
     log.info("authenticated as %s in team %s", identity.get("user"), identity.get("team"))
     store = ThreadStore(config.db_path, ttl_days=config.thread_ttl_days)
-    purger = Purger(store, config.purge_interval_s).start()
     advisor = advisor or Advisor.open(config.catalog_path, [config.catalog_dir])
-    app = build_app(config, advisor, store, client=client)
-    running = Running(config, store, purger)
+    journal = EventJournal(store, replay_window_s=config.replay_window_s)
+    outbox = Outbox(store, retry_base_s=config.outbox_retry_base_s, retry_max_s=config.outbox_retry_max_s,
+                    max_age_s=config.outbox_max_age_s, apology=render_error)
+    replier = Replier(advisor, store, charts=config.charts, journal=journal, outbox=outbox,
+                      hold_turns=config.test_hold_turns)
+    app = build_app(config, advisor, store, client=client, replier=replier)
+    maintenance = Maintenance(replier, app.client, tick_s=config.maintenance_tick_s,
+                              purge_every_s=config.purge_interval_s).start()
+    running = Running(config, store, maintenance)
     if config.socket_mode:
         from bot.socket_mode import socket_mode_handler
 

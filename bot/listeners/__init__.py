@@ -14,9 +14,10 @@ from bot.service import Advisor
 from bot.state import ThreadStore
 
 
-def register_listeners(app: App, advisor: Advisor, store: ThreadStore, *, charts: bool = True) -> None:
-    replier = Replier(advisor, store, charts=charts)
-    retries.register(app, store)
+def register_listeners(app: App, advisor: Advisor, store: ThreadStore, *, charts: bool = True,
+                       replier: Replier | None = None) -> None:
+    replier = replier or Replier(advisor, store, charts=charts)
+    retries.register(app, replier.journal)
     errors.register(app)
     mentions.register(app, replier)
     messages.register(app, replier)

@@ -4,7 +4,10 @@
 `/api/<method>` (point SLACK_API_URL at `fake.api_url`); `response_url` posts land on
 `/response/<id>`. Every call is recorded; `fail_next(n, status, retry_after)` makes the next n
 Web API calls fail with 429 or 5xx, to exercise retry handlers; `refuse(method, error)` makes
-every call of a method answer `{"ok": false, "error": ...}` (e.g. `missing_scope`).
+every call of a method answer `{"ok": false, "error": ...}` (e.g. `missing_scope`);
+`outage(method, status)` makes every call of a method fail until `recover()` (longer than any
+client retry budget). Each recorded call carries the HTTP `status` it was answered with, and
+`accepted(method)` lists only those Slack took (200).
 
 File uploads follow `files_upload_v2`: `files.getUploadURLExternal` hands out an upload URL on this
 server (`/upload/<file_id>`), the raw bytes POSTed there are kept in `uploads` (recorded as method
@@ -34,6 +37,7 @@ class Call:
     params: dict[str, Any]
     headers: dict[str, str]
     at: float = field(default_factory=time.monotonic)
+    status: int = 200
 
 
 class FakeSlack:
@@ -43,6 +47,7 @@ class FakeSlack:
         self.failures: list[tuple[str, int, int]] = []  # (method, status, retry_after) for the next calls
         self.ws_url: str | None = None
         self.refusals: dict[str, str] = {}  # method -> error code answered with ok: false
+        self.outages: dict[str, int] = {}  # method -> HTTP status answered until recover()
         self.uploads: dict[str, bytes] = {}  # file_id -> bytes POSTed to its upload URL
         self._upload_names: dict[str, str] = {}
         self._ts = itertools.count(1)
@@ -77,6 +82,18 @@ class FakeSlack:
         with self._lock:
             self.refusals[method] = error
 
+    def outage(self, method: str = "chat.postMessage", status: int = 500) -> None:
+        """Every later call of `method` fails with `status` until `recover()`."""
+        with self._lock:
+            self.outages[method] = status
+
+    def recover(self) -> None:
+        with self._lock:
+            self.outages.clear()
+
+    def accepted(self, method: str = "chat.postMessage") -> list[Call]:
+        return [c for c in self.of(method) if c.status == 200]
+
     def of(self, method: str) -> list[Call]:
         with self._lock:
             return [c for c in self.calls if c.method == method]
@@ -97,6 +114,7 @@ class FakeSlack:
             self.calls.clear()
             self.failures.clear()
             self.refusals.clear()
+            self.outages.clear()
             self.uploads.clear()
 
     # --- the server -------------------------------------------------------------------------------
@@ -107,6 +125,9 @@ class FakeSlack:
                 headers = {"Retry-After": str(retry_after)} if status == 429 else {}
                 return status, {"ok": False, "error": "ratelimited" if status == 429 else "fatal_error"}, headers
             refusal = self.refusals.get(method)
+            down = self.outages.get(method)
+        if down:
+            return down, {"ok": False, "error": "ratelimited" if down == 429 else "fatal_error"}, {}
         if token in self.bad_tokens:
             return 200, {"ok": False, "error": "invalid_auth"}, {}
         if refusal:
@@ -167,7 +188,7 @@ class FakeSlack:
                 token = auth.removeprefix("Bearer ") or params.get("token", "")
                 status, body, headers = fake._answer(method, params, token)
                 with fake._lock:
-                    fake.calls.append(Call(method, params, dict(self.headers.items())))
+                    fake.calls.append(Call(method, params, dict(self.headers.items()), status=status))
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 for k, v in headers.items():

@@ -20,7 +20,7 @@ from tests.bot.factories import make_advice
 class StubTurn:
     workload: Workload
     intent: str
-    changed: tuple[str, ...] = ()
+    changed: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # field -> (old, new), as the parser
     questions: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
 
@@ -55,8 +55,10 @@ class StubConversation:
         if not updates:
             return StubTurn(self.workload, "gibberish", questions=["Which model, and training or inference?"])
         intent = "refine" if self.history else "describe"
+        before = self.workload
+        changed = {k: (getattr(before, k), v) for k, v in updates.items()}
         self.history.append(self.workload.model_copy(update=updates).model_dump(exclude_none=True))
-        return StubTurn(self.workload, intent, tuple(updates))
+        return StubTurn(self.workload, intent, changed)
 
     def to_dict(self) -> dict[str, Any]:
         return {"history": self.history}

@@ -22,9 +22,9 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def serve(fake: FakeSlack, db: Path) -> tuple[subprocess.Popen[str], AppClient]:
+def serve(fake: FakeSlack, db: Path, **extra_env: str) -> tuple[subprocess.Popen[str], AppClient]:
     env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SIGNING_SECRET,
-               SLACK_API_URL=fake.api_url, GPU_ADVISOR_DB=str(db))
+               SLACK_API_URL=fake.api_url, GPU_ADVISOR_DB=str(db), **extra_env)
     env.pop("SLACK_APP_TOKEN", None)
     process = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--port", "0"], cwd=ROOT, env=env,
                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)

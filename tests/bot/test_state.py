@@ -5,7 +5,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from bot.state import ThreadKey, ThreadStore
+import pytest
+
+from bot.journal import EventJournal
+from bot.state import StaleThread, ThreadKey, ThreadStore
 
 
 class Clock:
@@ -38,7 +41,7 @@ def test_old_threads_and_event_ids_expire() -> None:
     clock = Clock()
     store = ThreadStore(ttl_days=30, clock=clock)
     store.save(ThreadKey("T1", "C1", "old"), {}, None)
-    store.claim_event("Ev1")
+    EventJournal(store).claim("Ev1")
     clock.now += 29 * 86400
     store.save(ThreadKey("T1", "C1", "new"), {}, None)
     clock.now += 2 * 86400
@@ -49,10 +52,37 @@ def test_old_threads_and_event_ids_expire() -> None:
 
 def test_an_event_is_claimed_once_even_concurrently() -> None:
     store = ThreadStore()
+    journal = EventJournal(store)
     results: list[bool] = []
-    threads = [threading.Thread(target=lambda: results.append(store.claim_event("EvX"))) for _ in range(8)]
+    threads = [threading.Thread(target=lambda: results.append(journal.claim("EvX"))) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert results.count(True) == 1
+
+
+def test_a_save_over_a_newer_version_is_refused(tmp_path: Path) -> None:
+    key = ThreadKey("T1", "C1", "1.0")
+    one, two = ThreadStore(tmp_path / "t.db"), ThreadStore(tmp_path / "t.db")  # two processes
+    one.save(key, {"n": 1}, None, expected_version=0)
+    seen = one.load(key)
+    assert seen is not None and seen.version == 1
+    two.save(key, {"n": 2}, None, expected_version=1)
+    with pytest.raises(StaleThread):
+        one.save(key, {"n": 3}, None, expected_version=seen.version)
+    with pytest.raises(StaleThread):
+        one.save(ThreadKey("T1", "C1", "1.0"), {"n": 4}, None, expected_version=0)  # "new" but it exists
+    state = one.load(key)
+    assert state is not None and state.conversation == {"n": 2} and state.version == 2
+
+
+def test_a_database_from_before_the_journal_is_upgraded(tmp_path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "old.db") as conn:
+        conn.execute("create table events (event_id text primary key, seen_at float)")
+        conn.execute("insert into events values ('EvOld', 1e12)")
+    store = ThreadStore(tmp_path / "old.db")
+    journal = EventJournal(store)
+    assert journal.claim("EvOld") is False and journal.claim("EvNew") is True

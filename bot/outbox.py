@@ -1,0 +1,162 @@
+"""Replies on their way to Slack, stored first and sent from SQLite, so a Slack outage longer than
+the Web API client's own retries (429 after Retry-After, 5xx with back-off) loses nothing.
+
+Every reply is written to `outbox` in the same transaction as the turn that produced it, then sent
+at once by the listener (`deliver`); what Slack does not accept stays queued and the background
+loop (`bot.recovery`) retries it with exponential back-off (`retry_base_s` doubling up to
+`retry_max_s`, at least Retry-After) until it is `max_age_s` old, then drops it with a log line.
+The queue is drained on start, so queued replies survive a restart.
+
+Order: only the oldest row of a thread (team, channel, thread_ts) may be sent, under a lease
+(a token and an expiry, taken in `BEGIN IMMEDIATE`), so replies in one thread arrive in the order
+they were produced, also with several senders or processes; a later reply waits behind a failing one.
+
+Delivered means Slack answered `ok: true`: the row is deleted then. An `ok: false` that is not
+transient (`channel_not_found`, `invalid_blocks`...) is final: the row is dropped and, for an
+answer, the apology is queued instead. A network error or timeout is ambiguous (Slack may have
+posted it): the row is retried, so delivery is at least once; see docs/slack.md.
+Nothing secret is logged: channel, thread, Slack's error code or the exception's class.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.limits import Message
+from bot.state import ThreadKey, ThreadStore
+
+log = logging.getLogger(__name__)
+
+TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+
+
+@dataclass(frozen=True)
+class Row:
+    id: int
+    key: ThreadKey
+    text: str
+    blocks: list[dict[str, Any]] | None
+    kind: str
+    created_at: float
+    attempts: int
+    lease: str
+
+
+class Outbox:
+    def __init__(self, store: ThreadStore, *, retry_base_s: float = 1.0, retry_max_s: float = 30.0,
+                 max_age_s: float = 1800.0, lease_s: float = 120.0,
+                 apology: Callable[[], Sequence[Message]] | None = None) -> None:
+        self.store = store
+        self.retry_base_s = retry_base_s
+        self.retry_max_s = retry_max_s
+        self.max_age_s = max_age_s
+        self.lease_s = lease_s
+        self.apology = apology  # what replaces an answer Slack refused for good
+
+    def enqueue(self, key: ThreadKey, messages: Sequence[Message], *, kind: str = "answer",
+                event_id: str | None = None) -> None:
+        """Queue `messages` behind the thread's earlier replies (joins the caller's transaction)."""
+        now = self.store.clock()
+        with self.store.transaction() as conn:
+            for message in messages:
+                conn.execute(
+                    "insert into outbox (team_id, channel, thread_ts, text, blocks, kind, event_id, created_at,"
+                    " attempts, next_attempt_at) values (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+                    [key.team_id, key.channel, key.thread_ts, message.text,
+                     json.dumps(message.blocks) if message.blocks is not None else None, kind, event_id, now, now])
+
+    def pending(self, key: ThreadKey | None = None) -> int:
+        with self.store.transaction() as conn:
+            if key is None:
+                return int(conn.execute("select count(*) from outbox").fetchone()[0])
+            return int(conn.execute("select count(*) from outbox where team_id = ? and channel = ? and thread_ts = ?",
+                                    [key.team_id, key.channel, key.thread_ts]).fetchone()[0])
+
+    # --- sending -----------------------------------------------------------------------------
+    def deliver(self, client: WebClient, key: ThreadKey) -> bool:
+        """Send the thread's due replies in order; True when its queue is empty afterwards."""
+        while True:
+            row, empty = self._lease_head(key)
+            if row is None:
+                return empty
+            if not self._send(client, row):
+                return False
+
+    def drain(self, client: WebClient) -> None:
+        """Deliver every thread with a reply due (the background loop's job, and the start-up drain)."""
+        now = self.store.clock()
+        with self.store.transaction() as conn:
+            keys = [ThreadKey(*r) for r in conn.execute(
+                "select team_id, channel, thread_ts from outbox group by team_id, channel, thread_ts"
+                " having min(next_attempt_at) <= ? order by min(id)", [now]).fetchall()]
+        for key in keys:
+            self.deliver(client, key)
+
+    def _lease_head(self, key: ThreadKey) -> tuple[Row | None, bool]:
+        now = self.store.clock()
+        with self.store.transaction() as conn:
+            head = conn.execute(
+                "select id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until from outbox"
+                " where team_id = ? and channel = ? and thread_ts = ? order by id limit 1",
+                [key.team_id, key.channel, key.thread_ts]).fetchone()
+            if head is None:
+                return None, True
+            row_id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until = head
+            if (lease_until or 0) > now or next_attempt_at > now:
+                return None, False  # another sender has it, or it is backing off: later rows wait
+            lease = uuid.uuid4().hex
+            conn.execute("update outbox set lease = ?, lease_until = ? where id = ?", [lease, now + self.lease_s, row_id])
+        return Row(row_id, key, text, json.loads(blocks) if blocks else None, kind, created_at, attempts, lease), False
+
+    def _send(self, client: WebClient, row: Row) -> bool:
+        """One attempt (with the client's own retries). True when the row is settled (sent or dropped)."""
+        try:
+            client.chat_postMessage(channel=row.key.channel, thread_ts=row.key.thread_ts or None, text=row.text,
+                                    blocks=row.blocks, unfurl_links=False, unfurl_media=False)
+        except SlackApiError as exc:
+            response = exc.response
+            status = getattr(response, "status_code", 0) or 0
+            error = str(response.get("error", "unknown")) if response is not None else "unknown"
+            if status == 429 or status >= 500 or error in TRANSIENT_ERRORS:
+                headers = getattr(response, "headers", None) or {}
+                retry_after = headers.get("Retry-After") or headers.get("retry-after") or 0
+                self._retry_later(row, f"{status} {error}", float(retry_after))
+                return False
+            self._remove(row)
+            log.error("reply in %s/%s refused by Slack (%s); dropped", row.key.channel, row.key.thread_ts or "top level",
+                      error)
+            if row.kind == "answer" and self.apology is not None:
+                self.enqueue(row.key, self.apology(), kind="apology")
+            return True
+        except Exception as exc:  # network or timeout: Slack may or may not have it (at least once)
+            self._retry_later(row, exc.__class__.__name__, 0.0)
+            return False
+        self._remove(row)
+        return True
+
+    def _remove(self, row: Row) -> None:
+        with self.store.transaction() as conn:
+            conn.execute("delete from outbox where id = ? and lease = ?", [row.id, row.lease])
+
+    def _retry_later(self, row: Row, error: str, retry_after_s: float) -> None:
+        now = self.store.clock()
+        attempts = row.attempts + 1
+        if now - row.created_at >= self.max_age_s:
+            self._remove(row)
+            log.error("reply in %s/%s dropped after %d attempts over %.0f s: Slack kept failing (%s)",
+                      row.key.channel, row.key.thread_ts or "top level", attempts, now - row.created_at, error)
+            return
+        delay = max(retry_after_s, min(self.retry_max_s, self.retry_base_s * 2 ** (attempts - 1)))
+        with self.store.transaction() as conn:
+            conn.execute("update outbox set attempts = ?, next_attempt_at = ?, lease = null, lease_until = null,"
+                         " last_error = ? where id = ? and lease = ?", [attempts, now + delay, error, row.id, row.lease])
+        log.warning("reply in %s/%s not delivered (%s); queued, attempt %d, next in %.1f s", row.key.channel,
+                    row.key.thread_ts or "top level", error, attempts, delay)
