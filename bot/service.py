@@ -115,11 +115,24 @@ class Advisor:
         from engine import advise
         from engine.contract import to_contract
         from engine.diff import compare
-        from parser import Conversation
+        from parser import Conversation, use_grammar_cache
 
+        if catalog_path is not None:  # the same cache directory keeps the compiled grammar
+            use_grammar_cache(str(Path(catalog_path).with_name("grammar.lark.cache")))
         dirs = [Path(d) for d in extra_data_dirs if Path(d).is_dir()]
+
+        def opener() -> Any:
+            # The database file is a cache of the reviewed data files (rebuilt when they change);
+            # if it cannot be written, the same catalog is built in memory instead.
+            if catalog_path is not None:
+                try:
+                    return open_catalog(catalog_path, extra_data_dirs=dirs)
+                except Exception as exc:  # unwritable cache dir, corrupt file: the answer must not depend on it
+                    log.warning("catalog database %s unusable (%s): building it in memory", catalog_path, type(exc).__name__)
+            return open_catalog(None, extra_data_dirs=dirs)
+
         return cls(
-            ThreadConfinedCatalog(lambda: open_catalog(catalog_path, extra_data_dirs=dirs)),
+            ThreadConfinedCatalog(opener),
             conversation_factory=Conversation,
             advise=advise,
             compare=compare,

@@ -8,11 +8,12 @@ injected `NameResolver` (the catalog's resolver in production), so this package 
 
 from .conversation import Conversation, Turn
 from .examples import EXAMPLES, HELP_TEXT
-from .parsing import parse
+from .parsing import parse, use_grammar_cache
 from .questions import Question, questions_for
 from .reading import Conflict, NameResolver, Reading
 
 __all__ = [
+    "use_grammar_cache",
     "EXAMPLES",
     "HELP_TEXT",
     "Conflict",

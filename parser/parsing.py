@@ -19,7 +19,29 @@ from .transformer import MessageTransformer
 
 log = logging.getLogger(__name__)
 
-GRAMMAR = Lark.open("grammar.lark", rel_to=__file__, parser="lalr", lexer="contextual", maybe_placeholders=False)
+_GRAMMAR: Lark | None = None
+_CACHE_FILE: str | None = None
+
+
+def use_grammar_cache(path: str | None) -> None:
+    """Let the caller (the bot/CLI, which owns files) name a file where Lark keeps the compiled
+    LALR tables: building them is most of a cold start (~0.25 s). Lark keys the cache on the
+    grammar's hash, so an edited grammar is rebuilt. Without a call the parser touches no file."""
+    global _CACHE_FILE, _GRAMMAR
+    if path != _CACHE_FILE:
+        _CACHE_FILE, _GRAMMAR = path, None
+
+
+def grammar() -> Lark:
+    """The compiled grammar, built on first use (from the cache file when one was configured)."""
+    global _GRAMMAR
+    if _GRAMMAR is None:
+        options = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": False}
+        try:
+            _GRAMMAR = Lark.open("grammar.lark", rel_to=__file__, cache=_CACHE_FILE or False, **options)
+        except Exception:  # an unwritable or corrupt cache must never stop parsing
+            _GRAMMAR = Lark.open("grammar.lark", rel_to=__file__, **options)
+    return _GRAMMAR
 
 FALLBACK_NOTE = "I could not read that message as a whole; I only looked for a few keywords."
 
@@ -37,7 +59,7 @@ def parse(
     normalized = ""
     try:
         normalized = normalize(text if isinstance(text, str) else str(text))
-        tree = GRAMMAR.parse(normalized)
+        tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens).transform(tree)
         return reading.model_copy(update={"text": normalized})
     except LarkError as error:  # includes VisitError from a transformer method
