@@ -183,7 +183,9 @@ def _option_view(option: Option, winner: str | None) -> TcoOptionView:
     rows: list[tuple[str, str]] = [(str(r.item), fmt_usd(r.usd)) for r in best.rows] if best else []
     hours = f", {option.hours_per_run:,.1f} h/run" if option.hours_per_run else ""
     workflow = f", {best.workflow}" if best and best.workflow != "none" else ""
-    detail = f"{option.cluster.gpus}× {option.gpu}{hours}{workflow}"
+    per_run = f", {fmt_usd(best.per_run_usd)}/run" if best and best.per_run_usd and best.workflow != "none" and \
+        option.mode != "inference" else ""
+    detail = f"{option.cluster.gpus}× {option.gpu}{hours}{per_run}{workflow}"
     return TcoOptionView(option.name, rows, fmt_usd(option.total_usd), detail, option.name == winner)
 
 

@@ -86,6 +86,8 @@ def tco_option_dict(option: TcoOption) -> dict[str, Any]:
         "name": option.name,
         "rows": [{"item": row.item, "usd": _num(row.usd, 2)} for row in option.rows],
         "total_usd": _num(option.total_usd, 2),
+        "per_run_usd": _num(option.per_run_usd, 2),  # addition: one run's compute, premium and pull
+        "workflow": option.workflow,  # addition
     }
 
 

@@ -188,6 +188,7 @@ class TcoOption(BaseModel):
     rows: tuple[TcoRow, ...]
     total_usd: float
     workflow: Literal["cached", "uncached", "same_cloud", "none"] = "none"
+    per_run_usd: float | None = None  # compute + managed for one run, plus its pull when every run pulls
     notes: tuple[str, ...] = ()
 
 

@@ -216,6 +216,8 @@ def tco_options(
                 rows=rows,
                 total_usd=sum(r.usd for r in rows),
                 workflow=flow,
+                per_run_usd=(compute.usd + managed.usd + (egress_row.usd if flow == "uncached" else 0.0)) / runs
+                if runs > 0 else None,
                 notes=tuple(egress.get("notes", ())) + storage_gb.notes,
             )
         )
