@@ -21,6 +21,7 @@ from catalog.records import (
     CatalogData,
     EgressTier,
     GpuRecord,
+    InstanceResolution,
     ModelRecord,
     OfferRecord,
     ProviderRecord,
@@ -107,6 +108,18 @@ class Catalog:
     def resolve_provider(self, text: str) -> Resolution:
         """'AWS', 'SageMaker', 'Lambda Labs', 'bare metal' -> a provider id."""
         return self._resolver.resolve("provider", text)
+
+    def resolve_instance(self, text: str) -> InstanceResolution | None:
+        """'p5.48xlarge', 'ml.p4d.24xlarge', 'a3-highgpu-1g', 'gpu_8x_h100_sxm5' -> the GPU, how many per
+        node and whose; None when no offer has that instance type. Case-insensitive; never raises."""
+        key = str(text).strip().lower()
+        if not key:
+            return None
+        match = next((o for o in self._data.offers if o.instance_type.lower() == key), None)
+        if match is None:
+            return None
+        return InstanceResolution(query=str(text), instance_type=match.instance_type, id=match.gpu,
+                                  gpus_per_node=match.gpus_per_node, provider=match.provider, offer_id=match.id)
 
 
 def open_catalog(db_path: str | Path | None = None, *, extra_data_dirs: Sequence[Path] = ()) -> Catalog:

@@ -169,3 +169,16 @@ class Resolution(BaseModel):
     @property
     def ok(self) -> bool:
         return self.id is not None
+
+
+class InstanceResolution(BaseModel):
+    """What a provider's instance type name means: "p5.48xlarge" -> 8x h100-sxm at aws."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    instance_type: str
+    id: str  # the GPU id
+    gpus_per_node: int
+    provider: str
+    offer_id: str

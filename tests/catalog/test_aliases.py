@@ -180,3 +180,16 @@ def _shared_catalog(factory) -> Catalog:  # type: ignore[no-untyped-def]
     if "c" not in _CACHE:
         _CACHE["c"] = factory()
     return _CACHE["c"]
+
+
+def test_instance_types_resolve_to_gpu_count_and_provider() -> None:
+    """Users name instance types ("4 ml.p4d.24xlarge"); the catalog knows what each one holds."""
+    from catalog import open_catalog
+
+    catalog = open_catalog()
+    p5 = catalog.resolve_instance("P5.48XLARGE")
+    assert p5 is not None and (p5.id, p5.gpus_per_node, p5.provider) == ("h100-sxm", 8, "aws")
+    sm = catalog.resolve_instance("ml.p4d.24xlarge")
+    assert sm is not None and (sm.id, sm.gpus_per_node, sm.provider) == ("a100-sxm-40gb", 8, "sagemaker")
+    assert catalog.resolve_instance("not-an-instance") is None
+    assert catalog.resolve_instance("") is None
