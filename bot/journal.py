@@ -100,6 +100,10 @@ class EventJournal:
         with self.store.transaction() as conn:
             conn.execute("delete from owners where owner = ?", [self.owner.id])
 
+    def is_dead(self, conn: sqlite3.Connection, owner: str | None) -> bool:
+        """Whether `owner` (another process's id) is gone; the outbox asks this about its leases."""
+        return self._dead(conn, owner)
+
     def _dead(self, conn: sqlite3.Connection, owner: str | None) -> bool:
         if owner == self.owner.id:
             return False

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.journal import EventJournal
 from bot.limits import Message
 from bot.state import ThreadKey, ThreadStore
 
@@ -53,8 +55,12 @@ class Row:
 class Outbox:
     def __init__(self, store: ThreadStore, *, retry_base_s: float = 1.0, retry_max_s: float = 30.0,
                  max_age_s: float = 1800.0, lease_s: float = 120.0,
-                 apology: Callable[[], Sequence[Message]] | None = None) -> None:
+                 apology: Callable[[], Sequence[Message]] | None = None,
+                 journal: EventJournal | None = None) -> None:
         self.store = store
+        # A lease names the process holding it, so a lease left by a process that died (kill -9
+        # mid-send) is taken over at once instead of blocking the thread until it times out.
+        self.journal = journal
         self.retry_base_s = retry_base_s
         self.retry_max_s = retry_max_s
         self.max_age_s = max_age_s
@@ -104,17 +110,24 @@ class Outbox:
         now = self.store.clock()
         with self.store.transaction() as conn:
             head = conn.execute(
-                "select id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until from outbox"
+                "select id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until, lease from outbox"
                 " where team_id = ? and channel = ? and thread_ts = ? order by id limit 1",
                 [key.team_id, key.channel, key.thread_ts]).fetchone()
             if head is None:
                 return None, True
-            row_id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until = head
-            if (lease_until or 0) > now or next_attempt_at > now:
+            row_id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until, held_by = head
+            leased = (lease_until or 0) > now and not self._holder_dead(conn, held_by)
+            if leased or next_attempt_at > now:
                 return None, False  # another sender has it, or it is backing off: later rows wait
-            lease = uuid.uuid4().hex
+            lease = f"{self.journal.owner.id if self.journal else ''}#{uuid.uuid4().hex}"
             conn.execute("update outbox set lease = ?, lease_until = ? where id = ?", [lease, now + self.lease_s, row_id])
         return Row(row_id, key, text, json.loads(blocks) if blocks else None, kind, created_at, attempts, lease), False
+
+    def _holder_dead(self, conn: sqlite3.Connection, lease: str | None) -> bool:
+        owner = (lease or "").partition("#")[0]
+        if not owner or self.journal is None:
+            return False
+        return self.journal.is_dead(conn, owner)
 
     def _send(self, client: WebClient, row: Row) -> bool:
         """One attempt (with the client's own retries). True when the row is settled (sent or dropped)."""

@@ -47,7 +47,7 @@ class Replier:
         if self.journal is None:
             self.journal = EventJournal(self.store)
         if self.outbox is None:
-            self.outbox = Outbox(self.store, apology=render_error)
+            self.outbox = Outbox(self.store, apology=render_error, journal=self.journal)
 
     def answer(self, client: WebClient, request: TurnRequest) -> Response | None:
         """Run the turn an event asked for (live, or replayed after a crash)."""

@@ -55,7 +55,7 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
     advisor = advisor or Advisor.open(config.catalog_path, [config.catalog_dir])
     journal = EventJournal(store, replay_window_s=config.replay_window_s)
     outbox = Outbox(store, retry_base_s=config.outbox_retry_base_s, retry_max_s=config.outbox_retry_max_s,
-                    max_age_s=config.outbox_max_age_s, apology=render_error)
+                    max_age_s=config.outbox_max_age_s, apology=render_error, journal=journal)
     replier = Replier(advisor, store, charts=config.charts, journal=journal, outbox=outbox,
                       hold_turns=config.test_hold_turns)
     app = build_app(config, advisor, store, client=client, replier=replier)

@@ -10,7 +10,7 @@ from .conversation import Conversation, Turn
 from .examples import EXAMPLES, HELP_TEXT
 from .parsing import parse, use_grammar_cache
 from .questions import Question, questions_for
-from .reading import Conflict, NameResolver, Reading
+from .reading import Conflict, InstanceResolver, NameResolver, Reading
 
 __all__ = [
     "use_grammar_cache",
@@ -18,6 +18,7 @@ __all__ = [
     "HELP_TEXT",
     "Conflict",
     "Conversation",
+    "InstanceResolver",
     "NameResolver",
     "Question",
     "Reading",

@@ -75,7 +75,24 @@ _UNIT_SPLIT = re.compile(r"(\d)(gb|gib|tb|tib|mb|mib|pb|pib|kb|kib|gigabytes?|te
 _TIMES_SPLIT = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?k?) ?[x*] ?(?=[a-z]|[1-5]0[5-9]0\b)")  # 8xa100, 8 x h100, 4x4090; not 8x7b
 _PERCENT = re.compile(r"(\d) %")
 _TRAILING_TIMES = re.compile(r"\b([a-z]+\d+[a-wyz]*)x(\d{1,4})\b(?!\.)")  # a100x4 -> a100 x 4 (not 8x7b)
-_NUMBER_DASH_TOKEN = re.compile(r"(\d)-(?=toks?\b|tokens?\b)")  # 200-token responses
+_NUMBER_DASH_TOKEN = re.compile(r"(\d[kmbt]?)-(?=toks?\b|tokens?\b)")  # 200-token responses, 4k-token context
+# "FT llama 3 8b (full)", "[full]": a bracketed "full" is the mode; "(qlora)" needs nothing (a keyword)
+# "2B training tokens", "50k SFT tokens": the corpus, said the way the grammar reads it
+_TRAINING_TOKENS = re.compile(r"(\d(?:\.\d+)?[kmbt]?) (?:training|train|pretraining|fine-?tuning|sft|dataset|corpus) (tokens?)\b")
+# "w/ 50k tokens", "w/o caching": Slack shorthand for with / without
+_WITH = re.compile(r"\bw/o\b|\bw/(?=\s|[a-z0-9])")
+# "0.40$/hr", "2 usd/hr", "1.5 dollars an hour": the dollar sign goes in front, as the grammar reads it
+_TRAILING_DOLLAR = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?) ?(?:\$|usd\b|dollars?\b|bucks\b)")
+# "a100-40gb", "h100-80gb": the memory behind a GPU name, spelt the way the aliases are ("a100 40 gb")
+_NAME_DASH_MEMORY = re.compile(r"\b([a-z]+\d+[a-z]*)-(\d{2,3}) ?gb\b")
+_BRACKETED_FULL = re.compile(r"[(\[]\s*full\s*[)\]]")
+# A learning rate ("lr 2e-5", "1e-4") is no Workload field; left in, "e-5" would look like a name
+_LEARNING_RATE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e-\d+\b")
+# A minus sign glued to a number after other text on the line ("70b -5 epochs", "epochs: -5") is a
+# negative number: it becomes this word, and the transformer ignores the value with a note. At a
+# line's start a dash is a bullet ("- 5 epochs", "-5 epochs"); between digits a range ("3-5").
+NEGATIVE_NUMBER = "negativenumber"
+_GLUED_MINUS = re.compile(r"(?<=[^\s\-])(?:[ \t]+|[ \t]*[,;:=(][ \t]*)-(?=\d)")
 
 # Keywords worth correcting. Only words of five letters or more, and only close matches.
 TYPO_TARGETS = (
@@ -102,7 +119,13 @@ def normalize(text: str) -> str:
     text = _SLACK_LINK.sub(r" \1 ", text)
     text = _SLACK_OTHER.sub(" ", text)
     text = _URL.sub(" ", text)
-    text = text.lower().replace("\u00d7", "x").replace("_", " ")
+    text = text.lower().replace("\u00d7", "x").replace("_", " ").replace("\u2212", "-")
+    text = _WITH.sub(lambda m: " without " if m.group(0) == "w/o" else " with ", text)
+    text = _TRAILING_DOLLAR.sub(r" $\1", text)
+    text = _NAME_DASH_MEMORY.sub(r"\1 \2 gb", text)
+    text = _BRACKETED_FULL.sub(" full ft ", text)
+    text = _LEARNING_RATE.sub(" ", text)
+    text = _GLUED_MINUS.sub(lambda m: m.group(0)[:-1] + f" {NEGATIVE_NUMBER} ", text)
     text = _EMOJI.sub(" ", text)
     text = _APOSTROPHE.sub("", text)
     text = _DIGIT_GROUPS.sub("", text)
@@ -121,6 +144,7 @@ def normalize(text: str) -> str:
     text = _TIMES_SPLIT.sub(r"\1 x ", text)
     text = _TRAILING_TIMES.sub(r"\1 x \2", text)
     text = _NUMBER_DASH_TOKEN.sub(r"\1 ", text)
+    text = _TRAINING_TOKENS.sub(r"\1 \2 of training data", text)
     text = _PERCENT.sub(r"\1%", text)
     text = _BOUNDARIES.sub(" ,", _SPACES.sub(" ", text))
     return text.strip(" ,")

@@ -44,6 +44,29 @@ class NameResolver(Protocol):
     def resolve_provider(self, text: str) -> Resolved: ...
 
 
+class Instance(Protocol):
+    """A cloud instance type's hardware; `catalog.records.InstanceResolution` has these attributes."""
+
+    @property
+    def id(self) -> str:  # the GPU id
+        ...
+
+    @property
+    def gpus_per_node(self) -> int: ...
+
+    @property
+    def provider(self) -> str: ...
+
+
+class InstanceResolver(Protocol):
+    """Optional on a `NameResolver`: the parser uses it when present (a getattr check), so
+    "4 ml.p4d.24xlarge" reads as 32 A100 40GB on SageMaker. The catalog's `Catalog.resolve_instance`
+    is it: case-insensitive exact instance type -> the offer's GPU, GPUs per node and provider, or
+    None when no offer has that type. Never raises."""
+
+    def resolve_instance(self, text: str) -> Instance | None: ...
+
+
 class Conflict(BaseModel):
     """One field given two different values in the same message; neither value is applied."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lark import Token, Transformer
@@ -73,6 +73,63 @@ _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
 # following bare word a name position: the kinds of verbs, and which catalog tables to ask.
 _ARTICLES = {"a", "an", "the", "our", "my", "of", "this", "that", "some", "their", "your"}
 _NAME_LOOKUPS = {"refine": ("provider", "model", "gpu"), "verb": ("model",)}
+# Ordinary words that follow a verb ("serve traffic", "qlora please", "train for ..."): never an
+# unknown model. Other plain words there are, when nothing else in the message names the model.
+_COMMON_AFTER_VERB_WORDS = """
+    traffic it its our my the them this that these those we us you your their his her me models model llm llms
+    lm api apis app apps endpoint endpoints service services server servers backend frontend production prod
+    staging dev please only just also then now again today tomorrow soon later first next fast quickly cheap
+    cheaply up out in on at for to from into onto over under about around across via by with without and or
+    but so if what which how when where why who can could would should will must may might is are be been
+    being was were do does did done have has had get got need needs want wants like try trying one ones
+    something anything everything nothing stuff thing things all both each every any some lot lots bit
+    little more less most much many few several own new old small smaller large larger big bigger huge tiny
+    same other another different custom base pretrained trained existing current open source opensource
+    local remote internal internally external users user customers customer clients client people team
+    teams employees requests request queries query calls chat chats chatbot bot bots assistant agent agents
+    rag embeddings embedding search retrieval classifier classification summarization translation code coding
+    docs documents data dataset datasets corpus text texts images image vision audio speech video
+    predictions results outputs inputs tokens weights adapters adapter checkpoint checkpoints job jobs run
+    runs workload workloads pipeline pipelines cluster gpu gpus hardware infra infrastructure instance
+    instances machine machines node nodes cost costs price pricing budget time hours days weeks months
+    latency throughput performance speed memory vram efficiently efficient properly well better best
+    realtime real live online offline batch batches streaming stream cloud clouds onprem prem house
+    yes no not sure maybe ok okay thanks thank hey hi hello guys folks all
+"""
+_COMMON_AFTER_VERB = frozenset(_COMMON_AFTER_VERB_WORDS.split())
+OWN_HARDWARE_NOTE = "own hardware: give the GPU, e.g. “on 2x 4090”, and a price per hour for costs"
+SFT_NOTE = "“SFT” read as full fine-tuning (it usually is unless LoRA is said); say “LoRA” or “QLoRA” for adapters"
+PEFT_NOTE = "“PEFT” read as LoRA; say “QLoRA” for 4-bit adapters"
+PREFERENCE_NOTE = ("{name} is preference tuning: it also holds a frozen reference model (RLHF adds reward and value "
+                   "models); I size the policy only")
+# Fields where 0 means nothing: "0 users", "0 epochs" are ignored with a note, not applied.
+_POSITIVE_FIELDS = {
+    "params_b", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month", "gpu_count", "seq_len", "batch_size",
+    "concurrency", "lora_rank", "nodes", "target_tokens_per_s", "output_tokens", "prompt_tokens", "gpu_memory_gb",
+}
+_FIELD_WORDS = {
+    "params_b": "the model size", "dataset_gb": "the data size", "dataset_tokens": "the token count",
+    "runs_per_month": "runs per month", "gpu_count": "the GPU count", "seq_len": "the context length",
+    "batch_size": "the batch size", "lora_rank": "the LoRA rank", "nodes": "the node count",
+    "target_tokens_per_s": "a tokens/s target", "output_tokens": "the output length", "prompt_tokens": "the prompt length",
+    "gpu_memory_gb": "GPU memory", "hourly_rate": "a price", "max_hours_per_run": "a deadline",
+}
+# "with 50k tokens", "50k tokens of data": a corpus; "4096 tokens per sample": a sequence length
+_DATA_LEADS = {"with", "on", "over", "using", "use", "from", "total", "data", "dataset", "corpus"}
+_DATA_NOUNS = {"data", "dataset", "datasets", "training", "text", "examples", "samples", "instructions",
+               "conversations", "dialogues", "documents", "docs", "corpus", "total", "overall", "sft", "fine-tuning"}
+_SEQ_NOUNS = {"sequence", "seq", "sample", "example", "row", "doc", "document", "record", "conversation", "turn",
+              "message", "item", "chunk", "step"}
+_SEQ_PLURALS = {"sequences", "samples", "examples", "rows", "docs", "documents", "records", "conversations",
+                "chunks", "items", "messages"}
+_NOT_DATA_BEFORE_LOCALLY = {"data", "dataset", "datasets", "corpus", "files", "bucket", "shards", "stored", "lives",
+                            "sits", "kept", "saved"}
+_RUN_WORDS = {"run", "runs", "running", "host", "hosted", "hosting", "deployed", "it", "them", "this", "everything"}
+# A cloud instance type: "p5.48xlarge", "ml.p4d.24xlarge", "g5.xlarge", "a3-highgpu-8g", "g2-standard-4"
+_INSTANCE_SHAPED = re.compile(
+    r"(?:ml\.)?[a-z]+\d+[a-z]*\.\d*x?(?:large|medium|small|metal)|[a-z]\d+-(?:high|mega|ultra|edge)gpu-\d+g"
+    r"|[a-z]\d+-standard-\d+"
+)
 
 
 @dataclass
@@ -89,6 +146,8 @@ class Said:
     word: bool = False  # a filler that is one plain word: may be a bare name after a verb
     requests_per_s: float | None = None  # "50 qps": becomes tokens/s once the response length is known
     per_node: int | None = None  # "8 GPUs per node": multiplied by the node count said elsewhere
+    count: float | None = None  # "50k tokens": the count, read as data or context by its neighbours
+    io_field: str | None = None  # "input"/"out": takes the number beside it as prompt/output tokens
 
 
 def _text(items: list[Any]) -> str:
@@ -124,12 +183,24 @@ class MessageTransformer(Transformer[Token, Reading]):
         self.current_mode = current_mode
         self.current_output_tokens = current_output_tokens
         self._seen: dict[tuple[str, str], Resolved | None] = {}  # one lookup per name per message
+        self._instances: dict[str, Any] = {}  # the same for instance types (`InstanceResolver`)
 
     # ---- phrases -------------------------------------------------------------------------
     def mode(self, items: list[Token]) -> Said:
         kind = items[0].type
         value = {"QLORA": "qlora", "LORA": "lora", "FULL_FT": "full", "PRETRAIN": "pretrain"}.get(kind, "inference")
         return Said("mode", _text(items), {"mode": value})
+
+    def soft_mode(self, items: list[Token]) -> Said:
+        """'SFT' -> full, 'PEFT' -> LoRA, 'DPO'/'RLHF' -> full with the reference-model caveat. A mode
+        said outright in the same message ("SFT with LoRA") wins: see `_soft_modes`."""
+        text = str(items[0])
+        if text == "peft":
+            return Said("soft_mode", text, {"mode": "lora"}, frozenset({"finetune"}), notes=[PEFT_NOTE])
+        if re.match(r"sft|supervised|instruction", text):
+            return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune"}), notes=[SFT_NOTE])
+        return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune"}),
+                    notes=[PREFERENCE_NOTE.format(name=text.upper() if len(text) <= 5 else text)])
 
     def size(self, items: list[Token]) -> Said:
         text = str(items[0])
@@ -148,10 +219,14 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("size", _text(items), bare=(("qty", _qty(text)),))
 
     def tokens(self, items: list[Token]) -> Said:
-        count = _qty(str(items[0]))
-        if count < 1e6:  # "2048 tokens" is a sequence length, not a corpus
-            return Said("context", _text(items), {"seq_len": int(_qty(str(items[0]), binary=True))})
-        return Said("tokens", _text(items), {"dataset_tokens": int(count)})
+        """'2B tokens' is a corpus; under a million the wording decides (see `_token_wording`):
+        'with 50k tokens' is data, '4096 tokens per sample' a sequence length, and a bare
+        '2048 tokens' stays a sequence length."""
+        number = str(next(t for t in items if t.type in ("QTY", "NUMBER")))  # "2B tokens" or "tokens: 2B"
+        count = _qty(number)
+        if count < 1e6:
+            return Said("tokens", _text(items), {"seq_len": int(_qty(number, binary=True))}, count=count)
+        return Said("tokens", _text(items), {"dataset_tokens": int(count)}, count=count)
 
     def data(self, items: list[Token]) -> Said:
         unit = str(items[1]).rstrip("s")
@@ -159,7 +234,8 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("data", _text(items), {"dataset_gb": round(gb, 6)})
 
     def epochs(self, items: list[Token]) -> Said:
-        return Said("epochs", _text(items), {"epochs": _number(str(items[0]))})
+        number = next(t for t in items if t.type == "NUMBER")  # "3 epochs" or "epochs: 3"
+        return Said("epochs", _text(items), {"epochs": _number(str(number))})
 
     def runs(self, items: list[Token]) -> Said:
         text = _text(items)
@@ -192,6 +268,11 @@ class MessageTransformer(Transformer[Token, Reading]):
         if hours is None or hours <= 0:
             return Said("filler", _text(items))
         return Said("deadline", _text(items), {"max_hours_per_run": hours})
+
+    def own_hardware(self, items: list[Token]) -> Said:
+        """'on my laptop', 'locally', 'on our own GPUs': where the GPUs run; no Workload field holds
+        that, and it says nothing about where the data lives (see `_own_hardware` for "stored locally")."""
+        return Said("own_hw", _text(items), notes=[OWN_HARDWARE_NOTE])
 
     def location(self, items: list[Token]) -> Said:
         word = str(items[-1])
@@ -250,6 +331,9 @@ class MessageTransformer(Transformer[Token, Reading]):
         last = items[-1]
         if last.type == "NAME":
             return self._name(str(last))
+        if items[0].type == "GPUS":  # "gpus: 8", "gpus per node: 8"
+            items = [items[1], items[0]]
+            last = items[-1]
         count = int(_number(str(items[0]))) if len(items) > 1 else None
         if last.type == "GPUS":
             if count and re.search(r" (?:per|each|a) |each$", str(last)):
@@ -258,6 +342,8 @@ class MessageTransformer(Transformer[Token, Reading]):
         return self._memory_card(_text(items), _number(str(last).split("gb")[0]), count)
 
     def cluster(self, items: list[Token]) -> Said:
+        if items[0].type == "NODES":  # "nodes: 2"
+            return Said("cluster", _text(items), {"nodes": int(_number(str(items[1])))})
         nodes = int(_number(str(items[0])))
         said = Said("cluster", _text(items), {"nodes": nodes})
         if len(items) < 3:
@@ -289,7 +375,8 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("filler", _text(items), notes=[
                 f"“{_text(items)}” is not how many at the same time; say e.g. “{number} concurrent users” to size for that"])
         if count < 1:
-            return Said("filler", _text(items))
+            return Said("filler", _text(items), cues=frozenset({"ignored"}),
+                        notes=[f"concurrency can't be 0: ignored “{_text(items)}”"])
         notes = [f"read “{_text(items)}” as {count} at the same time (concurrency)"] if items[-1].type == "USERS" else []
         return Said("concurrency", _text(items), {"concurrency": count}, notes=notes)
 
@@ -305,6 +392,13 @@ class MessageTransformer(Transformer[Token, Reading]):
         if number is None or _qty(str(number)) < 1:  # "responses of" alone
             return Said("filler", _text(items))
         return Said("output", _text(items), {"output_tokens": int(_qty(str(number)))})
+
+    def io_length(self, items: list[Token]) -> Said:
+        """'input', '1k tokens in', 'out', 'max new tokens': a length keyword; `_io_lengths` pairs it
+        with the number beside it."""
+        kind = items[0].type
+        io_field = "prompt_tokens" if kind.startswith("PROMPT") else "output_tokens"
+        return Said("filler", _text(items), io_field=io_field)
 
     def batch(self, items: list[Token]) -> Said:
         field_name = "batch_size" if "micro" in str(items[0]) or str(items[0]) == "mbs" else "batch"
@@ -373,6 +467,8 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     def filler(self, items: list[Token]) -> Said:
         token = items[0]
+        if token.type == "NEGATIVE":
+            return Said("negative", "-")
         if str(token) == HUGE_NUMBER:
             return Said("filler", str(token), notes=["a number with hundreds of digits is beyond what I can compute with; ignored it"])
         if token.type == "ON" and str(token) in _REFINE_VERBS:
@@ -413,6 +509,10 @@ class MessageTransformer(Transformer[Token, Reading]):
             name = name[: trailing.start()]
             count = count or int(trailing.group(1))
         said = Said("hardware", text)
+        if _INSTANCE_SHAPED.fullmatch(name):
+            return self._instance(text, name, count) or Said("hardware", text, problems=[Problem(
+                code="unknown_gpu", field="gpu",
+                message=f"I don't know the instance type “{name}”: which GPU does it have, and how many? e.g. “8x H100”")])
         if count is not None:
             said.values["gpu_count"] = count
             self._apply(said, "gpu", name, self._resolve_gpu(name))
@@ -432,6 +532,9 @@ class MessageTransformer(Transformer[Token, Reading]):
             return said
         if _WORD_VERSION.fullmatch(name) and not (model and model.candidates) and not (gpu and gpu.candidates):
             return Said("filler", text)  # "pipeline v2": a version of something, not a model we know
+        instance = self._instance(text, name, None)  # an instance type of an unusual shape
+        if instance is not None:
+            return instance
         if model is not None and model.candidates and model.id is None and not (size and _near_misses(name, model)):
             self._apply(said, "model", name, model)
         elif gpu is not None and gpu.candidates and gpu.id is None:
@@ -441,6 +544,28 @@ class MessageTransformer(Transformer[Token, Reading]):
                 said.values["params_b"] = float(size[-1])
             said.problems.append(_unknown(name, model, gpu, size[-1] if size else None))
         return said
+
+    def _instance(self, text: str, name: str, count: int | None) -> Said | None:
+        """'4 ml.p4d.24xlarge' -> 32 a100-sxm-40gb on sagemaker, through the resolver's optional
+        `resolve_instance` (see `InstanceResolver`); None when it has none or does not know the name."""
+        lookup = getattr(self.resolver, "resolve_instance", None)
+        if not callable(lookup):
+            return None
+        if name not in self._instances:
+            self._instances[name] = lookup(name)
+        found = self._instances[name]
+        if found is None or getattr(found, "id", None) is None:
+            return None
+        per_node = int(getattr(found, "gpus_per_node", 1) or 1)
+        instances = count or 1
+        values: dict[str, Any] = {"gpu": found.id, "gpu_count": instances * per_node}
+        provider = getattr(found, "provider", None)
+        if provider:
+            values["provider"] = provider
+        where = f" on {provider}" if provider else ""
+        total = f": {instances} × {per_node} = {instances * per_node} GPUs" if instances > 1 else ""
+        note = f"“{name}” is {per_node}× {found.id}{where}{total}"
+        return Said("hardware", text, values, notes=[note])
 
     def _resolve_gpu(self, name: str) -> Resolved | None:
         gpu = self._resolve("gpu", name)
@@ -473,14 +598,21 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     # ---- the whole message -------------------------------------------------------------------
     def start(self, items: list[Said]) -> Reading:
+        items = _negatives(items)
+        items = _io_lengths(items)
+        items = _token_wording(items, self.current_mode)
         items = self._names_in_position(items)
+        items = _own_hardware(items)
+        items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
+        items = _zeros_and_ranges(items)
         return fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
 
     def _names_in_position(self, items: list[Said]) -> list[Said]:
         """After a verb ("serve", "fine-tune", "qlora") a plain word may be a model; after "what
         about" it may be a provider, model or GPU, and a bare cloud is where it runs."""
         items = list(items)
+        named = any("model" in s.values or "params_b" in s.values or s.problems for s in items)
         for index, said in enumerate(items):
             role = "refine" if said.cues & {"refine", "refine_verb"} and said.kind in ("cue", "filler") else (
                 "verb" if said.kind == "mode" or said.cues & {"train", "finetune"} else None)
@@ -497,10 +629,163 @@ class MessageTransformer(Transformer[Token, Reading]):
                 resolved = self._resolve("provider", cloud)
                 items[nxt] = Said("provider_cloud", target.text, {"provider": resolved.id if resolved and resolved.id else cloud})
             elif target.word:
-                named = self._bare_name(target.text, _NAME_LOOKUPS[role])
-                if named is not None:
-                    items[nxt] = named
+                word, width = target.text, 1
+                if nxt + 2 < len(items) and items[nxt + 1].text == "-" and items[nxt + 2].word:  # "falcon-mamba"
+                    word, width = f"{word}-{items[nxt + 2].text}", 3
+                found = self._bare_name(word, _NAME_LOOKUPS[role])  # "falcon-mamba" is not a Falcon
+                if found is None and role == "verb" and not named and self._unknown_word(target.text):
+                    found = Said("hardware", word, problems=[_unknown(word, self._resolve("model", word), None, None)])
+                if found is not None:
+                    items[nxt:nxt + width] = [found] + [Said("filler", s.text) for s in items[nxt + 1:nxt + width]]
+                    named = named or bool(found.values or found.problems)
         return items
+
+    def _unknown_word(self, word: str) -> bool:
+        """A plain word after a verb that could be a model the catalog lacks ("serve grok"): not a
+        common word, an adverb, a gerund or a plural ("serve traffic", "deploy quickly", "serve requests")."""
+        return (self.resolver is not None and len(word) >= 3 and word not in _COMMON_AFTER_VERB
+                and word not in _NOT_NAMES and not word.endswith(("ly", "ing", "s")))
+
+
+def _negatives(items: list[Said]) -> list[Said]:
+    """'70b -5 epochs': a value after a minus sign is ignored with a note, never flipped positive."""
+    out: list[Said] = []
+    negative = False
+    for said in items:
+        if said.kind == "negative":
+            negative = True
+            continue
+        if negative:
+            negative = False
+            numeric = [k for k, v in said.values.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+            if numeric or said.bare or said.requests_per_s or said.count is not None:
+                what = ", ".join(_FIELD_WORDS.get(k, k.replace("_", " ")) for k in numeric) or "that number"
+                values = {k: v for k, v in said.values.items() if k not in numeric}
+                said = replace(said, kind=said.kind if values else "filler", values=values, bare=(), requests_per_s=None,
+                               per_node=None, count=None, io_field=None, cues=said.cues | {"ignored"},
+                               notes=[*said.notes, f"{what} can't be negative: ignored “-{said.text}”"])
+        out.append(said)
+    return out
+
+
+def _number_like(said: Said) -> float | None:
+    """The number a phrase is made of when it is only a number: '512', '1k', '2000 tokens'."""
+    if said.kind == "tokens" and said.count is not None:
+        return said.count
+    if said.kind == "size" and not said.values and len(said.bare) == 1 and isinstance(said.bare[0], tuple):
+        return float(said.bare[0][1])
+    if said.kind == "filler" and len(said.bare) == 1 and re.fullmatch(r"\d+(?:\.\d+)?", said.text):
+        return float(said.bare[0])
+    return None
+
+
+def _io_lengths(items: list[Said]) -> list[Said]:
+    """'input 512 output 128', '1k prompt', '1k tokens in / 256 out': each length keyword takes the
+    number just before it, else the one just after it (a number is used once)."""
+    items = list(items)
+    used: set[int] = set()
+    for index, said in enumerate(items):
+        if said.io_field is None:
+            continue
+        for other in (index - 1, index + 1):
+            if 0 <= other < len(items) and other not in used and items[other].io_field is None:
+                value = _number_like(items[other])
+                if value is not None and value >= 1:
+                    break
+        else:
+            continue
+        used |= {index, other}
+        text = f"{items[other].text} {said.text}" if other < index else f"{said.text} {items[other].text}"
+        items[other] = Said("filler", items[other].text)
+        items[index] = Said("io", text, {said.io_field: int(value)})
+    return items
+
+
+def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
+    """Tokens under a million: 'with/on/over 50k tokens' (unless serving: "serve it with 4k tokens"
+    is a context), '50k tokens of data' are the corpus;
+    '4096 tokens per sample', 'samples of 2k tokens' a sequence length; bare, a sequence length
+    (with a note when training, where the corpus is the likelier meaning)."""
+    items = list(items)
+    serving = current_mode == "inference" or any(s.values.get("mode") == "inference" for s in items)
+    for index, said in enumerate(items):
+        if said.kind != "tokens" or said.count is None:
+            continue
+        before = [s.text for s in items[max(0, index - 2):index]][::-1] + ["", ""]
+        after = [s.text for s in items[index + 1:index + 4]] + ["", "", ""]
+        count, text = said.count, said.text
+        per_sequence = ((after[0] in ("per", "each", "a", "every") and after[1] in _SEQ_NOUNS) or after[0] in ("each", "long")
+                        or (before[0] == "of" and before[1] in _SEQ_PLURALS))
+        data = ((before[0] in _DATA_LEADS and not serving) or after[0] in _DATA_NOUNS or (after[0] == "of" and _DATA_NOUNS & set(after[1:3]))
+                or (before[0] == "of" and before[1] in ("dataset", "corpus", "data")))
+        seq_len = said.values.get("seq_len") or int(_qty(str(int(count)), binary=True))
+        if per_sequence:
+            items[index] = replace(said, kind="context", values={"seq_len": seq_len})
+        elif data or count >= 1e6:
+            items[index] = replace(said, values={"dataset_tokens": int(count)})
+        elif not serving:
+            items[index] = replace(said, notes=[*said.notes, f"read “{text}” as the sequence length; for the training "
+                                                             f"data say “{text} of data”"])
+    return items
+
+
+def _own_hardware(items: list[Said]) -> list[Said]:
+    """'data stored locally' is where the data lives; 'run it on-prem', 'train on-prem' where it runs."""
+    items = list(items)
+    for index, said in enumerate(items):
+        before = items[max(0, index - 3):index]
+        if said.kind == "own_hw" and said.text == "locally":
+            if any(s.kind == "data" or s.text in _NOT_DATA_BEFORE_LOCALLY for s in before):
+                items[index] = Said("location", said.text, {"data_location": "onprem"})
+        elif said.kind == "location" and "prem" in said.text and before:
+            previous = next((s for s in reversed(before) if s.text not in ("it", "them", "this", "everything")), before[-1])
+            if (previous.kind in ("mode", "soft_mode") or previous.cues & {"train", "finetune"}
+                    or previous.text in _RUN_WORDS):
+                items[index] = Said("own_hw", said.text, notes=[OWN_HARDWARE_NOTE])
+    return items
+
+
+def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'SFT'/'PEFT'/'DPO' give a mode only when none is said outright ("DPO with LoRA" is LoRA) and
+    the thread is not already an adapter run; PEFT makes the others LoRA. The preference-tuning
+    note stays whenever training; none is said when serving ("serve the DPO model")."""
+    soft = [i for i, s in enumerate(items) if s.kind == "soft_mode"]
+    if not soft:
+        return items
+    items = list(items)
+    hard = [s.values["mode"] for s in items if s.kind == "mode"]
+    lora = any(items[i].text == "peft" for i in soft)
+    for index in soft:
+        said = items[index]
+        values: dict[str, Any]
+        notes: list[str]
+        if hard and all(m == "inference" for m in hard):
+            values, notes = {}, []
+        elif hard or current_mode in ("lora", "qlora"):
+            values, notes = {}, [n for n in said.notes if "preference" in n]
+        else:
+            values, notes = {"mode": "lora" if lora else said.values["mode"]}, list(said.notes)
+        items[index] = replace(said, values=values, notes=notes)
+    return items
+
+
+def _zeros_and_ranges(items: list[Said]) -> list[Said]:
+    """'0 users', '0 epochs': ignored with a note. '3-5 epochs': the upper end, with a note."""
+    items = list(items)
+    for index, said in enumerate(items):
+        zero = [k for k in _POSITIVE_FIELDS if k in said.values and said.values[k] == 0]
+        if zero:
+            values = {k: v for k, v in said.values.items() if k not in zero}
+            what = ", ".join(_FIELD_WORDS.get(k, k.replace("_", " ")) for k in sorted(zero))
+            items[index] = replace(said, values=values, kind=said.kind if values else "filler", cues=said.cues | {"ignored"},
+                                   notes=[*said.notes, f"{what} can't be 0: ignored “{said.text}”"])
+            continue
+        if index >= 2 and said.values and items[index - 1].text in ("-", "to"):
+            low, high = _number_like(items[index - 2]), re.match(r"\d+(?:\.\d+)?", said.text)
+            if low is not None and items[index - 2].kind == "filler" and high and low < float(high.group(0)):
+                sep = "-" if items[index - 1].text == "-" else " to "
+                said.notes.append(f"read “{items[index - 2].text}{sep}{said.text}” as {said.text} (the upper end)")
+    return items
 
 
 def _suggestions(resolved: Resolved | None) -> tuple[str, tuple[str, ...]]:
@@ -616,7 +901,7 @@ def fold(
         updates["mode"] = "full"  # "train a 21B model": training, not serving; the note invites the correction
         notes.append(TRAIN_NOTE)
         mode_unsaid = False
-    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens") if f in updates]
+    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens", "prompt_tokens") if f in updates]
     if mode_unsaid and (serving_only or requests):
         updates["mode"] = "inference"
         notes.append("serving (you gave concurrent users)" if "concurrency" in updates else "serving (you gave a request rate or response length)")
@@ -626,7 +911,8 @@ def fold(
             cues.add("refine")
     if requests and not updates:
         cues.add("refine")  # "50 qps" in a serving thread: said something, even if nothing changes yet
-    intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests))
+    # a value ignored with a note ("0 epochs", "-5 epochs") was said: the reply shows the note, not help
+    intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),

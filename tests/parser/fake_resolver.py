@@ -89,6 +89,30 @@ PROVIDERS = {
 }
 
 
+# Instance types (the catalog reads them from its offers table): type -> (GPU, GPUs per node, provider)
+INSTANCES = {
+    "p5.48xlarge": ("h100-sxm", 8, "aws"),
+    "p4d.24xlarge": ("a100-sxm-40gb", 8, "aws"),
+    "p4de.24xlarge": ("a100-sxm-80gb", 8, "aws"),
+    "g5.xlarge": ("a10g", 1, "aws"),
+    "g5.12xlarge": ("a10g", 4, "aws"),
+    "ml.p4d.24xlarge": ("a100-sxm-40gb", 8, "sagemaker"),
+    "ml.p5.48xlarge": ("h100-sxm", 8, "sagemaker"),
+    "ml.g5.xlarge": ("a10g", 1, "sagemaker"),
+    "a3-highgpu-1g": ("h100-sxm", 1, "gcp"),
+    "a3-highgpu-8g": ("h100-sxm", 8, "gcp"),
+}
+
+
+@dataclass(frozen=True)
+class FakeInstance:
+    query: str
+    instance_type: str
+    id: str
+    gpus_per_node: int
+    provider: str
+
+
 class FakeResolver:
     """Counts calls so tests can check the parser does not look names up in bulk."""
 
@@ -106,6 +130,15 @@ class FakeResolver:
 
     def resolve_provider(self, text: str) -> FakeResolution:
         return self._resolve(text, "provider", self._providers, {}, {})
+
+    def resolve_instance(self, text: str) -> FakeInstance | None:
+        """Like `catalog.Catalog.resolve_instance`: exact instance type, case-insensitive, else None."""
+        self.calls += 1
+        key = str(text).strip().lower()
+        if key not in INSTANCES:
+            return None
+        gpu, per_node, provider = INSTANCES[key]
+        return FakeInstance(text, key, gpu, per_node, provider)
 
     def _resolve(self, text, kind, table, families, ambiguous) -> FakeResolution:
         self.calls += 1
