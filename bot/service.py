@@ -209,8 +209,12 @@ class Advisor:
                 "questions": response.questions or list(DEFAULT_QUESTIONS),
                 "assumptions": [],
                 "report": {"memory": None, "cluster": None, "throughput": None, "tco": None},
+                "notes": list(response.notes),
             }
-        return self._to_contract(response.advice, response.questions, response.missing)
+        out = self._to_contract(response.advice, response.questions, response.missing)
+        # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
+        out["notes"] = list(dict.fromkeys([*response.notes, *out.get("notes", [])]))
+        return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:
         """`estimate --json`: resolve names through the catalog, validate, estimate.
