@@ -139,6 +139,14 @@ def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory:
         return Problem(code="does_not_fit", field="gpu",
                        message=f"Does not fit on {cluster.gpus}x {name}: {memory.per_gpu_gb:,.1f} GB needed per GPU"
                                f"{room}. {fix[:1].upper() + fix[1:] if fix else ''}".strip())
+    listed = [o for o in data.offers if o.gpu == cluster.gpu and (w.provider is None or o.provider == w.provider)]
+    if listed:
+        kind = w.pricing or "on_demand"
+        shapes = ", ".join(sorted({f"{o.provider} {o.instance_type}" for o in listed})[:3])
+        return Problem(code="no_price", field="pricing",
+                       message=f"It fits on {cluster.gpus}x {name}. The catalog lists {shapes} but has no sourced "
+                               f"{kind.replace('_', '-')} price for it (a wrong price is worse than none): give yours "
+                               "('at $4/hr per GPU') for the costs, or drop the provider to compare the others.")
     return Problem(code="no_offer", field="gpu",
                    message=f"It fits on {cluster.gpus}x {name}, but no provider in the catalog rents that "
                            f"{'GPU' if w.provider is None else 'GPU at ' + w.provider}: the figures are for your own "

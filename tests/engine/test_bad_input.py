@@ -102,3 +102,13 @@ def test_internal_error_is_a_problem(monkeypatch: pytest.MonkeyPatch) -> None:
     advice = advise(Workload(**BASE), DATA)
     assert [p.code for p in advice.problems] == ["internal"]
     assert "/x/y" not in advice.problems[0].message
+
+
+def test_an_offer_without_a_sourced_price_says_so() -> None:
+    """The catalog leaves unsourced prices empty; the answer names the offer and asks for a price."""
+    data = DATA.model_copy(update={"offers": tuple(
+        o.model_copy(update={"on_demand_usd_per_hour": None}) if o.provider == "sagemaker" else o for o in DATA.offers)})
+    advice = advise(Workload(mode="qlora", model="llama-3.1-8b", provider="sagemaker", dataset_tokens=10**9), data)
+    assert not advice.options and advice.cluster is not None and advice.cluster.fits
+    (problem,) = [p for p in advice.problems if p.code == "no_price"]
+    assert "sagemaker" in problem.message and "price" in problem.message
