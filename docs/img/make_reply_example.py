@@ -151,8 +151,8 @@ body { font-family: Lato, "Helvetica Neue", "Liberation Sans", "DejaVu Sans", Ar
        margin-left: 4px; }
 .time { color: #616061; font-size: 12px; margin-left: 6px; }
 .mrkdwn { white-space: pre-wrap; overflow-wrap: anywhere; }
-.b { margin: 4px 0; }
-.header { font-size: 18px; line-height: 26px; font-weight: 900; margin: 6px 0 8px; }
+.b { margin: 8px 0; }
+.header { font-size: 18px; line-height: 26px; font-weight: 900; margin: 4px 0 10px; }
 .fields { display: grid; grid-template-columns: 1fr 1fr; column-gap: 16px; row-gap: 8px; margin-top: 8px;
           max-width: 620px; }
 .section > .mrkdwn + .fields { margin-top: 8px; }
@@ -188,9 +188,9 @@ def message_html(name: str, avatar: str, body: str, *, app: bool, time: str) -> 
             f'</div>{body}</div></div>')
 
 
-def page_html(title: str, prompt: str, messages: Iterable[list[dict[str, Any]]]) -> str:
+def page_html(title: str, subtitle: str, prompt: str, messages: Iterable[list[dict[str, Any]]]) -> str:
     """The user's message, then the bot's reply (one or more Slack messages), as one HTML page."""
-    parts = [f'<div class="channel"># ml-infra<span class="sub">{html.escape(title)}</span></div>',
+    parts = [f'<div class="channel">{html.escape(title)}<span class="sub">{html.escape(subtitle)}</span></div>',
              message_html("Ana", "A", f'<div class="mrkdwn">{html.escape(prompt)}</div>', app=False, time="10:42 AM")]
     for blocks in messages:
         body = "".join(block_html(b) for b in blocks)
@@ -226,7 +226,9 @@ def screenshot(page: Path, out: Path) -> None:
         raise SystemExit(f"{page.name}: the screenshot is blank")
     if box[3] >= image.height - 2:
         raise SystemExit(f"{page.name}: the content is taller than the {WINDOW_HEIGHT}px window")
-    image.crop((0, 0, image.width, min(image.height, box[3] + PAD * SCALE))).save(out, optimize=True)
+    image = image.crop((0, 0, image.width, min(image.height, box[3] + PAD * SCALE)))
+    # 256 colours are plenty for text on white and keep the file a third of the size
+    image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(out, optimize=True)
 
 
 def main() -> None:
@@ -240,9 +242,9 @@ def main() -> None:
     first = advisor.respond(conversation, SCENARIO)
     second = advisor.respond(conversation, REFINEMENT, previous=first.advice)
     pages = {
-        "reply-example": page_html("A mention", f"@GPU Advisor {SCENARIO}",
+        "reply-example": page_html("# ml-infra", "a mention", f"@GPU Advisor {SCENARIO}",
                                    [m.blocks for m in render_response(first, names)]),
-        "reply-refinement": page_html("A reply in the thread", REFINEMENT,
+        "reply-refinement": page_html("Thread", "# ml-infra · a reply, no mention needed", REFINEMENT,
                                       [m.blocks for m in render_response(second, names)]),
     }
     here = Path(__file__).resolve().parent

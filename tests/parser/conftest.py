@@ -24,3 +24,24 @@ def load_corpus() -> list[dict[str, Any]]:
 @pytest.fixture
 def resolver() -> FakeResolver:
     return FakeResolver()
+
+
+def assert_reading(reading: Any, entry: dict[str, Any], *, real: bool = False) -> None:
+    """The corpus contract for one entry: exactly the expected fields (floats approximately), the
+    intent, conflicts, unknown names and note where listed; `real` applies the `*_real` overrides."""
+    expect = entry.get("expect_real", entry["expect"]) if real else entry["expect"]
+    assert set(reading.updates) == set(expect), f"{reading.text!r}: {reading.updates}"
+    for field, value in expect.items():
+        got = reading.updates[field]
+        if isinstance(value, float) or isinstance(got, float):
+            assert got == pytest.approx(value, rel=1e-9), field
+        else:
+            assert got == value, field
+    if "intent" in entry:
+        assert reading.intent == entry["intent"]
+    assert sorted(c.field for c in reading.conflicts) == sorted(entry.get("conflicts", []))
+    unknown = entry.get("unknown_real", entry.get("unknown", 0)) if real else entry.get("unknown", 0)
+    assert len(reading.unknown_names) == unknown, reading.unknown_names
+    note = entry.get("note_real", entry.get("note")) if real else entry.get("note")
+    if note:
+        assert any(note in n for n in reading.notes), reading.notes

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import load_corpus
+from conftest import assert_reading, load_corpus
 
 from parser import Conversation, parse
 
@@ -27,23 +27,7 @@ def catalog():
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["text"][:40] for e in CORPUS])
 def test_phrasing_with_the_real_catalog(entry: dict[str, Any], catalog) -> None:
-    reading = parse(entry["text"], catalog)
-    expect = entry.get("expect_real", entry["expect"])
-    assert set(reading.updates) == set(expect), f"{reading.text!r}: {reading.updates}"
-    for field, value in expect.items():
-        got = reading.updates[field]
-        if isinstance(value, float) or isinstance(got, float):
-            assert got == pytest.approx(value, rel=1e-9), field
-        else:
-            assert got == value, field
-    if "intent" in entry:
-        assert reading.intent == entry["intent"]
-    assert sorted(c.field for c in reading.conflicts) == sorted(entry.get("conflicts", []))
-    unknown = entry.get("unknown_real", entry.get("unknown", 0))
-    assert len(reading.unknown_names) == unknown, reading.unknown_names
-    note = entry.get("note_real", entry.get("note"))
-    if note:
-        assert any(note in n for n in reading.notes), reading.notes
+    assert_reading(parse(entry["text"], catalog), entry, real=True)
 
 
 def test_overrides_are_few_and_not_copies() -> None:
