@@ -54,20 +54,28 @@ def _money(delta: float) -> str:
 
 
 def row_changes(before: Option, after: Option) -> list[str]:
-    """Per-row deltas of one option across the two answers, per workflow, skipping rows under $1."""
-    out: list[str] = []
+    """Per-row deltas of one option across the two answers, skipping rows under $1. A row that moved
+    by the same amount in every workflow (compute, usually) is said once, without a workflow."""
     after_flows = {t.workflow: t for t in after.tco}
-    multi = len(before.tco) > 1
+    deltas: dict[str, list[tuple[str, float]]] = {}
     for tco in before.tco:
         other = after_flows.get(tco.workflow)
         if other is None:
             continue
         new_rows = {r.item: r.usd for r in other.rows}
         for row in tco.rows:
-            delta = new_rows.get(row.item, 0.0) - row.usd
-            if abs(delta) >= 1.0:
-                where = f" ({_FLOW[tco.workflow]})" if multi and _FLOW[tco.workflow] else ""
-                out.append(f"{row.item} {_money(delta)}/month{where}")
+            deltas.setdefault(row.item, []).append((tco.workflow, new_rows.get(row.item, 0.0) - row.usd))
+    out: list[str] = []
+    for item, per_flow in deltas.items():
+        moved = [(flow, d) for flow, d in per_flow if abs(d) >= 1.0]
+        if not moved:
+            continue
+        if len(moved) == len(per_flow) and max(d for _, d in moved) - min(d for _, d in moved) < 1.0:
+            out.append(f"{item} {_money(moved[0][1])}/month")
+            continue
+        for flow, d in moved:
+            where = f" ({_FLOW[flow]})" if len(per_flow) > 1 and _FLOW[flow] else ""
+            out.append(f"{item} {_money(d)}/month{where}")
     return out
 
 
