@@ -65,17 +65,31 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path != EVENTS_PATH:
             self._send(404, "not found", {})
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self._send(400, "bad Content-Length", {})
+            return
         if length > MAX_BODY_BYTES:
             self._send(413, "too large", {})
             return
-        body = self.rfile.read(length).decode("utf-8")
+        body = self.rfile.read(max(0, length)).decode("utf-8", errors="replace")
         headers: dict[str, str | Sequence[str]] = {}
         for name, value in self.headers.items():
             headers[name.lower()] = [*headers.get(name.lower(), []), value]
         query: dict[str, Sequence[str]] = dict(parse_qs(url.query))
-        request = BoltRequest(body=body, query=query, headers=headers)
-        response = self.server.app.dispatch(request)
+        try:
+            request = BoltRequest(body=body, query=query, headers=headers)
+        except ValueError:  # Bolt parses the body before verifying it: malformed JSON or payload
+            log.info("refused a request whose body is not valid JSON or form data (%d bytes)", len(body))
+            self._send(400, "malformed request", {})
+            return
+        try:
+            response = self.server.app.dispatch(request)
+        except Exception:  # Bolt handles listener errors itself; this is a last resort, never a hang
+            log.exception("dispatch failed")
+            self._send(500, "internal error", {})
+            return
         self._send(response.status, response.body, response.headers)
 
     def _send(self, status: int, body: str, headers: dict[str, list[str]] | dict) -> None:

@@ -262,3 +262,30 @@ def test_chart_upload_is_retried_after_a_rate_limit(client: AppClient, fake_slac
     assert len(fake_slack.of("files.getUploadURLExternal")) == 2  # 429, then the URL
     time.sleep(0.2)
     assert len(fake_slack.of("chat.postMessage")) == 1 and len(fake_slack.uploads) == 1
+
+
+MALFORMED = [
+    ("not json at all", "application/json"),
+    ("{\"type\": \"event_callback\"}", "application/json"),  # no event, no event_id
+    (json.dumps({"type": "event_callback", "team_id": "T1", "event_id": "EvNoText",
+                 "event": {"type": "app_mention", "channel": CHANNEL, "ts": "1700000009.000100"}}), "application/json"),
+    (json.dumps({"type": "event_callback", "team_id": "T1", "event_id": "EvOdd",
+                 "event": {"type": "message", "subtype": "file_share", "channel": CHANNEL, "ts": "1.2"}}), "application/json"),
+    (json.dumps({"type": "something_new"}), "application/json"),
+    ("payload=%7Bnot-json", "application/x-www-form-urlencoded"),
+    ("command=%2Fvram&team_id=T1", "application/x-www-form-urlencoded"),  # no text, channel, user or response_url
+]
+
+
+@pytest.mark.parametrize(("body", "content_type"), MALFORMED, ids=range(len(MALFORMED)))
+def test_malformed_requests_never_break_the_app(client: AppClient, fake_slack: FakeSlack, body: str,
+                                                content_type: str) -> None:
+    """Signed but malformed or unexpected requests get an HTTP answer (never a hang or a 5xx), post
+    nothing odd, and the app keeps answering real mentions afterwards."""
+    reply = client.post(body, content_type=content_type)
+    assert reply.status < 500, reply
+    time.sleep(0.2)
+    for call in fake_slack.of("chat.postMessage"):
+        assert "Traceback" not in str(call.params)
+    assert client.post(mention(SCENARIO, event_id="EvAfterMalformed")).status == 200
+    fake_slack.wait_for("chat.postMessage")
