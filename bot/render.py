@@ -181,7 +181,10 @@ def _best_tco(option: Option) -> TcoOption | None:
 def _option_view(option: Option, winner: str | None) -> TcoOptionView:
     best = _best_tco(option)
     rows: list[tuple[str, str]] = [(str(r.item), fmt_usd(r.usd)) for r in best.rows] if best else []
-    hours = f", {option.hours_per_run:,.1f} h/run" if option.hours_per_run else ""
+    if option.mode == "inference":
+        hours = ", always on (730 h/month)"
+    else:
+        hours = f", {option.hours_per_run:,.1f} h/run" if option.hours_per_run else ""
     workflow = f", {best.workflow}" if best and best.workflow != "none" else ""
     per_run = f", {fmt_usd(best.per_run_usd)}/run" if best and best.per_run_usd and best.workflow != "none" and \
         option.mode != "inference" else ""

@@ -554,7 +554,9 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     alternatives = _pick_alternatives(options, primary)
     shown = [primary, *alternatives]
     totals = [o.total_usd for o in shown]
-    why = [f"lowest monthly total: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
+    serving = (w.mode or "inference") not in TRAINING_MODES
+    basis = "always on" if serving else f"for {w.runs_per_month or 1:g} run(s)"
+    why = [f"lowest monthly total: ${primary.total_usd:,.0f} {basis}"]
     runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
     if runner is not None:
         why.append(f"${runner.total_usd - primary.total_usd:,.0f}/month less than {runner.name} (${runner.total_usd:,.0f})")
