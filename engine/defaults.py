@@ -134,8 +134,10 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             assume("flash_attention", True, "FlashAttention on (Ampere or newer): attention memory grows linearly with sequence length")
     if w.headroom is None:
         assume("headroom", DEFAULT_HEADROOM, "seed 001: the CUDA allocator fragments and OOMs at 85-90% of capacity; keep 10% free")
-    if w.runs_per_month is None:
+    if w.runs_per_month is None and training:
         assume("runs_per_month", 1, "one run a month; say '20 runs a month' to size experiments")
+    elif w.runs_per_month is None:
+        updates["runs_per_month"] = 1  # serving is priced as an always-on month; nothing to state
     if w.mfu is None and training:
         # Not written into the effective workload: engine.throughput picks MFU per GPU type and count
         # (and adjusts for gradient checkpointing) for every option; this records what it will use.
