@@ -28,7 +28,8 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.recommend import Ranked, data_source, evaluate, fits_nowhere_problem
+from engine.recommend import Ranked, data_source, evaluate
+from engine.recommendation import fits_nowhere_problem
 from engine.tco import row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
 from engine.validate import blocking, validate

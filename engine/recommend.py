@@ -1,4 +1,7 @@
-"""Enumerate the configurations worth considering, keep those that fit, rank them, explain the winner.
+"""Enumerate the configurations worth considering, keep those that fit, price and rank them.
+
+How one node shape is planned lives in engine.offer_plans; the sentences about the winner and
+what would change it in engine.recommendation.
 
 Candidates: every GPU type with offers (or the user's GPU), the GPU count from `plan_cluster`,
 and every offer (provider x pricing kind) of that GPU. Precision/mode variants are added only
@@ -13,14 +16,12 @@ computed once per (variant, GPU, node shape) and shared across offers, which kee
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord
 from engine.architecture import Architecture, lora_trainable_params
-from engine.cluster import max_tensor_parallel, plan_cluster
-from engine.defaults import MAX_SERVING_BATCH, MIN_TOKENS_PER_S_PER_USER
+from engine.cluster import max_tensor_parallel
 from engine.egress import egress_for
 from engine.models import (
     TRAINING_MODES,
@@ -30,24 +31,21 @@ from engine.models import (
     Option,
     Problem,
     Recommendation,
-    TcoOption,
     ThroughputEstimate,
     Workload,
 )
+from engine.offer_plans import is_late, plan_offer, relabel
+from engine.recommendation import recommend
 from engine.tco import (
     managed_split,
-    row_usd,
     storage_footprint,
     tco_options,
     usd_per_gpu_hour,
     workflows_for,
 )
-from engine.throughput import cloud_cost_per_1m_tokens, estimate_inference, estimate_training
+from engine.throughput import cloud_cost_per_1m_tokens
 
 SERVING_HOURS_PER_MONTH = 730.0  # an always-on endpoint: 24 x 365 / 12
-MONTH_HOURS = 730.0  # a month of wall clock, for "do the runs fit in a month" notes
-MAX_SCALE_OUT_NODES = 128  # scale-out limit where a provider states none (beyond that: a reservation, not an offer)
-MAX_ALTERNATIVES = 5
 SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
 SHORTLIST_FASTEST = 5
 PRICING_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
@@ -161,163 +159,6 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     return _evaluate(w, arch, data, given)
 
 
-def _relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
-    """A plan shared by offers of the same shape, described with this offer's own link names."""
-    between = f"; between nodes: {offer.inter_node_fabric or 'none (independent replicas)'}" if plan.nodes > 1 else ""
-    interconnect = f"{offer.intra_node_link or gpu.scaleup_link or 'PCIe only'}{between}"
-    return plan if interconnect == plan.interconnect else plan.model_copy(update={"interconnect": interconnect})
-
-
-def _node_cap(offer: OfferRecord | None) -> int | None:
-    """One copy of the model spans at most one node where the offer has no inter-node fabric: a
-    plan across such nodes is not for sale, so it is not searched for."""
-    return 1 if offer is not None and offer.inter_node_fabric is None else None
-
-
-def _slot_hours(w: Workload) -> float:
-    """How long one run may take: the user's target, else a month (or its share of several months
-    when there is less than one run a month)."""
-    if w.max_hours_per_run:
-        return float(w.max_hours_per_run)
-    return MONTH_HOURS / min(float(w.runs_per_month or 1.0), 1.0)
-
-
-def _plan_for(w: Workload, arch: Architecture, gpu: GpuRecord,
-              offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """Plan, memory and speed for one node shape.
-
-    Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
-    the wall clock shorter. A run longer than its slot (the user's target, else a month) scales out
-    data-parallel, across nodes only where the offer has an inter-node fabric; where it cannot, the
-    plan says so and the option ranks after those that can. Several runs a month are independent
-    experiments: when they do not fit one after another they run side by side on separate clusters
-    (same GPU-hours and cost, no InfiniBand needed), and the plan says how many at once.
-    """
-    if (w.mode or "inference") not in TRAINING_MODES:
-        return _serving_plan(w, arch, gpu, offer)
-    plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=_node_cap(offer))
-    throughput = estimate_training(w, arch, gpu, plan.gpus)
-    if not plan.fits or w.gpu_count or w.nodes:
-        return plan, memory, throughput
-    gpn = max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node)
-    target = math.ceil(plan.gpus / gpn) * gpn if offer is not None else plan.gpus
-    notes: list[str] = []
-    slot = _slot_hours(w)
-    if throughput.gpu_hours is not None and throughput.gpu_hours.value / target > slot:
-        wanted = math.ceil(math.ceil(throughput.gpu_hours.value / slot) / gpn) * gpn
-        cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
-            offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
-        scaled = min(wanted, cap_nodes * gpn)
-        if scaled > target:
-            notes.append(f"scaled out data-parallel to {scaled} GPUs so one run of {throughput.gpu_hours.value:,.0f} "
-                         f"GPU-hours finishes within {slot:,.0f} h")
-            target = scaled
-    if target > plan.gpus:
-        replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": target}), arch, gpu, offer)
-        if replanned.fits:
-            if not notes:
-                notes.append(f"the offer rents whole {gpn}-GPU nodes: training runs data-parallel on all {target} GPUs")
-            plan, memory, throughput = replanned, memory2, estimate_training(w, arch, gpu, target)
-    if throughput.wall_clock_hours is not None:
-        runs = float(w.runs_per_month or 1.0)
-        wall = throughput.wall_clock_hours.value
-        if wall > slot * 1.0001:
-            why = "the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else "cluster size limit"
-            notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
-                         f"{slot:,.0f} h target ({why}): ranked after options that make it")
-        side_by_side = math.ceil(runs * wall / MONTH_HOURS - 1e-9)
-        if runs > 1 and side_by_side > 1:
-            notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
-                         f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
-                         "once, same GPU-hours and cost); assumes the runs are independent experiments")
-    if notes:
-        plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
-    return plan, memory, throughput
-
-
-def _serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
-                  offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """Serving: the user's batch, or, for a throughput target, the batch per replica that gives the
-    most tokens/s per GPU while it fits and each user still gets a usable rate; then replicas."""
-    if w.concurrency is not None or not w.target_tokens_per_s:
-        plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=_node_cap(offer))
-        throughput = estimate_inference(w, arch, gpu, plan)
-        plan, memory, throughput = _whole_node_serving(w, arch, gpu, offer, plan, memory, throughput)
-        return _with_replicas(w, plan, memory, throughput, offer)
-    best: tuple[float, ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload] | None = None
-    batch = 1
-    while batch <= MAX_SERVING_BATCH:
-        wb = w.model_copy(update={"concurrency": batch})
-        plan, memory = plan_cluster(wb, arch, gpu, offer, max_nodes=_node_cap(offer))
-        if plan.fits:
-            throughput = estimate_inference(wb, arch, gpu, plan)
-            per_user = throughput.decode_tokens_per_s_per_sequence
-            aggregate = throughput.decode_tokens_per_s
-            if aggregate is not None and per_user is not None and (per_user.value >= MIN_TOKENS_PER_S_PER_USER or batch == 1):
-                score = aggregate.value / max(1, plan.gpus)
-                if best is None or score > best[0] * 1.0001:
-                    best = (score, plan, memory, throughput, wb)
-        batch *= 2
-    if best is None:
-        plan, memory = plan_cluster(w.model_copy(update={"concurrency": 1}), arch, gpu, offer)
-        return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan)
-    _score, plan, memory, throughput, wb = best
-    note = f"batch of {wb.concurrency} sequences per replica: the most tokens/s per GPU that fits (each user ~" \
-           f"{throughput.decode_tokens_per_s_per_sequence.value:,.0f} tokens/s)" if throughput.decode_tokens_per_s_per_sequence else ""
-    if note:
-        plan = plan.model_copy(update={"notes": (note, *plan.notes)})
-    return _with_replicas(wb, plan, memory, throughput, offer)
-
-
-def _whole_node_serving(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, plan: ClusterPlan,
-                        memory: MemoryEstimate, throughput: ThroughputEstimate) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """A model that fits on 3 of a node's 8 GPUs is billed for 8: spread it over the whole node
-    (tensor/pipeline parallel) when that makes each sequence faster, and say so."""
-    if offer is None or not plan.fits or w.gpu_count or w.nodes or plan.gpus >= offer.gpus_per_node:
-        return plan, memory, throughput
-    wide, wide_memory = plan_cluster(w.model_copy(update={"gpu_count": offer.gpus_per_node}), arch, gpu, offer)
-    if not wide.fits:
-        return plan, memory, throughput
-    wide_throughput = estimate_inference(w, arch, gpu, wide)
-    old, new = throughput.decode_tokens_per_s_per_sequence, wide_throughput.decode_tokens_per_s_per_sequence
-    if old is None or new is None or new.value <= old.value * 1.05:
-        return plan, memory, throughput
-    note = (f"the offer rents whole {offer.gpus_per_node}-GPU nodes: the model fits on {plan.gpus}, so it is spread over "
-            f"all {offer.gpus_per_node} ({wide.parallelism}) for {new.value:,.0f} instead of {old.value:,.0f} tokens/s per sequence")
-    return wide.model_copy(update={"notes": (note, *wide.notes)}), wide_memory, wide_throughput
-
-
-def _with_replicas(w: Workload, plan: ClusterPlan, memory: MemoryEstimate, throughput: ThroughputEstimate,
-                   offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """Serving for a throughput target: enough copies of the model (replicas) to sum to it.
-
-    The plan, the aggregate decode rate and the memory total then describe the whole fleet; the
-    per-GPU peak and the per-sequence rate are those of one replica.
-    """
-    replicas = throughput.replicas or 1
-    if replicas <= 1 or not plan.fits or throughput.decode_tokens_per_s is None:
-        return plan, memory, throughput
-    gpus = plan.gpus * replicas
-    gpn = offer.gpus_per_node if offer is not None and offer.gpus_per_node > 0 else max(plan.gpus_per_node, plan.gpus)
-    per_replica = throughput.decode_tokens_per_s
-    note = (f"{replicas} replicas of {plan.gpus} GPU(s) ({per_replica.value:,.0f} tokens/s each) to serve "
-            f"{w.target_tokens_per_s:,.0f} tokens/s; replicas need no fast link between them")
-    fleet = plan.model_copy(update={
-        "gpus": gpus, "nodes": math.ceil(gpus / gpn), "gpus_per_node": min(gpus, gpn),
-        "data_parallel": plan.data_parallel * replicas,
-        "parallelism": f"{replicas} replicas x ({plan.parallelism})", "notes": (note, *plan.notes)})
-    aggregate = per_replica.model_copy(update={
-        "value": per_replica.value * replicas, "formula": f"{per_replica.formula} x replicas",
-        "inputs": {**per_replica.inputs, "replicas": replicas}})
-    return (fleet, memory.model_copy(update={"total_gb": memory.total_gb * replicas}),
-            throughput.model_copy(update={"decode_tokens_per_s": aggregate}))
-
-
-def _late(w: Workload, wall_hours: float) -> bool:
-    """A training option whose single run overruns its slot: shown, but ranked after the rest."""
-    return (w.mode or "inference") in TRAINING_MODES and math.isfinite(wall_hours) and wall_hours > _slot_hours(w) * 1.0001
-
-
 def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None) -> Ranked:
     given = given or w
     pricing = w.pricing or "on_demand"
@@ -352,13 +193,13 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                           max_tensor_parallel(gpu, offer, offer.gpus_per_node))
                 )  # what the plan depends on; the intra-node link's wording is relabelled per offer below
                 if shape not in plans:
-                    plan, memory, throughput = _plan_for(variant, arch, gpu, offer)
+                    plan, memory, throughput = plan_offer(variant, arch, gpu, offer)
                     plans[shape] = (plan, memory, throughput, variant)
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
                 plan, memory, throughput, vw = plans[shape]
                 if offer is not None:
-                    plan = _relabel(plan, gpu, offer)
+                    plan = relabel(plan, gpu, offer)
                 copy_gpus = plan.gpus // max(1, throughput.replicas or 1)  # serving replicas need no fabric
                 if not plan.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
                     continue  # an offer without an inter-node fabric is sold as single nodes only
@@ -447,7 +288,7 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     """The options worth building in full: cheapest, fastest, and the best of each provider, GPU
     type, same-cloud and managed offer, plus the user's quote. Keeps a 5,000-offer catalog fast."""
-    by_cost = sorted(candidates, key=lambda c: (_late(c.w, c.wall_hours), c.total, c.wall_hours, c.name))
+    by_cost = sorted(candidates, key=lambda c: (is_late(c.w, c.wall_hours), c.total, c.wall_hours, c.name))
     keep: dict[str, _Candidate] = {c.name: c for c in by_cost[:SHORTLIST_CHEAPEST]}
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
@@ -495,7 +336,7 @@ def _build(c: _Candidate) -> Option:
 
 def _rank(options: list[Option], w: Workload | None = None) -> list[Option]:
     def late(o: Option) -> bool:
-        return w is not None and _late(w, o.hours_per_run or 0.0)
+        return w is not None and is_late(w, o.hours_per_run or 0.0)
 
     by_cost = sorted(options, key=lambda o: (late(o), o.total_usd, o.hours_per_run or 0.0, o.name))
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
@@ -506,154 +347,3 @@ def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Optio
     """Interface form of `evaluate` (docs/interfaces.md)."""
     result = evaluate(w, arch, data)
     return result.options, result.recommendation
-
-
-def _tco(option: Option, workflow: str) -> TcoOption | None:
-    return next((t for t in option.tco if t.workflow == workflow), None)
-
-
-def _workflow_total(option: Option, workflow: str) -> float:
-    """Monthly total under a workflow; same-cloud/none options cost the same under every workflow."""
-    tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none")
-    return tco.total_usd if tco is not None else option.total_usd
-
-
-def _per_run_and_fixed(option: Option, workflow: str, runs: float) -> tuple[float, float]:
-    """Linearise a workflow's total as fixed + per_run x runs (egress tiers make it approximate)."""
-    tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none") or option.tco[0]
-    variable = row_usd(tco, "compute") + row_usd(tco, "managed")
-    if tco.workflow == "uncached":
-        variable += row_usd(tco, "egress")
-        fixed = row_usd(tco, "storage")
-    else:
-        fixed = row_usd(tco, "storage") + row_usd(tco, "egress")
-    return fixed, variable / max(runs, 1e-9)
-
-
-def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
-    picks: list[Option] = []
-
-    def add(o: Option | None) -> None:
-        if o is not None and o.name != primary.name and o.name not in {p.name for p in picks}:
-            picks.append(o)
-
-    add(min(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd)))  # fastest
-    add(next((o for o in options if any(t.workflow == "same_cloud" for t in o.tco)), None))  # best same-cloud
-    add(next((o for o in options if any(r.item == "managed" and r.usd > 0 for t in o.tco for r in t.rows)), None))
-    add(next((o for o in options if o.gpu != primary.gpu), None))  # cheapest other GPU type
-    add(next((o for o in options if o.offer_id is None), None))  # your quote
-    add(next((o for o in options if _provider_of(o) != _provider_of(primary)), None))  # runner-up elsewhere
-    return picks[:MAX_ALTERNATIVES]
-
-
-def recommend(options: list[Option], w: Workload) -> Recommendation:
-    """Primary = cheapest monthly total; alternatives; why; what would change it."""
-    if not options:
-        return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
-    primary = options[0]
-    alternatives = _pick_alternatives(options, primary)
-    shown = [primary, *alternatives]
-    totals = [o.total_usd for o in shown]
-    serving = (w.mode or "inference") not in TRAINING_MODES
-    basis = "always on" if serving else f"for {w.runs_per_month or 1:g} run(s)"
-    why = [f"lowest monthly total: ${primary.total_usd:,.0f} {basis}"]
-    runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
-    if runner is not None:
-        why.append(f"${runner.total_usd - primary.total_usd:,.0f}/month less than {runner.name} (${runner.total_usd:,.0f})")
-    if primary.hours_per_run is not None and (w.mode or "inference") in TRAINING_MODES:
-        why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
-    return Recommendation(
-        primary=primary.name,
-        alternatives=tuple(o.name for o in alternatives),
-        cost_range_usd=(min(totals), max(totals)),
-        why=tuple(why),
-        what_would_change_it=tuple(what_would_change(options, w)),
-    )
-
-
-def _provider_of(option: Option) -> str:
-    return option.tco[0].provider if option.tco else option.name
-
-
-def _winner(options: Iterable[Option], workflow: str, w: Workload | None = None) -> tuple[Option, float, Option | None, float]:
-    """Cheapest option under a workflow and the cheapest from a *different* provider (a 1-GPU and an
-    8-GPU shape of one provider tie, and 'wins by $0' helps nobody). Options whose run overruns its
-    target come last."""
-    ordered = sorted(options, key=lambda o: (w is not None and _late(w, o.hours_per_run or 0.0),
-                                             _workflow_total(o, workflow), o.name))
-    first = ordered[0]
-    second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
-    return first, _workflow_total(first, workflow), second, (_workflow_total(second, workflow) if second else math.nan)
-
-
-def what_would_change(options: list[Option], w: Workload) -> list[str]:
-    """Workflow flips and run-count break-evens, in dollars."""
-    lines: list[str] = []
-    has_both = any(_tco(o, "cached") for o in options) and any(_tco(o, "uncached") for o in options)
-    if has_both:
-        cw, c_total, c_second, c_second_total = _winner(options, "cached", w)
-        uw, u_total, u_second, u_second_total = _winner(options, "uncached", w)
-        if c_second is not None and u_second is not None and _provider_of(cw) == _provider_of(uw):
-            lines.append(
-                f"cached or pulled every run, {cw.name} stays cheapest: by ${c_second_total - c_total:,.0f} cached, "
-                f"${u_second_total - u_total:,.0f} pulling every run"
-            )
-        elif c_second is not None:
-            lines.append(f"if you cache the dataset after one pull: {cw.name} wins by ${c_second_total - c_total:,.0f} (over {c_second.name})")
-        if u_second is not None and _provider_of(cw) != _provider_of(uw):
-            lines.append(f"if every run pulls the dataset from {w.data_location}: {uw.name} wins by ${u_second_total - u_total:,.0f} (over {u_second.name})")
-    runs = float(w.runs_per_month or 1.0)
-    primary = options[0]
-    workflow = "uncached" if w.cache_dataset is not True and has_both else "cached"
-    p_fixed, p_per_run = _per_run_and_fixed(primary, workflow, runs)
-    best: tuple[float, Option] | None = None
-    for other in [o for o in options if _provider_of(o) != _provider_of(primary)][:12]:
-        o_fixed, o_per_run = _per_run_and_fixed(other, workflow, runs)
-        if o_per_run < p_per_run - 1e-9:
-            crossing = (o_fixed - p_fixed) / (p_per_run - o_per_run)
-            if crossing > 0 and (best is None or crossing < best[0]):
-                best = (crossing, other)
-    if best is not None:
-        at = math.ceil(best[0] + 1e-9)
-        lines.append(f"at {at:g}+ runs a month ({workflow.replace('uncached', 'pulling every run')}), {best[1].name} becomes cheaper")
-    if (w.pricing or "on_demand") == "on_demand":
-        lines.append("reserved capacity is typically 30-50% below on-demand for multi-quarter commitments (seed 002)")
-    return lines
-
-
-def fits_nowhere_problem(result: Ranked, w: Workload, data: CatalogData) -> Problem | None:
-    """Problem naming the largest configuration tried and what would make the workload fit."""
-    if result.options or result.fit_only is not None:
-        return None
-    if result.largest is None:
-        return Problem(
-            code="fits_nowhere",
-            message="No GPU offer in the catalog matches these constraints (GPU / provider / pricing).",
-        )
-    gpu_id, gpus, per_gpu_gb = result.largest
-    gpu = data.gpu(gpu_id)
-    name = gpu.name if gpu else gpu_id
-    if gpu is not None and per_gpu_gb <= gpu.memory_gb * (1 - (w.headroom or 0.0)):
-        return Problem(
-            code="fits_nowhere",
-            message=(f"The memory fits ({per_gpu_gb:,.1f} GB per GPU on {name}), but no offer in the catalog sells the "
-                     f"{gpus}-GPU shape this needs (multi-node without an inter-node fabric, or past a provider's cluster "
-                     "size). A provider with InfiniBand/EFA clusters, fewer GPUs per copy (int8/int4), or your own quote "
-                     "('at $2/hr') would give an answer."),
-        )
-    fixes: list[str] = []
-    mode = w.mode or "inference"
-    if mode in ("full", "pretrain", "lora"):
-        fixes.append("QLoRA (NF4 base, ~0.5 bytes/param)")
-    if mode == "inference" and w.precision not in ("int4", "nf4"):
-        fixes.append("int8/int4 weights")
-    fixes.append("more nodes or a provider with a larger cluster")
-    if w.gpu_count:
-        fixes.append(f"more than the {w.gpu_count} GPUs you fixed")
-    return Problem(
-        code="fits_nowhere",
-        message=(
-            f"Fits nowhere in the catalog: the largest configuration tried, {gpus}x {name}, still needs "
-            f"{per_gpu_gb:,.1f} GB per GPU. What would make it fit: {'; '.join(fixes)}."
-        ),
-    )

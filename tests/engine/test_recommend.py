@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.advise import advise
 from engine.models import Workload
-from engine.recommend import _late
+from engine.offer_plans import is_late as _late
 from tests.engine.fixtures_catalog import catalog_data
 
 DATA = catalog_data()

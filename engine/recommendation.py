@@ -1,0 +1,173 @@
+"""The recommendation: the winner, the alternatives worth a look, why, and what would change it.
+
+Why its own module: ranking decides the order; this turns the ranked options into the sentences
+a user reads ("if you cache the dataset, Lambda wins by $252"; "at 40+ runs a month SageMaker
+becomes cheaper") and the problem shown when nothing fits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from catalog.records import CatalogData
+from engine.models import TRAINING_MODES, Option, Problem, Recommendation, TcoOption, Workload
+from engine.offer_plans import is_late
+from engine.tco import row_usd
+
+if TYPE_CHECKING:
+    from engine.recommend import Ranked
+
+MAX_ALTERNATIVES = 5
+
+
+def _tco(option: Option, workflow: str) -> TcoOption | None:
+    return next((t for t in option.tco if t.workflow == workflow), None)
+
+
+def _workflow_total(option: Option, workflow: str) -> float:
+    """Monthly total under a workflow; same-cloud/none options cost the same under every workflow."""
+    tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none")
+    return tco.total_usd if tco is not None else option.total_usd
+
+
+def _per_run_and_fixed(option: Option, workflow: str, runs: float) -> tuple[float, float]:
+    """Linearise a workflow's total as fixed + per_run x runs (egress tiers make it approximate)."""
+    tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none") or option.tco[0]
+    variable = row_usd(tco, "compute") + row_usd(tco, "managed")
+    if tco.workflow == "uncached":
+        variable += row_usd(tco, "egress")
+        fixed = row_usd(tco, "storage")
+    else:
+        fixed = row_usd(tco, "storage") + row_usd(tco, "egress")
+    return fixed, variable / max(runs, 1e-9)
+
+
+def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
+    picks: list[Option] = []
+
+    def add(o: Option | None) -> None:
+        if o is not None and o.name != primary.name and o.name not in {p.name for p in picks}:
+            picks.append(o)
+
+    add(min(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd)))  # fastest
+    add(next((o for o in options if any(t.workflow == "same_cloud" for t in o.tco)), None))  # best same-cloud
+    add(next((o for o in options if any(r.item == "managed" and r.usd > 0 for t in o.tco for r in t.rows)), None))
+    add(next((o for o in options if o.gpu != primary.gpu), None))  # cheapest other GPU type
+    add(next((o for o in options if o.offer_id is None), None))  # your quote
+    add(next((o for o in options if _provider_of(o) != _provider_of(primary)), None))  # runner-up elsewhere
+    return picks[:MAX_ALTERNATIVES]
+
+
+def recommend(options: list[Option], w: Workload) -> Recommendation:
+    """Primary = cheapest monthly total; alternatives; why; what would change it."""
+    if not options:
+        return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
+    primary = options[0]
+    alternatives = _pick_alternatives(options, primary)
+    shown = [primary, *alternatives]
+    totals = [o.total_usd for o in shown]
+    serving = (w.mode or "inference") not in TRAINING_MODES
+    basis = "always on" if serving else f"for {w.runs_per_month or 1:g} run(s)"
+    why = [f"lowest monthly total: ${primary.total_usd:,.0f} {basis}"]
+    runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
+    if runner is not None:
+        why.append(f"${runner.total_usd - primary.total_usd:,.0f}/month less than {runner.name} (${runner.total_usd:,.0f})")
+    if primary.hours_per_run is not None and (w.mode or "inference") in TRAINING_MODES:
+        why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
+    return Recommendation(
+        primary=primary.name,
+        alternatives=tuple(o.name for o in alternatives),
+        cost_range_usd=(min(totals), max(totals)),
+        why=tuple(why),
+        what_would_change_it=tuple(what_would_change(options, w)),
+    )
+
+
+def _provider_of(option: Option) -> str:
+    return option.tco[0].provider if option.tco else option.name
+
+
+def _winner(options: Iterable[Option], workflow: str, w: Workload | None = None) -> tuple[Option, float, Option | None, float]:
+    """Cheapest option under a workflow and the cheapest from a *different* provider (a 1-GPU and an
+    8-GPU shape of one provider tie, and 'wins by $0' helps nobody). Options whose run overruns its
+    target come last."""
+    ordered = sorted(options, key=lambda o: (w is not None and is_late(w, o.hours_per_run or 0.0),
+                                             _workflow_total(o, workflow), o.name))
+    first = ordered[0]
+    second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
+    return first, _workflow_total(first, workflow), second, (_workflow_total(second, workflow) if second else math.nan)
+
+
+def what_would_change(options: list[Option], w: Workload) -> list[str]:
+    """Workflow flips and run-count break-evens, in dollars."""
+    lines: list[str] = []
+    has_both = any(_tco(o, "cached") for o in options) and any(_tco(o, "uncached") for o in options)
+    if has_both:
+        cw, c_total, c_second, c_second_total = _winner(options, "cached", w)
+        uw, u_total, u_second, u_second_total = _winner(options, "uncached", w)
+        if c_second is not None and u_second is not None and _provider_of(cw) == _provider_of(uw):
+            lines.append(
+                f"cached or pulled every run, {cw.name} stays cheapest: by ${c_second_total - c_total:,.0f} cached, "
+                f"${u_second_total - u_total:,.0f} pulling every run"
+            )
+        elif c_second is not None:
+            lines.append(f"if you cache the dataset after one pull: {cw.name} wins by ${c_second_total - c_total:,.0f} (over {c_second.name})")
+        if u_second is not None and _provider_of(cw) != _provider_of(uw):
+            lines.append(f"if every run pulls the dataset from {w.data_location}: {uw.name} wins by ${u_second_total - u_total:,.0f} (over {u_second.name})")
+    runs = float(w.runs_per_month or 1.0)
+    primary = options[0]
+    workflow = "uncached" if w.cache_dataset is not True and has_both else "cached"
+    p_fixed, p_per_run = _per_run_and_fixed(primary, workflow, runs)
+    best: tuple[float, Option] | None = None
+    for other in [o for o in options if _provider_of(o) != _provider_of(primary)][:12]:
+        o_fixed, o_per_run = _per_run_and_fixed(other, workflow, runs)
+        if o_per_run < p_per_run - 1e-9:
+            crossing = (o_fixed - p_fixed) / (p_per_run - o_per_run)
+            if crossing > 0 and (best is None or crossing < best[0]):
+                best = (crossing, other)
+    if best is not None:
+        at = math.ceil(best[0] + 1e-9)
+        lines.append(f"at {at:g}+ runs a month ({workflow.replace('uncached', 'pulling every run')}), {best[1].name} becomes cheaper")
+    if (w.pricing or "on_demand") == "on_demand":
+        lines.append("reserved capacity is typically 30-50% below on-demand for multi-quarter commitments (seed 002)")
+    return lines
+
+
+def fits_nowhere_problem(result: Ranked, w: Workload, data: CatalogData) -> Problem | None:
+    """Problem naming the largest configuration tried and what would make the workload fit."""
+    if result.options or result.fit_only is not None:
+        return None
+    if result.largest is None:
+        return Problem(
+            code="fits_nowhere",
+            message="No GPU offer in the catalog matches these constraints (GPU / provider / pricing).",
+        )
+    gpu_id, gpus, per_gpu_gb = result.largest
+    gpu = data.gpu(gpu_id)
+    name = gpu.name if gpu else gpu_id
+    if gpu is not None and per_gpu_gb <= gpu.memory_gb * (1 - (w.headroom or 0.0)):
+        return Problem(
+            code="fits_nowhere",
+            message=(f"The memory fits ({per_gpu_gb:,.1f} GB per GPU on {name}), but no offer in the catalog sells the "
+                     f"{gpus}-GPU shape this needs (multi-node without an inter-node fabric, or past a provider's cluster "
+                     "size). A provider with InfiniBand/EFA clusters, fewer GPUs per copy (int8/int4), or your own quote "
+                     "('at $2/hr') would give an answer."),
+        )
+    fixes: list[str] = []
+    mode = w.mode or "inference"
+    if mode in ("full", "pretrain", "lora"):
+        fixes.append("QLoRA (NF4 base, ~0.5 bytes/param)")
+    if mode == "inference" and w.precision not in ("int4", "nf4"):
+        fixes.append("int8/int4 weights")
+    fixes.append("more nodes or a provider with a larger cluster")
+    if w.gpu_count:
+        fixes.append(f"more than the {w.gpu_count} GPUs you fixed")
+    return Problem(
+        code="fits_nowhere",
+        message=(
+            f"Fits nowhere in the catalog: the largest configuration tried, {gpus}x {name}, still needs "
+            f"{per_gpu_gb:,.1f} GB per GPU. What would make it fit: {'; '.join(fixes)}."
+        ),
+    )
