@@ -163,7 +163,7 @@ def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
     if gpu.tier == "consumer":
         out.append("consumer card: thermal throttling in dense racks costs 15-25% sustained throughput (seed 001); "
                    "no NVLink, so multi-GPU jobs are limited to data parallel / ZeRO / pipeline over PCIe")
-    cc = _compute_capability(gpu)
+    cc = compute_capability(gpu)
     if cc is not None:
         if w.mode == "qlora" and cc < 7.5:
             out.append(f"bitsandbytes 4-bit (QLoRA) needs compute capability >= 7.5; {gpu.name} has {cc:g}")
@@ -178,7 +178,10 @@ def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
     return out
 
 
-def _compute_capability(gpu: GpuRecord) -> float | None:
+def compute_capability(gpu: GpuRecord | None) -> float | None:
+    """The CUDA compute capability as a number (None for AMD gfx names or when unknown)."""
+    if gpu is None:
+        return None
     try:
         return float(gpu.compute_capability) if gpu.compute_capability else None
     except ValueError:  # AMD gfx names

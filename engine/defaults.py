@@ -7,10 +7,10 @@ physics and cost function computes on; the user's workload stays as given.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord
+from engine.cluster import compute_capability
 from engine.models import TRAINING_MODES, Assumption, Problem, Workload
 
 BYTES_PER_TOKEN_ENGLISH_BPE = 4.0  # raw English text per token for Llama-3/GPT-style BPE tokenizers
@@ -127,7 +127,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
 
     gpu = data.gpu(w.gpu) if w.gpu else None
     if w.flash_attention is None:
-        cc = _compute_capability(gpu)
+        cc = compute_capability(gpu)
         if gpu is not None and cc is not None and cc < 8.0:
             assume("flash_attention", False, f"{gpu.name} predates FlashAttention-2 (needs Ampere or newer)")
         else:
@@ -163,13 +163,3 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
 
     effective = w.model_copy(update=updates)
     return effective, assumptions, problems
-
-
-def _compute_capability(gpu: GpuRecord | None) -> float | None:
-    if gpu is None or not gpu.compute_capability:
-        return None
-    try:
-        value = float(gpu.compute_capability)
-    except ValueError:
-        return None  # AMD "gfx942": FlashAttention via ROCm builds
-    return value if math.isfinite(value) else None

@@ -21,7 +21,7 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord
 from engine.architecture import Architecture, lora_trainable_params
-from engine.cluster import max_tensor_parallel
+from engine.cluster import compute_capability, max_tensor_parallel
 from engine.egress import egress_for
 from engine.models import (
     TRAINING_MODES,
@@ -136,6 +136,15 @@ def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRe
     return f"{who} {shape} ({price}{suffix})"
 
 
+def _on_gpu(w: Workload, gpu: GpuRecord, given: Workload) -> Workload:
+    """The workload as it runs on this GPU: FlashAttention-2 needs Ampere or newer, so a T4 or V100
+    keeps the quadratic attention scores in memory unless the user said otherwise."""
+    cc = compute_capability(gpu)
+    if given.flash_attention is None and w.flash_attention and cc is not None and cc < 8.0:
+        return w.model_copy(update={"flash_attention": False})
+    return w
+
+
 def _gpus_for(w: Workload, data: CatalogData) -> list[GpuRecord]:
     if w.gpu is not None:
         gpu = data.gpu(w.gpu)
@@ -193,8 +202,9 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                           max_tensor_parallel(gpu, offer, offer.gpus_per_node))
                 )  # what the plan depends on; the intra-node link's wording is relabelled per offer below
                 if shape not in plans:
-                    plan, memory, throughput = plan_offer(variant, arch, gpu, offer)
-                    plans[shape] = (plan, memory, throughput, variant)
+                    on_gpu = _on_gpu(variant, gpu, given)
+                    plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer)
+                    plans[shape] = (plan, memory, throughput, on_gpu)
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
                 plan, memory, throughput, vw = plans[shape]
