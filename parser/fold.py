@@ -1,0 +1,142 @@
+"""The fold: a message's phrases, in order, -> one `Reading`.
+
+"X instead of Y" drops Y, "corpus on AWS" is where the data lives (not where it runs), and a
+field given two different values becomes a `Conflict` instead of a silent last-one-wins. The
+fold also decides the intent (describe, refine, answer, help, ...) and the mode implied by what
+was said ("train a 21B model", "32 concurrent users").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.models import Problem
+
+from .reading import Conflict, Reading
+from .said import Said
+from .words import _CLOUD, _pick
+
+_DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shards", "it"}
+# "training data", "training set": "training" describes a noun there; it is not the verb
+_TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "token", "examples", "samples", "time",
+                   "cost", "costs", "budget", "loop", "script", "code", "pipeline", "cluster", "job", "step", "steps"}
+TRAIN_NOTE = "“train” read as full fine-tuning; say “from scratch” for pre-training, or “QLoRA”/“LoRA”"
+
+
+def fold(
+    items: list[Said], current_mode: str | None = None, text: str = "", current_output_tokens: int | None = None
+) -> Reading:
+    """Combine a message's phrases in order into one Reading (conflicts kept, not resolved)."""
+    given: dict[str, list[tuple[Any, str]]] = {}
+    notes: list[str] = []
+    problems: list[Problem] = []
+    cues: set[str] = set()
+    bare: list[Any] = []
+    requests: list[tuple[float, str]] = []
+    skip_next = False
+    for index, said in enumerate(items):
+        cues |= said.cues
+        if said.kind == "instead_of":
+            skip_next = True
+            continue
+        if skip_next and (said.values or said.problems):
+            skip_next = False
+            notes.append(f"left out “{said.text}” (what it replaces)")
+            continue
+        values = dict(said.values)
+        if said.kind == "provider_cloud" and _after_data(items[max(0, index - 2):index]):
+            cloud = values.pop("provider")  # "500GB corpus on AWS": where the data lives
+            values["data_location"] = _pick(str(cloud), _CLOUD)
+        for name, value in values.items():
+            if value is not None:
+                given.setdefault(name, []).append((value, said.text))
+        notes += said.notes
+        problems += said.problems
+        bare += said.bare
+        if said.requests_per_s:
+            requests.append((said.requests_per_s, said.text))
+
+    updates: dict[str, Any] = {}
+    conflicts: list[Conflict] = []
+    for name, pairs in given.items():
+        distinct = list(dict.fromkeys(value for value, _ in pairs))
+        if len(distinct) == 1:
+            updates[name] = distinct[0]
+        else:
+            said_for = {value: text for value, text in reversed(pairs)}
+            conflicts.append(Conflict(field=name, values=tuple(distinct), said=tuple(said_for[v] for v in distinct)))
+
+    if "batch" in updates:
+        mode = updates.get("mode", current_mode)
+        updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
+    if requests:
+        notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
+    mode_unsaid = "mode" not in updates and current_mode is None and not any(c.field == "mode" for c in conflicts)
+    if mode_unsaid and _train_verb(items) and "finetune" not in cues and ("model" in updates or "params_b" in updates):
+        updates["mode"] = "full"  # "train a 21B model": training, not serving; the note invites the correction
+        notes.append(TRAIN_NOTE)
+        mode_unsaid = False
+    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens", "prompt_tokens") if f in updates]
+    if mode_unsaid and (serving_only or requests):
+        updates["mode"] = "inference"
+        notes.append("serving (you gave concurrent users)" if "concurrency" in updates else "serving (you gave a request rate or response length)")
+    if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
+        cues.discard("refine_verb")
+        if not ("mode" in updates and ("model" in updates or "params_b" in updates)):
+            cues.add("refine")
+    if requests and not updates:
+        cues.add("refine")  # "50 qps" in a serving thread: said something, even if nothing changes yet
+    # a value ignored with a note ("0 epochs", "-5 epochs") was said: the reply shows the note, not help
+    intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
+    return Reading(
+        text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
+        notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
+    )
+
+
+def _train_verb(items: list[Said]) -> bool:
+    """'train' as a verb ("train a 21B model"), not a noun's modifier ("training data")."""
+    for index, said in enumerate(items):
+        if said.kind == "cue" and "train" in said.cues:
+            following = items[index + 1].text if index + 1 < len(items) else ""
+            if following not in _TRAINING_NOUNS:
+                return True
+    return False
+
+
+def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
+    """A request rate becomes a tokens/s target only with a response length; nothing is assumed."""
+    per_s, said = request
+    if "target_tokens_per_s" in updates:
+        return f"kept the tokens/s target; “{said}” not used"
+    output_tokens = updates.get("output_tokens") or current_output_tokens
+    if not output_tokens:
+        return (f"“{said}” is {per_s:g} requests/s; to size for it I need the response length, "
+                f"e.g. “{said}, 200-token responses”")
+    updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
+    return f"{per_s:g} requests/s × {output_tokens} output tokens = {per_s * output_tokens:g} tokens/s"
+
+
+def _after_data(previous: list[Said]) -> bool:
+    return any(s.kind == "data" or (s.kind == "filler" and s.text in _DATA_WORDS) for s in previous)
+
+
+def _intent(
+    updates: dict[str, Any], conflicts: list[Conflict], problems: list[Problem], cues: set[str], bare: list[Any],
+    said_something: bool = False,
+) -> str:
+    if "undo" in cues:
+        return "undo"
+    if not (updates or conflicts or problems or said_something):
+        if "help" in cues:
+            return "help"
+        if bare:
+            return "answer"
+        if cues & {"train", "finetune", "vram"}:
+            return "describe"
+        return "gibberish"
+    if "vram" in cues:
+        return "vram"
+    if "refine" in cues:
+        return "refine"
+    return "describe"

@@ -1,0 +1,54 @@
+"""Hardware phrases read with their neighbours: where the GPUs run, how many per node, what memory.
+
+"2 nodes, 8 GPUs each" multiplies; "one 24GB card" is a memory constraint, not a GPU; "run it
+on-prem" is own hardware while "data stored locally" is where the data lives. (Which GPU a name
+is belongs to `names`.)
+"""
+
+from __future__ import annotations
+
+from .said import Said
+
+OWN_HARDWARE_NOTE = "own hardware: give the GPU, e.g. “on 2x 4090”, and a price per hour for costs"
+_NOT_DATA_BEFORE_LOCALLY = {"data", "dataset", "datasets", "corpus", "files", "bucket", "shards", "stored", "lives",
+                            "sits", "kept", "saved"}
+_RUN_WORDS = {"run", "runs", "running", "host", "hosted", "hosting", "deployed", "it", "them", "this", "everything"}
+
+
+def _memory_card(text: str, memory_gb: float, count: int | None) -> Said:
+    """'one 24GB card': a GPU-memory constraint, not a GPU. The engine picks the cards that have it."""
+    said = Said("hardware", text, {"gpu_count": count} if count else {})
+    if memory_gb <= 0:
+        return said
+    said.values["gpu_memory_gb"] = memory_gb
+    said.notes.append(f"{memory_gb:g} GB cards: I'll only consider GPUs with {memory_gb:g} GB")
+    return said
+
+
+def _per_node(items: list[Said]) -> list[Said]:
+    """'2 nodes, 8 GPUs each' / '8 GPUs per node on 2 nodes': GPUs per node times the node count."""
+    per_node = [s for s in items if s.per_node]
+    clusters = [s for s in items if s.kind == "cluster" and "gpu_count" not in s.values]
+    if len(per_node) != 1 or len(clusters) != 1:
+        return items
+    gpus, cluster = per_node[0], clusters[0]
+    nodes = int(cluster.values["nodes"])
+    gpus.values["gpu_count"] = nodes * (gpus.per_node or 0)
+    gpus.notes.append(f"{nodes} nodes × {gpus.per_node} GPUs = {nodes * (gpus.per_node or 0)} GPUs")
+    return items
+
+
+def _own_hardware(items: list[Said]) -> list[Said]:
+    """'data stored locally' is where the data lives; 'run it on-prem', 'train on-prem' where it runs."""
+    items = list(items)
+    for index, said in enumerate(items):
+        before = items[max(0, index - 3):index]
+        if said.kind == "own_hw" and said.text == "locally":
+            if any(s.kind == "data" or s.text in _NOT_DATA_BEFORE_LOCALLY for s in before):
+                items[index] = Said("location", said.text, {"data_location": "onprem"})
+        elif said.kind == "location" and "prem" in said.text and before:
+            previous = next((s for s in reversed(before) if s.text not in ("it", "them", "this", "everything")), before[-1])
+            if (previous.kind in ("mode", "soft_mode") or previous.cues & {"train", "finetune"}
+                    or previous.text in _RUN_WORDS):
+                items[index] = Said("own_hw", said.text, notes=[OWN_HARDWARE_NOTE])
+    return items

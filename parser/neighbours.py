@@ -1,0 +1,161 @@
+"""Readings that depend on a phrase's neighbours, applied before the fold.
+
+A minus sign in front of a value, a length keyword beside its number ("input 512"), "50k tokens"
+as data or as a context length, "SFT" next to an explicit mode, and "0 users" / "3-5 epochs":
+each pass rewrites the list of `Said` so the fold sees one meaning per phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from .quantities import _qty
+from .said import Said
+
+# Fields where 0 means nothing: "0 users", "0 epochs" are ignored with a note, not applied.
+_POSITIVE_FIELDS = {
+    "params_b", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month", "gpu_count", "seq_len", "batch_size",
+    "concurrency", "lora_rank", "nodes", "target_tokens_per_s", "output_tokens", "prompt_tokens", "gpu_memory_gb",
+}
+_FIELD_WORDS = {
+    "params_b": "the model size", "dataset_gb": "the data size", "dataset_tokens": "the token count",
+    "runs_per_month": "runs per month", "gpu_count": "the GPU count", "seq_len": "the context length",
+    "batch_size": "the batch size", "lora_rank": "the LoRA rank", "nodes": "the node count",
+    "target_tokens_per_s": "a tokens/s target", "output_tokens": "the output length", "prompt_tokens": "the prompt length",
+    "gpu_memory_gb": "GPU memory", "hourly_rate": "a price", "max_hours_per_run": "a deadline",
+}
+# "with 50k tokens", "50k tokens of data": a corpus; "4096 tokens per sample": a sequence length
+_DATA_LEADS = {"with", "on", "over", "using", "use", "from", "total", "data", "dataset", "corpus"}
+_DATA_NOUNS = {"data", "dataset", "datasets", "training", "text", "examples", "samples", "instructions",
+               "conversations", "dialogues", "documents", "docs", "corpus", "total", "overall", "sft", "fine-tuning"}
+_SEQ_NOUNS = {"sequence", "seq", "sample", "example", "row", "doc", "document", "record", "conversation", "turn",
+              "message", "item", "chunk", "step"}
+_SEQ_PLURALS = {"sequences", "samples", "examples", "rows", "docs", "documents", "records", "conversations",
+                "chunks", "items", "messages"}
+
+
+def _negatives(items: list[Said]) -> list[Said]:
+    """'70b -5 epochs': a value after a minus sign is ignored with a note, never flipped positive."""
+    out: list[Said] = []
+    negative = False
+    for said in items:
+        if said.kind == "negative":
+            negative = True
+            continue
+        if negative:
+            negative = False
+            numeric = [k for k, v in said.values.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+            if numeric or said.bare or said.requests_per_s or said.count is not None:
+                what = ", ".join(_FIELD_WORDS.get(k, k.replace("_", " ")) for k in numeric) or "that number"
+                values = {k: v for k, v in said.values.items() if k not in numeric}
+                said = replace(said, kind=said.kind if values else "filler", values=values, bare=(), requests_per_s=None,
+                               per_node=None, count=None, io_field=None, cues=said.cues | {"ignored"},
+                               notes=[*said.notes, f"{what} can't be negative: ignored “-{said.text}”"])
+        out.append(said)
+    return out
+
+
+def _number_like(said: Said) -> float | None:
+    """The number a phrase is made of when it is only a number: '512', '1k', '2000 tokens'."""
+    if said.kind == "tokens" and said.count is not None:
+        return said.count
+    if said.kind == "size" and not said.values and len(said.bare) == 1 and isinstance(said.bare[0], tuple):
+        return float(said.bare[0][1])
+    if said.kind == "filler" and len(said.bare) == 1 and re.fullmatch(r"\d+(?:\.\d+)?", said.text):
+        return float(said.bare[0])
+    return None
+
+
+def _io_lengths(items: list[Said]) -> list[Said]:
+    """'input 512 output 128', '1k prompt', '1k tokens in / 256 out': each length keyword takes the
+    number just before it, else the one just after it (a number is used once)."""
+    items = list(items)
+    used: set[int] = set()
+    for index, said in enumerate(items):
+        if said.io_field is None:
+            continue
+        for other in (index - 1, index + 1):
+            if 0 <= other < len(items) and other not in used and items[other].io_field is None:
+                value = _number_like(items[other])
+                if value is not None and value >= 1:
+                    break
+        else:
+            continue
+        used |= {index, other}
+        text = f"{items[other].text} {said.text}" if other < index else f"{said.text} {items[other].text}"
+        items[other] = Said("filler", items[other].text)
+        items[index] = Said("io", text, {said.io_field: int(value)})
+    return items
+
+
+def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
+    """Tokens under a million: 'with/on/over 50k tokens' (unless serving: "serve it with 4k tokens"
+    is a context), '50k tokens of data' are the corpus;
+    '4096 tokens per sample', 'samples of 2k tokens' a sequence length; bare, a sequence length
+    (with a note when training, where the corpus is the likelier meaning)."""
+    items = list(items)
+    serving = current_mode == "inference" or any(s.values.get("mode") == "inference" for s in items)
+    for index, said in enumerate(items):
+        if said.kind != "tokens" or said.count is None:
+            continue
+        before = [s.text for s in items[max(0, index - 2):index]][::-1] + ["", ""]
+        after = [s.text for s in items[index + 1:index + 4]] + ["", "", ""]
+        count, text = said.count, said.text
+        per_sequence = ((after[0] in ("per", "each", "a", "every") and after[1] in _SEQ_NOUNS) or after[0] in ("each", "long")
+                        or (before[0] == "of" and before[1] in _SEQ_PLURALS))
+        data = ((before[0] in _DATA_LEADS and not serving) or after[0] in _DATA_NOUNS or (after[0] == "of" and _DATA_NOUNS & set(after[1:3]))
+                or (before[0] == "of" and before[1] in ("dataset", "corpus", "data")))
+        seq_len = said.values.get("seq_len") or int(_qty(str(int(count)), binary=True))
+        if per_sequence:
+            items[index] = replace(said, kind="context", values={"seq_len": seq_len})
+        elif data or count >= 1e6:
+            items[index] = replace(said, values={"dataset_tokens": int(count)})
+        elif not serving:
+            items[index] = replace(said, notes=[*said.notes, f"read “{text}” as the sequence length; for the training "
+                                                             f"data say “{text} of data”"])
+    return items
+
+
+def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'SFT'/'PEFT'/'DPO' give a mode only when none is said outright ("DPO with LoRA" is LoRA) and
+    the thread is not already an adapter run; PEFT makes the others LoRA. The preference-tuning
+    note stays whenever training; none is said when serving ("serve the DPO model")."""
+    soft = [i for i, s in enumerate(items) if s.kind == "soft_mode"]
+    if not soft:
+        return items
+    items = list(items)
+    hard = [s.values["mode"] for s in items if s.kind == "mode"]
+    lora = any(items[i].text == "peft" for i in soft)
+    for index in soft:
+        said = items[index]
+        values: dict[str, Any]
+        notes: list[str]
+        if hard and all(m == "inference" for m in hard):
+            values, notes = {}, []
+        elif hard or current_mode in ("lora", "qlora"):
+            values, notes = {}, [n for n in said.notes if "preference" in n]
+        else:
+            values, notes = {"mode": "lora" if lora else said.values["mode"]}, list(said.notes)
+        items[index] = replace(said, values=values, notes=notes)
+    return items
+
+
+def _zeros_and_ranges(items: list[Said]) -> list[Said]:
+    """'0 users', '0 epochs': ignored with a note. '3-5 epochs': the upper end, with a note."""
+    items = list(items)
+    for index, said in enumerate(items):
+        zero = [k for k in _POSITIVE_FIELDS if k in said.values and said.values[k] == 0]
+        if zero:
+            values = {k: v for k, v in said.values.items() if k not in zero}
+            what = ", ".join(_FIELD_WORDS.get(k, k.replace("_", " ")) for k in sorted(zero))
+            items[index] = replace(said, values=values, kind=said.kind if values else "filler", cues=said.cues | {"ignored"},
+                                   notes=[*said.notes, f"{what} can't be 0: ignored “{said.text}”"])
+            continue
+        if index >= 2 and said.values and items[index - 1].text in ("-", "to"):
+            low, high = _number_like(items[index - 2]), re.match(r"\d+(?:\.\d+)?", said.text)
+            if low is not None and items[index - 2].kind == "filler" and high and low < float(high.group(0)):
+                sep = "-" if items[index - 1].text == "-" else " to "
+                said.notes.append(f"read “{items[index - 2].text}{sep}{said.text}” as {said.text} (the upper end)")
+    return items

@@ -1,0 +1,30 @@
+"""`Said`: what one recognised phrase contributes, before the message is read as a whole.
+
+Every rule method returns one, the neighbour passes rewrite them, and `fold` combines them into a
+`Reading`; it lives in its own module so those stages can share it without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.models import Problem
+
+
+@dataclass
+class Said:
+    """One recognised phrase: the fields it sets and what the reply should mention."""
+
+    kind: str
+    text: str
+    values: dict[str, Any] = field(default_factory=dict)
+    cues: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    bare: tuple[Any, ...] = ()
+    word: bool = False  # a filler that is one plain word: may be a bare name after a verb
+    requests_per_s: float | None = None  # "50 qps": becomes tokens/s once the response length is known
+    per_node: int | None = None  # "8 GPUs per node": multiplied by the node count said elsewhere
+    count: float | None = None  # "50k tokens": the count, read as data or context by its neighbours
+    io_field: str | None = None  # "input"/"out": takes the number beside it as prompt/output tokens
