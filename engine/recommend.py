@@ -189,18 +189,21 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
         found = 0
         for gpu in _gpus_for(variant, data):
             plans: dict[tuple[Any, ...] | None, tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload]] = {}
+            tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if variant.hourly_rate is not None:
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, int, str] | None] = {}
             for offer in offers:
-                shape = (
-                    None
-                    if offer is None
-                    else (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes,
-                          max_tensor_parallel(gpu, offer, offer.gpus_per_node))
-                )  # what the plan depends on; the intra-node link's wording is relabelled per offer below
+                if offer is None:
+                    shape = None
+                else:
+                    link_key = (offer.intra_node_link, offer.gpus_per_node)
+                    if link_key not in tp_by_link:
+                        tp_by_link[link_key] = max_tensor_parallel(gpu, offer, offer.gpus_per_node)
+                    # what the plan depends on; the intra-node link's wording is relabelled per offer when kept
+                    shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key])
                 if shape not in plans:
                     on_gpu = _on_gpu(variant, gpu, given)
                     plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer)
@@ -208,8 +211,6 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
                 plan, memory, throughput, vw = plans[shape]
-                if offer is not None:
-                    plan = relabel(plan, gpu, offer)
                 copy_gpus = plan.gpus // max(1, throughput.replicas or 1)  # serving replicas need no fabric
                 if not plan.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
                     continue  # an offer without an inter-node fabric is sold as single nodes only
@@ -226,13 +227,14 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                     hourly = rate * _billed_gpus(plan, offer)
                     if fit_only is None or hourly < fit_only.usd_per_hour:
                         name = _name(provider, offer, gpu, _billed_gpus(plan, offer), pricing, label)
-                        fit_only = FitOnly(name, hourly, plan, memory, throughput, offer)
+                        fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory, throughput, offer)
                     continue
                 per_rate, fixed_usd, wall_hours, _billed, name = ctx
                 total = rate * per_rate + fixed_usd
                 best = candidates.get(name)
                 if best is None or total < best.total:
-                    candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, plan, memory,
+                    own_plan = relabel(plan, gpu, offer) if offer is not None else plan
+                    candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, own_plan, memory,
                                                   throughput, storage, egress_cache[ckey[1]])
                     found += 1
         if found and not label:
