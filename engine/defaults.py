@@ -141,14 +141,14 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
     if w.mfu is None and training:
         # Not written into the effective workload: engine.throughput picks MFU per GPU type and count
         # (and adjusts for gradient checkpointing) for every option; this records what it will use.
-        value: float | None = None
+        value: float | str | None = "per GPU type"
         why = "model FLOPs utilisation per GPU type and count (35-55% is typical; seed 000's 100% is not reachable, ERRATA 6)"
         if gpu is not None:
             try:
                 value, gpu_why = _mfu_for(gpu, mode, w.gpu_count or 1)
                 why = f"{gpu.name}: {gpu_why}"
             except Exception:  # the physics module failing must not stop the defaults
-                value = None
+                value = "per GPU type"
         assumptions.append(Assumption(field="mfu", value=value, why=why))
     if w.data_location is None:
         assumptions.append(Assumption(field="data_location", value=None, why="data location not given: no egress counted"))
