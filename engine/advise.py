@@ -32,6 +32,7 @@ from engine.recommend import Ranked, data_source, evaluate
 from engine.recommendation import fits_nowhere_problem
 from engine.tco import row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
+from engine.units import HOURS_PER_MONTH
 from engine.validate import blocking, validate
 
 
@@ -215,7 +216,7 @@ def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
     if even.value <= 0:
         return []
     return [f"buy vs rent: {gpus} x {gpu.name} at ~${gpu.purchase_price_usd:,.0f} each ({gpu.purchase_price_source or gpu.source}) "
-            f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / 730:,.1f} months around the clock) against "
+            f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / HOURS_PER_MONTH:,.1f} months around the clock) against "
             f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not (seed 001, 002: "
             "owning wins above ~70% sustained utilisation)"]
 

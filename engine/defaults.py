@@ -9,23 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog.records import CatalogData, GpuRecord
+from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import TRAINING_MODES, Assumption, Problem, Workload
+from engine.throughput import BYTES_PER_TOKEN_TEXT, default_mfu
 
-BYTES_PER_TOKEN_ENGLISH_BPE = 4.0  # raw English text per token for Llama-3/GPT-style BPE tokenizers
 MAX_SERVING_BATCH = 64  # largest batch per replica tried when sizing for a throughput target
 MIN_TOKENS_PER_S_PER_USER = 10.0  # a batch that leaves a user below this is not worth its throughput
 DEFAULT_HEADROOM = 0.10  # seed 001: the CUDA allocator fragments; leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations outgrow weights on long sequences
-
-
-def _mfu_for(gpu: GpuRecord, mode: str, gpus: int) -> tuple[float, str]:
-    """The physics module's MFU default (engine.throughput.default_mfu)."""
-    from engine.throughput import default_mfu  # the physics half; imported late to keep import order free
-
-    return default_mfu(gpu, mode, gpus)
 
 
 def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assumption], list[Problem]]:
@@ -108,7 +101,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         if w.epochs is None:
             assume("epochs", 1, "one pass over the data; say '3 epochs' to change")
         if w.dataset_tokens is None and w.dataset_gb is not None:
-            tokens = int(w.dataset_gb * 1e9 / BYTES_PER_TOKEN_ENGLISH_BPE)
+            tokens = int(w.dataset_gb * 1e9 / BYTES_PER_TOKEN_TEXT)
             assume(
                 "dataset_tokens",
                 tokens,
@@ -145,7 +138,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         why = "model FLOPs utilisation per GPU type and count (35-55% is typical; seed 000's 100% is not reachable, ERRATA 6)"
         if gpu is not None:
             try:
-                value, gpu_why = _mfu_for(gpu, mode, w.gpu_count or 1)
+                value, gpu_why = default_mfu(gpu, mode, w.gpu_count or 1)
                 why = f"{gpu.name}: {gpu_why}"
             except Exception:  # the physics module failing must not stop the defaults
                 value = "per GPU type"

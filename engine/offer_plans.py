@@ -17,8 +17,8 @@ from engine.cluster import plan_cluster
 from engine.defaults import MAX_SERVING_BATCH, MIN_TOKENS_PER_S_PER_USER
 from engine.models import TRAINING_MODES, ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload
 from engine.throughput import estimate_inference, estimate_training
+from engine.units import HOURS_PER_MONTH
 
-MONTH_HOURS = 730.0  # a month of wall clock, for "do the runs fit in a month" notes
 MAX_SCALE_OUT_NODES = 128  # scale-out limit where a provider states none (beyond that: a reservation, not an offer)
 
 
@@ -40,7 +40,7 @@ def slot_hours(w: Workload) -> float:
     when there is less than one run a month)."""
     if w.max_hours_per_run:
         return float(w.max_hours_per_run)
-    return MONTH_HOURS / min(float(w.runs_per_month or 1.0), 1.0)
+    return HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
 
 
 def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord,
@@ -86,7 +86,7 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord,
             why = "the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else "cluster size limit"
             notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
                          f"{slot:,.0f} h target ({why}): ranked after options that make it")
-        side_by_side = math.ceil(runs * wall / MONTH_HOURS - 1e-9)
+        side_by_side = math.ceil(runs * wall / HOURS_PER_MONTH - 1e-9)
         if runs > 1 and side_by_side > 1:
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
                          f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "

@@ -44,8 +44,8 @@ from engine.tco import (
     workflows_for,
 )
 from engine.throughput import cloud_cost_per_1m_tokens
+from engine.units import HOURS_PER_MONTH
 
-SERVING_HOURS_PER_MONTH = 730.0  # an always-on endpoint: 24 x 365 / 12
 SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
 SHORTLIST_FASTEST = 5
 PRICING_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
@@ -125,7 +125,7 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple
     if (w.mode or "inference") in TRAINING_MODES:
         gpu_hours = t.gpu_hours.value if t.gpu_hours is not None else math.nan
         return gpu_hours, gpu_hours / max(1, billed)
-    return SERVING_HOURS_PER_MONTH * billed, SERVING_HOURS_PER_MONTH
+    return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
 
 def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str) -> str:
@@ -165,10 +165,6 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
 
 def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None) -> Ranked:
     """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said."""
-    return _evaluate(w, arch, data, given)
-
-
-def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None) -> Ranked:
     given = given or w
     pricing = w.pricing or "on_demand"
     source = data_source(w, data)
@@ -224,9 +220,10 @@ def _evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workloa
                     context[ckey] = _context(vw, offer, provider, plan, throughput, storage, egress_cache, source, gpu, pricing, label)
                 ctx = context[ckey]
                 if ctx is None:
-                    hourly = rate * _billed_gpus(plan, offer)
+                    billed = _billed_gpus(plan, offer)
+                    hourly = rate * billed
                     if fit_only is None or hourly < fit_only.usd_per_hour:
-                        name = _name(provider, offer, gpu, _billed_gpus(plan, offer), pricing, label)
+                        name = _name(provider, offer, gpu, billed, pricing, label)
                         fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory, throughput, offer)
                     continue
                 per_rate, fixed_usd, wall_hours, _billed, name = ctx

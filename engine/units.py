@@ -15,6 +15,7 @@ GB = 1_000_000_000  # decimal gigabyte, the product's unit
 GIB = 1024**3  # binary gibibyte, only for sources that use it
 SECONDS_PER_HOUR = 3600
 HOURS_PER_YEAR = 365 * 24
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730: an always-on month, and the wall clock a month of runs must fit in
 
 # Bytes per weight element by storage precision. Quantised formats add per-block constants on top
 # (see engine.quantization / engine.memory): this table is the nominal payload only.
