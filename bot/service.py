@@ -45,6 +45,7 @@ class Response:
     notes: list[str] = field(default_factory=list)  # conflicts, unknown names, parser notes
     conversation: ConversationLike | None = None
     missing: list[str] = field(default_factory=list)
+    question_fields: list[str] = field(default_factory=list)  # the Workload field each question fills
 
     @property
     def has_scenario(self) -> bool:
@@ -172,7 +173,9 @@ class Advisor:
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
-        questions = _names_of(getattr(turn, "questions", ()))
+        asked = [(_text_of(q), str(getattr(q, "field", "") or "")) for q in getattr(turn, "questions", ()) or ()]
+        asked = [(text, name) for text, name in asked if text]
+        questions = [text for text, _ in asked]
         advice: Advice | None = previous
         # the engine's diff names each changed field and what it did to the answer; the parser's
         # field list is the fallback when the engine had nothing to compare
@@ -187,7 +190,7 @@ class Advisor:
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
-                        list(advice.missing) if advice else [])
+                        list(advice.missing) if advice else [], question_fields=[name for _, name in asked])
 
     def advise(self, workload: Workload) -> Advice:
         return self._advise(workload, self.catalog.data())
@@ -196,7 +199,9 @@ class Advisor:
         """`/vram 70B qlora`: the same parse and estimate, in a throwaway conversation. Only the
         questions that change memory are kept (data size, runs and location do not)."""
         response = self.respond(self.new_conversation(), text)
-        return replace(response, questions=[q for q in response.questions if not _about_data(q)])
+        kept = [(q, f) for q, f in zip(response.questions, response.question_fields, strict=False)
+                if f not in NOT_ABOUT_MEMORY]
+        return replace(response, questions=[q for q, _ in kept], question_fields=[f for _, f in kept])
 
     # --- scripting ---------------------------------------------------------------------------
     def contract(self, response: Response) -> dict[str, Any]:
@@ -276,10 +281,8 @@ def _change_line(name: str, change: Any) -> str:
     return f"{name.replace('_', ' ')}: {show(old)} → {show(new)}"
 
 
-def _about_data(question: str) -> bool:
-    """Questions about the corpus, its location or the run schedule: irrelevant to a VRAM check."""
-    q = question.lower()
-    return any(word in q for word in ("training data", "tokens per epoch", "dataset", "where does the data", "runs", "data live"))
+# Questions about the corpus, where it lives and the run schedule: they change cost, not memory.
+NOT_ABOUT_MEMORY = frozenset({"dataset_gb", "dataset_tokens", "data_location", "runs_per_month", "epochs"})
 
 
 def _has_subject(w: Workload) -> bool:
