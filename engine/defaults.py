@@ -11,8 +11,8 @@ from typing import Any
 
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
-from engine.models import TRAINING_MODES, Assumption, Problem, Workload
-from engine.throughput import BYTES_PER_TOKEN_TEXT, default_mfu
+from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
+from engine.throughput import default_mfu
 
 MAX_SERVING_BATCH = 64  # largest batch per replica tried when sizing for a throughput target
 MIN_TOKENS_PER_S_PER_USER = 10.0  # a batch that leaves a user below this is not worth its throughput

@@ -24,6 +24,9 @@ PriceKind = Literal["on_demand", "spot", "reserved"]
 TcoItem = Literal["compute", "storage", "egress", "managed"]
 
 TRAINING_MODES: tuple[Mode, ...] = ("pretrain", "full", "lora", "qlora")
+# Raw English text per BPE token: how a corpus size becomes a token guess. Shared by the parser's
+# question ("500 GB is ~125B tokens") and the engine's default, so the two never disagree.
+BYTES_PER_TOKEN_TEXT = 4.0
 
 
 class Workload(BaseModel):

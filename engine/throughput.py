@@ -18,7 +18,7 @@ import math
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
 from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
-from engine.models import ClusterPlan, Figure, ThroughputEstimate, Workload
+from engine.models import BYTES_PER_TOKEN_TEXT, ClusterPlan, Figure, ThroughputEstimate, Workload
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
@@ -26,7 +26,6 @@ QUANT_KERNEL_EFFICIENCY = {"int8": 0.85, "int4": 0.6, "nf4": 0.6}  # dequant-bou
 DEFAULT_COMPUTE_EFFICIENCY = 0.5  # fraction of dense tensor peak reached by decode/prefill matmuls
 TP_STEP_OVERHEAD = {"fast": 0.04, "pcie": 0.25}  # extra step time per extra TP GPU (gpt-fast TP2/4/8 on NVLink)
 CHECKPOINT_UTILISATION_GAIN = 1.25  # MosaicML: HFU 57-68% with checkpointing vs MFU 40-46% without
-BYTES_PER_TOKEN_TEXT = 4.0  # ~4 bytes of English text per BPE token, when only dataset_gb is known
 
 
 def peak_tflops(gpu: GpuRecord, precision: str | None) -> tuple[float, str]:

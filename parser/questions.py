@@ -33,12 +33,12 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.models import TRAINING_MODES, Workload
+from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Workload
 
 from .reading import Reading
 
 MAX_QUESTIONS = 2
-BYTES_PER_TOKEN = 4  # English text under a BPE tokenizer; stated whenever used
+BYTES_PER_TOKEN = int(BYTES_PER_TOKEN_TEXT)  # the engine's figure, shown as "~4 bytes/token"
 BIG_CORPUS_TOKENS = 10e9  # above this, the token guess is worth checking
 EGRESS_WORTH_ASKING_GB = 100
 ESSENTIAL = frozenset({"mode", "model"})
