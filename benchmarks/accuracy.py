@@ -166,7 +166,7 @@ def memory_case(r: dict, models, gpus) -> tuple[float, list[str]]:
 def decode_case(r: dict, models, gpus) -> tuple[float, list[str]]:
     n = int(r["num_gpus"])
     prec = {"int8 weight-only": "int8", "int4 g32 weight-only": "int4"}.get(r["precision"], "bf16")
-    w = Workload(mode="inference", precision=prec, seq_len=205, concurrency=1, prompt_tokens=5, output_tokens=200)
+    w = Workload(mode="inference", precision=prec, seq_len=205, concurrency=1, input_tokens=5, output_tokens=200)
     gpu = gpus[GPU_ALIASES.get(r["gpu"], r["gpu"])]
     plan = ClusterPlan(gpu=gpu.id, gpus=n, nodes=1, gpus_per_node=n, fits=True, data_parallel=1, tensor_parallel=n,
                        pipeline_parallel=1, zero_stage=0, interconnect="", parallelism="", needs_nvlink=n > 1, needs_infiniband=False)

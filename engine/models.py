@@ -67,7 +67,7 @@ class Workload(BaseModel):
     lora_targets: tuple[str, ...] | None = None  # ("q_proj","v_proj") or ("all",)
     target_tokens_per_s: float | None = None  # inference: aggregate throughput to provision for
     output_tokens: int | None = None  # inference: generated tokens per request
-    prompt_tokens: int | None = None  # inference: prompt tokens per request
+    input_tokens: int | None = None  # inference: prompt tokens per request
     headroom: float | None = None  # fragmentation headroom fraction kept free on each GPU (0.10-0.15)
     dependencies: tuple[str, ...] | None = None  # named cloud dependencies, for migration friction
     # Overrides that let a scenario be run "with the article's assumptions" (seed 000 golden tests)
@@ -83,7 +83,17 @@ class Workload(BaseModel):
     dataset_pulls_per_month: float | None = None  # uncached workflow: dataset reads from its source per month; default runs_per_month
     checkpoints_kept: int | None = None  # checkpoints stored at a time (storage row); default 3
     gpu_memory_gb: float | None = None  # "one 24GB card": consider only GPUs with this much memory
-    max_hours_per_run: float | None = None  # "within 2 weeks": wall-clock target per run (training)
+    deadline_hours: float | None = None  # "within 2 weeks": wall-clock target per run (training)
+    # serving targets (contract keys): what one user must see, the request rate to sustain
+    target_tokens_per_s_per_user: float | None = None  # "30 tokens/s per user"; "50 ms per token" is 20
+    target_ttft_s: float | None = None  # time to first token, seconds
+    requests_per_s: float | None = None  # request rate to sustain (with input/output tokens per request)
+    # "fine-tune X" with no method: training of some kind (the engine plans the cheapest method that fits
+    # and asks which); "serve X": inference. None: not said.
+    intent: Literal["train", "serve"] | None = None
+    # accelerators the user named that the catalog does not cover (TPU, Trainium, Inferentia): named in
+    # the answer as not covered instead of silently dropped
+    unsupported_accelerator: str | None = None
 
 
 class Assumption(BaseModel):
@@ -151,9 +161,24 @@ class ClusterPlan(BaseModel):
     parallelism: str
     needs_nvlink: bool
     needs_infiniband: bool
+    gpus_per_replica: int | None = None  # inference: GPUs holding one copy of the model (tp x pp)
+    replicas: int | None = None  # inference: independent copies behind a load balancer
     checklist: tuple[str, ...] = ()  # NCCL / fabric checks for multi-node
     provider_questions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+class TargetCheck(BaseModel):
+    """A user target (serving speed, request rate, time to first token, training deadline) and whether
+    the plan meets it. `name` is the Workload field; for per-user speed and rate, higher is better;
+    for TTFT and deadlines, lower is better."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    wanted: float
+    got: float
+    met: bool
 
 
 class ThroughputEstimate(BaseModel):
@@ -168,6 +193,8 @@ class ThroughputEstimate(BaseModel):
     bound: Literal["compute", "bandwidth"] | None = None
     replicas: int | None = None  # inference: copies needed for target_tokens_per_s
     cost_per_1m_tokens_usd: Figure | None = None
+    ttft_s: Figure | None = None  # inference: time to first token of one request (prefill + queueing share)
+    targets: tuple[TargetCheck, ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -192,6 +219,7 @@ class TcoOption(BaseModel):
     total_usd: float
     workflow: Literal["cached", "uncached", "same_cloud", "none"] = "none"
     per_run_usd: float | None = None  # compute + managed for one run, plus its pull when every run pulls
+    job_usd: float | None = None  # the whole training job when one run lasts longer than a month
     notes: tuple[str, ...] = ()
 
 

@@ -38,8 +38,8 @@ def node_cap(offer: OfferRecord | None) -> int | None:
 def slot_hours(w: Workload) -> float:
     """How long one run may take: the user's target, else a month (or its share of several months
     when there is less than one run a month)."""
-    if w.max_hours_per_run:
-        return float(w.max_hours_per_run)
+    if w.deadline_hours:
+        return float(w.deadline_hours)
     return HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
 
 

@@ -166,8 +166,8 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     b = max(1, int(w.concurrency or 1))
     prec = w.precision or "bf16"
     eff = w.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0)
-    if w.prompt_tokens is not None and w.output_tokens is not None:
-        ctx, ctx_why = int(w.prompt_tokens + w.output_tokens / 2), "prompt + half the output (mean context while decoding)"
+    if w.input_tokens is not None and w.output_tokens is not None:
+        ctx, ctx_why = int(w.input_tokens + w.output_tokens / 2), "prompt + half the output (mean context while decoding)"
     else:
         ctx, ctx_why = int(w.seq_len or 2048), "full seq_len for every sequence (worst case)"
     kv_read = kv_cache_bytes(arch, ctx, b, 1.0 if prec == "fp8" else 2.0)
@@ -193,9 +193,9 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     per_seq = figure(1 / step, "tokens/s", "1 / max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) x TP overhead", inputs, notes, digits=1)
     agg_value = b / step
     agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
-    prompt = int(w.prompt_tokens or ctx)
+    prompt = int(w.input_tokens or ctx)
     pre = 2 * arch.active_params * prompt / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp) + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, eff)
-    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"prompt_tokens": prompt}, digits=4)
+    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": prompt}, digits=4)
     replicas = math.ceil(w.target_tokens_per_s / agg_value) if w.target_tokens_per_s and agg_value > 0 else None
     cost = None
     if w.hourly_rate:

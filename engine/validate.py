@@ -36,7 +36,7 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
     "pipeline_parallel": (1.0, True, 1_024.0, ""),
     "target_tokens_per_s": (0.0, False, 1e9, "tokens/s"),
     "output_tokens": (1.0, True, 10_000_000.0, "tokens"),
-    "prompt_tokens": (0.0, True, 10_000_000.0, "tokens"),
+    "input_tokens": (0.0, True, 10_000_000.0, "tokens"),
     "headroom": (0.0, True, 0.9, "(a fraction 0-0.9)"),
     "flops_per_token_factor": (0.0, False, 100.0, "FLOPs per parameter per token"),
     "adapter_overhead_gb": (0.0, True, 100_000.0, "GB"),

@@ -247,7 +247,7 @@ def _said_anything(workload: Workload) -> bool:
 _LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens": "tokens/epoch",
            "runs_per_month": "runs/month", "hourly_rate": "$/GPU-hour", "seq_len": "context", "gpu_count": "GPUs",
            "cache_dataset": "cache data", "mfu": "MFU", "zero_stage": "ZeRO stage",
-           "gpu_memory_gb": "GPU memory (GB)", "max_hours_per_run": "max hours per run",
+           "gpu_memory_gb": "GPU memory (GB)", "deadline_hours": "max hours per run",
            "target_tokens_per_s": "target tokens/s", "output_tokens": "output tokens/request"}
 
 

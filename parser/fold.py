@@ -76,7 +76,7 @@ def fold(
         updates["mode"] = "full"  # "train a 21B model": training, not serving; the note invites the correction
         notes.append(TRAIN_NOTE)
         mode_unsaid = False
-    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens", "prompt_tokens") if f in updates]
+    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens") if f in updates]
     if mode_unsaid and (serving_only or requests):
         updates["mode"] = "inference"
         notes.append("serving (you gave concurrent users)" if "concurrency" in updates else "serving (you gave a request rate or response length)")

@@ -17,14 +17,14 @@ from .said import Said
 # Fields where 0 means nothing: "0 users", "0 epochs" are ignored with a note, not applied.
 _POSITIVE_FIELDS = {
     "params_b", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month", "gpu_count", "seq_len", "batch_size",
-    "concurrency", "lora_rank", "nodes", "target_tokens_per_s", "output_tokens", "prompt_tokens", "gpu_memory_gb",
+    "concurrency", "lora_rank", "nodes", "target_tokens_per_s", "output_tokens", "input_tokens", "gpu_memory_gb",
 }
 _FIELD_WORDS = {
     "params_b": "the model size", "dataset_gb": "the data size", "dataset_tokens": "the token count",
     "runs_per_month": "runs per month", "gpu_count": "the GPU count", "seq_len": "the context length",
     "batch_size": "the batch size", "lora_rank": "the LoRA rank", "nodes": "the node count",
-    "target_tokens_per_s": "a tokens/s target", "output_tokens": "the output length", "prompt_tokens": "the prompt length",
-    "gpu_memory_gb": "GPU memory", "hourly_rate": "a price", "max_hours_per_run": "a deadline",
+    "target_tokens_per_s": "a tokens/s target", "output_tokens": "the output length", "input_tokens": "the prompt length",
+    "gpu_memory_gb": "GPU memory", "hourly_rate": "a price", "deadline_hours": "a deadline",
 }
 # "with 50k tokens", "50k tokens of data": a corpus; "4096 tokens per sample": a sequence length
 _DATA_LEADS = {"with", "on", "over", "using", "use", "from", "total", "data", "dataset", "corpus"}

@@ -137,7 +137,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         hours = duration_hours(str(items[0]))
         if hours is None or hours <= 0:
             return Said("filler", _text(items))
-        return Said("deadline", _text(items), {"max_hours_per_run": hours})
+        return Said("deadline", _text(items), {"deadline_hours": hours})
 
     def own_hardware(self, items: list[Token]) -> Said:
         """'on my laptop', 'locally', 'on our own GPUs': where the GPUs run; no Workload field holds
@@ -240,7 +240,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         """'input', '1k tokens in', 'out', 'max new tokens': a length keyword; `_io_lengths` pairs it
         with the number beside it."""
         kind = items[0].type
-        io_field = "prompt_tokens" if kind.startswith("PROMPT") else "output_tokens"
+        io_field = "input_tokens" if kind.startswith("PROMPT") else "output_tokens"
         return Said("filler", _text(items), io_field=io_field)
 
     def batch(self, items: list[Token]) -> Said:

@@ -70,7 +70,7 @@ def test_single_node_offers_never_host_multi_node_plans() -> None:
 def test_run_longer_than_its_slot_scales_out_or_ranks_last() -> None:
     """One run must finish in its slot (a month by default, or the user's target): the recommended
     option does, by scaling out data-parallel where the offer has a fabric."""
-    advice = advise(QLORA.model_copy(update={"runs_per_month": 1, "max_hours_per_run": 24.0}), DATA)
+    advice = advise(QLORA.model_copy(update={"runs_per_month": 1, "deadline_hours": 24.0}), DATA)
     primary = next(o for o in advice.options if o.name == advice.recommendation.primary)
     assert primary.hours_per_run is not None and primary.hours_per_run <= 24.0
     late = [o for o in advice.options if _late(advice.effective, o.hours_per_run or 0.0)]

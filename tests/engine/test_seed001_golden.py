@@ -85,7 +85,7 @@ def test_decode_under_product_defaults():
     5-token prompt: 7B on A100 80GB ~104 tok/s, matching gpt-fast's measured 104.9 (calibration c01),
     vs the article's 143 at 100% or 100 at its 70%."""
     arch = architecture_for(LLAMA2_7B, None)
-    w = workload(mode="inference", prompt_tokens=5, output_tokens=200)
+    w = workload(mode="inference", input_tokens=5, output_tokens=200)
     t = estimate_inference(w, arch, A100_80, None)
     assert t.decode_tokens_per_s_per_sequence.value == pytest.approx(104.9, rel=0.05)
     assert weight_bytes_read_per_step(arch, "bf16") / GB == pytest.approx(13.22, abs=0.01)
@@ -105,7 +105,7 @@ def test_cost_under_product_defaults_uses_estimated_throughput():
     """Product: the throughput comes from the roofline at 68% efficiency, full seq_len context and the
     catalog price; the formula is the article's."""
     arch = architecture_for(LLAMA2_7B, None)
-    t = estimate_inference(workload(mode="inference", prompt_tokens=5, output_tokens=200), arch, A100_40, None)
+    t = estimate_inference(workload(mode="inference", input_tokens=5, output_tokens=200), arch, A100_40, None)
     assert t.cost_per_1m_tokens_usd.inputs["hardware_cost_usd"] == 8000
     assert t.cost_per_1m_tokens_usd.value == pytest.approx(1.2267 * 114 / t.decode_tokens_per_s.value, rel=0.01)
 

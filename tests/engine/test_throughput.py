@@ -71,7 +71,7 @@ def test_peak_never_uses_sparsity_or_shader_figures():
 
 def test_decode_7b_a100_matches_gpt_fast():
     arch = architecture_for(LLAMA2_7B, None)
-    w = workload(mode="inference", prompt_tokens=5, output_tokens=200)
+    w = workload(mode="inference", input_tokens=5, output_tokens=200)
     plan, _ = plan_cluster(w, arch, A100_80)
     t = estimate_inference(w, arch, A100_80, plan)
     assert t.bound == "bandwidth"
@@ -80,7 +80,7 @@ def test_decode_7b_a100_matches_gpt_fast():
 
 def test_large_batch_becomes_compute_bound():
     arch = architecture_for(LLAMA2_7B, None)
-    w = workload(mode="inference", concurrency=1024, prompt_tokens=5, output_tokens=10)
+    w = workload(mode="inference", concurrency=1024, input_tokens=5, output_tokens=10)
     t = estimate_inference(w, arch, A100_80, None)
     assert t.bound == "compute"
     assert t.decode_tokens_per_s.value > 1000
@@ -88,7 +88,7 @@ def test_large_batch_becomes_compute_bound():
 
 def test_tensor_parallel_speeds_decode_less_than_linearly():
     arch = architecture_for(LLAMA3_70B, None)
-    w = workload(mode="inference", prompt_tokens=5, output_tokens=200)
+    w = workload(mode="inference", input_tokens=5, output_tokens=200)
     t2 = estimate_inference(w.model_copy(update={"tensor_parallel": 2}), arch, H100_SXM, plan_cluster(w.model_copy(update={"tensor_parallel": 2, "gpu_count": 2}), arch, H100_SXM)[0])
     t8 = estimate_inference(w, arch, H100_SXM, plan_cluster(w.model_copy(update={"tensor_parallel": 8, "gpu_count": 8}), arch, H100_SXM)[0])
     ratio = t8.decode_tokens_per_s.value / t2.decode_tokens_per_s.value
@@ -97,14 +97,14 @@ def test_tensor_parallel_speeds_decode_less_than_linearly():
 
 def test_moe_decode_reads_only_routed_experts():
     arch = architecture_for(MIXTRAL_8X7B, None)
-    w = workload(mode="inference", prompt_tokens=5, output_tokens=200, precision="bf16")
+    w = workload(mode="inference", input_tokens=5, output_tokens=200, precision="bf16")
     t = estimate_inference(w, arch, H100_SXM, None)
     assert t.decode_tokens_per_s_per_sequence.inputs["weight_bytes_read"] < 0.35 * arch.total_params * 2
 
 
 def test_replicas_and_cloud_cost():
     arch = architecture_for(LLAMA2_7B, None)
-    w = workload(mode="inference", concurrency=8, target_tokens_per_s=4000, hourly_rate=2.0, prompt_tokens=200, output_tokens=200)
+    w = workload(mode="inference", concurrency=8, target_tokens_per_s=4000, hourly_rate=2.0, input_tokens=200, output_tokens=200)
     t = estimate_inference(w, arch, A100_80, None)
     assert t.replicas == math.ceil(4000 / t.decode_tokens_per_s.value)
     assert t.cost_per_1m_tokens_usd.value == pytest.approx(2.0 / (t.decode_tokens_per_s.value * 3600) * 1e6, rel=1e-3)

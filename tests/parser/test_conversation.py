@@ -83,7 +83,7 @@ def test_ignored_optional_question_is_not_asked_again(chat: Conversation) -> Non
         ("on GCP instead", "provider", "gcp"),
         ("spot pricing", "pricing", "spot"),
         ("what about SageMaker?", "provider", "sagemaker"),
-        ("it has to finish within 2 weeks", "max_hours_per_run", 336),
+        ("it has to finish within 2 weeks", "deadline_hours", 336),
         ("what about 2 runs a week?", "runs_per_month", 2 * 365 / 12 / 7),
         ("what about 4 nodes?", "nodes", 4),
     ],
