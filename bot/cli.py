@@ -53,7 +53,9 @@ def cmd_ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from bot.terminal import render_terminal
 
     advisor = _advisor(config)
-    response = advisor.vram(" ".join(args.text))
+    # a full answer keeps every question (the token count, the data's location); only /vram drops
+    # the ones that do not change memory
+    response = advisor.respond(advisor.new_conversation(), " ".join(args.text))
     if args.json:
         _print_json(advisor.contract(response), out)
     else:
