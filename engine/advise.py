@@ -191,7 +191,7 @@ def _egress_summary(w: Workload, data: CatalogData, chosen: Option | None) -> di
 
 
 def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
-    """Weight footprint per precision (seed 000, calculation 2), from engine.quantization."""
+    """Weight footprint per precision, from engine.quantization."""
     try:
         from engine.quantization import precision_table
     except ImportError:  # physics module not present: the table is optional
@@ -203,7 +203,7 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
 
 
 def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
-    """Seed 001's buy-vs-rent question for the chosen option, where the GPU has a purchase price."""
+    """Buy or rent: the chosen option's break-even, where the GPU has a purchase price."""
     gpu = data.gpu(chosen.gpu)
     compute = next((r for t in chosen.tco[:1] for r in t.rows if r.item == "compute"), None)
     if gpu is None or not gpu.purchase_price_usd or compute is None:
@@ -217,13 +217,13 @@ def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
         return []
     return [f"buy vs rent: {gpus} x {gpu.name} at ~${gpu.purchase_price_usd:,.0f} each ({gpu.purchase_price_source or gpu.source}) "
             f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / HOURS_PER_MONTH:,.1f} months around the clock) against "
-            f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not (seed 001, 002: "
-            "owning wins above ~70% sustained utilisation)"]
+            f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not "
+            "(owning usually wins only above ~70% sustained utilisation)"]
 
 
 def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None,
                   data: CatalogData | None = None) -> list[str]:
-    """Where this answer departs from seed 000's arithmetic, and why (ERRATA 6 and 7)."""
+    """Where this answer departs from the naive calculation (100% of peak FLOPs, a flat egress rate), and why."""
     notes: list[str] = []
     if chosen is None:
         return notes
@@ -234,7 +234,7 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
         peak = float(inputs.get("peak_tflops", 0.0))
         tokens = float(inputs.get("tokens", 0.0)) * float(inputs.get("epochs", 1.0))
         if util < 1.0 and peak > 0:
-            seed_hours = 6 * float(w.params_b or 0) * 1e9 * tokens / (peak * 1e12) / 3600
+            naive_hours = 6 * float(w.params_b or 0) * 1e9 * tokens / (peak * 1e12) / 3600
             mfu = float(inputs.get("mfu", util))
             executed = float(inputs.get("flops_per_token", 0))
             model_flops = float(inputs.get("model_flops_per_token", executed))
@@ -243,8 +243,8 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
                      if executed > model_flops * 1.001 else f"{mfu:.0%} model FLOPs utilisation")
             notes.append(
                 f"GPU-hours assume {basis} at {model_flops:.3g} model FLOPs/token: "
-                f"{t.gpu_hours.value:,.0f} GPU-hours per run; seed 000's arithmetic (6 x params x tokens at 100% of "
-                f"{peak:g} TFLOPS, not reachable: ERRATA 6) would say {seed_hours:,.0f}"
+                f"{t.gpu_hours.value:,.0f} GPU-hours per run; the naive 6 x params x tokens at 100% of "
+                f"{peak:g} TFLOPS (never reached in practice) would say {naive_hours:,.0f}"
             )
     basis = str((egress or {}).get("basis", ""))
     if egress is not None and "tiers" in basis and egress.get("uncached") is not None:
@@ -253,7 +253,7 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
         flat = volume * 0.09
         notes.append(
             f"egress priced on the source's monthly tier table ({basis}): {pulls:g} x {w.dataset_gb:g} GB = "
-            f"${egress['uncached'].value:,.0f}; seed 000's flat $0.09/GB would say ${flat:,.0f} (ERRATA 7)"
+            f"${egress['uncached'].value:,.0f}; a flat $0.09/GB would say ${flat:,.0f}"
         )
     if data is not None:
         notes.extend(_buy_vs_rent(w, chosen, data))
@@ -261,7 +261,7 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
     if runs > 1 and w.mode in TRAINING_MODES and w.dataset_pulls_per_month is None:
         tco = chosen.tco[0]
         notes.append(
-            f"compute counts all {runs:g} runs a month (${row_usd(tco, 'compute'):,.0f}); seed 000's table adds ONE run's "
-            "compute to twenty runs' egress: if your runs are smaller experiments, give tokens per run"
+            f"compute counts all {runs:g} runs a month (${row_usd(tco, 'compute'):,.0f}); if your runs are smaller "
+            "experiments than the full corpus, give the tokens per run"
         )
     return notes

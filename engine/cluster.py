@@ -1,10 +1,11 @@
 """How many GPUs and nodes a workload needs, how to split it, and what the fabric must provide.
 
 The search takes the smallest GPU count whose busiest GPU fits after headroom: 1..gpus_per_node
-on one node, then whole nodes (seed 000: nodes = ceil(required / per-node)). For each count it
+on one node, then whole nodes (nodes = ceil(required / per-node)). For each count it
 prefers the plan that needs the least interconnect: plain data parallel, then ZeRO stages 1-3,
 then tensor parallel inside a node (NVLink only), then pipeline parallel across nodes. Tensor
-parallel never crosses a node (seed 000: over InfiniBand it is "usually a net loss").
+parallel never crosses a node: its per-layer all-reduces over InfiniBand cost more than they save (Megatron-LM
+keeps TP inside the NVLink domain).
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
             return [(fixed_tp or 1, fixed_pp or max(1, n // (fixed_tp or 1)), 0)]
         if n == 1:
             return [(1, 1, 0)]
-        in_node = min(n, gpn)
-        tp = in_node if in_node <= max_tp and arch.heads % in_node == 0 else 1
-        return [(tp, max(1, n // tp), 0)]
+        # serving engines split heads evenly: power-of-two TP inside a node (widest first), pipeline
+        # stages for the rest (across nodes, or inside one when the heads do not split further)
+        tps = [t for t in (16, 8, 4, 2, 1) if t <= min(n, gpn, max_tp) and n % t == 0 and arch.heads % t == 0]
+        return [(t, n // t, 0) for t in tps] or [(1, n, 0)]
     z0 = int(w.zero_stage or 0)
     stages = range(z0, 4) if n > 1 else range(0, 1)
     tps = [t for t in (1, 2, 4, 8, 16) if t <= min(max_tp, gpn) and n % t == 0 and arch.heads % t == 0]
@@ -73,7 +75,28 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
     out = [(t, fixed_pp or 1, z) for t in tps for z in stages]
     if nodes > 1 and not fixed_pp:
         out += [(t, nodes, z) for t in tps for z in stages if n % (t * nodes) == 0]
+    if three_d(w, arch, n, nodes) and tps and not fixed_tp and not fixed_pp:
+        out = [*_three_d_candidates(arch, n, tps[-1], z0), *out]
     return out
+
+
+THREE_D_MIN_PARAMS = 20e9  # from here Megatron-LM / torchtitan recipes split each layer over the node (TP)
+THREE_D_MIN_GPUS = 64  # fine-tuning below this stays FSDP / ZeRO data parallel (torchtune, accelerate recipes)
+
+
+def three_d(w: Workload, arch: Architecture, n: int, nodes: int) -> bool:
+    """Large multi-node full training is planned the way Megatron-LM and torchtitan run it: tensor
+    parallel inside the NVLink node, pipeline stages across nodes only when a TP shard and its
+    activations do not fit, data parallel (ZeRO-1 distributed optimizer) for the rest. ZeRO-3 over
+    thousands of GPUs would all-gather every layer's weights across the whole fabric on every step."""
+    return (w.mode in ("full", "pretrain") and nodes > 1 and arch.total_params >= THREE_D_MIN_PARAMS
+            and (w.mode == "pretrain" or n >= THREE_D_MIN_GPUS))
+
+
+def _three_d_candidates(arch: Architecture, n: int, tp: int, z0: int) -> list[tuple[int, int, int]]:
+    """TP = the node's NVLink width; PP = 1, 2, 4, ... stages dividing the layers' share; ZeRO-1, then 3."""
+    pps = [p for p in (1, 2, 4, 8, 16, 32) if p <= arch.layers and n % (tp * p) == 0]
+    return [(tp, p, z) for z in (max(1, z0), 3) for p in pps]
 
 
 def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
@@ -113,12 +136,13 @@ def _describe(lay: Layout, nodes: int, inference: bool) -> str:
     if lay.gpus == 1:
         return "single GPU"
     parts = []
-    if lay.dp > 1:
-        parts.append(f"data parallel x{lay.dp}" + (f" with ZeRO-{lay.zero_stage}" if lay.zero_stage else ""))
     if lay.tp > 1:
         parts.append(f"tensor parallel x{lay.tp} within a node")
     if lay.pp > 1:
         parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
+    if lay.dp > 1:
+        zero = {1: "ZeRO-1 (distributed optimizer)", 2: "ZeRO-2", 3: "ZeRO-3 / FSDP"}.get(lay.zero_stage, "")
+        parts.append(f"data parallel x{lay.dp}" + (f" with {zero}" if zero else ""))
     if not parts and lay.zero_stage:
         parts.append(f"ZeRO-{lay.zero_stage}")
     return ", ".join(parts) or ("replicated" if inference else "data parallel")
@@ -149,7 +173,7 @@ def memory_fixes(w: Workload) -> list[str]:
 
 
 def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
-    """What the spec sheet does not say about running on this GPU (seed 001's production notes).
+    """What the spec sheet does not say about running on this GPU.
 
     These are not in the arithmetic: they are the checks a team should make before it commits.
     """
@@ -161,7 +185,7 @@ def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
                    "any custom kernels on your stack; the utilisation assumed here is NVIDIA-calibrated (calibration.csv "
                    "has no AMD runs)")
     if gpu.tier == "consumer":
-        out.append("consumer card: thermal throttling in dense racks costs 15-25% sustained throughput (seed 001); "
+        out.append("consumer card: thermal throttling in dense racks costs 15-25% sustained throughput; "
                    "no NVLink, so multi-GPU jobs are limited to data parallel / ZeRO / pipeline over PCIe")
     cc = compute_capability(gpu)
     if cc is not None:
@@ -198,7 +222,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if w.gpu_count and w.nodes:
         gpn = max(1, math.ceil(w.gpu_count / w.nodes))
     gpn = max(1, gpn)
-    max_tp = max_tensor_parallel(gpu, offer, gpn)
+    # serving engines run tensor parallel over PCIe too (vLLM, TGI); training keeps TP on NVLink
+    max_tp = gpn if w.mode == "inference" else max_tensor_parallel(gpu, offer, gpn)
     limit = usable_gb(gpu, w.headroom) * GB
     node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
     notes: list[str] = []
@@ -234,7 +259,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     fabric = (offer.inter_node_fabric if offer else None) or ""
     if nodes > 1 and not inference:
         notes.append("multi-node training: gradient all-reduce / ZeRO all-gathers cross nodes every step - InfiniBand "
-                     "(or EFA/RoCE at similar rates) required; over plain Ethernet step time degrades from ~15% to ~10x (seed 002)")
+                     "(or EFA/RoCE at similar rates) required; over plain Ethernet step time degrades from ~15% to ~10x")
         if offer and not any(k in fabric.lower() for k in ("infiniband", "efa", "roce", " ib")):
             notes.append(f"offer fabric is '{fabric or 'none stated'}': ask for InfiniBand before signing")
     if nodes > 1 and inference:
@@ -243,8 +268,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append(f"single node: the offer's inter-node fabric ({offer.inter_node_fabric}) is paid for but unused")
     if lay.tp == 1 and n == 1 and max_tp > 1:
         notes.append("one GPU: NVLink is not needed")
-    if max_tp == 1 and n > 1:
-        notes.append("PCIe-only GPUs: no tensor parallel; data parallel / ZeRO / pipeline only, and all-reduce over PCIe is slow")
+    if max_tp == 1 and n > 1 and not inference:
+        notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
+                     "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
     notes.extend(platform_caveats(gpu, w, n))
     interconnect = _link(gpu, offer) + (f"; between nodes: {fabric or 'InfiniBand'}" if nodes > 1 else "")
     plan = ClusterPlan(

@@ -1,4 +1,4 @@
-"""`Advice` -> the public `ask --json` object of ../shared/CONTRACT.md.
+"""`Advice` -> the public `ask --json` object (docs/json.md).
 
 The contract keys, their order and units are fixed (scripts depend on them); extra keys
 (`problems`, `recommendation`, `options`, `notes`, `formulas`, `egress`, `quantization`) carry

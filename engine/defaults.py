@@ -12,11 +12,10 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
+from engine.serving import MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, request_shape, user_floor
 from engine.throughput import default_mfu
 
-MAX_SERVING_BATCH = 64  # largest batch per replica tried when sizing for a throughput target
-MIN_TOKENS_PER_S_PER_USER = 10.0  # a batch that leaves a user below this is not worth its throughput
-DEFAULT_HEADROOM = 0.10  # seed 001: the CUDA allocator fragments; leave 10-15% free
+DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations outgrow weights on long sequences
 
@@ -39,12 +38,17 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
 
     mode = w.mode
     if mode is None:
-        mode = "lora" if (w.dataset_gb or w.dataset_tokens) else "inference"
-        why = (
-            "a dataset was given but no training mode: LoRA is the common fine-tuning default; say 'full' or 'qlora' to change"
-            if mode == "lora"
-            else "no dataset and no training mode: sized for serving"
-        )
+        if w.intent == "train":
+            mode = "lora"
+            why = ("fine-tuning without a method: LoRA and QLoRA are both planned and the cheaper one that fits is "
+                   "recommended; full fine-tuning needs ~16-18 bytes per parameter: say 'full' to size it")
+        elif w.intent == "serve" or not (w.dataset_gb or w.dataset_tokens):
+            mode = "inference"
+            why = "serving asked for" if w.intent == "serve" else "no dataset and no training mode: sized for serving"
+        else:
+            mode = "lora"
+            why = ("a dataset was given but no training mode: LoRA and QLoRA are both planned and the cheaper one that "
+                   "fits is recommended; say 'full' or 'qlora' to fix it")
         assume("mode", mode, why)
     training = mode in TRAINING_MODES
 
@@ -54,7 +58,16 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         elif training:
             assume("precision", "bf16", "BF16 is the standard training precision: FP32's exponent range at half the memory")
         else:
-            assume("precision", "bf16", "serving the released BF16 weights; int8/int4 are offered when they change the hardware")
+            native = model.native_precision if model is not None else "bf16"
+            if native == "fp8":
+                assume("precision", "fp8", f"{model.name if model else 'the model'} is released in FP8: served in its native "
+                       "format (1 byte per weight), as its own inference code and vLLM/SGLang do")
+            elif native in ("mxfp4", "int4"):
+                label = "MXFP4" if native == "mxfp4" else "4-bit (GPTQ/AWQ)"
+                assume("precision", "int4", f"{model.name if model else 'the model'} is released in {label}: served in its "
+                       "native 4-bit format (about half a byte per weight)")
+            else:
+                assume("precision", "bf16", "serving the released BF16 weights; int8/int4 are offered when they change the hardware")
 
     max_context = model.max_context if model is not None else None
     if w.seq_len is None:
@@ -81,7 +94,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             if mode == "qlora":
                 assume("optimizer", "paged_adamw_8bit", "QLoRA's paged 8-bit AdamW (pages optimizer state to CPU on spikes)")
             else:
-                assume("optimizer", "adamw", "AdamW with FP32 states (18 bytes/param for full training, ERRATA 3)")
+                assume("optimizer", "adamw", "AdamW with FP32 states (18 bytes/param for full training: bf16 weights 2 + fp32 gradients 4 + fp32 master copy 4 + two Adam moments 8)")
         if w.gradient_checkpointing is None:
             on = (params_b or 0) >= LARGE_MODEL_PARAMS_B
             assume(
@@ -97,7 +110,11 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             if w.lora_targets is None:
                 assume("lora_targets", LORA_TARGETS_ALL, "adapters on all attention and MLP projections (q,k,v,o,gate,up,down)")
         if mode in ("full", "pretrain") and w.zero_stage is None:
-            assume("zero_stage", 3, "ZeRO-3 / FSDP shards weights, gradients and optimizer states when the plan spans more than one GPU")
+            # not written into the workload: each plan takes the lowest stage that fits (less traffic)
+            assumptions.append(Assumption(
+                field="zero_stage", value="per plan",
+                why="the lowest ZeRO stage that fits each plan: plain data parallel, then sharded optimizer (ZeRO-1, "
+                    "Megatron's distributed optimizer), gradients (2), weights (3 / FSDP)"))
         if w.epochs is None:
             assume("epochs", 1, "one pass over the data; say '3 epochs' to change")
         if w.dataset_tokens is None and w.dataset_gb is not None:
@@ -109,14 +126,27 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "a subset: give the token count if you train on less",
             )
     else:
-        if w.concurrency is None and w.target_tokens_per_s:
+        if w.requests_per_s:
+            prompt_in, out = request_shape(w)
+            if w.input_tokens is None or w.output_tokens is None:
+                assumptions.append(Assumption(
+                    field="output_tokens" if w.output_tokens is None else "input_tokens",
+                    value=f"{prompt_in} in / {out} out",
+                    why=f"{w.requests_per_s:,.0f} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
+                        "request: the fleet scales with the output length, so give yours ('300 output tokens each')"))
+        if w.concurrency is None and (w.target_tokens_per_s or w.requests_per_s):
             assumptions.append(Assumption(
                 field="concurrency", value="per option",
-                why=f"to serve {w.target_tokens_per_s:,.0f} tokens/s each option batches as many sequences per replica "
-                    f"(up to {MAX_SERVING_BATCH}, continuous batching as in vLLM/TGI) as its memory allows while each user "
-                    f"still gets {MIN_TOKENS_PER_S_PER_USER:g}+ tokens/s, then adds replicas; say 'batch 16' to fix it"))
+                why=f"each replica batches as many sequences as its memory allows (continuous batching as in vLLM, up to "
+                    f"{MAX_BATCH_PER_REPLICA}) while every user still gets {user_floor(w):g}+ tokens/s, then replicas are "
+                    "added for the load"))
         elif w.concurrency is None:
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
+        if w.target_tokens_per_s_per_user is None and (w.concurrency or w.requests_per_s or w.target_tokens_per_s):
+            assumptions.append(Assumption(
+                field="target_tokens_per_s_per_user", value=MIN_TOKENS_PER_S_PER_USER,
+                why=f"no per-user speed given: batches are kept at {MIN_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (a usable "
+                    "chat); say '30 tokens/s per user' or '50 ms per token' for a tighter target"))
 
     gpu = data.gpu(w.gpu) if w.gpu else None
     if w.flash_attention is None:
@@ -126,7 +156,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         else:
             assume("flash_attention", True, "FlashAttention on (Ampere or newer): attention memory grows linearly with sequence length")
     if w.headroom is None:
-        assume("headroom", DEFAULT_HEADROOM, "seed 001: the CUDA allocator fragments and OOMs at 85-90% of capacity; keep 10% free")
+        assume("headroom", DEFAULT_HEADROOM, "PyTorch's CUDA caching allocator fragments, and jobs run out of memory at 85-90% of capacity: 10% kept free")
     if w.runs_per_month is None and training:
         assume("runs_per_month", 1, "one run a month; say '20 runs a month' to size experiments")
     elif w.runs_per_month is None:
@@ -135,7 +165,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         # Not written into the effective workload: engine.throughput picks MFU per GPU type and count
         # (and adjusts for gradient checkpointing) for every option; this records what it will use.
         value: float | str | None = "per GPU type"
-        why = "model FLOPs utilisation per GPU type and count (35-55% is typical; seed 000's 100% is not reachable, ERRATA 6)"
+        why = "model FLOPs utilisation per GPU type and count (35-55% is typical in published runs; 100% of peak is never reached)"
         if gpu is not None:
             try:
                 value, gpu_why = default_mfu(gpu, mode, w.gpu_count or 1)
@@ -146,7 +176,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
     if w.data_location is None:
         assumptions.append(Assumption(field="data_location", value=None, why="data location not given: no egress counted"))
     if w.pricing is None:
-        assume("pricing", "on_demand", "on-demand prices; reserved is typically 30-50% cheaper for multi-quarter commitments (seed 002)")
+        assume("pricing", "on_demand", "on-demand prices; 1-3 year commitments are typically 30-50% cheaper where a provider sells them: say 'reserved' to see them")
     if w.cache_dataset is None and w.data_location is not None and training:
         assumptions.append(
             Assumption(field="cache_dataset", value=None, why="both workflows shown: dataset cached after one pull, and pulled on every run")

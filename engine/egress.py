@@ -1,10 +1,10 @@
 """Egress: what moving the training data to the GPUs costs, and how hard leaving a cloud is.
 
-Seed 000 (calculation 4): `monthly_egress = dataset_gb x pulls_per_month x usd_per_gb`. It uses a
-flat $0.09/GB; ERRATA 7: the real AWS table is tiered (first 100 GB/month free, $0.09/GB to
+The naive form is `monthly_egress = dataset_gb x pulls_per_month x usd_per_gb` at a flat $0.09/GB;
+the real AWS table is tiered (first 100 GB/month free, $0.09/GB to
 10 TB, cheaper beyond), so 20 x 500 GB in one month is $891, not $900. The engine walks the
 *source* provider's tier table from the catalog (`ProviderRecord.egress_tiers`, never a constant
-here); a flat rate (`Workload.egress_usd_per_gb`) reproduces the seed.
+here); a flat rate (`Workload.egress_usd_per_gb`) reproduces the naive form.
 
 Tier tables are read as *cumulative* monthly bounds: `EgressTier(up_to_gb=100, usd_per_gb=0)`
 then `EgressTier(up_to_gb=10_240, usd_per_gb=0.09)` means GB 0-100 are free and GB 100-10,240
@@ -25,7 +25,7 @@ def tiered_cost(volume_gb: float, tiers: Sequence[EgressTier]) -> Figure:
     """USD for `volume_gb` leaving a provider in one month, walking its tier table.
 
     Why a walk and not `volume x rate`: the free allowance and the volume discounts change the
-    answer (ERRATA 7). Negative or NaN volumes count as 0 so a cost is never negative.
+    answer. Negative or NaN volumes count as 0 so a cost is never negative.
     """
     volume = volume_gb if volume_gb and math.isfinite(volume_gb) and volume_gb > 0 else 0.0
     usd = 0.0
@@ -61,7 +61,7 @@ def tiered_cost(volume_gb: float, tiers: Sequence[EgressTier]) -> Figure:
 
 
 def flat_cost(volume_gb: float, usd_per_gb: float) -> Figure:
-    """USD at one flat rate (seed 000's $0.09/GB): what the user asked for when they set a rate."""
+    """USD at one flat rate: what the user asked for when they set a rate."""
     volume = volume_gb if volume_gb and math.isfinite(volume_gb) and volume_gb > 0 else 0.0
     rate = usd_per_gb if math.isfinite(usd_per_gb) and usd_per_gb > 0 else 0.0
     return Figure(
@@ -170,7 +170,7 @@ def egress_for(
     return result
 
 
-# --- migration friction (seed 000, calculation 4) --------------------------------------------
+# --- migration friction ---------------------------------------------------------------------
 
 _HIGH = (
     ("sagemaker", "SageMaker endpoints/pipelines embed training logic that is not portable: a rewrite, not a copy"),
@@ -208,7 +208,7 @@ _LOW = (
 
 
 def migration_friction(dependencies: Iterable[str] | None) -> list[dict[str, str]]:
-    """Classify each named dependency as high / medium / low friction, with seed 000's reasoning.
+    """Classify each named dependency as high / medium / low friction, with the reasoning.
 
     High: logic baked in (managed pipelines, IAM, autoscalers, networking) - a rewrite.
     Medium: portable data or config with a calculable price (S3 data + egress, dashboards).

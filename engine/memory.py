@@ -2,11 +2,11 @@
 
 Everything is computed in integer-ish bytes on the busiest GPU of a (data x tensor x pipeline)
 layout and reported as decimal GB `Figure`s that carry their formula. Sources:
-- mixed-precision Adam at 18 bytes/param (seeds 000/001; ERRATA 3), 16 with 16-bit gradients
+- mixed-precision Adam at 18 bytes/param (bf16 weights, fp32 gradients, master copy and two moments), 16 with 16-bit gradients
   (ZeRO paper), 8 for pure-BF16 AdamW, 8-bit Adam moments at 2 bytes;
 - activations per Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
   Models"), generalised to GQA widths, SwiGLU FFN widths and fp32 RMSNorm upcasts, no dropout;
-- KV cache = 2 x layers x kv_heads x head_dim x tokens x bytes (ERRATA 5), MLA latent for DeepSeek;
+- KV cache = 2 x layers x kv_heads x head_dim x tokens x bytes (KV heads, not attention heads, under GQA), MLA latent for DeepSeek;
 - QLoRA NF4 at 0.5 byte/param + blocksize-64 absmax constants (Dettmers et al. 2023).
 """
 
@@ -24,7 +24,7 @@ from engine.models import MemoryEstimate, Workload
 from engine.units import GB, bytes_per_element, figure
 
 Recipe = Literal["amp_fp32_grads", "amp_bf16_grads", "pure_bf16"]
-DEFAULT_HEADROOM = 0.10  # seed 001: PyTorch's allocator fragments; OOM at 85-90% of capacity
+DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments; jobs OOM at 85-90% of capacity
 DEFAULT_OVERHEAD_GB = 1.0  # CUDA context (~0.5 GB) + cuBLAS/NCCL workspaces and allocator slack
 NF4_DQ_BITS = 0.127  # QLoRA paper: double-quantised absmax constants, bits per parameter
 NF4_BITS = 0.5  # one fp32 absmax per 64-weight block without double quantisation
@@ -37,7 +37,7 @@ class MemoryOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    recipe: Recipe = "amp_fp32_grads"  # 18 B/param Adam (seeds); "amp_bf16_grads" = 16 (ZeRO paper)
+    recipe: Recipe = "amp_fp32_grads"  # 18 B/param Adam; "amp_bf16_grads" = 16 (ZeRO paper)
     include_activations: bool = True
     include_buffers: bool = True  # ZeRO-3 all-gather / NF4 dequantisation working buffers
     optimizer_in_backward: bool = False  # step each parameter as its gradient lands: no full gradient buffer
@@ -83,7 +83,7 @@ def optimizer_bytes_per_param(mode: str | None, precision: str | None, optimizer
                               recipe: Recipe = "amp_fp32_grads") -> dict[str, float]:
     """Bytes per trained parameter for weights, gradients and optimizer state (master copy + moments).
 
-    amp_fp32_grads: 2 + 4 + (4 master + 4 m + 4 v) = 18 (seeds); amp_bf16_grads: 16 (ZeRO paper);
+    amp_fp32_grads: 2 + 4 + (4 master + 4 m + 4 v) = 18; amp_bf16_grads: 16 (ZeRO paper);
     pure_bf16: 2 + 2 + 4 = 8; fp32 training: 4 + 4 + 8 = 16. 8-bit Adam keeps m and v at 1 byte each;
     SGD keeps one momentum buffer.
     """
@@ -168,13 +168,13 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
             parts["gradients_gb"] = (0.0, "optimizer step fused into backward: gradients freed as produced", {}, ())
         parts["optimizer_gb"] = (*parts["optimizer_gb"][:3], (
             f"{o.recipe}, {w.optimizer or 'adamw'}: {sum(bpp.values()):g} bytes/param in total "
-            "(2 bf16 weights + 4 fp32 grads + 4 master + 4 m + 4 v = 18 by default, as the seeds; the ZeRO paper's 16 uses bf16 grads)",))
+            "(2 bf16 weights + 4 fp32 grads + 4 master + 4 m + 4 v = 18 by default; the ZeRO paper's 16 uses bf16 grads)",))
     else:
         div = d if z >= 3 else 1
         if w.mode == "qlora":
             linear = shard * arch.linear_params / arch.total_params
             base = linear * 0.5 + (shard - linear) * 2
-            if w.adapter_overhead_gb is not None:  # seed 000's flat "params x 0.5 bytes"
+            if w.adapter_overhead_gb is not None:  # a flat "params x 0.5 bytes" allowance, when the user gives one
                 linear, base = shard, shard * 0.5
             parts["weights_gb"] = (base / div, "linear params x 0.5 B (NF4) + embeddings/norms x 2 B (kept in bf16)",
                                    {**zin, "linear_params": int(linear)}, ())
@@ -239,7 +239,10 @@ def _inference_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOpti
         parts["weights_gb"] = (shard * bpe, f"params x {bpe:g} B", {"params_on_gpu": int(shard), "precision": prec}, ())
     s, n = int(w.seq_len or 2048), int(w.concurrency or 1)
     kv_bpe = 1.0 if prec == "fp8" else 2.0
-    split = 1 if arch.is_mla else min(lay.tp, arch.kv_heads)
+    # GQA heads split over TP ranks (replicated past kv_heads); an MLA latent has no heads to split, and is
+    # served with data-parallel attention (SGLang --enable-dp-attention, vLLM DP+EP): each rank holds the
+    # cache of its own sequences, so the group's cache is divided by its size
+    split = lay.tp if arch.is_mla else min(lay.tp, arch.kv_heads)
     stage = math.ceil(arch.layers / lay.pp) / arch.layers
     parts["kv_cache_gb"] = (kv_cache_bytes(arch, s, n, kv_bpe) * stage / split,
                             "2 x layers x kv_heads x head_dim x seq_len x sequences x bytes" if not arch.is_mla

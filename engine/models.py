@@ -1,7 +1,7 @@
 """The engine's boundary types: the workload a user describes and the advice the engine returns.
 
 `Workload` is what the parser produces and what `gpu-advisor estimate --json` reads; its first
-twenty fields are the public scripting contract (../shared/CONTRACT.md) and must never be renamed.
+twenty fields are the public scripting contract (docs/json.md) and must never be renamed.
 Fields after the marked line are additions (allowed by the contract) that expose the knobs a
 user can change in a thread ("cache the data", "spot pricing", "assume 45% MFU").
 
@@ -34,7 +34,7 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    # --- contract fields (../shared/CONTRACT.md); never rename ---
+    # --- contract fields (docs/json.md); never rename ---
     mode: Mode | None = None
     model: str | None = None  # catalog model id
     params_b: float | None = None  # total parameters, billions (MoE: all experts)
@@ -70,7 +70,7 @@ class Workload(BaseModel):
     input_tokens: int | None = None  # inference: prompt tokens per request
     headroom: float | None = None  # fragmentation headroom fraction kept free on each GPU (0.10-0.15)
     dependencies: tuple[str, ...] | None = None  # named cloud dependencies, for migration friction
-    # Overrides that let a scenario be run "with the article's assumptions" (seed 000 golden tests)
+    # Overrides that let a scenario be run with a published worked example's own assumptions (golden tests)
     flops_per_token_factor: float | None = None  # 6 for full training; engine default lower for (Q)LoRA
     adapter_overhead_gb: float | None = None  # fixed adapter + optimizer + activation allowance
     egress_usd_per_gb: float | None = None  # flat egress rate instead of the provider's tier table

@@ -13,13 +13,22 @@ import math
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
-from engine.cluster import plan_cluster
-from engine.defaults import MAX_SERVING_BATCH, MIN_TOKENS_PER_S_PER_USER
-from engine.models import TRAINING_MODES, ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload
-from engine.throughput import estimate_inference, estimate_training
+from engine.cluster import plan_cluster, platform_caveats, three_d
+from engine.memory import estimate_memory
+from engine.models import (
+    TRAINING_MODES,
+    ClusterPlan,
+    MemoryEstimate,
+    TargetCheck,
+    ThroughputEstimate,
+    Workload,
+)
+from engine.serving import ServingChoice, choose, request_shape
+from engine.throughput import context_tokens, estimate_inference, estimate_training, link_kind
 from engine.units import HOURS_PER_MONTH
 
-MAX_SCALE_OUT_NODES = 128  # scale-out limit where a provider states none (beyond that: a reservation, not an offer)
+MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
+RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 
 
 def relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
@@ -35,16 +44,18 @@ def node_cap(offer: OfferRecord | None) -> int | None:
     return 1 if offer is not None and offer.inter_node_fabric is None else None
 
 
+SPOT_SLOT_FACTOR = 1.10  # spot runs lose ~10% to preemptions and restarts: plan for it (engine.recommend)
+
+
 def slot_hours(w: Workload) -> float:
     """How long one run may take: the user's target, else a month (or its share of several months
-    when there is less than one run a month)."""
-    if w.deadline_hours:
-        return float(w.deadline_hours)
-    return HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
+    when there is less than one run a month); on spot, the restarts' share is kept free."""
+    slot = float(w.deadline_hours) if w.deadline_hours else HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
+    return slot / SPOT_SLOT_FACTOR if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES else slot
 
 
-def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord,
-              offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
+               scale_out: bool = True) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """Plan, memory and speed for one node shape.
 
     Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
@@ -52,32 +63,49 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord,
     data-parallel, across nodes only where the offer has an inter-node fabric; where it cannot, the
     plan says so and the option ranks after those that can. Several runs a month are independent
     experiments: when they do not fit one after another they run side by side on separate clusters
-    (same GPU-hours and cost, no InfiniBand needed), and the plan says how many at once.
+    (same GPU-hours and cost, no InfiniBand needed), and the plan says how many at once. With
+    `scale_out` off (a guessed token count) nothing is scaled for time: the smallest plan is shown.
     """
     if (w.mode or "inference") not in TRAINING_MODES:
         return serving_plan(w, arch, gpu, offer)
     plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
-        return plan, memory, throughput
+        return plan, memory, with_deadline(w, throughput)
     gpn = max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node)
     target = math.ceil(plan.gpus / gpn) * gpn if offer is not None else plan.gpus
     notes: list[str] = []
     slot = slot_hours(w)
-    if throughput.gpu_hours is not None and throughput.gpu_hours.value / target > slot:
-        wanted = math.ceil(math.ceil(throughput.gpu_hours.value / slot) / gpn) * gpn
-        cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
-            offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
+    cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
+        offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
+    scaled_for_time = False
+    # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
+    # the new size are re-estimated and the size corrected (twice at most: it converges at once).
+    for _ in range(3):
+        if not (scale_out and throughput.gpu_hours is not None and throughput.gpu_hours.value / target > slot * 1.0001):
+            break
+        wanted_nodes = math.ceil(math.ceil(throughput.gpu_hours.value / slot) / gpn)
+        if three_d(w, arch, wanted_nodes * gpn, wanted_nodes):
+            wanted_nodes = math.ceil(wanted_nodes / 8) * 8  # node counts that pipeline stages of 2-8 divide
+        wanted = wanted_nodes * gpn
         scaled = min(wanted, cap_nodes * gpn)
-        if scaled > target:
-            notes.append(f"scaled out data-parallel to {scaled} GPUs so one run of {throughput.gpu_hours.value:,.0f} "
-                         f"GPU-hours finishes within {slot:,.0f} h")
-            target = scaled
+        if scaled <= target:
+            break
+        replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": scaled}), arch, gpu, offer)
+        if not replanned.fits:
+            break
+        plan, memory, throughput, target, scaled_for_time = (replanned, memory2, estimate_training(w, arch, gpu, scaled),
+                                                              scaled, True)
+    if scaled_for_time and throughput.gpu_hours is not None:
+        notes.append(f"scaled out to {plan.gpus:,} GPUs so one run of {throughput.gpu_hours.value:,.0f} GPU-hours finishes "
+                     f"within {slot:,.0f} h")
+        if plan.gpus > RESERVATION_NODES * gpn:
+            notes.append(f"{plan.gpus:,} GPUs is a reserved-cluster negotiation (capacity, price and fabric), not an "
+                         "on-demand order: the on-demand price here is an upper bound")
     if target > plan.gpus:
         replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": target}), arch, gpu, offer)
         if replanned.fits:
-            if not notes:
-                notes.append(f"the offer rents whole {gpn}-GPU nodes: training runs data-parallel on all {target} GPUs")
+            notes.append(f"the offer rents whole {gpn}-GPU nodes: training runs data-parallel on all {target} GPUs")
             plan, memory, throughput = replanned, memory2, estimate_training(w, arch, gpu, target)
     if throughput.wall_clock_hours is not None:
         runs = float(w.runs_per_month or 1.0)
@@ -93,87 +121,116 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord,
                          "once, same GPU-hours and cost); assumes the runs are independent experiments")
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
-    return plan, memory, throughput
+    return plan, memory, with_deadline(w, throughput)
+
+
+def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEstimate:
+    """A training deadline ("done in a week") as a target the plan meets or misses, by how much."""
+    if not w.deadline_hours or throughput.wall_clock_hours is None:
+        return throughput
+    wall = throughput.wall_clock_hours.value
+    check = TargetCheck(name="deadline_hours", wanted=float(w.deadline_hours), got=round(wall, 2),
+                        met=wall <= w.deadline_hours * 1.0001)
+    return throughput.model_copy(update={"targets": (*throughput.targets, check)})
 
 
 def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
-                  offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """Serving: the user's batch, or, for a throughput target, the batch per replica that gives the
-    most tokens/s per GPU while it fits and each user still gets a usable rate; then replicas."""
-    if w.concurrency is not None or not w.target_tokens_per_s:
+                 offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """Serving on this node shape: the replica group and count from engine.serving, as result objects.
+    A model that fits on no group gets plan_cluster's does-not-fit plan and its fixes."""
+    gpn = offer.gpus_per_node if offer is not None else (w.gpu_count if w.gpu_count and w.gpu_count < 8 else 8)
+    link = offer.intra_node_link if offer is not None and offer.intra_node_link else gpu.scaleup_link
+    kind = link_kind(link)
+    multi_node = offer is None or offer.inter_node_fabric is not None
+    choice = choose(w, arch, gpu, max(1, gpn), kind, multi_node)
+    if choice is None:
         plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
-        throughput = estimate_inference(w, arch, gpu, plan)
-        plan, memory, throughput = whole_node_serving(w, arch, gpu, offer, plan, memory, throughput)
-        return with_replicas(w, plan, memory, throughput, offer)
-    best: tuple[float, ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload] | None = None
-    batch = 1
-    while batch <= MAX_SERVING_BATCH:
-        wb = w.model_copy(update={"concurrency": batch})
-        plan, memory = plan_cluster(wb, arch, gpu, offer, max_nodes=node_cap(offer))
-        if plan.fits:
-            throughput = estimate_inference(wb, arch, gpu, plan)
-            per_user = throughput.decode_tokens_per_s_per_sequence
-            aggregate = throughput.decode_tokens_per_s
-            if aggregate is not None and per_user is not None and (per_user.value >= MIN_TOKENS_PER_S_PER_USER or batch == 1):
-                score = aggregate.value / max(1, plan.gpus)
-                if best is None or score > best[0] * 1.0001:
-                    best = (score, plan, memory, throughput, wb)
-        batch *= 2
-    if best is None:
-        plan, memory = plan_cluster(w.model_copy(update={"concurrency": 1}), arch, gpu, offer)
-        return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan)
-    _score, plan, memory, throughput, wb = best
-    note = f"batch of {wb.concurrency} sequences per replica: the most tokens/s per GPU that fits (each user ~" \
-           f"{throughput.decode_tokens_per_s_per_sequence.value:,.0f} tokens/s)" if throughput.decode_tokens_per_s_per_sequence else ""
-    if note:
-        plan = plan.model_copy(update={"notes": (note, *plan.notes)})
-    return with_replicas(wb, plan, memory, throughput, offer)
+        return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)
+    return serving_result(w, arch, gpu, offer, choice, gpn, link)
 
 
-def whole_node_serving(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, plan: ClusterPlan,
-                        memory: MemoryEstimate, throughput: ThroughputEstimate) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """A model that fits on 3 of a node's 8 GPUs is billed for 8: spread it over the whole node
-    (tensor/pipeline parallel) when that makes each sequence faster, and say so."""
-    if offer is None or not plan.fits or w.gpu_count or w.nodes or plan.gpus >= offer.gpus_per_node:
-        return plan, memory, throughput
-    wide, wide_memory = plan_cluster(w.model_copy(update={"gpu_count": offer.gpus_per_node}), arch, gpu, offer)
-    if not wide.fits:
-        return plan, memory, throughput
-    wide_throughput = estimate_inference(w, arch, gpu, wide)
-    old, new = throughput.decode_tokens_per_s_per_sequence, wide_throughput.decode_tokens_per_s_per_sequence
-    if old is None or new is None or new.value <= old.value * 1.05:
-        return plan, memory, throughput
-    note = (f"the offer rents whole {offer.gpus_per_node}-GPU nodes: the model fits on {plan.gpus}, so it is spread over "
-            f"all {offer.gpus_per_node} ({wide.parallelism}) for {new.value:,.0f} instead of {old.value:,.0f} tokens/s per sequence")
-    return wide.model_copy(update={"notes": (note, *wide.notes)}), wide_memory, wide_throughput
+def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
+                   gpn: int, link: str | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """ClusterPlan, memory of one replica's busiest GPU, and the fleet's throughput for a serving choice."""
+    tp, pp, group = choice.tp, choice.pp, choice.gpus_per_replica
+    wb = w.model_copy(update={"concurrency": choice.batch})
+    memory = estimate_memory(wb, arch, group, gpu, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0)
+    kind = link_kind(link)
+    over = "NVLink" if kind == "fast" else "PCIe"
+    across = " across nodes" if group > gpn else ""
+    shape = "1 GPU" if group == 1 else (f"tensor parallel x{tp} over {over}" if tp > 1 else "") + (
+        f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
+    parallelism = shape if choice.replicas == 1 else f"{choice.replicas} replicas x {shape}"
+    gpus = choice.gpus
+    replica_plan = ClusterPlan(
+        gpu=gpu.id, gpus=group, nodes=max(1, math.ceil(group / gpn)), gpus_per_node=min(group, gpn), fits=True,
+        data_parallel=1, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0, interconnect=link or "PCIe only",
+        parallelism=shape, needs_nvlink=False, needs_infiniband=False, gpus_per_replica=group, replicas=1)
+    per_replica = estimate_inference(wb, arch, gpu, replica_plan, link)
+    ctx, _ = context_tokens(w)
+    notes: list[str] = []
+    what = (f"{choice.replicas} independent replicas of {group} GPU(s)" if choice.replicas > 1 else f"one copy on {group} GPU(s)")
+    notes.append(f"{what}, {choice.batch} sequence(s) each with KV cache for {ctx:,} tokens per sequence"
+                 + ("; replicas need no fast link between them (a load balancer in front)" if choice.replicas > 1 else ""))
+    if tp > 1 and kind != "fast":
+        notes.append(f"tensor parallel over PCIe is what vLLM and TGI do on {gpu.name}: it works, and its all-reduces are "
+                     "counted in the per-token time")
+    if pp > 1:
+        where = (f"the model does not fit one {gpn}-GPU node: {pp} pipeline stages across nodes" if group > gpn else
+                 f"the attention heads do not split {group} ways: {pp} pipeline stages of tensor parallel x{tp}")
+        notes.append(f"{where} pass only activations (pipelined decode: micro-batches keep every stage busy; each token "
+                     "still visits every stage)")
+    if w.requests_per_s:
+        prompt_in, out = request_shape(w)
+        said = "as given" if w.input_tokens and w.output_tokens else "assumed where not given"
+        capacity = 1.0 / (out * choice.step_s / choice.batch + choice.ttft_s)
+        notes.append(f"{w.requests_per_s:,.0f} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
+                     f"sustains ~{capacity:,.1f} requests/s at {choice.batch} sequences in flight")
+    if offer is not None and choice.billed_gpus > gpus:
+        notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
+    notes.extend(platform_caveats(gpu, w, group))
+    plan = replica_plan.model_copy(update={
+        "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,
+        "interconnect": (link or "PCIe only") + ("; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric
+                                                                          else "Ethernet (activations only)") if pp > 1 else ""),
+        "parallelism": parallelism, "needs_nvlink": False, "needs_infiniband": False,
+        "gpus_per_replica": group, "replicas": choice.replicas, "notes": tuple(notes)})
+    seq = per_replica.decode_tokens_per_s_per_sequence
+    agg = per_replica.decode_tokens_per_s
+    targets: list[TargetCheck] = []
+    if w.target_tokens_per_s_per_user and seq is not None:
+        targets.append(TargetCheck(name="target_tokens_per_s_per_user", wanted=w.target_tokens_per_s_per_user,
+                                   got=round(seq.value, 2), met=seq.value >= w.target_tokens_per_s_per_user * 0.999))
+    if w.target_ttft_s:
+        targets.append(TargetCheck(name="target_ttft_s", wanted=w.target_ttft_s, got=round(choice.ttft_s, 4),
+                                   met=choice.ttft_s <= w.target_ttft_s * 1.001))
+    if w.requests_per_s:
+        _in, out = request_shape(w)
+        sustained = choice.replicas / (out * choice.step_s / choice.batch + choice.ttft_s)
+        targets.append(TargetCheck(name="requests_per_s", wanted=w.requests_per_s, got=round(sustained, 2),
+                                   met=sustained >= w.requests_per_s * 0.999))
+    if w.concurrency:
+        targets.append(TargetCheck(name="concurrency", wanted=float(w.concurrency), got=float(choice.batch * choice.replicas),
+                                   met=choice.batch * choice.replicas >= w.concurrency))
+    fleet = agg.model_copy(update={"value": agg.value * choice.replicas, "formula": f"{agg.formula} x replicas",
+                                   "inputs": {**agg.inputs, "replicas": choice.replicas}}) if agg is not None else None
+    throughput = per_replica.model_copy(update={
+        "decode_tokens_per_s": fleet, "replicas": choice.replicas, "targets": tuple(targets),
+        "ttft_s": per_replica.prefill_seconds})
+    return plan, memory.model_copy(update={"total_gb": round(memory.per_gpu_gb * gpus, 3)}), throughput
 
 
-def with_replicas(w: Workload, plan: ClusterPlan, memory: MemoryEstimate, throughput: ThroughputEstimate,
-                   offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """Serving for a throughput target: enough copies of the model (replicas) to sum to it.
-
-    The plan, the aggregate decode rate and the memory total then describe the whole fleet; the
-    per-GPU peak and the per-sequence rate are those of one replica.
-    """
-    replicas = throughput.replicas or 1
-    if replicas <= 1 or not plan.fits or throughput.decode_tokens_per_s is None:
-        return plan, memory, throughput
-    gpus = plan.gpus * replicas
-    gpn = offer.gpus_per_node if offer is not None and offer.gpus_per_node > 0 else max(plan.gpus_per_node, plan.gpus)
-    per_replica = throughput.decode_tokens_per_s
-    note = (f"{replicas} replicas of {plan.gpus} GPU(s) ({per_replica.value:,.0f} tokens/s each) to serve "
-            f"{w.target_tokens_per_s:,.0f} tokens/s; replicas need no fast link between them")
-    fleet = plan.model_copy(update={
-        "gpus": gpus, "nodes": math.ceil(gpus / gpn), "gpus_per_node": min(gpus, gpn),
-        "data_parallel": plan.data_parallel * replicas,
-        "parallelism": f"{replicas} replicas x ({plan.parallelism})", "notes": (note, *plan.notes)})
-    aggregate = per_replica.model_copy(update={
-        "value": per_replica.value * replicas, "formula": f"{per_replica.formula} x replicas",
-        "inputs": {**per_replica.inputs, "replicas": replicas}})
-    return (fleet, memory.model_copy(update={"total_gb": memory.total_gb * replicas}),
-            throughput.model_copy(update={"decode_tokens_per_s": aggregate}))
+def lateness(w: Workload, wall_hours: float) -> int:
+    """How badly one training run overruns its slot: 0 on time, then 1 + log2(wall / slot), so twice
+    the slot is 2. Late options are shown but ranked after those on time, the latest last."""
+    if (w.mode or "inference") not in TRAINING_MODES or not math.isfinite(wall_hours):
+        return 0
+    slot = slot_hours(w) * (SPOT_SLOT_FACTOR if w.pricing == "spot" else 1.0)
+    if wall_hours <= slot * 1.0001:
+        return 0
+    return 1 + int(math.log2(wall_hours / slot))
 
 
 def is_late(w: Workload, wall_hours: float) -> bool:
     """A training option whose single run overruns its slot: shown, but ranked after the rest."""
-    return (w.mode or "inference") in TRAINING_MODES and math.isfinite(wall_hours) and wall_hours > slot_hours(w) * 1.0001
+    return lateness(w, wall_hours) > 0

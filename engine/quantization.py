@@ -1,7 +1,7 @@
 """Precision as a hardware decision: weight (and KV) footprint per precision, which one fits, and
-what each costs in accuracy and in hardware support (seed 000 section 2, seed 001 notes).
+what each costs in accuracy and in hardware support.
 
-Weights here are params x nominal bytes, as the seeds tabulate them (70B: 280/140/70/35 GB), plus
+Weights here are params x nominal bytes, the usual back-of-envelope table (70B: 280/140/70/35 GB), plus
 the quantisation constants a real INT4 checkpoint carries (GPTQ/AWQ group-128 scales), stated.
 """
 

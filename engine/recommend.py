@@ -5,7 +5,7 @@ what would change it in engine.recommendation.
 
 Candidates: every GPU type with offers (or the user's GPU), the GPU count from `plan_cluster`,
 and every offer (provider x pricing kind) of that GPU. Precision/mode variants are added only
-when the user did not fix them and the asked-for variant fits nowhere (seed 000: QLoRA turns a
+when the user did not fix them and the asked-for variant fits nowhere (QLoRA turns a
 16-GPU full fine-tune into one GPU; int8/int4 halve serving hardware).
 
 Cost: monthly four-row TCO (engine.tco). Time: wall-clock hours per run. Plans and throughput are
@@ -34,16 +34,17 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import is_late, plan_offer, relabel
+from engine.offer_plans import is_late, lateness, plan_offer, relabel
 from engine.recommendation import recommend
 from engine.tco import (
     managed_split,
+    monthly_gpu_hours,
     storage_footprint,
     tco_options,
     usd_per_gpu_hour,
     workflows_for,
 )
-from engine.throughput import cloud_cost_per_1m_tokens
+from engine.throughput import cloud_cost_per_1m_tokens, link_kind
 from engine.units import HOURS_PER_MONTH
 
 SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
@@ -87,20 +88,31 @@ def data_source(w: Workload, data: CatalogData) -> ProviderRecord | None:
     return next((p for p in data.providers if p.cloud == w.data_location and p.kind == "hyperscaler"), None)
 
 
-def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
-    """The asked-for variant first, then cheaper-memory fallbacks the user left open.
+def compares_methods(w: Workload, given: Workload) -> bool:
+    """Fine-tuning with no method named: LoRA and QLoRA are both planned and ranked together, so the
+    cheaper one that fits is recommended (the method question is still asked)."""
+    return given.mode is None and given.precision is None and w.mode == "lora"
 
-    Serving without a fixed precision: int8 then int4 weights. Training without a fixed mode
-    (full/LoRA were defaults): QLoRA. A fixed choice is never overridden; fallbacks are only
-    evaluated when the asked-for variant fits nowhere (see `evaluate`).
+
+def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
+    """The asked-for variant first, then cheaper-memory variants the user left open.
+
+    Serving without a fixed precision: int8 then int4 weights, evaluated only when the asked-for
+    variant fits nowhere. Fine-tuning without a method: LoRA and QLoRA, both always evaluated (see
+    `compares_methods`). A fixed choice is never overridden.
     """
-    out: list[tuple[Workload, str]] = [(w, "")]
     mode = w.mode or "inference"
+    if compares_methods(w, given):
+        qlora = w.model_copy(
+            update={"mode": "qlora", "precision": "nf4", "optimizer": "paged_adamw_8bit", "lora_rank": w.lora_rank or 16, "zero_stage": None}
+        )
+        return [(w, "LoRA"), (qlora, "QLoRA")]
+    out: list[tuple[Workload, str]] = [(w, "")]
     if mode == "inference" and given.precision is None:
         for precision in ("int8", "int4"):
-            if precision != w.precision:
+            if precision != w.precision and not (precision == "int8" and w.precision == "int4"):
                 out.append((w.model_copy(update={"precision": precision}), f"{precision} weights"))
-    elif mode in ("full", "lora") and given.mode is None and given.precision is None:
+    elif mode == "full" and given.mode is None and given.precision is None:
         qlora = w.model_copy(
             update={"mode": "qlora", "precision": "nf4", "optimizer": "paged_adamw_8bit", "lora_rank": w.lora_rank or 16, "zero_stage": None}
         )
@@ -109,10 +121,23 @@ def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
 
 
 def _billed_gpus(plan: ClusterPlan, offer: OfferRecord | None) -> int:
-    """GPUs you pay for: whole nodes of the offer's shape (a 1-GPU job on an 8-GPU node pays 8)."""
+    """GPUs you pay for: whole instances of the offer's shape (a 1-GPU job on an 8-GPU node pays 8;
+    serving replicas pack into instances as engine.serving placed them)."""
     if offer is None or offer.gpus_per_node <= 0:
         return plan.gpus
+    if plan.replicas:
+        return max(plan.nodes * offer.gpus_per_node, plan.gpus)
     return int(math.ceil(plan.gpus / offer.gpus_per_node)) * offer.gpus_per_node
+
+
+SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
+SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more likely a data error than a deal
+STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
+
+
+def suspect_spot(offer: OfferRecord | None) -> bool:
+    return bool(offer is not None and offer.spot_usd_per_hour and offer.on_demand_usd_per_hour
+                and offer.spot_usd_per_hour < SUSPECT_SPOT_FRACTION * offer.on_demand_usd_per_hour)
 
 
 def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple[float, float]:
@@ -124,6 +149,8 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple
     """
     if (w.mode or "inference") in TRAINING_MODES:
         gpu_hours = t.gpu_hours.value if t.gpu_hours is not None else math.nan
+        if w.pricing == "spot":
+            gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
         return gpu_hours, gpu_hours / max(1, billed)
     return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
@@ -151,6 +178,8 @@ def _gpus_for(w: Workload, data: CatalogData) -> list[GpuRecord]:
         return [gpu] if gpu is not None else []
     with_offers = {o.gpu for o in data.offers}
     gpus = [g for g in data.gpus if g.id in with_offers]
+    if w.mode == "qlora":  # bitsandbytes' 4-bit kernels are CUDA-first: AMD only when asked for by name
+        gpus = [g for g in gpus if g.vendor.upper() != "AMD"]
     if w.gpu_memory_gb:
         gpus = [g for g in gpus if abs(g.memory_gb - w.gpu_memory_gb) <= 0.05 * w.gpu_memory_gb]
     return gpus
@@ -179,6 +208,16 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     largest_gb = 0.0
     egress_cache: dict[str, dict[str, Any]] = {}
     fit_only: FitOnly | None = None
+    both_methods = compares_methods(w, given)
+    training = (w.mode or "inference") in TRAINING_MODES
+    guessed = training and given.dataset_tokens is None and given.dataset_gb is not None and bool(w.dataset_tokens)
+    if guessed and float(w.runs_per_month or 1) > 1:
+        notes.append(f"the token count is a guess from the corpus size, so this plans ONE run of it; {w.runs_per_month:g} "
+                     "runs a month of the whole corpus would multiply it: give the tokens per run for the monthly plan")
+        w = w.model_copy(update={"runs_per_month": 1.0})
+    suspect_skipped: set[str] = set()
+    found_by_label: dict[str, int] = {}
+    risky_stack = training and given.gpu is None
 
     for variant, label in variants(w, given):
         storage = storage_footprint(variant, arch.total_params, trainable)
@@ -190,7 +229,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             if variant.hourly_rate is not None:
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
-            context: dict[tuple[Any, ...], tuple[float, float, float, int, str] | None] = {}
+            context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
             for offer in offers:
                 if offer is None:
                     shape = None
@@ -199,10 +238,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     if link_key not in tp_by_link:
                         tp_by_link[link_key] = max_tensor_parallel(gpu, offer, offer.gpus_per_node)
                     # what the plan depends on; the intra-node link's wording is relabelled per offer when kept
-                    shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key])
+                    shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key],
+                             link_kind(offer.intra_node_link or gpu.scaleup_link))
                 if shape not in plans:
                     on_gpu = _on_gpu(variant, gpu, given)
-                    plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer)
+                    plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer, scale_out=not guessed)
                     plans[shape] = (plan, memory, throughput, on_gpu)
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
@@ -210,6 +250,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 copy_gpus = plan.gpus // max(1, throughput.replicas or 1)  # serving replicas need no fabric
                 if not plan.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
                     continue  # an offer without an inter-node fabric is sold as single nodes only
+                if gpu.tier == "consumer" and copy_gpus > (offer.gpus_per_node if offer is not None else 8):
+                    continue  # consumer cards are never clustered across nodes (no fabric, no NVLink, no support)
+                if pricing == "spot" and suspect_spot(offer):
+                    suspect_skipped.add(offer.id if offer is not None else "")
+                    continue
                 provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
                 rate = _rate(offer, pricing, variant.hourly_rate)
                 if rate is None:
@@ -226,21 +271,48 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         name = _name(provider, offer, gpu, billed, pricing, label)
                         fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory, throughput, offer)
                     continue
-                per_rate, fixed_usd, wall_hours, _billed, name = ctx
+                per_rate, work_rate, fixed_usd, wall_hours, _billed, name = ctx
                 total = rate * per_rate + fixed_usd
+                work = rate * work_rate + fixed_usd
                 best = candidates.get(name)
-                if best is None or total < best.total:
+                if best is None or work < best.work:
                     own_plan = relabel(plan, gpu, offer) if offer is not None else plan
+                    misses = sum(1 for t in throughput.targets if not t.met and t.name != "deadline_hours") + lateness(vw, wall_hours)
+                    risk = risky_stack and gpu.vendor.upper() == "AMD"
                     candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, own_plan, memory,
-                                                  throughput, storage, egress_cache[ckey[1]])
+                                                  throughput, storage, egress_cache[ckey[1]], misses, risk, work)
                     found += 1
+        if both_methods:
+            found_by_label[label] = found
+            if label == "QLoRA" and found and not found_by_label.get("LoRA"):
+                notes.append("LoRA on a 16-bit base fits on no offered configuration; QLoRA (4-bit base) does")
+            continue  # LoRA and QLoRA are ranked together
         if found and not label:
             break  # the asked-for variant fits somewhere: fallbacks are not needed
         if label and found:
             notes.append(f"as asked it fits on no offered configuration; {label} does")
+    if suspect_skipped:
+        notes.append(f"{len(suspect_skipped)} spot price(s) below a fifth of on-demand were left out as suspect (more likely a "
+                     "stale or mistyped catalog row than a real price)")
+    if risky_stack and any(c.risk for c in candidates.values()):
+        notes.append("AMD options are ranked as if 15% dearer for training: FlashAttention, bitsandbytes and custom CUDA "
+                     "kernels in most fine-tuning stacks need porting or ROCm builds; name an AMD GPU to rank it on price alone")
+    if pricing == "spot" and training:
+        notes.append(f"spot: checkpoint at least every 30-60 minutes and resume automatically; {SPOT_RESTART_OVERHEAD:.0%} "
+                     "more GPU-hours are counted for lost work and restarts, and a preempted multi-node job waits for "
+                     "capacity")
+    elif pricing == "spot":
+        notes.append("spot for serving: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
+                     "the load balancer; the figures are for the spot fleet alone")
+    if guessed and w.dataset_tokens:
+        per_b = [c.total * 1e9 / (float(w.dataset_tokens) * float(w.epochs or 1)) for c in candidates.values()]
+        if per_b:
+            notes.append(f"cost per 1B training tokens on the cheapest option: ${min(per_b):,.0f} (scale it to your real token count)")
 
-    options = [_build(c) for c in _shortlist(list(candidates.values()))]
-    ranked = _rank(options, w)
+    shortlisted = _shortlist(list(candidates.values()))
+    flags = {c.name: (c.misses, c.risk) for c in shortlisted}
+    options = [_build(c) for c in shortlisted]
+    ranked = _rank(options, w, flags)
     rec = recommend(ranked, w)
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
 
@@ -261,6 +333,9 @@ class _Candidate:
     throughput: ThroughputEstimate
     storage: Figure
     egress: dict[str, Any]
+    misses: int = 0  # targets missed (per-user speed, TTFT, request rate, deadline)
+    risk: bool = False  # AMD for a CUDA-first training stack the user did not ask for
+    work: float = 0.0  # the runs asked for, however many months they take (ranking key; total is per month)
 
 
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
@@ -270,7 +345,7 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, plan: ClusterPlan,
              throughput: ThroughputEstimate, storage: Figure, egress_cache: dict[str, dict[str, Any]],
-             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, int, str] | None:
+             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
     and provider: the same arithmetic as engine.tco, without building models."""
     billed = _billed_gpus(plan, offer)
@@ -290,14 +365,16 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
         0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
         for f in workflows_for(w, egress)
     )
-    per_rate = gpu_hours * float(w.runs_per_month or 1.0) * base_factor * (1 + fraction)
-    return per_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label)
+    runs = float(w.runs_per_month or 1.0)
+    per_rate = monthly_gpu_hours(gpu_hours, runs, billed, wall_hours) * base_factor * (1 + fraction)
+    work_rate = gpu_hours * runs * base_factor * (1 + fraction)  # the runs asked for, however many months they take
+    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label)
 
 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     """The options worth building in full: cheapest, fastest, and the best of each provider, GPU
     type, same-cloud and managed offer, plus the user's quote. Keeps a 5,000-offer catalog fast."""
-    by_cost = sorted(candidates, key=lambda c: (is_late(c.w, c.wall_hours), c.total, c.wall_hours, c.name))
+    by_cost = sorted(candidates, key=lambda c: (c.misses, c.work * (1 + STACK_RISK_PREMIUM * c.risk), c.wall_hours, c.name))
     keep: dict[str, _Candidate] = {c.name: c for c in by_cost[:SHORTLIST_CHEAPEST]}
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
@@ -326,6 +403,7 @@ def _build(c: _Candidate) -> Option:
     tcos = tco_options(
         c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
         usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
+        billed_gpus=billed, wall_hours=c.wall_hours if (c.w.mode or "inference") in TRAINING_MODES else None,
     )
     throughput = c.throughput
     if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:
@@ -343,11 +421,40 @@ def _build(c: _Candidate) -> Option:
     )
 
 
-def _rank(options: list[Option], w: Workload | None = None) -> list[Option]:
-    def late(o: Option) -> bool:
-        return w is not None and is_late(w, o.hours_per_run or 0.0)
+def work_usd(option: Option, w: Workload | None) -> float:
+    """What the runs asked for cost, however many months they take: the monthly total, or for a job
+    longer than a month its whole cost (a monthly bill would favour the slowest plan)."""
+    jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
+    if jobs:
+        return min(jobs) * max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
+    return option.total_usd
 
-    by_cost = sorted(options, key=lambda o: (late(o), o.total_usd, o.hours_per_run or 0.0, o.name))
+
+TIE_FRACTION = 0.03  # costs within 3% are a tie: the plan with fewer nodes and GPUs is the better buy
+
+
+def _rank(options: list[Option], w: Workload | None = None,
+          flags: dict[str, tuple[int, bool]] | None = None) -> list[Option]:
+    """Cost first, with judgement: options that miss a target (speed, TTFT, rate, deadline) after those
+    that meet them; AMD for a CUDA-first training stack ranked as if 15% dearer; among options within
+    3% of the cheapest left, fewer nodes and fewer GPUs first (simpler to run, same money)."""
+    flags = flags or {}
+
+    def late(o: Option) -> int:
+        missed = flags.get(o.name, (0, False))[0]
+        return missed if flags else int(w is not None and is_late(w, o.hours_per_run or 0.0))
+
+    def score(o: Option) -> float:
+        return work_usd(o, w) * (1 + STACK_RISK_PREMIUM * flags.get(o.name, (0, False))[1])
+
+    pool = sorted(options, key=lambda o: (late(o), score(o), o.hours_per_run or 0.0, o.name))
+    by_cost: list[Option] = []
+    while pool:
+        head = pool[0]
+        ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
+        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, score(o), o.name))
+        by_cost.append(pick)
+        pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
     return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
 

@@ -131,7 +131,7 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
         at = math.ceil(best[0] + 1e-9)
         lines.append(f"at {at:g}+ runs a month ({workflow.replace('uncached', 'pulling every run')}), {best[1].name} becomes cheaper")
     if (w.pricing or "on_demand") == "on_demand":
-        lines.append("reserved capacity is typically 30-50% below on-demand for multi-quarter commitments (seed 002)")
+        lines.append("reserved capacity is typically 30-50% below on-demand for 1-3 year commitments (AWS Savings Plans, GCP committed use, Azure reservations)")
     return lines
 
 

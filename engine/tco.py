@@ -1,7 +1,7 @@
 """Four-row total cost of ownership for one way of running the workload, per month.
 
-Seed 000 (calculation 5): TCO is compute + storage + egress + managed-service premium, not a
-$/hr. Every row here is for one month of `runs_per_month` runs:
+TCO is compute + storage + egress + managed-service premium, not a $/hr. Every row here is for one
+month of `runs_per_month` runs:
 
 - compute  = GPU-hours per run x runs per month x USD per GPU-hour (offer node price / GPUs per
              node, or the user's quoted `hourly_rate`). A managed offer's listed price includes its
@@ -11,7 +11,7 @@ $/hr. Every row here is for one month of `runs_per_month` runs:
              the user's fixed `storage_usd_per_month`. Not multiplied by runs: the same data sits there.
 - egress   = cached (one pull a month) / uncached (every run pulls) / $0 same-cloud (engine.egress).
 - managed  = compute x premium fraction (the user's override, else the offer's, else the
-             provider's; seed 000 uses a flat 30% for SageMaker).
+             provider's).
 """
 
 from __future__ import annotations
@@ -20,8 +20,12 @@ from typing import Any, Literal
 
 from catalog.records import OfferRecord, ProviderRecord
 from engine.models import Figure, TcoOption, TcoRow, Workload
+from engine.units import HOURS_PER_MONTH
 
-RESERVED_DISCOUNT_ASSUMED = 0.30  # seed 002: reserved is typically 30-50% below on-demand; low end = conservative
+# Published 1-3 year commitments run 30-50% below on-demand (AWS Savings Plans / EC2 reserved,
+# GCP committed use, Azure reservations): the low end is the conservative estimate where a provider
+# publishes none, and the answer says it is an estimate.
+RESERVED_DISCOUNT_ASSUMED = 0.30
 DEFAULT_CHECKPOINTS_KEPT = 3
 BYTES_PER_GB = 1e9
 
@@ -47,7 +51,8 @@ def usd_per_gpu_hour(offer: OfferRecord | None, pricing: str, hourly_rate: float
             per_node, source = offer.reserved_usd_per_hour, "reserved"
         elif offer.on_demand_usd_per_hour is not None:
             per_node = offer.on_demand_usd_per_hour * (1 - RESERVED_DISCOUNT_ASSUMED)
-            source = f"reserved ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (seed 002: 30-50%)"
+            source = (f"reserved price ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (no published commitment "
+                      "price; 1-3 year terms typically run 30-50% below on-demand)")
     else:
         per_node, source = offer.on_demand_usd_per_hour, "on-demand"
     if per_node is None or per_node <= 0 or offer.gpus_per_node <= 0:
@@ -62,7 +67,7 @@ def _listed_fraction(offer: OfferRecord | None, provider: ProviderRecord | None)
         return offer.managed_premium_fraction, f"offer {offer.id} premium over its self-managed equivalent"
     if provider is not None and provider.managed_premium_fraction is not None:
         return provider.managed_premium_fraction, f"{provider.name} default premium"
-    return 0.30, "seed 000: managed services run ~30% over bare-metal compute (an estimate)"
+    return 0.30, "estimate: managed training services list ~15-40% over the same instance self-managed"
 
 
 def is_managed(offer: OfferRecord | None, provider: ProviderRecord | None) -> bool:
@@ -96,7 +101,7 @@ def managed_fraction(w: Workload, offer: OfferRecord | None, provider: ProviderR
 def storage_footprint(w: Workload, total_params: float, trainable_params: float) -> Figure:
     """GB kept in storage: dataset + checkpoints kept + final artifact.
 
-    Why these parts (seed 000: "corpus + checkpoints + artifacts"):
+    Why these parts (what a training job keeps in storage: corpus, checkpoints, artifacts):
     - dataset: the corpus as given (`dataset_gb`);
     - checkpoints: `checkpoints_kept` (default 3) resumable states. Full training: bf16 weights +
       fp32 master + Adam m, v = 14 bytes/param (16 with fp32 grads excluded: grads are not saved).
@@ -155,6 +160,14 @@ def workflows_for(w: Workload, egress: dict[str, Any]) -> tuple[Workflow, ...]:
     return ("cached", "uncached")
 
 
+def monthly_gpu_hours(gpu_hours_per_run: float, runs: float, billed_gpus: int | None, wall_hours: float | None) -> float:
+    """GPU-hours billed in one month. A run that lasts longer than a month is billed month by month: at
+    most the rented GPUs x 730 h (per concurrent run), never the whole job in one month."""
+    if billed_gpus and wall_hours and wall_hours > HOURS_PER_MONTH:
+        return billed_gpus * HOURS_PER_MONTH * max(1.0, runs)
+    return max(0.0, gpu_hours_per_run) * runs
+
+
 def tco_options(
     w: Workload,
     *,
@@ -166,17 +179,22 @@ def tco_options(
     rate_source: str,
     storage_gb: Figure,
     egress: dict[str, Any],
+    billed_gpus: int | None = None,
+    wall_hours: float | None = None,
 ) -> tuple[TcoOption, ...]:
-    """The four rows for each applicable workflow of one option (see module docstring)."""
+    """The four rows for each applicable workflow of one option (see module docstring). A job longer
+    than a month is billed per month (GPUs x 730 h) and its whole cost is `job_usd`."""
     runs = float(w.runs_per_month or 1.0)
-    gpu_hours_month = max(0.0, gpu_hours_per_run) * runs
+    gpu_hours_month = monthly_gpu_hours(gpu_hours_per_run, runs, billed_gpus, wall_hours)
+    long_job = gpu_hours_month < max(0.0, gpu_hours_per_run) * runs - 1e-6
     base_factor, fraction, fraction_source = managed_split(w, offer, provider)
     base_rate = usd_per_gpu_hr * base_factor
     compute_usd = gpu_hours_month * base_rate
     compute = _row(
         "compute",
         compute_usd,
-        "gpu_hours_per_run x runs_per_month x usd_per_gpu_hour"
+        ("billed GPUs x 730 h x usd_per_gpu_hour (a job longer than a month, billed month by month)" if long_job
+         else "gpu_hours_per_run x runs_per_month x usd_per_gpu_hour")
         + (" (self-managed equivalent = listed / (1 + premium))" if base_factor != 1.0 else ""),
         {"gpu_hours_per_run": gpu_hours_per_run, "runs_per_month": runs, "usd_per_gpu_hour": base_rate,
          "listed_usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source},
@@ -217,7 +235,9 @@ def tco_options(
                 total_usd=sum(r.usd for r in rows),
                 workflow=flow,
                 per_run_usd=(compute.usd + managed.usd + (egress_row.usd if flow == "uncached" else 0.0)) / runs
-                if runs > 0 else None,
+                if runs > 0 and not long_job else None,
+                job_usd=(gpu_hours_per_run * base_rate * (1 + fraction) + storage.usd * wall_hours / HOURS_PER_MONTH
+                         + egress_row.usd) if long_job and wall_hours else None,
                 notes=tuple(egress.get("notes", ())) + storage_gb.notes,
             )
         )

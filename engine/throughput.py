@@ -4,11 +4,11 @@ per 1M tokens (cloud rate or owned hardware) with the buy-vs-rent break-even.
 Training: time = FLOPs per token x tokens x epochs / (peak TFLOPS x utilisation). FLOPs per token
 is factor x N_active (6 = forward 2N + backward 4N; 4 for (Q)LoRA, whose frozen base needs input
 gradients but no weight gradients) plus the attention term 12·layers·heads·head_dim·seq (PaLM /
-MosaicML convention); full checkpointing re-runs the forward (+2N). Seed 000's 354 GPU-hours is
-this formula at utilisation 1.0 without the attention term (ERRATA 6).
+MosaicML convention); full checkpointing re-runs the forward (+2N). The naive 6 x N x D at 100% of
+peak (no attention term) understates GPU-hours by 2-3x: published runs reach 35-55% MFU.
 
 Decode: each step streams the weights (and every sequence's KV cache) from HBM once; time per step
-is max(bytes / (bandwidth x efficiency), FLOPs / (peak x efficiency)) - the roofline (seed 001).
+is max(bytes / (bandwidth x efficiency), FLOPs / (peak x efficiency)) - the roofline model.
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, fi
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
 QUANT_KERNEL_EFFICIENCY = {"int8": 0.85, "int4": 0.6, "nf4": 0.6}  # dequant-bound (gpt-fast int8 52%, int4 42%)
 DEFAULT_COMPUTE_EFFICIENCY = 0.5  # fraction of dense tensor peak reached by decode/prefill matmuls
-TP_STEP_OVERHEAD = {"fast": 0.04, "pcie": 0.25}  # extra step time per extra TP GPU (gpt-fast TP2/4/8 on NVLink)
 CHECKPOINT_UTILISATION_GAIN = 1.25  # MosaicML: HFU 57-68% with checkpointing vs MFU 40-46% without
 
 
 def peak_tflops(gpu: GpuRecord, precision: str | None) -> tuple[float, str]:
-    """Dense tensor-core peak for the compute dtype (never the 2:4-sparsity figure; ERRATA 1, 10)."""
+    """Dense tensor-core peak for the compute dtype (never the 2:4-sparsity figure vendors headline)."""
     if precision == "fp8" and gpu.fp8_dense_tflops:
         return gpu.fp8_dense_tflops, "FP8 dense"
     if precision == "fp32" and gpu.fp32_tflops:
@@ -77,7 +76,7 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str
 
 def flops_per_token(w: Workload, arch: Architecture) -> Figure:
     """Model FLOPs per trained token. The user's factor (w.flops_per_token_factor) replaces the whole
-    count with factor x N, as seed 000 does; otherwise factor x N + attention."""
+    count with factor x N (the back-of-envelope form); otherwise factor x N + attention."""
     n = arch.active_params
     if w.flops_per_token_factor:
         return figure(w.flops_per_token_factor * n, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
@@ -137,7 +136,7 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
 
 
 def decode_step_seconds(bytes_read: float, bandwidth_tb_s: float, efficiency: float) -> float:
-    """One decode step when bandwidth-bound: bytes streamed / (bandwidth x efficiency) (seed 001)."""
+    """One decode step when bandwidth-bound: bytes streamed / (bandwidth x efficiency)."""
     rate = bandwidth_tb_s * 1e12 * efficiency
     return bytes_read / rate if rate > 0 else math.inf
 
@@ -159,42 +158,111 @@ def weight_bytes_read_per_step(arch: Architecture, precision: str | None, batch:
     return linear * linear_b + arch.head_params * other_b + 2 * arch.hidden * arch.layers * other_b
 
 
-def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None) -> ThroughputEstimate:
-    """Decode tokens/s (per sequence and aggregate), bound, prefill time, replicas and cost per 1M tokens."""
+# Tensor-parallel all-reduce: two per layer per decode step (attention out, MLP out), each a ring of
+# 2(tp-1) hops. Per-hop latency fitted on gpt-fast's Llama-2-70B decode at TP2/4/8 on NVLink A100s
+# (21.3 / 38.0 / 62.5 tokens/s: about 0, 9 and 22 us per all-reduce beyond the weight reads); PCIe
+# hops go through the host bridge at several times that (NCCL over PCIe, low confidence, stated).
+ALLREDUCE_HOP_S = {"fast": 1.5e-6, "pcie": 6e-6}
+PCIE_EFFECTIVE_GB_S = {3: 12.0, 4: 25.0, 5: 50.0, 6: 100.0}  # per direction, x16, after protocol overhead
+PIPELINE_HOP_S = 30e-6  # activations handed to the next stage over the network, per stage boundary
+
+
+def link_kind(link: str | None) -> str:
+    """"fast" for an all-to-all NVLink/NVSwitch/Infinity Fabric node, else "pcie" (bridged pairs count as PCIe
+    beyond the pair: the conservative reading)."""
+    text = (link or "").lower()
+    return "fast" if ("nvlink" in text or "nvswitch" in text or "infinity" in text) and "bridge" not in text \
+        and "pcie only" not in text else "pcie"
+
+
+def allreduce_seconds(arch: Architecture, gpu: GpuRecord, tp: int, batch: int, kind: str) -> float:
+    """Time one decode step spends in tensor-parallel all-reduces (not overlapped with compute)."""
+    if tp <= 1:
+        return 0.0
+    if kind == "fast" and gpu.scaleup_bandwidth_gb_s:
+        bandwidth = gpu.scaleup_bandwidth_gb_s / 2 * 1e9  # per direction
+    else:
+        bandwidth = PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), 25.0) * 1e9
+    message = batch * arch.hidden * 2  # bf16 activations of the batch's tokens
+    per = 2 * (tp - 1) * ALLREDUCE_HOP_S[kind] + 2 * (tp - 1) / tp * message / bandwidth
+    return 2 * arch.layers * per
+
+
+def decode_efficiency(w: Workload) -> float:
+    prec = w.precision or "bf16"
+    return w.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0)
+
+
+def context_tokens(w: Workload) -> tuple[int, str]:
+    """Mean context a sequence holds while decoding (KV bytes read per step)."""
+    if w.input_tokens is not None and w.output_tokens is not None:
+        return int(w.input_tokens + w.output_tokens / 2), "prompt + half the output (mean context while decoding)"
+    return int(w.seq_len or 2048), "full seq_len for every sequence (worst case)"
+
+
+def decode_step_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, batch: int,
+                            kind: str) -> tuple[float, float, float, float]:
+    """(step, memory time, compute time, communication time) of one decode step of `batch` sequences on a
+    replica of tp x pp GPUs. Pipeline stages run one after another for a given token, so a user's step
+    is the sum of the stages (weights / tp read in all), while pp micro-batches in flight keep every
+    stage busy: the replica's aggregate rate is batch / step, as for one tp group holding everything."""
+    prec = w.precision or "bf16"
+    ctx, _ = context_tokens(w)
+    kv_read = kv_cache_bytes(arch, ctx, batch, 1.0 if prec == "fp8" else 2.0)
+    w_read = weight_bytes_read_per_step(arch, prec, batch)
+    kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
+    mem_s = decode_step_seconds(w_read / tp + kv_read / kv_split, gpu.memory_bandwidth_tb_s, decode_efficiency(w))
+    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    flops = 2 * arch.active_params * batch + 4 * arch.layers * arch.heads * arch.head_dim * ctx * batch
+    comp_s = flops / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
+    comm_s = allreduce_seconds(arch, gpu, tp, batch, kind) + (pp - 1) * PIPELINE_HOP_S
+    return max(mem_s, comp_s) + comm_s, mem_s, comp_s, comm_s
+
+
+def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
+    """Compute-bound prefill of one prompt on a tp group, plus one weight read."""
+    prec = w.precision or "bf16"
+    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    w_read = weight_bytes_read_per_step(arch, prec, 1)
+    return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
+            + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w)))
+
+
+def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None,
+                       link: str | None = None) -> ThroughputEstimate:
+    """Decode tokens/s (per sequence and for one replica), bound, prefill time and cost per 1M tokens.
+
+    `w.concurrency` is the batch of one replica; `plan` gives its tensor and pipeline degrees."""
     tp = plan.tensor_parallel if plan else 1
-    gpus = plan.gpus if plan else 1
+    pp = plan.pipeline_parallel if plan else 1
+    gpus = (plan.gpus_per_replica or plan.gpus) if plan else 1
     b = max(1, int(w.concurrency or 1))
     prec = w.precision or "bf16"
-    eff = w.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0)
-    if w.input_tokens is not None and w.output_tokens is not None:
-        ctx, ctx_why = int(w.input_tokens + w.output_tokens / 2), "prompt + half the output (mean context while decoding)"
-    else:
-        ctx, ctx_why = int(w.seq_len or 2048), "full seq_len for every sequence (worst case)"
-    kv_read = kv_cache_bytes(arch, ctx, b, 1.0 if prec == "fp8" else 2.0)
-    w_read = weight_bytes_read_per_step(arch, prec, b)
-    kv_split = 1 if arch.is_mla else min(tp, arch.kv_heads)
-    mem_s = decode_step_seconds(w_read / tp + kv_read / kv_split, gpu.memory_bandwidth_tb_s, eff)
+    kind = link_kind(link if link is not None else gpu.scaleup_link)
+    ctx, ctx_why = context_tokens(w)
+    step, mem_s, comp_s, comm_s = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind)
     peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
-    flops = 2 * arch.active_params * b + 4 * arch.layers * arch.heads * arch.head_dim * ctx * b
-    comp_s = flops / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
-    link = "fast" if _fast_link(gpu) else "pcie"
-    comm = 1 + TP_STEP_OVERHEAD[link] * (tp - 1)
-    step = max(mem_s, comp_s) * comm
     bound = "bandwidth" if mem_s >= comp_s else "compute"
     ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)
-    inputs = {"weight_bytes_read": int(w_read), "kv_bytes_read": int(kv_read), "context_tokens": ctx, "sequences": b,
-              "bandwidth_tb_s": gpu.memory_bandwidth_tb_s, "bandwidth_efficiency": eff, "tensor_parallel": tp,
-              "peak_tflops": peak, "compute_efficiency": DEFAULT_COMPUTE_EFFICIENCY, "tp_step_overhead": round(comm, 3),
+    eff = decode_efficiency(w)
+    inputs = {"weight_bytes_read": int(weight_bytes_read_per_step(arch, prec, b)),
+              "kv_bytes_read": int(kv_cache_bytes(arch, ctx, b, 1.0 if prec == "fp8" else 2.0)), "context_tokens": ctx,
+              "sequences": b, "bandwidth_tb_s": gpu.memory_bandwidth_tb_s, "bandwidth_efficiency": eff,
+              "tensor_parallel": tp, "pipeline_parallel": pp, "peak_tflops": peak,
+              "compute_efficiency": DEFAULT_COMPUTE_EFFICIENCY, "allreduce_s": round(comm_s, 6),
               "memory_time_s": mem_s, "compute_time_s": comp_s, "ridge_flop_per_byte": round(ridge, 1)}
     notes = [f"{bound}-bound: ridge point {ridge:.0f} FLOP/byte ({peak_label}); context = {ctx_why}",
-             "assumes an optimised server (vLLM/TGI/gpt-fast, CUDA graphs); eager HF generate is ~3x slower (litgpt 31 vs gpt-fast 105 tok/s)"]
+             "assumes an optimised server (vLLM/TGI/SGLang, CUDA graphs); eager HF generate is ~3x slower"]
     if tp > 1:
-        notes.append(f"tensor parallel x{tp}: bytes per GPU / {tp}, +{TP_STEP_OVERHEAD[link]:.0%} step time per extra GPU for all-reduces ({link})")
-    per_seq = figure(1 / step, "tokens/s", "1 / max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) x TP overhead", inputs, notes, digits=1)
+        over = "NVLink" if kind == "fast" else "PCIe"
+        notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
+                     f"{comm_s * 1e3:.1f} ms per token")
+    per_seq = figure(1 / step, "tokens/s", "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)",
+                     inputs, notes, digits=1)
     agg_value = b / step
     agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
     prompt = int(w.input_tokens or ctx)
-    pre = 2 * arch.active_params * prompt / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp) + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, eff)
+    pre = prefill_seconds_for(w, arch, gpu, tp, prompt)
     prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": prompt}, digits=4)
     replicas = math.ceil(w.target_tokens_per_s / agg_value) if w.target_tokens_per_s and agg_value > 0 else None
     cost = None
@@ -203,12 +271,12 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     elif gpu.purchase_price_usd:
         cost = cost_per_1m_tokens(gpu.purchase_price_usd * gpus, w.utilization or 0.7, agg_value, tdp_w=gpu.tdp_w or 0, num_gpus=gpus)
     return ThroughputEstimate(decode_tokens_per_s=agg, decode_tokens_per_s_per_sequence=per_seq, prefill_seconds=prefill,
-                              bound=bound, replicas=replicas, cost_per_1m_tokens_usd=cost, notes=tuple(notes))
+                              ttft_s=prefill, bound=bound, replicas=replicas, cost_per_1m_tokens_usd=cost, notes=tuple(notes))
 
 
 def cost_per_1m_tokens(hardware_cost_usd: float, utilization: float, tokens_per_s: float, *, lifetime_years: float = 3.0,
                        usd_per_kwh: float = 0.12, tdp_w: float = 400.0, num_gpus: int = 1) -> Figure:
-    """Owned hardware (seed 001): (hardware / lifetime + TDP x $/kWh, per second, around the clock)
+    """Owned hardware: (hardware / lifetime + TDP x $/kWh, per second, around the clock)
     / (tokens/s x utilisation). Excludes networking, storage, cooling overhead and ops labour."""
     lifetime_s = lifetime_years * HOURS_PER_YEAR * SECONDS_PER_HOUR
     hw_s = hardware_cost_usd / lifetime_s if lifetime_s > 0 else 0.0
@@ -218,7 +286,7 @@ def cost_per_1m_tokens(hardware_cost_usd: float, utilization: float, tokens_per_
     return figure(value, "USD/1M tokens", "(hardware / lifetime + TDP x $/kWh) per s / (tokens/s x utilisation) x 1e6",
                   {"hardware_cost_usd": hardware_cost_usd, "utilization": utilization, "tokens_per_s": tokens_per_s,
                    "lifetime_years": lifetime_years, "usd_per_kwh": usd_per_kwh, "tdp_w": tdp_w, "num_gpus": num_gpus},
-                  ("power billed at TDP around the clock, as seed 001; excludes networking, cooling and ops labour",), digits=4)
+                  ("power billed at TDP around the clock; excludes networking, cooling and ops labour",), digits=4)
 
 
 def cloud_cost_per_1m_tokens(usd_per_gpu_hour: float, gpus: int, tokens_per_s: float, utilization: float = 1.0) -> Figure:

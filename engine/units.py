@@ -2,7 +2,7 @@
 
 The product prints decimal GB (10^9 bytes) because that is what vendors print on the box ("80GB")
 and what users type ("500GB"). GiB (2^30) exists only to reproduce sources that divide by 1024^3
-(seed 001's estimator) and to read measurements reported in GiB (torchtune, vLLM).
+(for memory estimators that print GiB) and to read measurements reported in GiB (torchtune, vLLM).
 """
 
 from __future__ import annotations

@@ -148,19 +148,19 @@ def product() -> Advice:
 def test_product_defaults_differ_and_say_why(product: Advice, seed: Advice) -> None:
     assert not [p for p in product.problems if p.code == "internal"]
     notes = " | ".join(product.notes)
-    # ERRATA 7: tiered AWS egress, 20 x 500 GB in one month = $891 (not $900)
+    # AWS's tiered egress, 20 x 500 GB in one month = $891 (a flat $0.09/GB would say $900)
     bm = _option(product, BM)
     uncached = next(t for t in bm.tco if t.workflow == "uncached")
     assert round(row_usd(uncached, "egress")) == 891
-    assert "$891" in notes and "$900" in notes and "ERRATA 7" in notes
-    # ERRATA 6: realistic MFU, so more GPU-hours than the article's 354
+    assert "$891" in notes and "a flat $0.09/GB would say $900" in notes
+    # realistic MFU, so more GPU-hours than the worked example's 354 at 100% of peak
     util = product.throughput.gpu_hours.inputs["utilisation"]
     assert 0.2 <= util <= 0.7
     assert any(a.field == "mfu" and a.value is not None for a in product.assumptions)
     assert product.throughput.gpu_hours.value > seed.throughput.gpu_hours.value
-    assert "ERRATA 6" in notes
+    assert "never reached in practice" in notes
     # real architecture: 70.55B parameters, not 70
     assert product.effective.params_b == pytest.approx(70.55)
-    # 20 full runs a month are billed as 20 runs of compute, and the reply says the article did not
-    assert "ONE run's" in notes
+    # 20 full runs a month are billed as 20 runs of compute, and the reply says so
+    assert "compute counts all 20 runs a month" in notes
     assert row_usd(uncached, "compute") > 20 * 991

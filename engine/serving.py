@@ -1,0 +1,183 @@
+"""Serving plan for one node shape: the smallest tensor-parallel group, then replicas.
+
+How vLLM, TGI and SGLang deployments are sized in practice, and so how this module searches:
+1. A replica is one copy of the model on a tensor-parallel group of 1, 2, 4 or 8 GPUs inside a node
+   (NVLink or PCIe: both work, PCIe pays more per all-reduce), with pipeline stages across nodes
+   only when one node cannot hold the model. The group must hold the weights plus the KV cache of
+   its share of the sequences.
+2. Each replica batches as many sequences as its memory allows while every user still gets the
+   per-user speed asked for (or a usable floor), up to vLLM's default of 256 sequences.
+3. Replicas are independent copies behind a load balancer: as many as the concurrency, request
+   rate or throughput target needs. They need no fast link between them.
+Among the groups that fit, the plan that meets the targets with the fewest billed GPUs wins; a tie
+goes to the faster group. Everything here is plain numbers; engine.offer_plans builds the result
+objects for the one plan chosen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from catalog.records import GpuRecord
+from engine.architecture import Architecture
+from engine.memory import GB, MemoryOptions, per_gpu_bytes, resolve_layout, usable_gb
+from engine.models import Workload
+from engine.throughput import context_tokens, decode_step_seconds_for, prefill_seconds_for
+
+TP_SIZES = (1, 2, 4, 8, 16)
+MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
+MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
+MAX_PIPELINE_STAGES = 16
+DEFAULT_OUTPUT_TOKENS = 256  # request-rate sizing when the output length is not given (stated, asked)
+DEFAULT_INPUT_TOKENS = 1024
+
+
+@dataclass(frozen=True)
+class ServingChoice:
+    """One replica shape and how many of them, in numbers."""
+
+    tp: int
+    pp: int
+    batch: int  # sequences per replica
+    replicas: int
+    step_s: float  # one decode step at that batch
+    ttft_s: float  # prefill of one request's prompt on the replica (no queueing)
+    billed_gpus: int
+    nodes: int
+    per_user_tokens_s: float
+    misses: tuple[tuple[str, float, float], ...]  # (target field, wanted, got)
+
+    @property
+    def gpus_per_replica(self) -> int:
+        return self.tp * self.pp
+
+    @property
+    def gpus(self) -> int:
+        return self.gpus_per_replica * self.replicas
+
+
+def request_shape(w: Workload) -> tuple[int, int]:
+    """(input, output) tokens per request; defaults only matter with a request rate."""
+    return int(w.input_tokens or DEFAULT_INPUT_TOKENS), int(w.output_tokens or DEFAULT_OUTPUT_TOKENS)
+
+
+def user_floor(w: Workload) -> float:
+    return float(w.target_tokens_per_s_per_user or MIN_TOKENS_PER_S_PER_USER)
+
+
+def _groups(arch: Architecture, gpn: int, multi_node: bool) -> list[tuple[int, int]]:
+    """(tp, pp) shapes to try, smallest first: power-of-two TP inside a node (attention heads must split
+    evenly, as vLLM requires), then whole-node TP with pipeline stages across nodes."""
+    tps = [t for t in TP_SIZES if t <= gpn and arch.heads % t == 0]
+    out = [(t, 1) for t in tps]
+    if tps:
+        top = tps[-1]
+        out += [(top, p) for p in range(2, min(MAX_PIPELINE_STAGES, arch.layers) + 1) if multi_node or top * p <= gpn]
+    return out
+
+
+def _max_batch(w: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions) -> int:
+    """Most sequences one replica holds: memory is linear in the batch (KV cache and last-token logits)."""
+    gpus = tp * pp
+    one = per_gpu_bytes(w.model_copy(update={"concurrency": 1}), arch, resolve_layout(w, gpus, tp, pp, 0), opts)
+    if one > limit_bytes:
+        return 0
+    two = per_gpu_bytes(w.model_copy(update={"concurrency": 2}), arch, resolve_layout(w, gpus, tp, pp, 0), opts)
+    slope = max(two - one, 1.0)
+    return 1 + int((limit_bytes - one) // slope)
+
+
+def _largest_batch_meeting(step_of: Callable[[int], float], cap: int, floor: float) -> int:
+    """Largest batch in [1, cap] whose per-user speed is at least `floor` (speed falls as the batch grows)."""
+    lo, hi = 1, cap
+    if 1 / step_of(1) < floor:
+        return 1
+    if 1 / step_of(cap) >= floor:
+        return cap
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if 1 / step_of(mid) >= floor:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _bill(replicas: int, group: int, gpn: int) -> tuple[int, int]:
+    """(nodes, billed GPUs): replicas pack into whole rented nodes; a group larger than a node spans nodes."""
+    if group <= gpn:
+        per_node = max(1, gpn // group)
+        nodes = math.ceil(replicas / per_node)
+    else:
+        nodes = replicas * math.ceil(group / gpn)
+    return nodes, nodes * gpn
+
+
+def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
+           options: MemoryOptions | None = None) -> ServingChoice | None:
+    """The cheapest replica plan on this node shape that meets the targets; if none meets them, the one
+    that misses them least (fastest for users). None when the model fits on no group."""
+    opts = options or MemoryOptions()
+    limit = usable_gb(gpu, w.headroom) * GB
+    floor = user_floor(w)
+    ctx, _ = context_tokens(w)
+    prompt_in, out_tokens = request_shape(w)
+    prompt = prompt_in if (w.requests_per_s or w.input_tokens) else ctx
+    best: tuple[tuple[float, ...], ServingChoice] | None = None
+    fixed = w.gpu_count
+    for tp, pp in _groups(arch, gpn, multi_node):
+        group = tp * pp
+        if fixed and (group > fixed or fixed % group):
+            continue
+        if w.tensor_parallel and tp != w.tensor_parallel:
+            continue
+        if w.pipeline_parallel and pp != w.pipeline_parallel:
+            continue
+        cap = min(_max_batch(w, arch, tp, pp, limit, opts), MAX_BATCH_PER_REPLICA)
+        if cap < 1:
+            continue
+        steps: dict[int, float] = {}
+
+        def step_of(b: int, tp: int = tp, pp: int = pp, steps: dict[int, float] = steps) -> float:
+            if b not in steps:
+                steps[b] = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind)[0]
+            return steps[b]
+
+        b_ok = _largest_batch_meeting(step_of, cap, floor)
+        ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
+        if w.requests_per_s:
+            batch = b_ok
+            capacity = 1.0 / (out_tokens * step_of(batch) / batch + ttft)  # requests/s one replica sustains
+            replicas = max(1, math.ceil(w.requests_per_s / capacity - 1e-9))
+            batch = max(1, min(batch, math.ceil(w.requests_per_s / replicas * (out_tokens * step_of(batch) + ttft))))
+        elif w.concurrency:
+            batch = min(b_ok, int(w.concurrency))
+            replicas = math.ceil(int(w.concurrency) / batch)
+            batch = math.ceil(int(w.concurrency) / replicas)
+        elif w.target_tokens_per_s:
+            batch = b_ok
+            replicas = max(1, math.ceil(w.target_tokens_per_s / (batch / step_of(batch)) - 1e-9))
+        else:
+            batch, replicas = 1, 1
+        if fixed:
+            replicas = fixed // group
+            if w.concurrency:
+                batch = math.ceil(int(w.concurrency) / replicas)
+                if batch > cap:
+                    continue
+        step = step_of(batch)
+        nodes, billed = _bill(replicas, group, gpn)
+        misses: list[tuple[str, float, float]] = []
+        if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
+            misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))
+        if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
+            misses.append(("target_ttft_s", w.target_ttft_s, ttft))
+        choice = ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft,
+                               billed_gpus=billed, nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses))
+        shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses)
+        key = (float(len(misses)), shortfall, float(billed), float(nodes), -1 / step)
+        if best is None or key < best[0]:
+            best = (key, choice)
+    return best[1] if best is not None else None
