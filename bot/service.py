@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Workload
 
 log = logging.getLogger(__name__)
@@ -209,7 +210,7 @@ class Advisor:
         if response.advice is None:
             w = response.workload or Workload()
             return {
-                "workload": w.model_dump(include=set(CONTRACT_WORKLOAD_FIELDS)),
+                "workload": {key: getattr(w, key) for key in CONTRACT_WORKLOAD_KEYS},
                 "missing": list(response.missing) or ["mode", "model"],
                 "questions": response.questions or list(DEFAULT_QUESTIONS),
                 "assumptions": [],
@@ -258,11 +259,6 @@ class Advisor:
         return advice, []
 
 
-CONTRACT_WORKLOAD_FIELDS = (
-    "mode", "model", "params_b", "precision", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month",
-    "data_location", "gpu", "gpu_count", "seq_len", "batch_size", "concurrency", "hourly_rate", "optimizer",
-    "gradient_checkpointing", "lora_rank", "zero_stage", "mfu",
-)
 DEFAULT_QUESTIONS = (
     "Which model (or how many parameters), and is it training (full, LoRA, QLoRA) or inference?",
 )

@@ -33,7 +33,7 @@ from engine.recommendation import fits_nowhere_problem
 from engine.tco import row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
-from engine.validate import blocking, validate
+from engine.validate import blocking, duration_problem, validate
 
 
 def advise(workload: Workload, data: CatalogData) -> Advice:
@@ -77,6 +77,10 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         problems.append(no_fit)
 
     chosen = _chosen_option(result, effective)
+    if chosen is not None and (effective.mode or "inference") in TRAINING_MODES:
+        long_run = duration_problem(chosen.hours_per_run, chosen.cluster.gpus)
+        if long_run is not None:
+            problems.append(long_run)
     egress = _egress_summary(effective, data, chosen)
     # The tier-vs-flat explanation is about whichever shown option pays egress (the chosen one may be same-cloud).
     paying = next((o for o in [chosen, *result.options] if o is not None and any(t.workflow == "uncached" for t in o.tco)), None)

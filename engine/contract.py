@@ -16,7 +16,8 @@ from engine.models import Advice, Figure, MemoryEstimate, Option, TcoOption, Thr
 CONTRACT_WORKLOAD_KEYS: tuple[str, ...] = (
     "mode", "model", "params_b", "precision", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month",
     "data_location", "gpu", "gpu_count", "seq_len", "batch_size", "concurrency", "hourly_rate", "optimizer",
-    "gradient_checkpointing", "lora_rank", "zero_stage", "mfu",
+    "gradient_checkpointing", "lora_rank", "zero_stage", "mfu", "pricing", "provider",
+    "target_tokens_per_s_per_user", "target_ttft_s", "requests_per_s", "input_tokens", "output_tokens", "deadline_hours",
 )
 
 
@@ -43,9 +44,12 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def workload_dict(w: Workload) -> dict[str, Any]:
-    """The contract's workload object, keys in contract order."""
+def workload_dict(w: Workload, effective: Workload | None = None) -> dict[str, Any]:
+    """The contract's workload object, keys in contract order. `params_b` is filled from the catalog
+    (the effective workload) when a model is named and the user gave no size."""
     out = {key: _jsonable(getattr(w, key)) for key in CONTRACT_WORKLOAD_KEYS}
+    if out["params_b"] is None and w.model is not None and effective is not None and effective.params_b is not None:
+        out["params_b"] = _jsonable(effective.params_b)
     # Additions the user set (allowed by the contract: add keys, never rename): shown only when set,
     # so a script sees e.g. "cache_dataset" or "target_tokens_per_s" it asked for.
     for key in type(w).model_fields:
@@ -78,6 +82,8 @@ def throughput_dict(t: ThroughputEstimate | None) -> dict[str, Any] | None:
         "bound": t.bound,
         "replicas": t.replicas,
         "cost_per_1m_tokens_usd": _fig(t.cost_per_1m_tokens_usd, 4),
+        "ttft_s": _fig(t.ttft_s, 4),
+        "targets": [{"name": c.name, "wanted": _num(c.wanted, 4), "got": _num(c.got, 4), "met": c.met} for c in t.targets],
     }
 
 
@@ -87,6 +93,8 @@ def tco_option_dict(option: TcoOption) -> dict[str, Any]:
         "rows": [{"item": row.item, "usd": _num(row.usd, 2)} for row in option.rows],
         "total_usd": _num(option.total_usd, 2),
         "per_run_usd": _num(option.per_run_usd, 2),  # addition: one run's compute, premium and pull
+        "job_usd": _num(option.job_usd, 2),  # a training job longer than a month, whole
+        "prices_observed_on": option.prices_observed_on,
         "workflow": option.workflow,  # addition
     }
 
@@ -151,13 +159,19 @@ def to_contract(advice: Advice, questions: Sequence[str] = (), missing: Sequence
             "fits": cluster.fits,
             "interconnect": cluster.interconnect,
             "parallelism": cluster.parallelism,
+            "tp": cluster.tensor_parallel,
+            "pp": cluster.pipeline_parallel,
+            "dp": cluster.data_parallel,
+            "zero_stage": cluster.zero_stage,
+            "gpus_per_replica": cluster.gpus_per_replica,
+            "replicas": cluster.replicas,
         },
         "throughput": throughput_dict(advice.throughput),
         "tco": {"options": [tco_option_dict(t) for o in shown for t in o.tco]} if shown else None,
     }
     rec = advice.recommendation
     return {
-        "workload": workload_dict(advice.workload),
+        "workload": workload_dict(advice.workload, advice.effective),
         "missing": list(dict.fromkeys([*advice.missing, *missing])),
         "questions": list(questions),
         "assumptions": [{"field": a.field, "value": _jsonable(a.value), "why": a.why} for a in advice.assumptions],

@@ -220,6 +220,7 @@ class TcoOption(BaseModel):
     workflow: Literal["cached", "uncached", "same_cloud", "none"] = "none"
     per_run_usd: float | None = None  # compute + managed for one run, plus its pull when every run pulls
     job_usd: float | None = None  # the whole training job when one run lasts longer than a month
+    prices_observed_on: str | None = None  # when the offer's price was read (catalog row date)
     notes: tuple[str, ...] = ()
 
 

@@ -234,6 +234,7 @@ def tco_options(
                 rows=rows,
                 total_usd=sum(r.usd for r in rows),
                 workflow=flow,
+                prices_observed_on=offer.observed_on if offer is not None else None,
                 per_run_usd=(compute.usd + managed.usd + (egress_row.usd if flow == "uncached" else 0.0)) / runs
                 if runs > 0 and not long_job else None,
                 job_usd=(gpu_hours_per_run * base_rate * (1 + fraction) + storage.usd * wall_hours / HOURS_PER_MONTH

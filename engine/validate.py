@@ -16,12 +16,12 @@ from catalog.records import CatalogData
 from engine.models import Problem, Workload
 
 # field -> (lowest allowed, lowest allowed is inclusive, plausible maximum, unit words)
-# Maxima are far above any real workload (largest clusters ~10^5 GPUs, largest models ~10^4 B
-# params) so only typos and nonsense trip them.
+# Maxima are above any real workload (largest clusters ~10^5 GPUs, largest released models ~1-2T
+# parameters, largest pre-training runs ~15-36T tokens) so only typos and nonsense trip them.
 _LIMITS: dict[str, tuple[float, bool, float, str]] = {
-    "params_b": (0.0, False, 100_000.0, "billion parameters"),
+    "params_b": (0.0, False, 5_000.0, "billion parameters"),
     "dataset_gb": (0.0, False, 1e8, "GB"),
-    "dataset_tokens": (0.0, False, 1e15, "tokens"),
+    "dataset_tokens": (0.0, False, 1e14, "tokens"),
     "epochs": (0.0, False, 1_000.0, "epochs"),
     "runs_per_month": (0.0, False, 10_000.0, "runs a month"),
     "gpu_count": (1.0, True, 1_000_000.0, "GPUs"),
@@ -35,6 +35,10 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
     "tensor_parallel": (1.0, True, 1_024.0, ""),
     "pipeline_parallel": (1.0, True, 1_024.0, ""),
     "target_tokens_per_s": (0.0, False, 1e9, "tokens/s"),
+    "target_tokens_per_s_per_user": (0.0, False, 10_000.0, "tokens/s per user"),
+    "target_ttft_s": (0.0, False, 3_600.0, "seconds"),
+    "requests_per_s": (0.0, False, 10_000_000.0, "requests/s"),
+    "deadline_hours": (0.0, False, 87_600.0, "hours"),
     "output_tokens": (1.0, True, 10_000_000.0, "tokens"),
     "input_tokens": (0.0, True, 10_000_000.0, "tokens"),
     "headroom": (0.0, True, 0.9, "(a fraction 0-0.9)"),
@@ -122,6 +126,16 @@ def validate(w: Workload, data: CatalogData) -> list[Problem]:
         problems.append(_unknown("gpu", "gpu", w.gpu, [(g.id, g.name) for g in data.gpus]))
     if w.provider is not None and data.provider(w.provider) is None:
         problems.append(_unknown("provider", "provider", w.provider, [(p.id, p.name) for p in data.providers]))
+    if w.dataset_tokens is not None and 0 < w.dataset_tokens < MIN_TRAINING_TOKENS and w.mode not in (None, "inference"):
+        problems.append(Problem(
+            code="implausible", field="dataset_tokens",
+            message=f"{w.dataset_tokens:,} training tokens is not a training run (one sequence is thousands of tokens); "
+                    "check the units: '1B tokens', '50M tokens'."))
+    if w.unsupported_accelerator:
+        problems.append(Problem(
+            code="unsupported_accelerator", field="gpu",
+            message=f"{w.unsupported_accelerator} is not covered: the catalog sizes GPUs (NVIDIA, AMD, Intel Gaudi), not "
+                    "TPUs, Trainium or Inferentia, whose compilers and memory layouts differ. The figures are for GPUs."))
     if w.model is None and w.params_b is None:
         problems.append(
             Problem(code="missing_model", field="model", message="Which model (or how many parameters)? Nothing can be sized without it.")
@@ -131,4 +145,18 @@ def validate(w: Workload, data: CatalogData) -> list[Problem]:
 
 def blocking(problems: Iterable[Problem]) -> bool:
     """True when a problem makes every estimate meaningless (as opposed to a warning)."""
-    return any(p.code not in ("unknown_model_generic", "exceeds_context", "fits_nowhere") for p in problems)
+    return any(p.code not in ("unknown_model_generic", "exceeds_context", "fits_nowhere", "unsupported_accelerator",
+                              "implausible_duration") for p in problems)
+
+
+MIN_TRAINING_TOKENS = 1_000  # fewer than one sequence: a unit slip, not a run
+MAX_PLAUSIBLE_RUN_HOURS = 2 * 8_760  # a single run past two years: the inputs are off, not the plan
+
+
+def duration_problem(wall_hours: float | None, gpus: int) -> Problem | None:
+    """A plan whose one run would take years is answered as a problem naming the value, not as 'Fits'."""
+    if wall_hours is None or wall_hours <= MAX_PLAUSIBLE_RUN_HOURS:
+        return None
+    return Problem(code="implausible_duration", field="dataset_tokens",
+                   message=f"One run would take {wall_hours / 8_760:,.1f} years on {gpus:,} GPUs: check the token count and "
+                           "model size (a run is planned to finish within months).")
