@@ -55,7 +55,8 @@ def slot_hours(w: Workload) -> float:
 
 
 def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
-               scale_out: bool = True) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+               scale_out: bool = True, memo: dict[tuple[object, ...], object] | None = None,
+               ) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """Plan, memory and speed for one node shape.
 
     Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
@@ -67,7 +68,7 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     `scale_out` off (a guessed token count) nothing is scaled for time: the smallest plan is shown.
     """
     if (w.mode or "inference") not in TRAINING_MODES:
-        return serving_plan(w, arch, gpu, offer)
+        return serving_plan(w, arch, gpu, offer, memo)
     plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
@@ -134,15 +135,15 @@ def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEsti
     return throughput.model_copy(update={"targets": (*throughput.targets, check)})
 
 
-def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord,
-                 offer: OfferRecord | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
+                 memo: dict[tuple[object, ...], object] | None = None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """Serving on this node shape: the replica group and count from engine.serving, as result objects.
     A model that fits on no group gets plan_cluster's does-not-fit plan and its fixes."""
     gpn = offer.gpus_per_node if offer is not None else (w.gpu_count if w.gpu_count and w.gpu_count < 8 else 8)
     link = offer.intra_node_link if offer is not None and offer.intra_node_link else gpu.scaleup_link
     kind = link_kind(link)
     multi_node = offer is None or offer.inter_node_fabric is not None
-    choice = choose(w, arch, gpu, max(1, gpn), kind, multi_node)
+    choice = choose(w, arch, gpu, max(1, gpn), kind, multi_node, memo=memo)
     if choice is None:
         plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
         return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)

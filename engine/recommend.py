@@ -222,6 +222,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     for variant, label in variants(w, given):
         storage = storage_footprint(variant, arch.total_params, trainable)
         found = 0
+        memo: dict[tuple[object, ...], object] = {}  # serving search: what no offer changes, per variant
         for gpu in _gpus_for(variant, data):
             plans: dict[tuple[Any, ...] | None, tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload]] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
@@ -238,11 +239,15 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     if link_key not in tp_by_link:
                         tp_by_link[link_key] = max_tensor_parallel(gpu, offer, offer.gpus_per_node)
                     # what the plan depends on; the intra-node link's wording is relabelled per offer when kept
-                    shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key],
-                             link_kind(offer.intra_node_link or gpu.scaleup_link))
+                    kind = link_kind(offer.intra_node_link or gpu.scaleup_link)
+                    if (variant.mode or "inference") in TRAINING_MODES:
+                        shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key], kind)
+                    else:  # serving plans depend only on the node size, whether nodes link, and the link's kind
+                        shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind)
                 if shape not in plans:
                     on_gpu = _on_gpu(variant, gpu, given)
-                    plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer, scale_out=not guessed)
+                    plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer, scale_out=not guessed,
+                                                          memo=memo if on_gpu is variant else None)
                     plans[shape] = (plan, memory, throughput, on_gpu)
                     if plan.gpus * gpu.memory_gb > largest_gb:
                         largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb

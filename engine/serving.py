@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
-from engine.memory import GB, MemoryOptions, per_gpu_bytes, resolve_layout, usable_gb
+from engine.memory import GB, MemoryOptions, kv_cache_bytes, per_gpu_bytes, resolve_layout, usable_gb
 from engine.models import Workload
-from engine.throughput import context_tokens, decode_step_seconds_for, prefill_seconds_for
+from engine.throughput import context_tokens, decode_step_function, prefill_seconds_for
 
 TP_SIZES = (1, 2, 4, 8, 16)
 MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
@@ -78,15 +78,21 @@ def _groups(arch: Architecture, gpn: int, multi_node: bool) -> list[tuple[int, i
     return out
 
 
-def _max_batch(w: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions) -> int:
-    """Most sequences one replica holds: memory is linear in the batch (KV cache and last-token logits)."""
-    gpus = tp * pp
-    one = per_gpu_bytes(w.model_copy(update={"concurrency": 1}), arch, resolve_layout(w, gpus, tp, pp, 0), opts)
+def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
+               memo: dict[tuple[object, ...], object]) -> int:
+    """Most sequences one replica holds. Memory is linear in the batch: each sequence adds its KV cache
+    share on this GPU and its last-token logits (as engine.memory counts them); `w1` has batch 1."""
+    key = ("bytes", tp, pp)
+    if key not in memo:
+        memo[key] = per_gpu_bytes(w1, arch, resolve_layout(w1, tp * pp, tp, pp, 0), opts)
+    one = float(memo[key])  # type: ignore[arg-type]
     if one > limit_bytes:
         return 0
-    two = per_gpu_bytes(w.model_copy(update={"concurrency": 2}), arch, resolve_layout(w, gpus, tp, pp, 0), opts)
-    slope = max(two - one, 1.0)
-    return 1 + int((limit_bytes - one) // slope)
+    prec = w1.precision or "bf16"
+    split = tp if arch.is_mla else min(tp, arch.kv_heads)
+    stage = math.ceil(arch.layers / pp) / arch.layers
+    slope = kv_cache_bytes(arch, int(w1.seq_len or 2048), 1, 1.0 if prec == "fp8" else 2.0) * stage / split + arch.vocab * 4
+    return 1 + int((limit_bytes - one) // max(slope, 1.0))
 
 
 def _largest_batch_meeting(step_of: Callable[[int], float], cap: int, floor: float) -> int:
@@ -116,10 +122,14 @@ def _bill(replicas: int, group: int, gpn: int) -> tuple[int, int]:
 
 
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
-           options: MemoryOptions | None = None) -> ServingChoice | None:
+           options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None) -> ServingChoice | None:
     """The cheapest replica plan on this node shape that meets the targets; if none meets them, the one
-    that misses them least (fastest for users). None when the model fits on no group."""
+    that misses them least (fastest for users). None when the model fits on no group.
+
+    `memo` (one per workload, shared across GPUs and node shapes) keeps what does not depend on the
+    offer: a replica's memory at batch 1 per (tp, pp), and decode steps per (GPU, tp, pp, link, batch)."""
     opts = options or MemoryOptions()
+    memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
     floor = user_floor(w)
     ctx, _ = context_tokens(w)
@@ -127,6 +137,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     prompt = prompt_in if (w.requests_per_s or w.input_tokens) else ctx
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
+    w1 = w.model_copy(update={"concurrency": 1})
     for tp, pp in _groups(arch, gpn, multi_node):
         group = tp * pp
         if fixed and (group > fixed or fixed % group):
@@ -135,14 +146,18 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             continue
         if w.pipeline_parallel and pp != w.pipeline_parallel:
             continue
-        cap = min(_max_batch(w, arch, tp, pp, limit, opts), MAX_BATCH_PER_REPLICA)
+        cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), MAX_BATCH_PER_REPLICA)
         if cap < 1:
             continue
-        steps: dict[int, float] = {}
+        key = ("step", gpu.id, tp, pp, kind)
+        if key not in memo:
+            memo[key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
+        step_at, steps = memo[key]  # type: ignore[misc]
 
-        def step_of(b: int, tp: int = tp, pp: int = pp, steps: dict[int, float] = steps) -> float:
+        def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
+                    steps: dict[int, float] = steps) -> float:
             if b not in steps:
-                steps[b] = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind)[0]
+                steps[b] = step_at(b)[0]
             return steps[b]
 
         b_ok = _largest_batch_meeting(step_of, cap, floor)

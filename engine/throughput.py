@@ -14,6 +14,7 @@ is max(bytes / (bandwidth x efficiency), FLOPs / (peak x efficiency)) - the roof
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
@@ -200,23 +201,41 @@ def context_tokens(w: Workload) -> tuple[int, str]:
     return int(w.seq_len or 2048), "full seq_len for every sequence (worst case)"
 
 
+def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int,
+                         kind: str) -> Callable[[int], tuple[float, float, float, float]]:
+    """batch -> (step, memory time, compute time, communication time) of one decode step on a replica
+    of tp x pp GPUs, with everything that does not depend on the batch computed once (the serving
+    search calls it for many batch sizes).
+
+    Pipeline stages run one after another for a given token, so a user's step is the sum of the
+    stages (weights / tp read in all), while pp micro-batches in flight keep every stage busy: the
+    replica's aggregate rate is batch / step, as for one tp group holding everything."""
+    prec = w.precision or "bf16"
+    ctx, _ = context_tokens(w)
+    kv_per_seq = kv_cache_bytes(arch, ctx, 1, 1.0 if prec == "fp8" else 2.0)
+    kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
+    bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w)
+    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    compute_rate = peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp
+    flops_per_seq = 2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx
+    dense_read = None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1)
+    pipeline_s = (pp - 1) * PIPELINE_HOP_S
+
+    def step(batch: int) -> tuple[float, float, float, float]:
+        w_read = dense_read if dense_read is not None else weight_bytes_read_per_step(arch, prec, batch)
+        mem_s = (w_read / tp + kv_per_seq * batch / kv_split) / bandwidth if bandwidth > 0 else math.inf
+        comp_s = flops_per_seq * batch / compute_rate
+        comm_s = allreduce_seconds(arch, gpu, tp, batch, kind) + pipeline_s
+        return max(mem_s, comp_s) + comm_s, mem_s, comp_s, comm_s
+
+    return step
+
+
 def decode_step_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, batch: int,
                             kind: str) -> tuple[float, float, float, float]:
     """(step, memory time, compute time, communication time) of one decode step of `batch` sequences on a
-    replica of tp x pp GPUs. Pipeline stages run one after another for a given token, so a user's step
-    is the sum of the stages (weights / tp read in all), while pp micro-batches in flight keep every
-    stage busy: the replica's aggregate rate is batch / step, as for one tp group holding everything."""
-    prec = w.precision or "bf16"
-    ctx, _ = context_tokens(w)
-    kv_read = kv_cache_bytes(arch, ctx, batch, 1.0 if prec == "fp8" else 2.0)
-    w_read = weight_bytes_read_per_step(arch, prec, batch)
-    kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
-    mem_s = decode_step_seconds(w_read / tp + kv_read / kv_split, gpu.memory_bandwidth_tb_s, decode_efficiency(w))
-    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
-    flops = 2 * arch.active_params * batch + 4 * arch.layers * arch.heads * arch.head_dim * ctx * batch
-    comp_s = flops / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
-    comm_s = allreduce_seconds(arch, gpu, tp, batch, kind) + (pp - 1) * PIPELINE_HOP_S
-    return max(mem_s, comp_s) + comm_s, mem_s, comp_s, comm_s
+    replica of tp x pp GPUs (see `decode_step_function`)."""
+    return decode_step_function(w, arch, gpu, tp, pp, kind)(batch)
 
 
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
