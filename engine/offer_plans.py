@@ -145,7 +145,12 @@ def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     multi_node = offer is None or offer.inter_node_fabric is not None
     choice = choose(w, arch, gpu, max(1, gpn), kind, multi_node, memo=memo)
     if choice is None:
+        # nothing a serving engine would run fits this node shape: the breakdown and fixes, never an option
         plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
+        if plan.fits:
+            plan = plan.model_copy(update={"fits": False, "notes": (
+                f"no tensor-parallel group of up to {gpn} GPUs per node (with pipeline stages where nodes link) holds "
+                "the weights and one sequence's KV cache", *plan.notes)})
         return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)
     return serving_result(w, arch, gpu, offer, choice, gpn, link)
 
@@ -184,9 +189,9 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     if w.requests_per_s:
         prompt_in, out = request_shape(w)
         said = "as given" if w.input_tokens and w.output_tokens else "assumed where not given"
-        capacity = 1.0 / (out * choice.step_s / choice.batch + choice.ttft_s)
+        capacity = choice.capacity_rps or 0.0
         notes.append(f"{w.requests_per_s:,.0f} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
-                     f"sustains ~{capacity:,.1f} requests/s at {choice.batch} sequences in flight")
+                     f"sustains ~{capacity:,.1f} requests/s; ~{choice.batch} sequences in flight per replica")
     if offer is not None and choice.billed_gpus > gpus:
         notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
     notes.extend(platform_caveats(gpu, w, group))
@@ -206,8 +211,7 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         targets.append(TargetCheck(name="target_ttft_s", wanted=w.target_ttft_s, got=round(choice.ttft_s, 4),
                                    met=choice.ttft_s <= w.target_ttft_s * 1.001))
     if w.requests_per_s:
-        _in, out = request_shape(w)
-        sustained = choice.replicas / (out * choice.step_s / choice.batch + choice.ttft_s)
+        sustained = choice.replicas * (choice.capacity_rps or 0.0)
         targets.append(TargetCheck(name="requests_per_s", wanted=w.requests_per_s, got=round(sustained, 2),
                                    met=sustained >= w.requests_per_s * 0.999))
     if w.concurrency:

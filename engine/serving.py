@@ -48,6 +48,7 @@ class ServingChoice:
     nodes: int
     per_user_tokens_s: float
     misses: tuple[tuple[str, float, float], ...]  # (target field, wanted, got)
+    capacity_rps: float | None = None  # requests/s one replica sustains (request-rate sizing)
 
     @property
     def gpus_per_replica(self) -> int:
@@ -72,10 +73,13 @@ def _groups(arch: Architecture, gpn: int, multi_node: bool) -> list[tuple[int, i
     evenly, as vLLM requires), then whole-node TP with pipeline stages across nodes."""
     tps = [t for t in TP_SIZES if t <= gpn and arch.heads % t == 0]
     out = [(t, 1) for t in tps]
-    if tps:
+    stages = range(2, min(MAX_PIPELINE_STAGES, arch.layers) + 1)
+    # inside one node when the heads do not split as far as the node is wide (6- or 7-GPU instances too)
+    out += [(t, p) for t in tps for p in stages if t * p <= gpn and t * p not in {u for u, _ in out}]
+    if tps and multi_node:
         top = tps[-1]
-        out += [(top, p) for p in range(2, min(MAX_PIPELINE_STAGES, arch.layers) + 1) if multi_node or top * p <= gpn]
-    return out
+        out += [(top, p) for p in stages if top * p > gpn]
+    return sorted(set(out), key=lambda g: (g[0] * g[1], -g[0]))
 
 
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
@@ -160,13 +164,18 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                 steps[b] = step_at(b)[0]
             return steps[b]
 
-        b_ok = _largest_batch_meeting(step_of, cap, floor)
+        # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
+        # user over a replica of their own for a few percent of speed
+        group_floor = floor if 1 / step_of(1) >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
+        b_ok = _largest_batch_meeting(step_of, cap, group_floor)
         ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
+        capacity: float | None = None
         if w.requests_per_s:
-            batch = b_ok
-            capacity = 1.0 / (out_tokens * step_of(batch) / batch + ttft)  # requests/s one replica sustains
+            # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
+            # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
+            capacity = 1.0 / (out_tokens * step_of(b_ok) / b_ok + ttft)
             replicas = max(1, math.ceil(w.requests_per_s / capacity - 1e-9))
-            batch = max(1, min(batch, math.ceil(w.requests_per_s / replicas * (out_tokens * step_of(batch) + ttft))))
+            batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * step_of(b_ok) + ttft))))
         elif w.concurrency:
             batch = min(b_ok, int(w.concurrency))
             replicas = math.ceil(int(w.concurrency) / batch)
@@ -190,7 +199,8 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
             misses.append(("target_ttft_s", w.target_ttft_s, ttft))
         choice = ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft,
-                               billed_gpus=billed, nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses))
+                               billed_gpus=billed, nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses),
+                               capacity_rps=capacity)
         shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses)
         key = (float(len(misses)), shortfall, float(billed), float(nodes), -1 / step)
         if best is None or key < best[0]:
