@@ -232,6 +232,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
             for offer in offers:
+                shape: tuple[Any, ...] | None
                 if offer is None:
                     shape = None
                 else:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
@@ -153,10 +154,10 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), MAX_BATCH_PER_REPLICA)
         if cap < 1:
             continue
-        key = ("step", gpu.id, tp, pp, kind)
-        if key not in memo:
-            memo[key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
-        step_at, steps = memo[key]  # type: ignore[misc]
+        step_key = ("step", gpu.id, tp, pp, kind)
+        if step_key not in memo:
+            memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
+        step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
 
         def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
                     steps: dict[int, float] = steps) -> float:
