@@ -25,7 +25,7 @@ from catalog.records import GpuRecord
 from engine.architecture import Architecture
 from engine.memory import GB, MemoryOptions, kv_cache_bytes, per_gpu_bytes, resolve_layout, usable_gb
 from engine.models import Workload
-from engine.throughput import context_tokens, decode_step_function, prefill_seconds_for
+from engine.throughput import context_tokens, decode_step_function, loaded_step, prefill_seconds_for
 
 TP_SIZES = (1, 2, 4, 8, 16)
 MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
@@ -159,24 +159,27 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
         step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
 
+        ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
+        loaded = bool(w.requests_per_s or (w.input_tokens and w.output_tokens))
+
         def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
-                    steps: dict[int, float] = steps) -> float:
+                    steps: dict[int, float] = steps, ttft: float = ttft) -> float:
+            """The per-token time a user sees at batch b (under load: prefills take their share)."""
             if b not in steps:
                 steps[b] = step_at(b)[0]
-            return steps[b]
+            return loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
 
         # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
         # user over a replica of their own for a few percent of speed
         group_floor = floor if 1 / step_of(1) >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
         b_ok = _largest_batch_meeting(step_of, cap, group_floor)
-        ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
         capacity: float | None = None
         if w.requests_per_s:
             # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
             # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
-            capacity = 1.0 / (out_tokens * step_of(b_ok) / b_ok + ttft)
+            capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
             replicas = max(1, math.ceil(w.requests_per_s / capacity - 1e-9))
-            batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * step_of(b_ok) + ttft))))
+            batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * steps[b_ok] + ttft))))
         elif w.concurrency:
             batch = min(b_ok, int(w.concurrency))
             replicas = math.ceil(int(w.concurrency) / batch)

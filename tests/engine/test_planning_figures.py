@@ -1,0 +1,106 @@
+"""Pinned figures of the planning layer: each expected value is worked out by hand in the test.
+
+Why pinned: a constant no test pins (an all-reduce latency, a billing cap, a tie band) can drift
+and move every plan without one test failing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from catalog.records import OfferRecord
+from engine.architecture import generic_architecture
+from engine.models import Workload
+from engine.offer_plans import lateness, slot_hours
+from engine.recommend import SUSPECT_SPOT_FRACTION, TIE_FRACTION, suspect_spot
+from engine.serving import MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, _bill
+from engine.tco import monthly_gpu_hours
+from engine.throughput import ALLREDUCE_HOP_S, allreduce_seconds, link_kind, loaded_step
+from engine.units import HOURS_PER_MONTH
+from tests.engine.fixtures_catalog import catalog_data
+
+DATA = catalog_data()
+
+
+def test_serving_constants() -> None:
+    assert MAX_BATCH_PER_REPLICA == 256  # vLLM's default max_num_seqs
+    assert MIN_TOKENS_PER_S_PER_USER == 10.0
+    assert ALLREDUCE_HOP_S == {"fast": 1.5e-6, "pcie": 6e-6}
+    assert SUSPECT_SPOT_FRACTION == 0.2 and TIE_FRACTION == 0.03
+
+
+def test_allreduce_time_by_hand() -> None:
+    """Llama-70B shape, TP8 over NVLink at 1 sequence: 2 all-reduces per layer x 80 layers, each 2(8-1)=14 hops
+    of 1.5 us plus 2(7/8) x 16,384 bytes over half the GPU's bidirectional NVLink bandwidth."""
+    arch = generic_architecture(70)
+    gpu = DATA.gpu("h100-sxm")
+    assert gpu is not None and gpu.scaleup_bandwidth_gb_s
+    message = 1 * arch.hidden * 2
+    per = 14 * 1.5e-6 + 2 * 7 / 8 * message / (gpu.scaleup_bandwidth_gb_s / 2 * 1e9)
+    assert allreduce_seconds(arch, gpu, 8, 1, "fast") == pytest.approx(2 * arch.layers * per, rel=1e-9)
+    assert allreduce_seconds(arch, gpu, 1, 1, "fast") == 0.0
+    # PCIe hops are 4x slower per hop: at batch 1 the PCIe all-reduce costs about 4x the NVLink one
+    assert allreduce_seconds(arch, gpu, 8, 1, "pcie") > 3.5 * allreduce_seconds(arch, gpu, 8, 1, "fast")
+
+
+def test_link_kinds() -> None:
+    assert link_kind("NVLink 4 (900 GB/s)") == "fast"
+    assert link_kind("NVSwitch") == "fast"
+    assert link_kind("Infinity Fabric (896 GB/s)") == "fast"
+    assert link_kind("NVLink bridge (600 GB/s)") == "pcie"
+    assert link_kind("PCIe Gen5") == "pcie"
+    assert link_kind(None) == "pcie"
+
+
+def test_loaded_step_by_hand() -> None:
+    """25 requests in flight, 500 output tokens each at 20 ms, 0.35 s prefill: prefills take
+    25 x 0.35 / (500 x 0.02 + 0.35) = 84.5% of the time, so a token takes 0.02 / 0.155 s."""
+    busy = 25 * 0.35 / (500 * 0.02 + 0.35)
+    assert loaded_step(0.02, 25, 0.35, 500) == pytest.approx(0.02 / (1 - busy))
+    assert loaded_step(0.02, 1000, 5.0, 10) == pytest.approx(0.02 / 0.1)  # capped at 90% busy
+    assert loaded_step(0.02, 1, 0.0, 100) == 0.02
+
+
+@pytest.mark.parametrize(("replicas", "group", "gpn", "nodes", "billed"), [
+    (50, 1, 8, 7, 56),   # 8 one-GPU replicas per node: ceil(50 / 8) = 7 nodes
+    (25, 2, 8, 7, 56),   # 4 TP2 replicas per node
+    (1, 8, 8, 1, 8),
+    (2, 16, 8, 4, 32),   # a replica over two nodes (pipeline), twice
+    (3, 1, 1, 3, 3),     # single-GPU instances bill exactly what is used
+    (1, 6, 8, 1, 8),
+])
+def test_replicas_pack_into_rented_nodes(replicas: int, group: int, gpn: int, nodes: int, billed: int) -> None:
+    assert _bill(replicas, group, gpn) == (nodes, billed)
+
+
+def test_monthly_bill_never_exceeds_gpus_times_730_hours() -> None:
+    # a 2,248-hour run on 2,048 GPUs bills 2,048 x 730 GPU-hours in a month, not the whole job
+    assert monthly_gpu_hours(2048 * 2248.0, 1, 2048, 2248.0) == 2048 * 730
+    # a run inside the month bills its GPU-hours x runs
+    assert monthly_gpu_hours(100.0, 20, 8, 12.5) == 2000.0
+    assert HOURS_PER_MONTH == 730
+
+
+def test_lateness_grades_by_doublings() -> None:
+    w = Workload(mode="full", params_b=8)
+    assert slot_hours(w) == 730
+    assert lateness(w, 730.0) == 0
+    assert lateness(w, 800.0) == 1
+    assert lateness(w, 1460.0) == 2 and lateness(w, 2920.0) == 3
+    assert lateness(Workload(mode="inference", params_b=8), 10_000.0) == 0
+    spot = Workload(mode="full", params_b=8, pricing="spot")
+    assert slot_hours(spot) == pytest.approx(730 / 1.1)  # the restarts' share kept free
+    assert lateness(spot, 730.0) == 0 and lateness(spot, 730 * 1.1) == 1  # the month still bounds it
+
+
+def test_suspect_spot_price() -> None:
+    base = next(o for o in DATA.offers if o.on_demand_usd_per_hour)
+    od = float(base.on_demand_usd_per_hour or 0)
+    low = base.model_copy(update={"spot_usd_per_hour": od * 0.19})
+    fair = base.model_copy(update={"spot_usd_per_hour": od * 0.2})
+    assert suspect_spot(low) and not suspect_spot(fair)
+    assert not suspect_spot(base.model_copy(update={"spot_usd_per_hour": None}))
+    assert not suspect_spot(None)
+    assert isinstance(base, OfferRecord) and math.isfinite(od)
