@@ -35,7 +35,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import is_late, lateness, plan_offer, relabel
-from engine.recommendation import recommend
+from engine.recommendation import recommend, work_usd
 from engine.tco import (
     managed_split,
     monthly_gpu_hours,
@@ -159,6 +159,8 @@ def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRe
     who = provider.name if provider is not None else (offer.provider if offer is not None else "your quote")
     shape = f"{gpus}x {gpu.name}"
     price = PRICING_LABEL.get(pricing, pricing)
+    if pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None:
+        price = "reserved, estimated at on-demand -30%"  # no published commitment price: say so where it is read
     suffix = f", {label}" if label else ""
     return f"{who} {shape} ({price}{suffix})"
 
@@ -425,15 +427,6 @@ def _build(c: _Candidate) -> Option:
         cluster=c.plan, throughput=throughput, tco=tcos,
         total_usd=min(t.total_usd for t in tcos), hours_per_run=c.wall_hours,
     )
-
-
-def work_usd(option: Option, w: Workload | None) -> float:
-    """What the runs asked for cost, however many months they take: the monthly total, or for a job
-    longer than a month its whole cost (a monthly bill would favour the slowest plan)."""
-    jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
-    if jobs:
-        return min(jobs) * max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
-    return option.total_usd
 
 
 TIE_FRACTION = 0.03  # costs within 3% are a tie: the plan with fewer nodes and GPUs is the better buy

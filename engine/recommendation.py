@@ -60,22 +60,54 @@ def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
     return picks[:MAX_ALTERNATIVES]
 
 
+def work_usd(option: Option, w: Workload | None) -> float:
+    """What the runs asked for cost, however many months they take: the monthly total, or for a job
+    longer than a month its whole cost (a monthly bill would favour the slowest plan)."""
+    jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
+    if jobs:
+        return min(jobs) * max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
+    return option.total_usd
+
+
 def recommend(options: list[Option], w: Workload) -> Recommendation:
-    """Primary = cheapest monthly total; alternatives; why; what would change it."""
+    """Primary = the ranked first (cheapest that meets the targets); alternatives; why, naming the
+    fastest too when it is another option; what would change it."""
     if not options:
         return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
     primary = options[0]
     alternatives = _pick_alternatives(options, primary)
     shown = [primary, *alternatives]
     totals = [o.total_usd for o in shown]
-    serving = (w.mode or "inference") not in TRAINING_MODES
-    basis = "always on" if serving else f"for {w.runs_per_month or 1:g} run(s)"
-    why = [f"lowest monthly total: ${primary.total_usd:,.0f} {basis}"]
+    training = (w.mode or "inference") in TRAINING_MODES
+    job = min((t.job_usd for t in primary.tco if t.job_usd is not None), default=None)
+    missed = [t for t in primary.throughput.targets if not t.met]
+    if job is not None and primary.hours_per_run:
+        why = [f"lowest cost for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
+               f"(${primary.total_usd:,.0f} a month)"]
+    elif training:
+        why = [f"lowest monthly total: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
+    else:
+        met = "that meets the targets" if primary.throughput.targets and not missed else ""
+        why = [f"lowest monthly total {met}: ${primary.total_usd:,.0f} always on".replace("  ", " ")]
+    if missed:
+        why.append("closest to the targets, which no option meets: " + "; ".join(
+            f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
     runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
     if runner is not None:
-        why.append(f"${runner.total_usd - primary.total_usd:,.0f}/month less than {runner.name} (${runner.total_usd:,.0f})")
-    if primary.hours_per_run is not None and (w.mode or "inference") in TRAINING_MODES:
+        why.append(f"${work_usd(runner, w) - work_usd(primary, w):,.0f} less than {runner.name} (${work_usd(runner, w):,.0f})")
+    if training and primary.hours_per_run is not None:
         why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
+        fastest = min(options, key=lambda o: (o.hours_per_run or math.inf, work_usd(o, w)))
+        if fastest.name != primary.name and (fastest.hours_per_run or math.inf) < primary.hours_per_run * 0.8:
+            why.append(f"fastest: {fastest.name}, {fastest.hours_per_run:,.1f} h per run for ${work_usd(fastest, w):,.0f}")
+    elif not training:
+        def per_user(o: Option) -> float:
+            seq = o.throughput.decode_tokens_per_s_per_sequence
+            return seq.value if seq is not None else 0.0
+        fastest = max(options, key=lambda o: (per_user(o), -o.total_usd))
+        if fastest.name != primary.name and per_user(fastest) > per_user(primary) * 1.25:
+            why.append(f"fastest per user: {fastest.name}, {per_user(fastest):,.0f} tokens/s each for "
+                       f"${fastest.total_usd:,.0f}/month")
     return Recommendation(
         primary=primary.name,
         alternatives=tuple(o.name for o in alternatives),
