@@ -10,6 +10,7 @@ keeps TP inside the NVLink domain).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from catalog.records import GpuRecord, OfferRecord
@@ -99,10 +100,21 @@ def _three_d_candidates(arch: Architecture, n: int, tp: int, z0: int) -> list[tu
     return [(tp, p, z) for z in (max(1, z0), 3) for p in pps]
 
 
-def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
+@functools.lru_cache(maxsize=1 << 14)
+def _layouts(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int,
+             opts: MemoryOptions) -> tuple[tuple[Layout, float], ...]:
+    """Every candidate layout for n GPUs with its busiest GPU's bytes, in preference order. None of it
+    depends on the GPU's memory, so one list serves every GPU type and offer of that node shape (and
+    the next question in a thread): finding the first fit is then a scan of numbers."""
+    out = []
     for tp, pp, z in _candidates(w, arch, n, gpn, max_tp):
         lay = resolve_layout(w, n, tp, pp, z)
-        b = per_gpu_bytes(w, arch, lay, opts)
+        out.append((lay, per_gpu_bytes(w, arch, lay, opts)))
+    return tuple(out)
+
+
+def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
+    for lay, b in _layouts(w, arch, n, gpn, max_tp, opts):
         if b <= limit_bytes:
             return lay, b
     return None

@@ -70,8 +70,9 @@ def user_floor(w: Workload) -> float:
 
 
 def _groups(arch: Architecture, gpn: int, multi_node: bool) -> list[tuple[int, int]]:
-    """(tp, pp) shapes to try, smallest first: power-of-two TP inside a node (attention heads must split
-    evenly, as vLLM requires), then whole-node TP with pipeline stages across nodes."""
+    """(tp, pp) shapes to try: power-of-two TP inside a node, smallest first (attention heads must split
+    evenly, as vLLM requires); then pipeline stages, smallest first (inside a node whose width the heads
+    do not divide, or across nodes with whole-node TP)."""
     tps = [t for t in TP_SIZES if t <= gpn and arch.heads % t == 0]
     out = [(t, 1) for t in tps]
     stages = range(2, min(MAX_PIPELINE_STAGES, arch.layers) + 1)
@@ -80,7 +81,7 @@ def _groups(arch: Architecture, gpn: int, multi_node: bool) -> list[tuple[int, i
     if tps and multi_node:
         top = tps[-1]
         out += [(top, p) for p in stages if top * p > gpn]
-    return sorted(set(out), key=lambda g: (g[0] * g[1], -g[0]))
+    return sorted(set(out), key=lambda g: (g[1] > 1, g[0] * g[1], -g[0]))  # tensor-parallel groups first
 
 
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
@@ -143,8 +144,11 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
     w1 = w.model_copy(update={"concurrency": 1})
+    tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
         group = tp * pp
+        if pp > 1 and tp_only_fits and not w.pipeline_parallel:
+            break  # pipeline stages are for a model no tensor-parallel group of the node holds
         if fixed and (group > fixed or fixed % group):
             continue
         if w.tensor_parallel and tp != w.tensor_parallel:
@@ -154,6 +158,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), MAX_BATCH_PER_REPLICA)
         if cap < 1:
             continue
+        tp_only_fits = tp_only_fits or pp == 1
         step_key = ("step", gpu.id, tp, pp, kind)
         if step_key not in memo:
             memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
