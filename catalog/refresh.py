@@ -23,7 +23,6 @@ kept from the bundled row when a refreshed row replaces it.
 from __future__ import annotations
 
 import datetime as dt
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterable, Sequence
@@ -110,10 +109,10 @@ def fetch_text(url: str, timeout_s: float = 30.0) -> str:
             body = response.read(MAX_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise RefreshError(f"{url} answered HTTP {exc.code}") from None
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         raise RefreshError(f"{url} did not answer within {timeout_s:g} s") from None
     except urllib.error.URLError as exc:
-        if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+        if isinstance(exc.reason, TimeoutError):
             raise RefreshError(f"{url} did not answer within {timeout_s:g} s") from None
         raise RefreshError(f"{url} could not be reached ({exc.reason})") from None
     except (OSError, ValueError) as exc:
@@ -207,10 +206,10 @@ def _keep_reviewed_fields(new: OfferRecord, old: OfferRecord | None) -> OfferRec
 # --- the overlay in the catalog database ------------------------------------------------------------
 def ensure_overlay_tables(db: sqlite_utils.Database) -> None:
     if "offer_overlay" not in db.table_names():
-        db["offer_overlay"].create({"id": str, "provider": str, "removed": int, "record": str, "url": str,
+        db.table("offer_overlay").create({"id": str, "provider": str, "removed": int, "record": str, "url": str,
                                     "fetched_on": str}, pk="id")
     if "refresh_log" not in db.table_names():
-        db["refresh_log"].create({"provider": str, "url": str, "fetched_on": str, "ok": int, "reason": str,
+        db.table("refresh_log").create({"provider": str, "url": str, "fetched_on": str, "ok": int, "reason": str,
                                   "offers": int, "last_ok_on": str}, pk="provider")
 
 
@@ -220,9 +219,9 @@ def store_refreshes(db: sqlite_utils.Database, results: Sequence[ProviderRefresh
     ensure_overlay_tables(db)
     with db.conn:
         for result in results:
-            previous = db["refresh_log"].get(result.provider) if _has_row(db, result.provider) else {}
+            previous = db.table("refresh_log").get(result.provider) if _has_row(db, result.provider) else {}
             last_ok = result.fetched_on if result.ok else (previous.get("last_ok_on") or "")
-            db["refresh_log"].upsert({"provider": result.provider, "url": result.url, "fetched_on": result.fetched_on,
+            db.table("refresh_log").upsert({"provider": result.provider, "url": result.url, "fetched_on": result.fetched_on,
                                       "ok": int(result.ok), "reason": result.reason, "offers": len(result.offers),
                                       "last_ok_on": last_ok}, pk="provider")
             if not result.ok:
@@ -232,7 +231,7 @@ def store_refreshes(db: sqlite_utils.Database, results: Sequence[ProviderRefresh
                      "fetched_on": result.fetched_on} for o in result.offers]
             rows += [{"id": o.id, "provider": o.provider, "removed": 1, "record": o.model_dump_json(), "url": result.url,
                       "fetched_on": result.fetched_on} for o in result.removed]
-            db["offer_overlay"].insert_all(rows, pk="id", replace=True)
+            db.table("offer_overlay").insert_all(rows, pk="id", replace=True)
 
 
 def _has_row(db: sqlite_utils.Database, provider: str) -> bool:
