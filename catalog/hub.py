@@ -175,7 +175,8 @@ def record_from_hub(
     text = language_config(config)
     text.setdefault("_name_or_path", repo_id)
     precision = native_precision(config)
-    source = f"{endpoint.rstrip('/')}/{repo_id}/blob/{revision}/config.json (config.json"
+    url = f"{endpoint.rstrip('/')}/{repo_id}/blob/{revision}/config.json"
+    source = f"Hugging Face Hub {repo_id} at revision {revision[:12]}: {url}"
     base = model_from_config(text, name=repo_id, model_id=repo_id.lower(), source=source, observed_on=fetched_on)
     computed_total = base.total_params_b * 1e9
     notes = [f"read from the Hugging Face Hub: {repo_id} at revision {revision[:12]} on {fetched_on}"]
@@ -186,11 +187,11 @@ def record_from_hub(
         total_b = round(exact_params / 1e9, 3)
         active_b = round(min(total_b, max(0.0, base.active_params_b + max(0.0, extra_b))), 3)
         notes.append(f"{exact_params:,} parameters counted from the safetensors headers")
-        source += " and safetensors headers)"
+        source += " and its safetensors headers"
     else:
         if exact_params and packed:
             notes.append(f"weights are packed {precision}: parameter count computed from config.json")
-        source += "; parameter count computed from the architecture)"
+        source += " (parameter count computed from the architecture)"
     if precision != "bf16":
         notes.append(f"weights published in {precision}")
     return base.model_copy(update={
