@@ -35,6 +35,7 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -321,6 +322,22 @@ class HubClient:
     settings: HubSettings = field(default_factory=HubSettings)
     cache: HubCache = field(default_factory=lambda: HubCache(None))
     today: Callable[[], str] = field(default=lambda: dt.date.today().isoformat())
+    # after the Hub could not be reached, answers do not wait on it again for this long
+    retry_after_s: float = 300.0
+    _down: tuple[float, str] | None = field(default=None, init=False, repr=False)
+
+    def _unreachable_now(self, query: str) -> HubResult | None:
+        """The offline setting, or a recent failure to connect: answer at once without the network."""
+        if self.settings.offline:
+            return _unreachable(query, "HF_HUB_OFFLINE is set")
+        if self._down is not None and time.monotonic() < self._down[0]:
+            return _unreachable(query, self._down[1])
+        return None
+
+    def _remember(self, result: HubResult, why: str) -> HubResult:
+        if result.status == "unreachable":
+            self._down = (time.monotonic() + self.retry_after_s, why)
+        return result
 
     def lookup(self, repo_id: str) -> HubResult:
         """A repo id -> its record (cache, else the Hub). Never raises."""
@@ -328,8 +345,9 @@ class HubClient:
         cached = self.cache.get_model(repo_id)
         if cached is not None:
             return replace(cached, query=repo_id)
-        if self.settings.offline:
-            return _unreachable(repo_id, "HF_HUB_OFFLINE is set")
+        down = self._unreachable_now(repo_id)
+        if down is not None:
+            return down
         result = self._fetch(repo_id)
         if result.ok:
             self.cache.put_model(result)
@@ -340,12 +358,13 @@ class HubClient:
         publishers fit, or not_found. Never raises."""
         cached = self.cache.get_search(name)
         if cached is None:
-            if self.settings.offline:
-                return _unreachable(name, "HF_HUB_OFFLINE is set")
+            down = self._unreachable_now(name)
+            if down is not None:
+                return down
             try:
                 found = self._search(name)
             except Exception as exc:  # noqa: BLE001 - any transport failure means the same to the user
-                return _from_error(name, exc)
+                return self._remember(_from_error(name, exc), _why(exc))
             repo, candidates = pick_canonical(name, found)
             if repo is not None or candidates:
                 self.cache.put_search(name, repo, candidates, self.today())
@@ -366,9 +385,19 @@ class HubClient:
         return HfApi(endpoint=self.settings.endpoint.rstrip("/"), token=self.settings.token or False)
 
     def _search(self, name: str) -> list[tuple[str, int]]:
+        """`GET /api/models?search=...&sort=downloads`: one request, no retries (`HfApi.list_models`
+        retries a failed connection five times with back-off, half a minute before an answer)."""
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
         query = "-".join(_TOKENS.findall(name.lower()))
-        models = self._api().list_models(search=query, sort="downloads", limit=30)
-        return [(m.id, int(getattr(m, "downloads", 0) or 0)) for m in models]
+        response = get_session().get(
+            f"{self.settings.endpoint.rstrip('/')}/api/models",
+            params={"search": query, "sort": "downloads", "direction": "-1", "limit": "30"},
+            headers=build_hf_headers(token=self.settings.token or False), timeout=self.settings.timeout_s)
+        hf_raise_for_status(response)
+        found = response.json()
+        return [(str(m.get("id") or m.get("modelId")), int(m.get("downloads") or 0))
+                for m in found if isinstance(m, dict) and (m.get("id") or m.get("modelId"))]
 
     def _fetch(self, repo_id: str) -> HubResult:
         try:
@@ -379,7 +408,7 @@ class HubClient:
             config = self._get_json(repo_id, revision, "config.json")
             exact = self._safetensors_params(api, repo_id, revision, files, info)
         except Exception as exc:  # noqa: BLE001 - mapped to one user-facing outcome below
-            return _from_error(repo_id, exc, gated=None)
+            return self._remember(_from_error(repo_id, exc), _why(exc))
         fetched_on = self.today()
         try:
             record = record_from_hub(info.id or repo_id, config, revision=revision, fetched_on=fetched_on,
@@ -430,7 +459,22 @@ def _unreachable(query: str, why: str) -> HubResult:
                              "from its size with a generic shape.")
 
 
-def _from_error(query: str, exc: Exception, gated: bool | None = None) -> HubResult:
+def _why(exc: Exception) -> str:
+    """A short reason for the 'could not be reached' line: 'no answer within 10 s', 'HTTP 503', 'connection failed'."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status:
+        return f"HTTP {status}"
+    name = type(exc).__name__
+    if "Timeout" in name or isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if "Connect" in name or isinstance(exc, OSError):
+        return "connection failed"
+    if "Offline" in name:
+        return "HF_HUB_OFFLINE is set"
+    return name
+
+
+def _from_error(query: str, exc: Exception) -> HubResult:
     """Map a huggingface_hub / transport error to one outcome a user can act on."""
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError
 
@@ -448,5 +492,4 @@ def _from_error(query: str, exc: Exception, gated: bool | None = None) -> HubRes
                          message=f"There is no model “{query}” on the Hugging Face Hub (if it is private, set HF_TOKEN).")
     if isinstance(exc, HfHubHTTPError) and status is not None and 400 <= status < 500:
         return HubResult("not_found", query, message=f"The Hugging Face Hub refused “{query}” (HTTP {status}).")
-    why = f"HTTP {status}" if status else type(exc).__name__
-    return _unreachable(query, why)
+    return _unreachable(query, _why(exc))

@@ -53,6 +53,7 @@ class FakeHub:
         self.repos: dict[str, FakeRepo] = {}
         self.requests: list[str] = []
         self.search_results: dict[str, list[tuple[str, int]]] = {}  # search term -> (repo id, downloads)
+        self.fail_with: int | None = None  # answer every request with this status (an outage)
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -90,6 +91,8 @@ class FakeHub:
 
     # --- answering ------------------------------------------------------------------------------
     def answer(self, handler: BaseHTTPRequestHandler, head: bool = False) -> None:
+        if self.fail_with is not None:
+            return self.send(handler, self.fail_with, b"upstream unavailable", head=head)
         url = urlparse(handler.path)
         path = unquote(url.path)
         if path == "/api/models":

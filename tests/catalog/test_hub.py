@@ -149,6 +149,20 @@ def test_unreachable_hub_is_one_clear_line(tmp_path: Path) -> None:
     assert result.message.startswith("The Hugging Face Hub could not be reached")
 
 
+def test_an_outage_is_not_asked_again_for_a_while(hub: FakeHub, tmp_path: Path) -> None:
+    hub.fail_with = 503
+    hub_client = client(hub.url, tmp_path)
+    first = hub_client.lookup("Qwen/Qwen3-30B-A3B")
+    assert first.status == "unreachable" and "HTTP 503" in first.message
+    sent = len(hub.requests)
+    assert hub_client.search("gemma 3 27b").status == "unreachable"  # answered at once
+    assert len(hub.requests) == sent
+    hub.fail_with = None
+    hub_client.retry_after_s = 0.0
+    hub_client._down = None  # the window has passed
+    assert hub_client.lookup("Qwen/Qwen3-30B-A3B").ok
+
+
 def test_offline_setting_sends_nothing(hub: FakeHub, tmp_path: Path) -> None:
     result = client(hub.url, tmp_path, offline=True).lookup("Qwen/Qwen3-30B-A3B")
     assert result.status == "unreachable" and "HF_HUB_OFFLINE" in result.message
