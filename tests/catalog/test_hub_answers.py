@@ -157,3 +157,20 @@ def test_scheduled_refresh_and_price_age_of_an_answer(tmp_path: Path) -> None:
     line = price_age_line(response.advice, advisor.catalog_data(), today="2026-12-01")
     assert line is not None and line.startswith("Prices observed ")
     assert price_age_line(response.advice.model_copy(update={"options": ()}), advisor.catalog_data()) is None
+
+
+@pytest.mark.parametrize(("value", "hours"), [("6", 6.0), ("0.5", 0.5), ("0", None), ("soon", None), ("", None)])
+def test_refresh_schedule_setting(value: str, hours: float | None) -> None:
+    from bot.config import Config
+
+    assert Config.from_env({"GPU_ADVISOR_REFRESH_HOURS": value}).refresh_hours == hours
+
+
+def test_hub_settings_from_the_environment() -> None:
+    from bot.config import Config
+
+    config = Config.from_env({"HF_ENDPOINT": "http://127.0.0.1:9/", "HF_TOKEN": "hf_secret_value", "HF_HUB_OFFLINE": "1"})
+    settings = config.hub_settings()
+    assert (settings.endpoint, settings.token, settings.offline) == ("http://127.0.0.1:9", "hf_secret_value", True)
+    assert "hf_secret_value" not in repr(config) and "hf_secret_value" in config.secrets()  # redacted from logs
+    assert Config.from_env({"GPU_ADVISOR_HUB": "0"}).hub_settings() is None
