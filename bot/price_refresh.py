@@ -18,6 +18,7 @@ from typing import Any
 
 from catalog.refresh import (
     DEFAULT_BASE_URL,
+    NOT_REFRESHABLE,
     SKYPILOT_CLOUDS,
     PriceAge,
     ProviderRefresh,
@@ -30,8 +31,8 @@ log = logging.getLogger(__name__)
 
 
 def refreshable_providers(catalog: Any) -> list[str]:
-    """The catalog's providers that SkyPilot publishes a catalog for."""
-    return [p.id for p in catalog.providers() if p.id in SKYPILOT_CLOUDS]
+    """The catalog's providers whose prices SkyPilot's catalog can refresh."""
+    return [p.id for p in catalog.providers() if p.id in SKYPILOT_CLOUDS and p.id not in NOT_REFRESHABLE]
 
 
 def refresh_catalog_prices(

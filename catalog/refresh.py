@@ -42,6 +42,11 @@ SKYPILOT_CLOUDS = {
     "vast": "vast", "oci": "oci", "fluidstack": "fluidstack", "paperspace": "paperspace", "cudo": "cudo",
     "do": "do", "hyperbolic": "hyperbolic",
 }
+# Providers SkyPilot has a catalog for that cannot be refreshed from it, and why
+NOT_REFRESHABLE = {
+    "gcp": "SkyPilot prices GCP GPUs as attachable accelerators in rows of their own, apart from the host VM "
+           "(its a2/a3 rows are the host only), so its rows are not whole-node prices; the reviewed GCP prices stay",
+}
 MAX_BYTES = 64 * 1024 * 1024  # a vms.csv is a few MB; anything this large is not one
 _SKYPILOT_SOURCE = "SkyPilot catalog"
 
@@ -142,6 +147,9 @@ def refresh_provider(
     fetched_on = today or dt.date.today().isoformat()
     url = catalog_url(base_url, provider)
     failed = ProviderRefresh(provider, url, fetched_on, ok=False)
+    if provider in NOT_REFRESHABLE:
+        failed.reason = f"not refreshed: {NOT_REFRESHABLE[provider]}"
+        return failed
     try:
         text = fetch_text(url, timeout_s)
         header = text.splitlines()[0] if text.strip() else ""
@@ -190,10 +198,16 @@ def _differs(a: float | None, b: float | None) -> bool:
 
 
 def _keep_reviewed_fields(new: OfferRecord, old: OfferRecord | None) -> OfferRecord:
-    """A refreshed row keeps what only the reviewed row knows (fabric, reserved price, managed premium)."""
+    """A refreshed row keeps what only the reviewed row knows (fabric, reserved price, managed premium),
+    and a price SkyPilot leaves empty (AWS capacity-block-only shapes) is not erased."""
     if old is None:
         return new
     keep: dict[str, Any] = {}
+    if new.on_demand_usd_per_hour is None and old.on_demand_usd_per_hour is not None:
+        keep["on_demand_usd_per_hour"] = old.on_demand_usd_per_hour
+        keep["notes"] = "; ".join(filter(None, [new.notes.replace(
+            "no on-demand price (capacity blocks / reservations only)", "").strip("; "),
+            f"on-demand price kept from the reviewed row ({old.source}, {old.observed_on}): SkyPilot lists none"]))
     for name in ("inter_node_fabric", "inter_node_gbps", "max_nodes", "reserved_usd_per_hour",
                  "managed_premium_fraction", "intra_node_link"):
         if getattr(old, name) is not None and (getattr(new, name) is None or name == "intra_node_link"):

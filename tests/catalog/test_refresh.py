@@ -172,7 +172,7 @@ def test_timeout_keeps_previous_prices(server: CatalogServer, tmp_path: Path) ->
 
 def test_missing_file_and_unreachable_server(server: CatalogServer, tmp_path: Path) -> None:
     catalog = open_catalog()
-    missing = refresh_provider(catalog, "gcp", base_url=server.base, today=TODAY)
+    missing = refresh_provider(catalog, "azure", base_url=server.base, today=TODAY)
     assert not missing.ok and "HTTP 404" in missing.reason
     server.stop()
     gone = refresh_provider(catalog, "aws", base_url=server.base, timeout_s=2, today=TODAY)
@@ -209,3 +209,23 @@ def test_price_age_of_the_offers_used() -> None:
     assert age.describe(TODAY) == "Prices observed 2026-09-26 to 2026-11-23 (oldest 58 days ago)."
     assert price_age([offer("2026-11-21")]).describe(TODAY) == "Prices observed 2026-11-21 (2 days ago)."  # type: ignore[union-attr]
     assert price_age([]) is None
+
+
+def test_gcp_is_not_refreshed_from_host_only_rows(server: CatalogServer) -> None:
+    result = refresh_provider(open_catalog(), "gcp", base_url=server.base, today=TODAY)
+    assert not result.ok and "attachable" in result.reason
+    assert server.requests == []
+
+
+def test_an_empty_skypilot_price_does_not_erase_a_reviewed_one(server: CatalogServer, tmp_path: Path) -> None:
+    catalog = open_catalog(tmp_path / "catalog.db")
+    result = refresh_provider(catalog, "aws", base_url=server.base, today=TODAY)
+    # SkyPilot lists p5e.48xlarge with no on-demand price: any reviewed on-demand price stays
+    for offer in result.offers:
+        old = next((o for o in catalog.bundled_offers() if o.id == offer.id), None)
+        if old is not None and old.on_demand_usd_per_hour is not None:
+            assert offer.on_demand_usd_per_hour is not None, offer.id
+    p5e = next(o for o in result.offers if o.instance_type == "p5e.48xlarge")
+    bundled = next((o for o in catalog.bundled_offers() if o.id == p5e.id), None)
+    expected = bundled.on_demand_usd_per_hour if bundled is not None else None
+    assert p5e.on_demand_usd_per_hour == expected
