@@ -24,6 +24,7 @@ from catalog.refresh import (
     ProviderRefresh,
     price_age,
     refresh_provider,
+    refresh_status,
     store_refreshes,
 )
 
@@ -62,9 +63,11 @@ def refresh_catalog_prices(
 
 
 class RefreshSchedule:
-    """`serve` with GPU_ADVISOR_REFRESH_HOURS: refresh every N hours on a daemon thread, first after N hours.
+    """`serve` with GPU_ADVISOR_REFRESH_HOURS: refresh every N hours on a daemon thread.
 
-    A failed refresh is logged and keeps the previous prices; the next one is tried on time.
+    The first refresh runs at start when the stored prices are older than N hours (or were never
+    refreshed), else after N hours. A failed refresh is logged and keeps the previous prices; the
+    next one is tried on time.
     """
 
     def __init__(self, catalog: Any, hours: float, *, base_url: str | None = None) -> None:
@@ -84,8 +87,23 @@ class RefreshSchedule:
         self._thread.join(timeout=5)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        wait = 0.0 if self.due() else self.interval_s
+        while not self._stop.wait(wait):
             self.refresh_now()
+            wait = self.interval_s
+
+    def due(self, today: str | None = None) -> bool:
+        """True when no provider was refreshed successfully within the interval (by date)."""
+        def last_good(real: Any) -> list[str]:
+            return [r["last_ok_on"] for r in refresh_status(real.db) if r.get("last_ok_on")]
+
+        run = getattr(type(self.catalog), "run", None)
+        dates = self.catalog.run(last_good) if callable(run) else last_good(self.catalog)
+        if not dates:
+            return True
+        now = dt.date.fromisoformat(today) if today else dt.date.today()
+        age_h = (now - dt.date.fromisoformat(max(dates))).days * 24.0
+        return age_h >= self.interval_s / 3600.0
 
     def refresh_now(self) -> list[ProviderRefresh]:
         try:

@@ -147,7 +147,9 @@ def test_scheduled_refresh_and_price_age_of_an_answer(tmp_path: Path) -> None:
     try:
         advisor = Advisor.open(tmp_path / "catalog.db")
         schedule = RefreshSchedule(advisor.catalog, 24, base_url=server.base)
+        assert schedule.due()  # never refreshed: the first refresh runs at start
         results = schedule.refresh_now()
+        assert not schedule.due() and schedule.due(today="2099-01-01")
         assert schedule.runs == 1 and any(r.ok and r.provider == "aws" for r in results)
         assert {o.id: o for o in advisor.catalog.data().offers}["aws:p5.48xlarge:us-east-1"].on_demand_usd_per_hour == 49.5
     finally:
@@ -174,3 +176,20 @@ def test_hub_settings_from_the_environment() -> None:
     assert (settings.endpoint, settings.token, settings.offline) == ("http://127.0.0.1:9", "hf_secret_value", True)
     assert "hf_secret_value" not in repr(config) and "hf_secret_value" in config.secrets()  # redacted from logs
     assert Config.from_env({"GPU_ADVISOR_HUB": "0"}).hub_settings() is None
+
+
+def test_schedule_thread_refreshes_at_start_when_due_and_stops(tmp_path: Path) -> None:
+    import time
+
+    server = CatalogServer({"/v8/aws/vms.csv": aws_changed()})
+    try:
+        advisor = Advisor.open(tmp_path / "catalog.db")
+        schedule = RefreshSchedule(advisor.catalog, 24, base_url=server.base).start()
+        for _ in range(200):  # bounded wait for the background refresh (not a timing assertion)
+            if schedule.runs:
+                break
+            time.sleep(0.05)
+        schedule.stop()
+        assert schedule.runs == 1 and any(p.endswith("/aws/vms.csv") for p in server.requests)
+    finally:
+        server.stop()
