@@ -34,7 +34,7 @@ class UsageError(Exception):
 def _advisor(config: Config) -> Any:
     from bot.service import Advisor
 
-    return Advisor.open(config.catalog_path, [config.catalog_dir])
+    return Advisor.open(config.catalog_path, [config.catalog_dir], hub_settings=config.hub_settings())
 
 
 def _catalog(config: Config) -> Any:
@@ -214,6 +214,51 @@ def cmd_import_skypilot(args: argparse.Namespace, config: Config, out: TextIO) -
     return 0
 
 
+def cmd_catalog_refresh(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """Download SkyPilot's current prices, print what changed, keep them for later answers."""
+    from bot.price_refresh import refresh_catalog_prices
+    from catalog.refresh import to_json
+
+    base_url = args.base_url or config.catalog_url
+    catalog = _catalog(config)
+    results = refresh_catalog_prices(catalog, base_url=base_url, providers=args.provider or None,
+                                     timeout_s=args.timeout, all_regions=args.all_regions)
+    if args.json:
+        _print_json(to_json(results), out)
+    else:
+        for result in results:
+            out.write("\n".join(result.lines()) + "\n")
+        where = config.catalog_path or "the in-memory catalog"
+        kept = sum(r.ok for r in results)
+        out.write(f"{kept} of {len(results)} providers refreshed; prices stored in {where}\n")
+    return 0 if any(r.ok for r in results) else START_ERROR
+
+
+def cmd_catalog_lookup(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """Look a model up on the Hugging Face Hub (repo id or name) and print its record."""
+    from bot.hub_names import hub_client
+    from catalog.hub import is_repo_id
+
+    settings = config.hub_settings()
+    if settings is None:
+        raise UsageError("Hub lookups are off (GPU_ADVISOR_HUB=0)")
+    client = hub_client(settings, config.catalog_path)
+    result = client.lookup(args.name) if is_repo_id(args.name) else client.search(args.name)
+    if args.json:
+        _print_json({"status": result.status, "repo_id": result.repo_id, "revision": result.revision,
+                     "fetched_on": result.fetched_on, "exact_params": result.exact_params,
+                     "message": result.message, "candidates": list(result.candidates),
+                     "record": result.record.model_dump() if result.record else None}, out)
+    elif result.record is not None:
+        r = result.record
+        out.write(f"{result.provenance()}\n{r.id}: {r.total_params_b:g}B total, {r.active_params_b:g}B active, "
+                  f"{r.num_layers} layers, hidden {r.hidden_size}, {r.num_kv_heads} KV heads, context {r.max_context:,}, "
+                  f"weights {r.native_precision}\n")
+    else:
+        out.write(result.message + "\n")
+    return 0 if result.ok else START_ERROR
+
+
 # --- the parser ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -279,6 +324,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", required=True, help="provider id, e.g. aws, gcp, lambda")
     p.add_argument("--observed-on", default=dt.date.today().isoformat(), help="date the prices were read (ISO)")
     p.set_defaults(run=cmd_import_skypilot)
+    p = csub.add_parser("refresh", help="download current prices from SkyPilot's hosted catalog",
+                        description="Download SkyPilot's current vms.csv per provider, show what changed against the "
+                                    "bundled prices, and keep the new prices (with URL and date) for later answers. "
+                                    "A failed download keeps the previous prices. Environment: "
+                                    "GPU_ADVISOR_CATALOG_URL (base URL), GPU_ADVISOR_CATALOG_DB.")
+    p.add_argument("--provider", action="append", metavar="ID",
+                   help="only this provider (repeatable; default: every provider SkyPilot covers)")
+    p.add_argument("--base-url", help="where the <cloud>/vms.csv files are (default: GPU_ADVISOR_CATALOG_URL or "
+                                      "SkyPilot's public catalog, schema v8)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each download (default 30)")
+    p.add_argument("--all-regions", action="store_true",
+                   help="keep every region (default: the regions the bundled data prices)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(run=cmd_catalog_refresh)
+    p = csub.add_parser("lookup", help="look a model up on the Hugging Face Hub",
+                        description="Read a model's config.json and safetensors headers from the Hugging Face Hub "
+                                    "(a repo id like Qwen/Qwen3-32B, or a name to search) and cache it in the "
+                                    "catalog. Environment: HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE.")
+    p.add_argument("name", help="repo id (org/name) or model name")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=cmd_catalog_lookup)
     return parser
 
 

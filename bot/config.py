@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
 DEFAULT_API_URL = "https://slack.com/api/"
-SECRET_FIELDS = ("bot_token", "signing_secret", "app_token")
+SECRET_FIELDS = ("bot_token", "signing_secret", "app_token", "hf_token")
 FALSE_WORDS = ("0", "false", "no", "off")  # for on/off switches such as GPU_ADVISOR_CHARTS
 # Token shapes Slack issues; anything matching is scrubbed from log output even if it is not ours.
 _TOKEN_PATTERN = re.compile(r"\b(xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+)")
@@ -57,6 +58,15 @@ class Config:
     outbox_max_age_s: float = 1800.0  # a reply still not accepted this long after its turn is dropped (logged)
     maintenance_tick_s: float = 0.5  # how often the background loop sends due replies
     test_hold_turns: bool = False  # GPU_ADVISOR_TEST_HOLD_TURNS=1, tests only: turns block after the claim
+    # Hugging Face Hub lookups (docs/catalog.md): HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE as huggingface_hub
+    # reads them; GPU_ADVISOR_HUB=0 turns lookups off
+    hub_lookups: bool = True
+    hf_endpoint: str = "https://huggingface.co"
+    hf_token: str | None = None
+    hf_offline: bool = False
+    # price refresh (docs/catalog.md): where SkyPilot's vms.csv files live, and how often `serve` refreshes
+    catalog_url: str | None = None  # GPU_ADVISOR_CATALOG_URL; None: catalog.refresh.DEFAULT_BASE_URL
+    refresh_hours: float | None = None  # GPU_ADVISOR_REFRESH_HOURS; None: no scheduled refresh
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -83,7 +93,21 @@ class Config:
             catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else default_db_path().parent / "catalog",
             charts=(get("GPU_ADVISOR_CHARTS") or "1").lower() not in FALSE_WORDS,
             test_hold_turns=(get("GPU_ADVISOR_TEST_HOLD_TURNS") or "0").lower() not in FALSE_WORDS,
+            hub_lookups=(get("GPU_ADVISOR_HUB") or "1").lower() not in FALSE_WORDS,
+            hf_endpoint=(get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/"),
+            hf_token=get("HF_TOKEN") or get("HUGGING_FACE_HUB_TOKEN"),
+            hf_offline=(get("HF_HUB_OFFLINE") or "0").lower() not in FALSE_WORDS,
+            catalog_url=get("GPU_ADVISOR_CATALOG_URL"),
+            refresh_hours=_positive_hours(get("GPU_ADVISOR_REFRESH_HOURS")),
         )
+
+    def hub_settings(self) -> Any:
+        """The Hub client's settings (`catalog.hub.HubSettings`), or None when lookups are off."""
+        if not self.hub_lookups:
+            return None
+        from catalog.hub import HubSettings
+
+        return HubSettings(endpoint=self.hf_endpoint, token=self.hf_token, offline=self.hf_offline)
 
     @property
     def socket_mode(self) -> bool:
@@ -122,6 +146,18 @@ class Config:
         return f"Config({', '.join(parts)})"
 
     __str__ = __repr__
+
+
+def _positive_hours(value: str | None) -> float | None:
+    """GPU_ADVISOR_REFRESH_HOURS: a positive number of hours, else no schedule (0 or junk: off, logged)."""
+    if value is None:
+        return None
+    try:
+        hours = float(value)
+    except ValueError:
+        logging.getLogger(__name__).warning("GPU_ADVISOR_REFRESH_HOURS=%r is not a number: no scheduled refresh", value)
+        return None
+    return hours if hours > 0 else None
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

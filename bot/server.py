@@ -33,8 +33,11 @@ class Running:
     maintenance: Maintenance
     http: SlackHTTPServer | None = None
     socket: Any = None  # SocketModeHandler
+    refresh: Any = None  # bot.price_refresh.RefreshSchedule when GPU_ADVISOR_REFRESH_HOURS is set
 
     def stop(self) -> None:
+        if self.refresh is not None:
+            self.refresh.stop()
         if self.http is not None:
             self.http.stop()
         if self.socket is not None:
@@ -52,7 +55,7 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
     identity = check_token(client)
     log.info("authenticated as %s in team %s", identity.get("user"), identity.get("team"))
     store = ThreadStore(config.db_path, ttl_days=config.thread_ttl_days)
-    advisor = advisor or Advisor.open(config.catalog_path, [config.catalog_dir])
+    advisor = advisor or Advisor.open(config.catalog_path, [config.catalog_dir], hub_settings=config.hub_settings())
     journal = EventJournal(store, replay_window_s=config.replay_window_s)
     outbox = Outbox(store, retry_base_s=config.outbox_retry_base_s, retry_max_s=config.outbox_retry_max_s,
                     max_age_s=config.outbox_max_age_s, apology=render_error, journal=journal)
@@ -61,7 +64,7 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
     app = build_app(config, advisor, store, client=client, replier=replier)
     maintenance = Maintenance(replier, app.client, tick_s=config.maintenance_tick_s,
                               purge_every_s=config.purge_interval_s).start()
-    running = Running(config, store, maintenance)
+    running = Running(config, store, maintenance, refresh=_refresh_schedule(config, advisor))
     if config.socket_mode:
         from bot.socket_mode import socket_mode_handler
 
@@ -74,3 +77,13 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
         if background:
             running.http.start_background()
     return running
+
+
+def _refresh_schedule(config: Config, advisor: Advisor) -> Any:
+    """Prices refreshed every GPU_ADVISOR_REFRESH_HOURS hours (off by default)."""
+    if not config.refresh_hours:
+        return None
+    from bot.price_refresh import RefreshSchedule
+
+    log.info("refreshing prices every %g h from %s", config.refresh_hours, config.catalog_url or "SkyPilot's catalog")
+    return RefreshSchedule(advisor.catalog, config.refresh_hours, base_url=config.catalog_url).start()

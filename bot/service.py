@@ -86,6 +86,10 @@ class ThreadConfinedCatalog:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="catalog")
         self._catalog = self._executor.submit(opener).result()
 
+    def run(self, fn: Any, *args: Any) -> Any:
+        """`fn(catalog, *args)` on the catalog's thread (a write such as storing refreshed prices)."""
+        return self._executor.submit(fn, self._catalog, *args).result()
+
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._catalog, name)
         if not callable(attr):
@@ -101,8 +105,9 @@ class Advisor:
     """Holds the catalog and runs one turn of a conversation end to end."""
 
     def __init__(self, catalog: Any, *, conversation_factory: Any = None, advise: Any = None,
-                 compare: Any = None, to_contract: Any = None) -> None:
+                 compare: Any = None, to_contract: Any = None, hub: Any = None) -> None:
         self.catalog = catalog
+        self.hub = _hub_resolver(catalog, hub)  # bot.hub_names.HubResolver, or None: no Hub lookups
         self._conversation_factory = conversation_factory
         self._advise = advise
         self._compare = compare
@@ -110,9 +115,10 @@ class Advisor:
         self._names: dict[str, str] | None = None
 
     @classmethod
-    def open(cls, catalog_path: str | Path | None = None, extra_data_dirs: Sequence[Path] = ()) -> Advisor:
+    def open(cls, catalog_path: str | Path | None = None, extra_data_dirs: Sequence[Path] = (),
+             hub_settings: Any = None) -> Advisor:
         """Open the real catalog (plus rows imported with `gpu-advisor catalog import-*`) and bind
-        the real parser and engine."""
+        the real parser and engine; `hub_settings` (`catalog.hub.HubSettings`) turns Hub lookups on."""
         from catalog import open_catalog
         from engine import advise
         from engine.contract import to_contract
@@ -139,6 +145,7 @@ class Advisor:
             advise=advise,
             compare=compare,
             to_contract=to_contract,
+            hub=_hub_client(hub_settings, catalog_path),
         )
 
     def display_names(self) -> dict[str, str]:
@@ -151,13 +158,16 @@ class Advisor:
                 except Exception:  # a catalog without that listing: ids are shown as they are
                     log.debug("catalog has no %s listing", kind)
             self._names = names
+        if self.hub is not None:
+            return {**{m.id: m.hf_repo or m.name for m in self.hub.models()}, **self._names}
         return self._names
 
     # --- conversations -----------------------------------------------------------------------
     @property
     def resolver(self) -> Any:
-        """The catalog answers name look-ups (its `Resolution` satisfies the parser's NameResolver)."""
-        return self.catalog
+        """The catalog answers name look-ups (its `Resolution` satisfies the parser's NameResolver);
+        with Hub lookups on, wrapped so repo ids and unknown sized names are looked up there."""
+        return self.hub if self.hub is not None else self.catalog
 
     def new_conversation(self) -> ConversationLike:
         return self._conversation_factory(resolver=self.resolver)
@@ -169,11 +179,15 @@ class Advisor:
 
     def respond(self, conversation: ConversationLike, text: str, previous: Advice | None = None) -> Response:
         """Run one turn: parse `text` in the thread's context, estimate, and diff against `previous`."""
+        if self.hub is not None:
+            self.hub.begin_turn(text)
         turn = conversation.turn(text)
         intent = str(getattr(turn, "intent", "describe") or "describe")
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
+        if self.hub is not None:
+            notes += self.hub.turn_notes()
         asked = [(_text_of(q), str(getattr(q, "field", "") or "")) for q in getattr(turn, "questions", ()) or ()]
         asked = [(text, name) for text, name in asked if text]
         questions = [text for text, _ in asked]
@@ -194,7 +208,12 @@ class Advisor:
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked])
 
     def advise(self, workload: Workload) -> Advice:
-        return self._advise(workload, self.catalog.data())
+        return self._advise(workload, self.catalog_data())
+
+    def catalog_data(self) -> Any:
+        """The records the engine receives: the catalog's, plus models found on the Hub."""
+        data = self.catalog.data()
+        return self.hub.with_hub_models(data) if self.hub is not None else data
 
     def vram(self, text: str) -> Response:
         """`/vram 70B qlora`: the same parse and estimate, in a throwaway conversation. Only the
@@ -232,7 +251,9 @@ class Advisor:
         data = dict(raw)
         errors: list[str] = []
         notes: list[str] = []
-        for field_name, resolve in (("model", self.catalog.resolve_model), ("gpu", self.catalog.resolve_gpu)):
+        if self.hub is not None:
+            self.hub.begin_turn(str(data.get("model") or ""))
+        for field_name, resolve in (("model", self.resolver.resolve_model), ("gpu", self.catalog.resolve_gpu)):
             value = data.get(field_name)
             if value is None:
                 continue
@@ -254,6 +275,8 @@ class Advisor:
         except ValidationError as exc:
             return None, [f"{'.'.join(str(p) for p in e['loc']) or 'workload'}: {e['msg']}" for e in exc.errors()]
         advice = self.advise(workload)
+        if self.hub is not None:
+            notes += self.hub.turn_notes()
         if notes:
             advice = advice.model_copy(update={"notes": (*advice.notes, *notes)})
         return advice, []
@@ -279,6 +302,23 @@ def _change_line(name: str, change: Any) -> str:
 
 # Questions about the corpus, where it lives and the run schedule: they change cost, not memory.
 NOT_ABOUT_MEMORY = frozenset({"dataset_gb", "dataset_tokens", "data_location", "runs_per_month", "epochs"})
+
+
+def _hub_client(settings: Any, catalog_path: str | Path | None) -> Any:
+    """A Hub client caching into the catalog database file, or None when lookups are off."""
+    if settings is None:
+        return None
+    from bot.hub_names import hub_client
+
+    return hub_client(settings, catalog_path)
+
+
+def _hub_resolver(catalog: Any, client: Any) -> Any:
+    if client is None:
+        return None
+    from bot.hub_names import HubResolver
+
+    return HubResolver(catalog, client)
 
 
 def _has_subject(w: Workload) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import tempfile
 import types
 import typing
@@ -27,6 +28,9 @@ from catalog.files import content_hash, data_dirs_or_default, read_data
 from catalog.records import GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
 SCHEMA_VERSION = "1"
+# Tables that are not built from the data files but fetched at run time (Hub lookups, refreshed
+# prices): a rebuild carries them over from the database it replaces (see `_carry_over`).
+PERSISTENT_TABLES = ("hub_models", "hub_searches", "offer_overlay", "refresh_log")
 RECORD_TABLES: tuple[tuple[str, type[BaseModel]], ...] = (
     ("gpus", GpuRecord),
     ("models", ModelRecord),
@@ -144,6 +148,7 @@ def build_catalog(db_path: str | Path, data_dirs: Sequence[Path] | None = None) 
         db = sqlite_utils.Database(tmp)
         try:
             build_into(db, data_dirs)
+            _carry_over(db, target)
         finally:
             db.close()
         os.replace(tmp, target)
@@ -151,3 +156,29 @@ def build_catalog(db_path: str | Path, data_dirs: Sequence[Path] | None = None) 
         if tmp.exists():
             tmp.unlink()
     return target
+
+
+def _carry_over(db: sqlite_utils.Database, old_path: Path) -> None:
+    """Copy the run-time tables (PERSISTENT_TABLES) from the database being replaced.
+
+    Why: the data files changing (a new release, an import) must not forget the Hub lookups and
+    refreshed prices fetched since; they carry their own provenance and dates. A corrupt or
+    missing old file simply has nothing to carry.
+    """
+    if not old_path.is_file():
+        return
+    try:
+        db.execute("ATTACH DATABASE ? AS old", [str(old_path)])
+    except sqlite3.DatabaseError:
+        return
+    try:
+        schemas = dict(db.execute("SELECT name, sql FROM old.sqlite_master WHERE type = 'table'").fetchall())
+        for table in PERSISTENT_TABLES:
+            if table in schemas and table not in db.table_names():
+                db.execute(schemas[table])
+                db.execute(f"INSERT INTO main.[{table}] SELECT * FROM old.[{table}]")
+        db.conn.commit()
+    except sqlite3.DatabaseError:
+        pass  # an unreadable old table: the new catalog starts without it
+    finally:
+        db.execute("DETACH DATABASE old")

@@ -27,6 +27,7 @@ from catalog.records import (
     ProviderRecord,
     Resolution,
 )
+from catalog.refresh import apply_overlay, load_overlay
 from catalog.resolve import Resolver
 
 
@@ -54,9 +55,18 @@ class Catalog:
         return CatalogData(
             gpus=tuple(GpuRecord.model_validate(r) for r in self._rows("gpus")),
             models=tuple(ModelRecord.model_validate(r) for r in self._rows("models")),
-            offers=tuple(OfferRecord.model_validate(r) for r in self._rows("offers")),
+            offers=apply_overlay(self.bundled_offers(), load_overlay(self.db)),
             providers=providers,
         )
+
+    def bundled_offers(self) -> list[OfferRecord]:
+        """The offers of the data files, before refreshed prices (`gpu-advisor catalog refresh`) apply."""
+        return [OfferRecord.model_validate(r) for r in self._rows("offers")]
+
+    def reload(self) -> None:
+        """Forget the cached records, so refreshed prices stored since are used by the next answer."""
+        for name in ("_data", "_resolver"):
+            self.__dict__.pop(name, None)
 
     def data(self) -> CatalogData:
         """Everything the engine needs, as frozen records."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -101,6 +102,25 @@ def _links(instance: str, gpu: GpuRecord, count: int) -> tuple[str, str | None, 
     return (f"PCIe Gen{gpu.pcie_gen}" if gpu.pcie_gen else "PCIe", None, None)
 
 
+REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
+# Header spellings seen across schema versions (v5 wrote "GPUInfo"); matched case-insensitively.
+_COLUMN_ALIASES = {"gpuinfo": "GpuInfo"}
+
+
+def canonical_header(fieldnames: Sequence[str] | None) -> dict[str, str]:
+    """File column -> the name this module reads ("gpuinfo"/"GPUInfo" -> "GpuInfo")."""
+    known = {c.lower(): c for c in (*REQUIRED_COLUMNS, "SpotPrice", "GpuInfo", "vCPUs", "MemoryGiB",
+                                    "AvailabilityZone")}
+    known.update(_COLUMN_ALIASES)
+    return {f: known.get(f.strip().lower(), f.strip()) for f in (fieldnames or ())}
+
+
+def missing_columns(fieldnames: Sequence[str] | None) -> list[str]:
+    """The required columns a header lacks (schema v8 and v9 alike are read by header name)."""
+    present = set(canonical_header(fieldnames).values())
+    return [c for c in REQUIRED_COLUMNS if c not in present]
+
+
 def read_skypilot_csv(
     path: str | Path,
     provider_id: str,
@@ -110,7 +130,22 @@ def read_skypilot_csv(
     source_label: str | None = None,
     skipped: list[str] | None = None,
 ) -> list[OfferRecord]:
-    """Offers in one SkyPilot `vms.csv`, mapped to catalog GPU ids, one row per (type, region).
+    """Offers in one SkyPilot `vms.csv` file (see `read_skypilot_text`)."""
+    text = Path(path).read_text(encoding="utf-8")
+    return read_skypilot_text(text, provider_id, observed_on, catalog=catalog,
+                              source_label=source_label or str(path), skipped=skipped)
+
+
+def read_skypilot_text(
+    text: str,
+    provider_id: str,
+    observed_on: str,
+    *,
+    catalog: Any = None,
+    source_label: str = "vms.csv",
+    skipped: list[str] | None = None,
+) -> list[OfferRecord]:
+    """Offers in one SkyPilot `vms.csv` text, mapped to catalog GPU ids, one row per (type, region).
 
     `catalog` (a `Catalog`, default: the packaged one in memory) supplies the alias table that
     maps SkyPilot accelerator names ("A100-80GB", "RTX PRO Server 6000") to GPU ids. Rows that
@@ -122,77 +157,79 @@ def read_skypilot_csv(
         catalog = open_catalog()
     gpus = {g.id: g for g in catalog.gpus()}
     notes_out = skipped if skipped is not None else []
-    source = f"SkyPilot catalog {source_label or path}"
+    source = f"SkyPilot catalog {source_label}"
     merged: dict[tuple[str, str], dict[str, Any]] = {}
 
-    with Path(path).open(newline="", encoding="utf-8") as handle:
-        for line_no, row in enumerate(csv.DictReader(handle), start=2):
-            instance = (row.get("InstanceType") or "").strip()
-            accelerator = (row.get("AcceleratorName") or "").strip()
-            region = (row.get("Region") or "").strip()
-            price = _float(row.get("Price"))
-            spot = _float(row.get("SpotPrice"))
-            count = _float(row.get("AcceleratorCount"))
-            if not instance or not accelerator:
-                notes_out.append(
-                    f"line {line_no}: no instance type or accelerator (host-only price, TPU or CPU row)"
-                )
-                continue
-            if price == GCP_PLACEHOLDER_PRICE:
-                notes_out.append(f"line {line_no}: {instance} price 700.0 is a placeholder, not an offer")
-                continue
-            if count is None or count < 1 or count != int(count):
-                notes_out.append(f"line {line_no}: {instance} has a fractional GPU ({count}); skipped")
-                continue
-            info = parse_gpu_info(row.get("GpuInfo"))
-            resolution = catalog.resolve_gpu(accelerator)
-            options = [
-                gpus[i]
-                for i in ((resolution.id,) if resolution.id else ()) + resolution.candidates
-                if i in gpus
-            ]
-            if not options:
-                notes_out.append(f"line {line_no}: accelerator {accelerator!r} is not in the catalog")
-                continue
-            names = " ".join(str(g.get("Name", "")) for g in info.get("Gpus") or [] if isinstance(g, dict))
-            gpu = _pick_gpu(options, _per_gpu_memory_gb(info, provider_id), f"{instance} {names}")
-            if provider_id == "runpod" and spot is not None and spot == price:
-                spot = None  # RunPod repeats Price as SpotPrice: no spot market in this row
-            if spot is not None and spot == GCP_PLACEHOLDER_PRICE:
-                spot = None
+    reader = csv.DictReader(io.StringIO(text))
+    header = canonical_header(reader.fieldnames)
+    for line_no, raw in enumerate(reader, start=2):
+        row = {header.get(k, k): v for k, v in raw.items() if k is not None}
+        instance = (row.get("InstanceType") or "").strip()
+        accelerator = (row.get("AcceleratorName") or "").strip()
+        region = (row.get("Region") or "").strip()
+        price = _float(row.get("Price"))
+        spot = _float(row.get("SpotPrice"))
+        count = _float(row.get("AcceleratorCount"))
+        if not instance or not accelerator:
+            notes_out.append(
+                f"line {line_no}: no instance type or accelerator (host-only price, TPU or CPU row)"
+            )
+            continue
+        if price == GCP_PLACEHOLDER_PRICE:
+            notes_out.append(f"line {line_no}: {instance} price 700.0 is a placeholder, not an offer")
+            continue
+        if count is None or count < 1 or count != int(count):
+            notes_out.append(f"line {line_no}: {instance} has a fractional GPU ({count}); skipped")
+            continue
+        info = parse_gpu_info(row.get("GpuInfo"))
+        resolution = catalog.resolve_gpu(accelerator)
+        options = [
+            gpus[i]
+            for i in ((resolution.id,) if resolution.id else ()) + resolution.candidates
+            if i in gpus
+        ]
+        if not options:
+            notes_out.append(f"line {line_no}: accelerator {accelerator!r} is not in the catalog")
+            continue
+        names = " ".join(str(g.get("Name", "")) for g in info.get("Gpus") or [] if isinstance(g, dict))
+        gpu = _pick_gpu(options, _per_gpu_memory_gb(info, provider_id), f"{instance} {names}")
+        if provider_id == "runpod" and spot is not None and spot == price:
+            spot = None  # RunPod repeats Price as SpotPrice: no spot market in this row
+        if spot is not None and spot == GCP_PLACEHOLDER_PRICE:
+            spot = None
 
-            key = (instance, region)
-            entry = merged.get(key)
-            if entry is None:
-                intra, inter, inter_gbps = _links(instance, gpu, int(count))
-                ram_gib = _float(row.get("MemoryGiB"))
-                merged[key] = {
-                    "id": f"{provider_id}:{instance}:{region}",
-                    "provider": provider_id,
-                    "instance_type": instance,
-                    "gpu": gpu.id,
-                    "gpus_per_node": int(count),
-                    "vcpus": _float(row.get("vCPUs")),
-                    "ram_gb": round(ram_gib * 1.073741824, 1) if ram_gib else None,
-                    "intra_node_link": intra,
-                    "inter_node_fabric": inter,
-                    "inter_node_gbps": inter_gbps,
-                    "on_demand_usd_per_hour": price,
-                    "spot_usd_per_hour": spot,
-                    "region": region,
-                    "source": source,
-                    "observed_on": observed_on,
-                    "_zones": 1,
-                    "_spot_zones": int(spot is not None),
-                }
-                continue
-            entry["_zones"] += 1
-            if entry["on_demand_usd_per_hour"] is None:
-                entry["on_demand_usd_per_hour"] = price
-            if spot is not None:
-                entry["_spot_zones"] += 1
-                current = entry["spot_usd_per_hour"]
-                entry["spot_usd_per_hour"] = spot if current is None else min(current, spot)
+        key = (instance, region)
+        entry = merged.get(key)
+        if entry is None:
+            intra, inter, inter_gbps = _links(instance, gpu, int(count))
+            ram_gib = _float(row.get("MemoryGiB"))
+            merged[key] = {
+                "id": f"{provider_id}:{instance}:{region}",
+                "provider": provider_id,
+                "instance_type": instance,
+                "gpu": gpu.id,
+                "gpus_per_node": int(count),
+                "vcpus": _float(row.get("vCPUs")),
+                "ram_gb": round(ram_gib * 1.073741824, 1) if ram_gib else None,
+                "intra_node_link": intra,
+                "inter_node_fabric": inter,
+                "inter_node_gbps": inter_gbps,
+                "on_demand_usd_per_hour": price,
+                "spot_usd_per_hour": spot,
+                "region": region,
+                "source": source,
+                "observed_on": observed_on,
+                "_zones": 1,
+                "_spot_zones": int(spot is not None),
+            }
+            continue
+        entry["_zones"] += 1
+        if entry["on_demand_usd_per_hour"] is None:
+            entry["on_demand_usd_per_hour"] = price
+        if spot is not None:
+            entry["_spot_zones"] += 1
+            current = entry["spot_usd_per_hour"]
+            entry["spot_usd_per_hour"] = spot if current is None else min(current, spot)
 
     offers = []
     for entry in merged.values():

@@ -18,6 +18,8 @@ import unicodedata
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from .repo_ids import hub_links_to_repo_ids
+
 MAX_CHARS = 10_000  # Slack allows 40k; nobody describes a workload in more than this
 
 _SLACK_LINK = re.compile(r"<(?:https?|mailto):[^|>\s]*\|([^>]*)>")  # <https://x|label> -> label
@@ -116,6 +118,7 @@ _WORD = re.compile(r"\b[a-z]{5,}\b")
 def normalize(text: str) -> str:
     """Return the one dialect the grammar reads. Never raises for any `str`."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS])
+    text = hub_links_to_repo_ids(text)  # a pasted Hub link is its repo id, read as one name
     text = _SLACK_LINK.sub(r" \1 ", text)
     text = _SLACK_OTHER.sub(" ", text)
     text = _URL.sub(" ", text)

@@ -8,6 +8,10 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+# Tests never reach the real Hugging Face Hub: lookups are off unless a test points HF_ENDPOINT at its
+# fake Hub on loopback and turns them on (tests/catalog/test_hub_answers.py).
+os.environ["GPU_ADVISOR_HUB"] = "0"
+
 settings.register_profile(
     "ci", derandomize=True, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
 )
