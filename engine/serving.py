@@ -144,6 +144,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
     w1 = w.model_copy(update={"concurrency": 1})
+    loaded = bool(w.requests_per_s or (w.input_tokens and w.output_tokens))  # a request mix: prefills interleave
     tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
         group = tp * pp
@@ -165,7 +166,6 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
 
         ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
-        loaded = bool(w.requests_per_s or (w.input_tokens and w.output_tokens))
 
         def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
                     steps: dict[int, float] = steps, ttft: float = ttft) -> float:
