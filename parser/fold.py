@@ -24,7 +24,7 @@ _TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "to
 _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens", "target_tokens_per_s_per_user",
                  "target_ttft_s", "requests_per_s")
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
-PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes", "gpu_memory_gb"})
+PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes"})
 
 
 def fold(
@@ -108,7 +108,7 @@ def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: se
     """'how much is an H100 on AWS?', 'B200 prices', 'what does RunPod charge for a 4090?': a price cue,
     a GPU or a provider, and nothing that describes a workload ("how much to serve X on H100" is one)."""
     return ("price" in cues and not cues & {"refine", "undo"} and not conflicts and bool(updates)
-            and set(updates) <= PRICE_FIELDS and bool({"gpu", "provider", "gpu_memory_gb"} & set(updates)))
+            and set(updates) <= PRICE_FIELDS and bool({"gpu", "provider"} & set(updates)))
 
 
 def _train_verb(items: list[Said]) -> bool:
