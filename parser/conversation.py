@@ -233,14 +233,16 @@ def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> di
 
 
 def _rederive_aggregate(base: Workload, updates: dict[str, Any], notes: list[str]) -> None:
-    """The aggregate tokens/s the parser derived from requests/s x output tokens follows either of them
-    when one changes ("make it 500 output tokens"); one the user gave outright is left alone."""
-    if "target_tokens_per_s" in updates or base.target_tokens_per_s is None:
+    """The aggregate tokens/s the parser derives from requests/s x output tokens, when the two come in
+    different messages ("at 200 rps", then "300 output tokens each") or one of them changes ("make it 500
+    output tokens"); an aggregate the user gave outright is left alone."""
+    if "target_tokens_per_s" in updates or not ({"requests_per_s", "output_tokens"} & set(updates)):
         return
-    if not ({"requests_per_s", "output_tokens"} & set(updates)) or not (base.requests_per_s and base.output_tokens):
-        return
-    if abs(base.target_tokens_per_s - base.requests_per_s * base.output_tokens) > 1e-6 * base.target_tokens_per_s:
-        return
+    if base.target_tokens_per_s is not None:  # derived before, or said outright (then it is left alone)
+        if not (base.requests_per_s and base.output_tokens):
+            return
+        if abs(base.target_tokens_per_s - base.requests_per_s * base.output_tokens) > 1e-6 * base.target_tokens_per_s:
+            return
     rate = updates.get("requests_per_s", base.requests_per_s)
     output_tokens = updates.get("output_tokens", base.output_tokens)
     if rate and output_tokens:

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.models import Problem
 
+from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
 from .words import _CLOUD, _pick
@@ -74,7 +75,7 @@ def fold(
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
     if requests:
-        updates["requests_per_s"] = round(requests[0][0], 6)
+        updates["requests_per_s"] = _sig(requests[0][0])
         notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
     mode_conflict = any(c.field == "mode" for c in conflicts)
     mode_unsaid = "mode" not in updates and current_mode is None and not mode_conflict

@@ -23,7 +23,7 @@ from .hardware import OWN_HARDWARE_NOTE, _memory_card, _own_hardware, _per_node
 from .names import _NOT_NAMES, NameReader
 from .neighbours import _io_lengths, _negatives, _soft_modes, _token_wording, _zeros_and_ranges
 from .normalize import HUGE_NUMBER
-from .quantities import _DATA_UNIT_GB, _number, _qty
+from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
 from .reading import NameResolver, Reading
 from .said import Said
 from .schedule import HOURS_PER_MONTH, duration_hours, per_month, seconds_in, span_seconds
@@ -235,7 +235,7 @@ class MessageTransformer(Transformer[Token, Reading]):
             per_user = _PER_USER.search(rate)
             per_s = amount / seconds_in(rate[:per_user.start()] if per_user else rate)
             if per_user:
-                return Said("throughput", _text(items), {"target_tokens_per_s_per_user": round(per_s, 6)})
+                return Said("throughput", _text(items), {"target_tokens_per_s_per_user": _sig(per_s)})
             return Said("throughput", _text(items), {"target_tokens_per_s": round(per_s, 6)})
         return Said("throughput", _text(items), requests_per_s=amount / seconds_in(rate))
 
@@ -251,9 +251,9 @@ class MessageTransformer(Transformer[Token, Reading]):
         if seconds <= 0:
             return Said("filler", text, cues=frozenset({"ignored"}), notes=[f"a latency can't be 0: ignored “{text}”"])
         if _FIRST_TOKEN.search(key):
-            return Said("latency", text, {"target_ttft_s": round(seconds, 6)})
+            return Said("latency", text, {"target_ttft_s": _sig(seconds)})
         if _PER_TOKEN_KEY.search(key) or _PER_TOKEN_SPAN.search(span):
-            return Said("latency", text, {"target_tokens_per_s_per_user": round(1 / seconds, 6)},
+            return Said("latency", text, {"target_tokens_per_s_per_user": _sig(1 / seconds)},
                         notes=[f"read “{text}” as {1 / seconds:g} tokens/s per user"])
         if key:
             return Said("filler", text, cues=frozenset({"ignored"}), notes=[
