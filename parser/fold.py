@@ -26,6 +26,7 @@ _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_t
                  "target_ttft_s", "requests_per_s")
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
 PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes"})
+_SCENARIO_WORDS = {"it", "this", "that", "them", "we", "our", "us"}  # "how much would it cost on H100s?"
 
 
 def fold(
@@ -97,7 +98,7 @@ def fold(
             cues.add("refine")
     # a value ignored with a note ("0 epochs", "-5 epochs") was said: the reply shows the note, not help
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
-    if _price_question(updates, conflicts, cues):
+    if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
         intent = "prices"
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
@@ -110,6 +111,14 @@ def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: se
     a GPU or a provider, and nothing that describes a workload ("how much to serve X on H100" is one)."""
     return ("price" in cues and not cues & {"refine", "undo"} and not conflicts and bool(updates)
             and set(updates) <= PRICE_FIELDS and bool({"gpu", "provider"} & set(updates)))
+
+
+def _about_the_scenario(items: list[Said], updates: dict[str, Any], current_mode: str | None) -> bool:
+    """'how much would it cost on H100s?', or 'what does it cost on AWS?' in a thread: the price of the
+    scenario on other hardware or elsewhere (a refinement), not a question about the price list."""
+    if any(s.kind == "filler" and s.text in _SCENARIO_WORDS for s in items):
+        return True
+    return current_mode is not None and "gpu" not in updates
 
 
 def _train_verb(items: list[Said]) -> bool:
