@@ -104,6 +104,7 @@ def build_price_table(
     credible: list[PriceLine] = []
     suspect: list[PriceLine] = []
     unpriced: list[str] = []
+    other_kinds = 0  # offers priced, but not in the kind asked for ("spot price of ...")
     for offer in offers:
         found = False
         for kind in kinds:
@@ -120,13 +121,16 @@ def build_price_table(
                 usd_per_instance_hour=round(price, 4), region=offer.region, observed_on=offer.observed_on,
                 managed=offer.managed, suspect=is_suspect, source=offer.source)
             (suspect if is_suspect else credible).append(line)
-        if not found:
+        if not found and not any(getattr(offer, f) for f in _KIND_FIELD.values()):  # no price of any kind
             unpriced.append(f"{names.get(offer.provider, offer.provider)} {offer.instance_type}")
+        elif not found:
+            other_kinds += 1
     credible.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
     suspect.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
     lines = credible + suspect
     return PriceTable(title=_title(query, gpu_family, names), lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN),
-                      notes=_notes(query, widened, lines, unpriced, kinds, names), query=dict(query), unpriced=unpriced)
+                      notes=_notes(query, widened, lines, unpriced, kinds, names, other_kinds), query=dict(query),
+                      unpriced=unpriced)
 
 
 def _title(query: Mapping[str, Any], gpu_family: Sequence[str], names: Mapping[str, str]) -> str:
@@ -147,7 +151,7 @@ def _family_name(family: Sequence[str], names: Mapping[str, str]) -> str:
 
 
 def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[PriceLine], unpriced: Sequence[str],
-           kinds: Sequence[str], names: Mapping[str, str]) -> list[str]:
+           kinds: Sequence[str], names: Mapping[str, str], other_kinds: int = 0) -> list[str]:
     notes: list[str] = []
     provider = names.get(query.get("provider") or "", query.get("provider") or "")
     if "provider" in widened:
@@ -160,8 +164,9 @@ def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[Pri
         gpu = names.get(query.get("gpu") or "", query.get("gpu") or "that GPU")
         notes.append(f"The catalog has no offer for {gpu}" + (f" at {provider} or anywhere else." if provider else ".")
                      + " A price you pay yourself can be given with a question, e.g. “at $2.10/hr”.")
-    elif not lines and len(kinds) == 1:
-        notes.append(f"No {_KIND_LABEL[kinds[0]]} price published for these offers.")
+    if other_kinds and len(kinds) == 1:
+        notes.append(f"{other_kinds} more offer(s) have no {_KIND_LABEL[kinds[0]]} price in the catalog; "
+                     f"ask without “{_KIND_LABEL[kinds[0]]}” to see them.")
     if any(line.suspect for line in lines):
         notes.append("“suspect”: a spot price below a fifth of on-demand, likely stale; listed last, check before relying on it.")
     if unpriced:

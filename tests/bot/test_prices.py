@@ -129,3 +129,13 @@ def test_slack_thread_price_question_gets_the_table_and_no_chart(client, fake_sl
     calls = fake_slack.calls
     # the second chart belongs to the refinement: none was drawn for the price answer
     assert calls.index(uploads[1]) > calls.index(posts[2])
+
+
+def test_offers_without_the_kind_asked_for_are_counted_not_called_unpriced() -> None:
+    offers = [offer("aws", "p5.48xlarge", "h100-sxm", 8, 55.04, spot_usd_per_hour=20.0),
+              offer("lambda", "gpu_8x_h100_sxm5", "h100-sxm", 8, 31.92),
+              offer("sagemaker", "ml.p5.48xlarge", "h100-sxm", 8, None)]
+    table = build_price_table(offers, [], {"gpu": "h100-sxm", "pricing": "spot"}, ("h100-sxm",), NAMES)
+    assert [line.instance_type for line in table.lines] == ["p5.48xlarge"]
+    assert table.unpriced == ["sagemaker ml.p5.48xlarge"]
+    assert any("1 more offer(s) have no spot price" in note for note in table.notes)
