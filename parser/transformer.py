@@ -31,8 +31,8 @@ from .words import _CLOUD, _PRECISION, _STORE, _pick
 
 _PLAIN_PARAMS_MIN = 1e5  # "7 parameters" is not a model size; "125000000 parameters" is
 _REFINE_VERBS = {"try", "use", "using", "switch to", "switching to", "move to", "go with"}
-_PER_USER = re.compile(r" (?:per|each|for each|for every|a|for one) (?:users?|streams?|sequences?|sessions?|requests?|"
-                       r"clients?|conversations?|persons?)$| each$")
+_PER_USER = re.compile(r"(?: (?:per|each|for each|for every|a|for one) | ?/ ?)(?:users?|streams?|sequences?|sessions?|"
+                       r"requests?|clients?|conversations?|persons?)$| each$")
 _FIRST_TOKEN = re.compile(r"ttft|first token")
 _PER_TOKEN_KEY = re.compile(r"token|itl|tpot|decod|generation")
 _PER_TOKEN_SPAN = re.compile(r"tokens?$")
