@@ -19,6 +19,9 @@ from typing import Any
 from bot.limits import Message, fit_message
 
 MAX_ROWS_SHOWN = 10
+# contract workload keys added with serving targets (CONTRACT.md), present in every `ask --json` workload
+_CONTRACT_TARGET_KEYS = ("pricing", "provider", "target_tokens_per_s_per_user", "target_ttft_s", "requests_per_s",
+                         "input_tokens", "output_tokens", "deadline_hours")
 SUSPECT_SPOT_FRACTION = 0.2  # a spot price below a fifth of the same offer's on-demand price
 _KIND_FIELD = {"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour", "reserved": "reserved_usd_per_hour"}
 _KIND_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
@@ -198,8 +201,9 @@ def prices_contract(table: PriceTable) -> dict[str, Any]:
     the ten shown), credible ones cheapest first."""
     from engine.contract import CONTRACT_WORKLOAD_KEYS
 
+    keys = dict.fromkeys((*CONTRACT_WORKLOAD_KEYS, *_CONTRACT_TARGET_KEYS))
     return {
-        "workload": {key: table.query.get(key) for key in CONTRACT_WORKLOAD_KEYS},
+        "workload": {key: table.query.get(key) for key in keys},
         "missing": [],
         "questions": [],
         "assumptions": [],

@@ -90,7 +90,8 @@ def test_ask_json_has_the_contract_keys_and_the_prices(capsys: pytest.CaptureFix
     assert set(data) >= CONTRACT_KEYS | {"prices"}
     assert data["report"] == {"memory": None, "cluster": None, "throughput": None, "tco": None}
     assert data["workload"]["gpu"] == "h100-sxm" and data["workload"]["gpu_count"] == 8
-    assert data["workload"]["mode"] is None
+    assert data["workload"]["mode"] is None and data["workload"]["provider"] == "aws"
+    assert data["workload"]["requests_per_s"] is None and "deadline_hours" in data["workload"]
     assert data["prices"] and all(p["gpus"] == 8 and p["provider"] == "aws" for p in data["prices"])
     first = data["prices"][0]
     assert set(first) >= {"provider", "instance_type", "gpu", "gpus", "pricing", "usd_per_gpu_hour",
