@@ -350,6 +350,8 @@ class ChartView:
 
 def answers_with_advice(response: Response) -> bool:
     """True when `render_response` answers with the advice (not help, questions or gibberish)."""
+    if response.prices is not None:  # a price question is answered with the table, not the thread's advice
+        return False
     return response.advice is not None and not (response.intent in ("help", "gibberish") and not response.changes)
 
 
@@ -436,6 +438,10 @@ def render_formulas(view: FormulasView) -> list[Message]:
 def render_response(response: Response, names: Mapping[str, str] | None = None,
                     *, vram_only: bool = False) -> list[Message]:
     """The reply to one turn: an answer when there is advice, otherwise help and questions."""
+    if response.prices is not None:  # a price question: the table of offers (bot/prices.py)
+        from bot.prices import render_prices
+
+        return render_prices(response.prices)
     if not answers_with_advice(response):
         if response.advice is not None and response.intent == "gibberish":
             view = build_help_view(response)

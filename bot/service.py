@@ -47,6 +47,7 @@ class Response:
     conversation: ConversationLike | None = None
     missing: list[str] = field(default_factory=list)
     question_fields: list[str] = field(default_factory=list)  # the Workload field each question fills
+    prices: Any = None  # bot.prices.PriceTable when the message was a price question ("how much is an H100?")
 
     @property
     def has_scenario(self) -> bool:
@@ -183,6 +184,9 @@ class Advisor:
             self.hub.begin_turn(text)
         turn = conversation.turn(text)
         intent = str(getattr(turn, "intent", "describe") or "describe")
+        if intent == "prices":  # answered from the catalog's offers; the thread's scenario is untouched
+            return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
+                            notes=_names_of(getattr(turn, "notes", ())), prices=self.price_table(turn.reading))
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
@@ -207,6 +211,22 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked])
 
+    def price_table(self, reading: Any) -> Any:
+        """The offers a price question asks about (`catalog.query.price_offers`), as a `bot.prices.PriceTable`."""
+        from bot.prices import build_price_table
+        from catalog.query import price_offers
+
+        query = dict(reading.updates)
+        family = tuple(reading.gpu_family) or ((query["gpu"],) if query.get("gpu") else ())
+        offers, widened = price_offers(self.catalog.offers(), gpus=family, provider=query.get("provider"),
+                                       gpus_per_node=query.get("gpu_count"))
+        names = dict(self.display_names())
+        try:
+            names.update({p.id: p.name for p in self.catalog.providers()})
+        except Exception:  # a catalog without a provider listing: ids are shown as they are
+            log.debug("catalog has no providers listing")
+        return build_price_table(offers, widened, query, family, names)
+
     def advise(self, workload: Workload) -> Advice:
         return self._advise(workload, self.catalog_data())
 
@@ -226,6 +246,10 @@ class Advisor:
     # --- scripting ---------------------------------------------------------------------------
     def contract(self, response: Response) -> dict[str, Any]:
         """The `ask --json` object of CONTRACT.md for this response."""
+        if response.prices is not None:
+            from bot.prices import prices_contract
+
+            return prices_contract(response.prices)
         if response.advice is None:
             w = response.workload or Workload()
             return {

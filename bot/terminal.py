@@ -10,6 +10,10 @@ from bot.service import Response
 
 
 def render_terminal(response: Response, names: Mapping[str, str] | None = None, *, vram_only: bool = False) -> str:
+    if response.prices is not None:  # a price question: the table of offers (bot/prices.py)
+        from bot.prices import render_prices_text
+
+        return render_prices_text(response.prices)
     if response.advice is None or (response.intent in ("help", "gibberish") and not response.changes):
         view = build_help_view(response)
         if response.advice is not None and response.intent == "gibberish":

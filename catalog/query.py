@@ -8,7 +8,7 @@ Why the engine never sees this class: it takes a `CatalogData` bundle of plain r
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -130,6 +130,47 @@ class Catalog:
             return None
         return InstanceResolution(query=str(text), instance_type=match.instance_type, id=match.gpu,
                                   gpus_per_node=match.gpus_per_node, provider=match.provider, offer_id=match.id)
+
+
+def price_offers(
+    offers: Iterable[OfferRecord],
+    *,
+    gpus: Sequence[str] = (),
+    provider: str | None = None,
+    gpus_per_node: int | None = None,
+) -> tuple[list[OfferRecord], list[str]]:
+    """The offers a price question asks about ("how much is an H100 on AWS?", "price of 8x H100 on
+    Lambda"), cheapest on-demand GPU-hour first, and which filters ("provider", "gpus_per_node") were
+    dropped because nothing matched them.
+
+    `gpus` is the GPU and its family (an "H100" question is about every H100 one can rent). A provider
+    or instance size that has no matching offer widens the search instead of answering with nothing,
+    and says so: the user learns that RunPod has no 4090 row *and* who does rent one. Offers without
+    any published price come last. Pure over the records, so a refreshed price overlay is queried alike.
+    """
+    wanted = set(gpus)
+    pool = [o for o in offers if not wanted or o.gpu in wanted]
+    widened: list[str] = []  # the reply says "no RunPod offer of that GPU; other providers:"
+    if provider is not None:
+        at_provider = [o for o in pool if o.provider == provider]
+        if at_provider or not pool:
+            pool = at_provider
+        else:
+            widened.append("provider")
+    if gpus_per_node is not None and pool:
+        sized = [o for o in pool if o.gpus_per_node == gpus_per_node]
+        if sized:
+            pool = sized
+        else:
+            widened.append("gpus_per_node")
+
+    def cheapest_gpu_hour(offer: OfferRecord) -> tuple[int, float, str]:
+        prices = [p for p in (offer.on_demand_usd_per_hour, offer.reserved_usd_per_hour, offer.spot_usd_per_hour) if p]
+        if not prices:
+            return (1, 0.0, offer.id)
+        return (0, (offer.on_demand_usd_per_hour or min(prices)) / offer.gpus_per_node, offer.id)
+
+    return sorted(pool, key=cheapest_gpu_hour), widened
 
 
 def open_catalog(db_path: str | Path | None = None, *, extra_data_dirs: Sequence[Path] = ()) -> Catalog:

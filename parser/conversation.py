@@ -69,7 +69,10 @@ class Conversation:
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
         if nothing_said and unanswered:
             return self._help(reading, notes)
-        self.cues |= set(reading.cues) & {"train", "finetune"}
+        if reading.intent == "prices":  # "how much is an H100 on AWS?": answered from the catalog, scenario kept
+            return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent="prices",
+                        message="", notes=tuple(notes), unknown_names=reading.unknown_names, reading=reading)
+        self.cues |= set(reading.cues) & {"train", "finetune", "adapt"}
 
         fresh = self._starts_new_scenario(reading, updates)
         before = self.workload
@@ -165,10 +168,11 @@ class Conversation:
         return (
             _said_anything(self.workload)
             and reading.intent == "describe"
-            and "mode" in updates
+            and ("mode" in updates or "intent" in updates)
             and ("model" in updates or "params_b" in updates)
             and "refine" not in reading.cues
-            and updates.get("mode") != self.workload.mode
+            and (("mode" in updates and updates["mode"] != self.workload.mode)
+                 or ("intent" in updates and updates["intent"] != self.workload.intent))
         )
 
     def _questions(self, reading: Reading | None) -> list[Question]:
@@ -222,7 +226,28 @@ def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> di
         updates["gpu_memory_gb"] = None  # a named GPU replaces "a 24GB card"
     if updates.get("gpu_memory_gb") and "gpu" not in updates and base.gpu is not None:
         updates["gpu"] = None  # and "a 48GB card" replaces a named GPU
+    if updates.get("intent") == "train" and "mode" not in updates and base.mode == "inference":
+        updates["mode"] = None  # "fine-tune it" in a serving thread: training, the method is asked
+    _rederive_aggregate(base, updates, notes)
     return updates
+
+
+def _rederive_aggregate(base: Workload, updates: dict[str, Any], notes: list[str]) -> None:
+    """The aggregate tokens/s the parser derives from requests/s x output tokens, when the two come in
+    different messages ("at 200 rps", then "300 output tokens each") or one of them changes ("make it 500
+    output tokens"); an aggregate the user gave outright is left alone."""
+    if "target_tokens_per_s" in updates or not ({"requests_per_s", "output_tokens"} & set(updates)):
+        return
+    if base.target_tokens_per_s is not None:  # derived before, or said outright (then it is left alone)
+        if not (base.requests_per_s and base.output_tokens):
+            return
+        if abs(base.target_tokens_per_s - base.requests_per_s * base.output_tokens) > 1e-6 * base.target_tokens_per_s:
+            return
+    rate = updates.get("requests_per_s", base.requests_per_s)
+    output_tokens = updates.get("output_tokens", base.output_tokens)
+    if rate and output_tokens:
+        updates["target_tokens_per_s"] = round(rate * output_tokens, 6)
+        notes.append(f"{rate:g} requests/s × {output_tokens} output tokens = {rate * output_tokens:g} tokens/s")
 
 
 def _validated(base: Workload, updates: dict[str, Any], notes: list[str]) -> Workload:
@@ -248,7 +273,9 @@ _LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens"
            "runs_per_month": "runs/month", "hourly_rate": "$/GPU-hour", "seq_len": "context", "gpu_count": "GPUs",
            "cache_dataset": "cache data", "mfu": "MFU", "zero_stage": "ZeRO stage",
            "gpu_memory_gb": "GPU memory (GB)", "deadline_hours": "max hours per run",
-           "target_tokens_per_s": "target tokens/s", "output_tokens": "output tokens/request"}
+           "target_tokens_per_s": "target tokens/s", "output_tokens": "output tokens/request",
+           "input_tokens": "prompt tokens/request", "requests_per_s": "requests/s",
+           "target_tokens_per_s_per_user": "tokens/s per user", "target_ttft_s": "time to first token (s)"}
 
 
 def _label(name: str) -> str:

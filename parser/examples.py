@@ -11,4 +11,5 @@ EXAMPLES: tuple[str, ...] = (
 HELP_TEXT = (
     "I size GPU jobs: tell me what you want to train or serve and I'll say whether it fits, how many "
     "GPUs, how long it takes and what it costs. For example:\n" + "\n".join(f"• {e}" for e in EXAMPLES)
+    + "\nOr ask for prices: “how much is an H100 on AWS?”"
 )

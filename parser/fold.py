@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.models import Problem
 
+from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
 from .words import _CLOUD, _pick
@@ -20,7 +21,12 @@ _DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shar
 # "training data", "training set": "training" describes a noun there; it is not the verb
 _TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "token", "examples", "samples", "time",
                    "cost", "costs", "budget", "loop", "script", "code", "pipeline", "cluster", "job", "step", "steps"}
-TRAIN_NOTE = "“train” read as full fine-tuning; say “from scratch” for pre-training, or “QLoRA”/“LoRA”"
+# fields only a serving workload has: said alone ("500 rps", "50 ms per token"), they mean serving
+_SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens", "target_tokens_per_s_per_user",
+                 "target_ttft_s", "requests_per_s")
+# a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
+PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes"})
+_SCENARIO_WORDS = {"it", "this", "that", "them", "we", "our", "us"}  # "how much would it cost on H100s?"
 
 
 def fold(
@@ -70,28 +76,49 @@ def fold(
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
     if requests:
+        updates["requests_per_s"] = _sig(requests[0][0])
         notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
-    mode_unsaid = "mode" not in updates and current_mode is None and not any(c.field == "mode" for c in conflicts)
-    if mode_unsaid and _train_verb(items) and "finetune" not in cues and ("model" in updates or "params_b" in updates):
-        updates["mode"] = "full"  # "train a 21B model": training, not serving; the note invites the correction
-        notes.append(TRAIN_NOTE)
-        mode_unsaid = False
-    serving_only = [f for f in ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens") if f in updates]
-    if mode_unsaid and (serving_only or requests):
+    mode_conflict = any(c.field == "mode" for c in conflicts)
+    mode_unsaid = "mode" not in updates and current_mode is None and not mode_conflict
+    training_said = _train_verb(items) or bool(cues & {"finetune", "adapt"})
+    serving_only = [f for f in _SERVING_ONLY if f in updates]
+    if mode_unsaid and not training_said and (serving_only or requests):
         updates["mode"] = "inference"
-        notes.append("serving (you gave concurrent users)" if "concurrency" in updates else "serving (you gave a request rate or response length)")
+        notes.append("serving (you gave concurrent users)" if "concurrency" in updates else
+                     "serving (you gave a latency, request rate or response length)")
+    if "mode" in updates:  # the intent follows a method said outright ("QLoRA" trains, "serve" serves)
+        updates["intent"] = "serve" if updates["mode"] == "inference" else "train"
+    elif training_said and not mode_conflict:
+        # "fine-tune X", "train on our data", "adapt X", "SFT": training with no method said. The mode
+        # stays unset: the method question is asked and the engine plans the cheapest method that fits
+        updates["intent"] = "train"
     if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
         cues.discard("refine_verb")
         if not ("mode" in updates and ("model" in updates or "params_b" in updates)):
             cues.add("refine")
-    if requests and not updates:
-        cues.add("refine")  # "50 qps" in a serving thread: said something, even if nothing changes yet
     # a value ignored with a note ("0 epochs", "-5 epochs") was said: the reply shows the note, not help
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
+    if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
+        intent = "prices"
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
     )
+
+
+def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: set[str]) -> bool:
+    """'how much is an H100 on AWS?', 'B200 prices', 'what does RunPod charge for a 4090?': a price cue,
+    a GPU or a provider, and nothing that describes a workload ("how much to serve X on H100" is one)."""
+    return ("price" in cues and not cues & {"refine", "undo"} and not conflicts and bool(updates)
+            and set(updates) <= PRICE_FIELDS and bool({"gpu", "provider"} & set(updates)))
+
+
+def _about_the_scenario(items: list[Said], updates: dict[str, Any], current_mode: str | None) -> bool:
+    """'how much would it cost on H100s?', or 'what does it cost on AWS?' in a thread: the price of the
+    scenario on other hardware or elsewhere (a refinement), not a question about the price list."""
+    if any(s.kind == "filler" and s.text in _SCENARIO_WORDS for s in items):
+        return True
+    return current_mode is not None and "gpu" not in updates
 
 
 def _train_verb(items: list[Said]) -> bool:
@@ -105,14 +132,15 @@ def _train_verb(items: list[Said]) -> bool:
 
 
 def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
-    """A request rate becomes a tokens/s target only with a response length; nothing is assumed."""
+    """A request rate is kept as `requests_per_s`; with a response length it also becomes the aggregate
+    tokens/s target the engine sized for before it read request rates. No length is assumed here."""
     per_s, said = request
     if "target_tokens_per_s" in updates:
-        return f"kept the tokens/s target; “{said}” not used"
+        return f"“{said}” is {per_s:g} requests/s; the tokens/s target you gave is kept as well"
     output_tokens = updates.get("output_tokens") or current_output_tokens
     if not output_tokens:
-        return (f"“{said}” is {per_s:g} requests/s; to size for it I need the response length, "
-                f"e.g. “{said}, 200-token responses”")
+        return (f"“{said}” is {per_s:g} requests/s; say the response length too (e.g. “{said}, 300 output "
+                f"tokens each”), it sets the tokens to generate")
     updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
     return f"{per_s:g} requests/s × {output_tokens} output tokens = {per_s * output_tokens:g} tokens/s"
 

@@ -18,6 +18,7 @@ from .said import Said
 _POSITIVE_FIELDS = {
     "params_b", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month", "gpu_count", "seq_len", "batch_size",
     "concurrency", "lora_rank", "nodes", "target_tokens_per_s", "output_tokens", "input_tokens", "gpu_memory_gb",
+    "target_tokens_per_s_per_user", "target_ttft_s", "requests_per_s",
 }
 _FIELD_WORDS = {
     "params_b": "the model size", "dataset_gb": "the data size", "dataset_tokens": "the token count",
@@ -25,6 +26,8 @@ _FIELD_WORDS = {
     "batch_size": "the batch size", "lora_rank": "the LoRA rank", "nodes": "the node count",
     "target_tokens_per_s": "a tokens/s target", "output_tokens": "the output length", "input_tokens": "the prompt length",
     "gpu_memory_gb": "GPU memory", "hourly_rate": "a price", "deadline_hours": "a deadline",
+    "target_tokens_per_s_per_user": "a per-user speed", "target_ttft_s": "a time to first token",
+    "requests_per_s": "a request rate",
 }
 # "with 50k tokens", "50k tokens of data": a corpus; "4096 tokens per sample": a sequence length
 _DATA_LEADS = {"with", "on", "over", "using", "use", "from", "total", "data", "dataset", "corpus"}
@@ -137,7 +140,8 @@ def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:
         elif hard or current_mode in ("lora", "qlora"):
             values, notes = {}, [n for n in said.notes if "preference" in n]
         else:
-            values, notes = {"mode": "lora" if lora else said.values["mode"]}, list(said.notes)
+            mode = "lora" if lora else said.values.get("mode")  # "SFT" alone says no method: none is set
+            values, notes = ({"mode": mode} if mode else {}), list(said.notes)
         items[index] = replace(said, values=values, notes=notes)
     return items
 

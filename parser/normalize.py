@@ -148,6 +148,7 @@ def normalize(text: str) -> str:
     text = _TRAILING_TIMES.sub(r"\1 x \2", text)
     text = _NUMBER_DASH_TOKEN.sub(r"\1 ", text)
     text = _TRAINING_TOKENS.sub(r"\1 \2 of training data", text)
+    text = _latency_seconds(text)
     text = _PERCENT.sub(r"\1%", text)
     text = _BOUNDARIES.sub(" ,", _SPACES.sub(" ", text))
     return text.strip(" ,")
@@ -173,6 +174,17 @@ def _scientific(m: re.Match[str]) -> str:
 def _plain(value: Decimal) -> str:
     text = format(value.normalize(), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# "ttft 1s", "first token within 2s": seconds glued to their number, split only after a latency word
+# or a comparison, so "4090s" and "h100s" stay GPU names
+_GLUED_SECONDS = re.compile(
+    r"\b((?:ttft|tpot|itl|latency|token|under|below|within|than|most|of|is|=) )(\d+(?:\.\d+)?)(s|secs?|seconds?)\b")
+
+
+def _latency_seconds(text: str) -> str:
+    """'ttft 1s' -> 'ttft 1 s': the grammar's time span wants the space before seconds (see above)."""
+    return _GLUED_SECONDS.sub(r"\1\2 \3", text)
 
 
 def _number_word(m: re.Match[str]) -> str:

@@ -29,3 +29,8 @@ def _qty(text: str, binary: bool = False) -> float:
         factor = _BINARY_QTY.get(unit, _QTY[unit]) if binary else _QTY[unit]
         return float(text[:-1]) * factor
     return float(text)
+
+
+def _sig(value: float) -> float:
+    """Nine significant digits: drops float noise (1 / 0.04 s) and keeps small rates (1 request a day)."""
+    return float(f"{value:.9g}")

@@ -5,9 +5,9 @@ time, and answer everything else at once with a stated assumption.
 
 1. Mode (essential, always asked while missing): QLoRA vs full fine-tuning differ ~10x in
    memory, serving is a different calculation. Not asked when the message says "serve"
-   (inference) or gives serving-only details (concurrent users), which set the mode, nor when
-   it says "train" with a model or size (read as full fine-tuning, with a note inviting the
-   correction: the answer is useful as it is).
+   (inference) or gives serving-only details (concurrent users), which set the mode. "Fine-tune
+   X", "train on our data", "adapt X", "SFT" say training without a method (`intent` "train"):
+   the method is asked, and meanwhile the engine plans the cheapest method that fits.
 2. Model (essential, always asked while missing): no model and no parameter count means no
    memory estimate at all. When the message named a model the catalog does not know, the
    question is the catalog's answer in friendly words ("I don't know “gpt-5”; did you mean ...?
@@ -72,9 +72,10 @@ def questions_for(
     asked = set(asked)
     cues = set(cues) | (set(reading.cues) if reading else set())
     wanted: list[Question] = []
-    training = workload.mode in TRAINING_MODES
+    # "fine-tune X" with no method: training all the same (the data question applies); the method is asked
+    training = workload.mode in TRAINING_MODES or (workload.mode is None and workload.intent == "train")
     if workload.mode is None:
-        wanted.append(_mode_question(cues))
+        wanted.append(_mode_question(cues, workload.intent))
     if workload.model is None and workload.params_b is None:
         unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
@@ -101,7 +102,7 @@ def questions_for(
 def stated_assumptions(workload: Workload) -> list[str]:
     """What the reply states instead of asking (the engine adds its own, with figures)."""
     said: list[str] = []
-    if workload.mode in TRAINING_MODES:
+    if workload.mode in TRAINING_MODES or (workload.mode is None and workload.intent == "train"):
         guess = estimated_tokens(workload)
         if workload.dataset_tokens is None and guess is not None:
             said.append(f"~{_billions(guess)} tokens per epoch, estimated from {workload.dataset_gb:g} GB "
@@ -115,10 +116,10 @@ def stated_assumptions(workload: Workload) -> list[str]:
     return said
 
 
-def _mode_question(cues: set[str]) -> Question:
-    if "finetune" in cues:
+def _mode_question(cues: set[str], intent: str | None = None) -> Question:
+    if cues & {"finetune", "adapt"}:
         text = "QLoRA, LoRA or a full fine-tune?"
-    elif "train" in cues:
+    elif "train" in cues or intent == "train":
         text = "Fine-tune (QLoRA, LoRA or full) or pretrain from scratch?"
     else:
         text = "What do you want to do: fine-tune (QLoRA, LoRA, full), pretrain, or serve the model (inference)?"

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.models import Problem
 
-Intent = Literal["describe", "refine", "answer", "undo", "help", "gibberish", "vram"]
+Intent = Literal["describe", "refine", "answer", "undo", "help", "gibberish", "vram", "prices"]
 
 
 class Resolved(Protocol):
@@ -95,6 +95,9 @@ class Reading(BaseModel):
     notes: tuple[str, ...] = ()  # what was assumed while reading ("A100 -> A100 SXM 80GB")
     cues: frozenset[str] = frozenset()  # "train", "finetune", "refine", "vram", "yes", "no", ...
     bare: tuple[Any, ...] = ()  # numbers / sizes / yes-no said alone: candidate answers
+    # intent "prices": the GPU named and the rest of its family ("H100" -> h100-sxm, h100-pcie, h100-nvl),
+    # since a price question about "an H100" is about every H100 one can rent
+    gpu_family: tuple[str, ...] = ()
 
     @property
     def understood(self) -> bool:

@@ -20,7 +20,8 @@ _ADVERB_PERIOD = {
 _DURATION_HOURS = {"h": 1.0, "hr": 1.0, "hour": 1.0, "day": 24.0, "week": 168.0, "wk": 168.0, "month": HOURS_PER_MONTH}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?|an?) ?(hours?|hrs?|h|days?|weeks?|wks?|months?)\b")
 _SECONDS = {
-    "s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "hr": 3600.0, "hour": 3600.0, "h": 3600.0,
+    "ms": 0.001, "msec": 0.001, "millis": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
+    "s": 1.0, "secs": 1.0, "seconds": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "hr": 3600.0, "hour": 3600.0, "h": 3600.0,
     "day": 86400.0,
 }
 _RATE_UNIT = re.compile(r"(sec|second|s|minute|min|hour|hr|h|day)$")
@@ -37,8 +38,14 @@ def per_month(period: str) -> float | None:
     return _PERIOD_PER_MONTH[match.group(2)] / every if every > 0 else None
 
 
+_DEADLINE_WORDS = {"tomorrow": 24.0, "overnight": 12.0}  # "by tomorrow": a day; "overnight": 12 hours
+
+
 def duration_hours(text: str) -> float | None:
-    """'within 2 weeks' -> 336, 'in a day' -> 24, 'under 48 hours' -> 48."""
+    """'within 2 weeks' -> 336, 'in a day' -> 24, 'under 48 hours' -> 48, 'by tomorrow' -> 24."""
+    last = text.split()[-1] if text.split() else ""
+    if last in _DEADLINE_WORDS:
+        return _DEADLINE_WORDS[last]
     match = _DURATION.search(text)
     if match is None:
         return None
@@ -54,3 +61,15 @@ def seconds_in(rate: str) -> float:
         return 60.0
     unit = _RATE_UNIT.search(rate)
     return _SECONDS[unit.group(1)] if unit else 1.0
+
+
+_SPAN = re.compile(r"(\d+(?:\.\d+)?) ?(ms|msec|millis(?:econds?)?|milliseconds?|s|secs?|seconds?)\b")
+
+
+def span_seconds(text: str) -> float | None:
+    """'50 ms' -> 0.05, '1 s' -> 1.0, '2 seconds per token' -> 2.0; None without a time span."""
+    match = _SPAN.search(text)
+    if match is None:
+        return None
+    unit = match.group(2)
+    return float(match.group(1)) * (_SECONDS.get(unit) or _SECONDS[unit.rstrip("s")])

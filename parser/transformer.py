@@ -23,17 +23,21 @@ from .hardware import OWN_HARDWARE_NOTE, _memory_card, _own_hardware, _per_node
 from .names import _NOT_NAMES, NameReader
 from .neighbours import _io_lengths, _negatives, _soft_modes, _token_wording, _zeros_and_ranges
 from .normalize import HUGE_NUMBER
-from .quantities import _DATA_UNIT_GB, _number, _qty
+from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
 from .reading import NameResolver, Reading
 from .said import Said
-from .schedule import HOURS_PER_MONTH, duration_hours, per_month, seconds_in
+from .schedule import HOURS_PER_MONTH, duration_hours, per_month, seconds_in, span_seconds
 from .words import _CLOUD, _PRECISION, _STORE, _pick
 
 _PLAIN_PARAMS_MIN = 1e5  # "7 parameters" is not a model size; "125000000 parameters" is
 _REFINE_VERBS = {"try", "use", "using", "switch to", "switching to", "move to", "go with"}
+_PER_USER = re.compile(r"(?: (?:per|each|for each|for every|a|for one) | ?/ ?)(?:users?|streams?|sequences?|sessions?|"
+                       r"requests?|clients?|conversations?|persons?)$| each$")
+_FIRST_TOKEN = re.compile(r"ttft|first token")
+_PER_TOKEN_KEY = re.compile(r"token|itl|tpot|decod|generation")
+_PER_TOKEN_SPAN = re.compile(r"tokens?$")
 _EVERY = re.compile(r"(?:every|each) |(?:daily|weekly|monthly|quarterly|yearly|annually)$")
 _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
-SFT_NOTE = "“SFT” read as full fine-tuning (it usually is unless LoRA is said); say “LoRA” or “QLoRA” for adapters"
 PEFT_NOTE = "“PEFT” read as LoRA; say “QLoRA” for 4-bit adapters"
 PREFERENCE_NOTE = ("{name} is preference tuning: it also holds a frozen reference model (RLHF adds reward and value "
                    "models); I size the policy only")
@@ -67,8 +71,8 @@ class MessageTransformer(Transformer[Token, Reading]):
         text = str(items[0])
         if text == "peft":
             return Said("soft_mode", text, {"mode": "lora"}, frozenset({"finetune"}), notes=[PEFT_NOTE])
-        if re.match(r"sft|supervised|instruction", text):
-            return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune"}), notes=[SFT_NOTE])
+        if re.match(r"sft|supervised|instruction", text):  # says training, not the method: that is asked
+            return Said("soft_mode", text, {}, frozenset({"finetune"}))
         return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune"}),
                     notes=[PREFERENCE_NOTE.format(name=text.upper() if len(text) <= 5 else text)])
 
@@ -224,11 +228,38 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("concurrency", _text(items), {"concurrency": count}, notes=notes)
 
     def throughput(self, items: list[Token]) -> Said:
+        """'3000 tokens/s' is the aggregate; '30 tokens/s per user', '40 tok/s each' what one user sees;
+        '500 rps' a request rate (the fold pairs it with the response length)."""
         amount, rate = _qty(str(items[0])), str(items[1])
-        per_s = amount / seconds_in(rate)
         if items[1].type == "TOK_RATE":
+            per_user = _PER_USER.search(rate)
+            per_s = amount / seconds_in(rate[:per_user.start()] if per_user else rate)
+            if per_user:
+                return Said("throughput", _text(items), {"target_tokens_per_s_per_user": _sig(per_s)})
             return Said("throughput", _text(items), {"target_tokens_per_s": round(per_s, 6)})
-        return Said("throughput", _text(items), requests_per_s=per_s)
+        return Said("throughput", _text(items), requests_per_s=amount / seconds_in(rate))
+
+    def latency(self, items: list[Token]) -> Said:
+        """'ttft under 500 ms' -> target_ttft_s 0.5; '50 ms per token', 'tpot 40ms', 'inter-token latency
+        25 ms' -> a per-user speed (1000/ms tokens/s); a bare 'latency 200 ms' says neither, so it is
+        asked about in a note, never guessed; '200 ms' alone is no target at all."""
+        text, span = _text(items), str(items[-1])
+        key = str(items[0]) if len(items) > 1 else ""
+        seconds = span_seconds(span)
+        if seconds is None:
+            return Said("filler", text)
+        if seconds <= 0:
+            return Said("filler", text, cues=frozenset({"ignored"}), notes=[f"a latency can't be 0: ignored “{text}”"])
+        if _FIRST_TOKEN.search(key):
+            return Said("latency", text, {"target_ttft_s": _sig(seconds)})
+        if _PER_TOKEN_KEY.search(key) or _PER_TOKEN_SPAN.search(span):
+            return Said("latency", text, {"target_tokens_per_s_per_user": _sig(1 / seconds)},
+                        notes=[f"read “{text}” as {1 / seconds:g} tokens/s per user"])
+        if key:
+            return Said("filler", text, cues=frozenset({"ignored"}), notes=[
+                f"“{text}”: per output token or to the first token? Say e.g. “{span.split(' per')[0]} per token” "
+                f"or “time to first token under {span.split(' per')[0]}”"])
+        return Said("filler", text)
 
     def output(self, items: list[Token]) -> Said:
         number = next((t for t in items if t.type in ("NUMBER", "QTY")), None)
@@ -305,7 +336,8 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("cue", text, cues=frozenset({"no"}), bare=(False,))
         if kind == "INSTEAD_OF":
             return Said("instead_of", text, cues=frozenset({"refine"}))
-        cue = {"UNDO": "undo", "HELP": "help", "REFINE": "refine", "VRAM": "vram", "TRAIN": "train"}.get(kind, "finetune")
+        cue = {"UNDO": "undo", "HELP": "help", "REFINE": "refine", "VRAM": "vram", "TRAIN": "train", "ADAPT": "adapt",
+               "PRICE_ASK": "price"}.get(kind, "finetune")
         return Said("cue", text, cues=frozenset({cue}))
 
     def filler(self, items: list[Token]) -> Said:
@@ -328,4 +360,32 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)
-        return fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
+        items = self._price_providers(items)
+        reading = fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
+        if reading.intent == "prices" and "gpu" in reading.updates:
+            reading = reading.model_copy(update={"gpu_family": self._gpu_family(reading.updates["gpu"])})
+        return reading
+
+    def _price_providers(self, items: list[Said]) -> list[Said]:
+        """'what does RunPod charge for a 4090?': in a price question a plain word may be the provider,
+        with no "on" in front; the catalog decides (the word is looked up only after a price cue)."""
+        if self.resolver is None or not any("price" in s.cues for s in items):
+            return items
+        if any("provider" in s.values for s in items):
+            return items
+        out = list(items)
+        for index, said in enumerate(items):
+            if said.word and len(said.text) >= 3 and said.text not in _NOT_NAMES:
+                resolved = self.names.resolve("provider", said.text)
+                if resolved is not None and resolved.id is not None:
+                    out[index] = Said("provider", said.text, {"provider": resolved.id})
+                    break
+        return out
+
+    def _gpu_family(self, gpu_id: str) -> tuple[str, ...]:
+        """The GPU the name resolved to, then the other members of the family the catalog listed."""
+        family = [gpu_id]
+        for (kind, _), resolved in self.names._seen.items():
+            if kind == "gpu" and resolved is not None and resolved.id == gpu_id:
+                family += [c for c in resolved.candidates if c not in family]
+        return tuple(family)

@@ -26,10 +26,18 @@ def resolver() -> FakeResolver:
     return FakeResolver()
 
 
+def with_intent(expect: dict[str, Any]) -> dict[str, Any]:
+    """The Workload `intent` follows a mode said outright (inference serves, every other mode trains), so
+    an entry lists `intent` only where no mode is set ("fine-tune X": intent train, mode asked)."""
+    if "mode" in expect and "intent" not in expect:
+        return {**expect, "intent": "serve" if expect["mode"] == "inference" else "train"}
+    return dict(expect)
+
+
 def assert_reading(reading: Any, entry: dict[str, Any], *, real: bool = False) -> None:
     """The corpus contract for one entry: exactly the expected fields (floats approximately), the
     intent, conflicts, unknown names and note where listed; `real` applies the `*_real` overrides."""
-    expect = entry.get("expect_real", entry["expect"]) if real else entry["expect"]
+    expect = with_intent(entry.get("expect_real", entry["expect"]) if real else entry["expect"])
     assert set(reading.updates) == set(expect), f"{reading.text!r}: {reading.updates}"
     for field, value in expect.items():
         got = reading.updates[field]

@@ -41,6 +41,7 @@ MODELS = {
     "qwen2.5-7b": ["qwen 2.5 7b"],
     "phi-3-mini": ["phi 3 mini", "phi3 mini", "phi-3-mini-4k"],
     "deepseek-v3": ["deepseek v3"],
+    "deepseek-r1": ["deepseek r1"],
     "gemma-2-9b": ["gemma 2 9b"],
     "gemma-2-27b": ["gemma 2 27b"],
 }

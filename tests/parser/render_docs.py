@@ -29,8 +29,13 @@ scenario: the reply lists each changed field as old → new, and `undo` goes bac
 Model and GPU names go through the catalog's aliases: a family name ("A100") means the
 catalog's default member and the reply says which one; an unknown name gets suggestions, and a
 size in it ("gpt-7 13B") is still used; without one, the advisor asks for the model or its size.
-"Train" alone (no "fine-tune", "from scratch", "LoRA") is read as full fine-tuning, with a note
-saying so. "16 users" or "8 sessions" is how many are served at the same time (`concurrency`).
+"Fine-tune", "train", "adapt" or "SFT" without a method is training (`intent` = train): the
+advisor asks QLoRA, LoRA or full and meanwhile plans the cheapest method that fits; a method
+said outright sets `mode` too. "Serve", "deploy", "host", "endpoint" are `intent` = serve.
+"16 users" or "8 sessions" is how many are served at the same time (`concurrency`).
+"30 tokens/s per user" or "50 ms per token" is what one user must see; "3000 tokens/s" alone is
+the total. A request rate is kept as requests per second, and with a response length it also
+gives the total tokens/s. "How much is an H100 on AWS?" answers with the catalog's prices.
 Commas, semicolons and line breaks end a phrase, so "on H100s, 1B tokens" is a GPU and a token
 count. Numbers may be written "1,000,000", "2.5e9" or "10^30"; absurd ones are read as written
 and the estimate says why it cannot answer. Sizes are decimal GB (GiB are converted, ×1.073741824).

@@ -180,16 +180,33 @@ def test_memory_constraint_and_named_gpu_replace_each_other(chat: Conversation) 
 def test_request_rate_uses_the_threads_response_length(chat: Conversation) -> None:
     chat.turn("serve llama-3-8b with 300-token responses")
     turn = chat.turn("what about 20 qps?")
-    assert turn.changed == {"target_tokens_per_s": (None, 6000)}
+    assert turn.changed == {"requests_per_s": (None, 20), "target_tokens_per_s": (None, 6000)}
     assert any("20 requests/s × 300 output tokens" in n for n in turn.notes)
 
 
-def test_request_rate_without_a_response_length_assumes_nothing(chat: Conversation) -> None:
+def test_request_rate_without_a_response_length_is_kept_as_a_rate(chat: Conversation) -> None:
     chat.turn("serve llama-3-8b")
     turn = chat.turn("50 qps")
-    assert turn.changed == {} and turn.workload.target_tokens_per_s is None
+    assert turn.changed == {"requests_per_s": (None, 50)} and turn.workload.target_tokens_per_s is None
+    assert turn.intent == "refine"
     assert any("response length" in n for n in turn.notes)
     assert turn.questions == ()
+
+
+def test_the_derived_aggregate_follows_the_rate_and_the_length(chat: Conversation) -> None:
+    chat.turn("serve llama-3-8b at 500 requests per second, 300 output tokens each")
+    assert chat.workload.target_tokens_per_s == 150_000
+    turn = chat.turn("at 200 requests per second")
+    assert turn.workload.requests_per_s == 200 and turn.workload.target_tokens_per_s == 60_000
+    turn = chat.turn("make it 100 output tokens")
+    assert turn.workload.output_tokens == 100 and turn.workload.target_tokens_per_s == 20_000
+
+
+def test_an_aggregate_said_outright_is_not_rederived(chat: Conversation) -> None:
+    chat.turn("serve llama-3-8b at 500 rps, 300 output tokens each")
+    chat.turn("3000 tokens/s")
+    turn = chat.turn("make it 100 output tokens")
+    assert turn.workload.target_tokens_per_s == 3000
 
 
 def test_memory_constraint_stored_by_an_older_version_is_kept(resolver) -> None:
@@ -215,13 +232,12 @@ def test_questions_for_uses_the_unknown_name_problem(resolver) -> None:
     assert questions[0].field == "model" and "I don't know “gpt-5”" in questions[0].text
 
 
-def test_train_with_a_size_is_full_fine_tuning_with_a_note_not_a_question(chat: Conversation) -> None:
+def test_train_with_a_size_is_training_and_the_method_is_asked(chat: Conversation) -> None:
     turn = chat.turn("train a 21B model")
-    assert turn.workload.mode == "full" and turn.workload.params_b == 21
-    assert "mode" not in [q.field for q in turn.questions]
-    assert any("“train” read as full fine-tuning" in n for n in turn.notes)
-    turn = chat.turn("qlora")  # the note invites the correction
-    assert turn.workload.mode == "qlora" and turn.workload.params_b == 21
+    assert turn.workload.intent == "train" and turn.workload.mode is None and turn.workload.params_b == 21
+    assert turn.questions[0].field == "mode" and "pretrain" in turn.questions[0].text
+    turn = chat.turn("qlora")  # the answer sets the method; the intent stays training
+    assert turn.workload.mode == "qlora" and turn.workload.intent == "train" and turn.workload.params_b == 21
 
 
 def test_train_in_a_thread_that_already_has_a_mode_keeps_it(chat: Conversation) -> None:

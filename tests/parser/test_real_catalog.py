@@ -50,7 +50,7 @@ def test_real_catalog_resolves_what_users_write(catalog) -> None:
 
 def test_real_catalog_unknown_names_get_its_suggestions(catalog) -> None:
     reading = parse("deploy mixtrall on a100", catalog)
-    assert reading.updates == {"mode": "inference", "gpu": "a100-sxm-80gb"}
+    assert reading.updates == {"mode": "inference", "intent": "serve", "gpu": "a100-sxm-80gb"}
     (problem,) = reading.unknown_names
     assert problem.field == "model" and "mixtral-8x7b" in problem.candidates and "mixtral-8x7b" in problem.message
     assert "70B" in problem.message

@@ -21,7 +21,9 @@ words = st.sampled_from(
      "8k", "seq", "len", "int8", "4-bit", "no", "yes", "cache", "twenty", "one", "24gb", "card", "gib", "tb",
      "within", "2", "weeks", "days", "a", "week", "every", "quarter", "qps", "1000", "requests", "minute",
      "tokens/s", "200-token", "responses", "with", "each", "gpus", "serve", "mistral", "deepseek", "v3",
-     "what", "about", "sagemaker", "aws", "spot", "a100x4", "run"]
+     "what", "about", "sagemaker", "aws", "spot", "a100x4", "run", "ms", "50ms", "1s", "ttft", "tpot", "latency",
+     "p50", "under", "first", "token", "inter-token", "rps", "how", "much", "prices", "cheapest", "fine-tune",
+     "adapt", "sft", "tomorrow", "overnight", "by", "endpoint", "user", "seconds"]
 )
 phrases = st.lists(words, max_size=60).map(" ".join)
 

@@ -1,0 +1,214 @@
+"""Price questions ("how much is an H100 on AWS?", "B200 prices", "what does RunPod charge for a 4090?").
+
+The parser reads such a message as intent "prices" (a GPU and its family, an optional provider, GPU
+count and price kind); `catalog.query.price_offers` finds the matching offers; this module turns them
+into one line per price (on-demand, spot, reserved) and renders the table for Slack, the terminal and
+`ask --json`. It selects and formats catalog rows only: nothing is estimated here.
+
+Why spot lines below a fifth of on-demand are flagged "suspect" and listed after the credible ones:
+such rows are usually a stale or mis-imported figure, and the cheapest-first order must not put a
+number nobody can rent at the top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bot.limits import Message, fit_message
+
+MAX_ROWS_SHOWN = 10
+# contract workload keys added with serving targets (CONTRACT.md), present in every `ask --json` workload
+_CONTRACT_TARGET_KEYS = ("pricing", "provider", "target_tokens_per_s_per_user", "target_ttft_s", "requests_per_s",
+                         "input_tokens", "output_tokens", "deadline_hours")
+SUSPECT_SPOT_FRACTION = 0.2  # a spot price below a fifth of the same offer's on-demand price
+_KIND_FIELD = {"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour", "reserved": "reserved_usd_per_hour"}
+_KIND_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
+
+
+@dataclass(frozen=True)
+class PriceLine:
+    """One price of one offer: what `ask --json` lists under "prices" and a table row shows."""
+
+    provider: str  # provider id
+    provider_name: str
+    instance_type: str
+    gpu: str  # GPU id
+    gpu_name: str
+    gpus: int  # GPUs in the instance
+    pricing: str  # "on_demand" | "spot" | "reserved"
+    usd_per_gpu_hour: float
+    usd_per_instance_hour: float
+    region: str
+    observed_on: str
+    managed: bool
+    suspect: bool  # spot below a fifth of on-demand
+    source: str
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """Context of `prices.json.j2` / `prices.txt.j2`: the lines shown, how many more, and what to say."""
+
+    title: str
+    lines: list[PriceLine]  # every matching price, credible ones cheapest first, then suspect ones
+    shown: int  # how many of `lines` the table shows
+    notes: list[str] = field(default_factory=list)
+    query: dict[str, Any] = field(default_factory=dict)  # the Workload fields the question named (gpu, provider, ...)
+    unpriced: list[str] = field(default_factory=list)  # "SageMaker ml.p5.48xlarge": offers with no price
+
+    @property
+    def more(self) -> int:
+        return len(self.lines) - self.shown
+
+    @property
+    def more_line(self) -> str:
+        """'12 more, up to $6.88 per GPU-hour; ...' when the table is cut, else ''."""
+        if self.more <= 0:
+            return ""
+        highest = max(line.usd_per_gpu_hour for line in self.lines[self.shown:])
+        return (f"{self.more} more, up to ${highest:,.2f} per GPU-hour; narrow it with a provider or a GPU count "
+                f"(e.g. “price of 8x H100 on AWS”).")
+
+    def rows(self) -> list[list[str]]:
+        """The shown lines as table cells (display-ready, not escaped)."""
+        return [[line.provider_name, line.instance_type, f"{line.gpus}x {line.gpu_name}",
+                 f"${line.usd_per_gpu_hour:,.2f}", f"${line.usd_per_instance_hour:,.2f}",
+                 _KIND_LABEL[line.pricing] + (" (suspect)" if line.suspect else ""), line.region, line.observed_on]
+                for line in self.lines[:self.shown]]
+
+
+HEADINGS = ["provider", "instance", "GPUs", "$/GPU-h", "$/instance-h", "price", "region", "observed"]
+
+
+def table_text(table: PriceTable) -> str:
+    """The rows as fixed-width text (a code block in Slack, plain in the terminal)."""
+    cells = [HEADINGS, *table.rows()]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(HEADINGS))]
+    right = {3, 4}  # prices line up on the right
+
+    def line(row: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+
+    return "\n".join(line(row) for row in cells)
+
+
+def build_price_table(
+    offers: Sequence[Any],
+    widened: Sequence[str],
+    query: Mapping[str, Any],
+    gpu_family: Sequence[str],
+    names: Mapping[str, str],
+) -> PriceTable:
+    """Lines for the offers `catalog.query.price_offers` returned, for the question in `query` (the
+    reading's updates: gpu, provider, gpu_count, pricing). `names` maps ids to display names."""
+    kinds = [query["pricing"]] if query.get("pricing") in _KIND_FIELD else list(_KIND_FIELD)
+    credible: list[PriceLine] = []
+    suspect: list[PriceLine] = []
+    unpriced: list[str] = []
+    other_kinds = 0  # offers priced, but not in the kind asked for ("spot price of ...")
+    for offer in offers:
+        found = False
+        for kind in kinds:
+            price = getattr(offer, _KIND_FIELD[kind])
+            if not price:
+                continue
+            found = True
+            on_demand = offer.on_demand_usd_per_hour
+            is_suspect = kind == "spot" and bool(on_demand) and price < SUSPECT_SPOT_FRACTION * on_demand
+            line = PriceLine(
+                provider=offer.provider, provider_name=names.get(offer.provider, offer.provider),
+                instance_type=offer.instance_type, gpu=offer.gpu, gpu_name=names.get(offer.gpu, offer.gpu),
+                gpus=offer.gpus_per_node, pricing=kind, usd_per_gpu_hour=round(price / offer.gpus_per_node, 4),
+                usd_per_instance_hour=round(price, 4), region=offer.region, observed_on=offer.observed_on,
+                managed=offer.managed, suspect=is_suspect, source=offer.source)
+            (suspect if is_suspect else credible).append(line)
+        if not found and not any(getattr(offer, f) for f in _KIND_FIELD.values()):  # no price of any kind
+            unpriced.append(f"{names.get(offer.provider, offer.provider)} {offer.instance_type}")
+        elif not found:
+            other_kinds += 1
+    credible.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
+    suspect.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
+    lines = credible + suspect
+    return PriceTable(title=_title(query, gpu_family, names), lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN),
+                      notes=_notes(query, widened, lines, unpriced, kinds, names, other_kinds), query=dict(query),
+                      unpriced=unpriced)
+
+
+def _title(query: Mapping[str, Any], gpu_family: Sequence[str], names: Mapping[str, str]) -> str:
+    gpu = query.get("gpu")
+    what = "GPU" if gpu is None else (_family_name(gpu_family, names) if len(gpu_family) > 1 else names.get(gpu, gpu))
+    count = f"{query['gpu_count']}x " if query.get("gpu_count") else ""
+    where = f" at {names.get(query['provider'], query['provider'])}" if query.get("provider") else ""
+    kind = f" ({_KIND_LABEL[query['pricing']]})" if query.get("pricing") in _KIND_LABEL else ""
+    return f"{count}{what} prices{where}{kind}"
+
+
+def _family_name(family: Sequence[str], names: Mapping[str, str]) -> str:
+    """'H100 (SXM5 80GB, PCIe 80GB, NVL 94GB)' from the family's display names."""
+    shown = [names.get(g, g) for g in family]
+    first = shown[0].split()[0]
+    rest = [s[len(first):].strip() if s.startswith(first + " ") else s for s in shown]
+    return f"{first} ({', '.join(rest)})"
+
+
+def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[PriceLine], unpriced: Sequence[str],
+           kinds: Sequence[str], names: Mapping[str, str], other_kinds: int = 0) -> list[str]:
+    notes: list[str] = []
+    provider = names.get(query.get("provider") or "", query.get("provider") or "")
+    if "provider" in widened:
+        notes.append(f"The catalog has no {provider} offer for this GPU; these are the other providers'.")
+    if "gpus_per_node" in widened:
+        sizes = sorted({line.gpus for line in lines})
+        notes.append(f"No {query.get('gpu_count')}-GPU instance in the catalog; sizes offered: "
+                     f"{', '.join(str(s) for s in sizes) or 'none'}.")
+    if not lines and not unpriced:
+        gpu = names.get(query.get("gpu") or "", query.get("gpu") or "that GPU")
+        notes.append(f"The catalog has no offer for {gpu}" + (f" at {provider} or anywhere else." if provider else ".")
+                     + " A price you pay yourself can be given with a question, e.g. “at $2.10/hr”.")
+    if other_kinds and len(kinds) == 1:
+        notes.append(f"{other_kinds} more offer(s) have no {_KIND_LABEL[kinds[0]]} price in the catalog; "
+                     f"ask without “{_KIND_LABEL[kinds[0]]}” to see them.")
+    if any(line.suspect for line in lines):
+        notes.append("“suspect”: a spot price below a fifth of on-demand, likely stale; listed last, check before relying on it.")
+    if unpriced:
+        notes.append("No published price: " + ", ".join(unpriced) + ".")
+    if lines:
+        oldest = min(line.observed_on for line in lines)
+        notes.append(f"Per GPU-hour = instance price ÷ GPUs; prices as observed (oldest {oldest}); cheapest first.")
+    return notes
+
+
+# --- rendering ------------------------------------------------------------------------------------
+def render_prices(table: PriceTable) -> list[Message]:
+    """Block Kit (validated by `bot.limits`) plus the plain-text fallback."""
+    from bot.render import render_blocks, render_text
+
+    blocks = render_blocks("prices.json.j2", table=table, table_text=table_text(table))
+    return fit_message(blocks, render_text("prices.txt.j2", table=table, table_text=table_text(table)))
+
+
+def render_prices_text(table: PriceTable) -> str:
+    from bot.render import render_text
+
+    return render_text("prices.txt.j2", table=table, table_text=table_text(table))
+
+
+def prices_contract(table: PriceTable) -> dict[str, Any]:
+    """`ask --json` for a price question: the contract keys present (the workload holds what the question
+    named, the report parts are null: nothing was estimated) plus "prices", every matching line (not only
+    the ten shown), credible ones cheapest first."""
+    from engine.contract import CONTRACT_WORKLOAD_KEYS
+
+    keys = dict.fromkeys((*CONTRACT_WORKLOAD_KEYS, *_CONTRACT_TARGET_KEYS))
+    return {
+        "workload": {key: table.query.get(key) for key in keys},
+        "missing": [],
+        "questions": [],
+        "assumptions": [],
+        "report": {"memory": None, "cluster": None, "throughput": None, "tco": None},
+        "prices": [{k: v for k, v in asdict(line).items() if k not in ("provider_name", "gpu_name")}
+                   for line in table.lines],
+        "notes": list(table.notes),
+    }
