@@ -26,7 +26,7 @@ from catalog.aliases import build_alias_entries
 from catalog.files import content_hash, data_dirs_or_default, read_data
 from catalog.records import GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: ModelRecord.native_precision, unsupported accelerators
 RECORD_TABLES: tuple[tuple[str, type[BaseModel]], ...] = (
     ("gpus", GpuRecord),
     ("models", ModelRecord),
