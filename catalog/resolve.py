@@ -182,7 +182,7 @@ class Resolver:
             if unsupported is not None and unsupported.id:
                 return NameMatch(start=start, end=end, text=span, kind="unsupported", display=unsupported.id)
         key = keys[0]
-        if n >= 2:
+        if n >= 2 or "/" in span:  # one word only as a Hub repo id ("qwen/qwen3-32b")
             entry = self._by_kind.get("model", {}).get(key)
             if entry is not None:
                 resolved = self.resolve("model", span)

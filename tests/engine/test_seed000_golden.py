@@ -1,12 +1,13 @@
-"""Seed 000's worked example, to the dollar, and the same scenario under the product's defaults.
+"""The worked QLoRA-70B example, to the dollar, and the same scenario under the product's defaults.
 
 Scenario: QLoRA fine-tune of Llama-3 70B on a 500 GB corpus in S3, bare-metal H100 at $2.80/hr
-vs SageMaker (+30%), 20 experiments a month.
+vs SageMaker (+30%), 20 experiments a month. Both providers are test fixtures
+(tests/engine/fixtures_catalog.py), not shipped catalog rows.
 
-"With its assumptions" means the article's own simplifications, each an explicit override:
+"With its assumptions" means the example's own simplifications, each an explicit override:
 params 70B (not 70.55B), a fixed 12 GB adapter allowance, 6 FLOPs/param/token at 100% MFU on
-989 TFLOPS (the article's rounding of 989.4), flat $0.09/GB egress, $28/month storage, and -
-the article's table adds ONE run's compute (354 GPU-hours) to TWENTY pulls of egress - so one
+989 TFLOPS (the example's rounding of 989.4), flat $0.09/GB egress, $28/month storage, and -
+the example's table adds ONE run's compute (354 GPU-hours) to TWENTY pulls of egress - so one
 run a month with 20 dataset pulls (`dataset_pulls_per_month`).
 """
 
@@ -148,19 +149,19 @@ def product() -> Advice:
 def test_product_defaults_differ_and_say_why(product: Advice, seed: Advice) -> None:
     assert not [p for p in product.problems if p.code == "internal"]
     notes = " | ".join(product.notes)
-    # ERRATA 7: tiered AWS egress, 20 x 500 GB in one month = $891 (not $900)
+    # tiered AWS egress: 20 x 500 GB in one month = $891 (a flat $0.09/GB would say $900)
     bm = _option(product, BM)
     uncached = next(t for t in bm.tco if t.workflow == "uncached")
     assert round(row_usd(uncached, "egress")) == 891
-    assert "$891" in notes and "$900" in notes and "ERRATA 7" in notes
-    # ERRATA 6: realistic MFU, so more GPU-hours than the article's 354
+    assert "$891" in notes and "$900" in notes
+    # a realistic MFU, so more GPU-hours than the example's 354 at 100%
     util = product.throughput.gpu_hours.inputs["utilisation"]
     assert 0.2 <= util <= 0.7
     assert any(a.field == "mfu" and a.value is not None for a in product.assumptions)
     assert product.throughput.gpu_hours.value > seed.throughput.gpu_hours.value
-    assert "ERRATA 6" in notes
+    assert "100%" in notes
     # real architecture: 70.55B parameters, not 70
     assert product.effective.params_b == pytest.approx(70.55)
-    # 20 full runs a month are billed as 20 runs of compute, and the reply says the article did not
+    # 20 full runs a month are billed as 20 runs of compute, and the reply says the example did not
     assert "ONE run's" in notes
     assert row_usd(uncached, "compute") > 20 * 991
