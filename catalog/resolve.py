@@ -68,7 +68,6 @@ class Resolver:
     def resolve(self, kind: str, text: object) -> Resolution:
         query = text if isinstance(text, str) else ""
         table = self._by_kind.get(kind, {})
-        word = _KIND_WORD.get(kind, kind)
         for key in lookup_keys(query, kind):
             entry = table.get(key)
             if entry is None:
