@@ -314,9 +314,14 @@ class FoundNames:
 
     def __init__(self) -> None:
         self.unsupported: list[tuple[str, str]] = []  # (display name, words said)
+        self.joined: dict[str, str] = {}  # "llama-4" -> "llama 4": a family glued for the grammar
 
     def apply(self, reading: Reading) -> Reading:
-        """Name an unsupported accelerator in the Reading (a field and a note), never drop it."""
+        """Name an unsupported accelerator in the Reading (a field and a note), never drop it; a
+        question about a glued family quotes the words the user wrote."""
+        if self.joined and reading.unknown_names:
+            problems = tuple(p.model_copy(update={"message": _unglued(p.message, self.joined)}) for p in reading.unknown_names)
+            reading = reading.model_copy(update={"unknown_names": problems})
         if not self.unsupported:
             return reading
         displays = list(dict.fromkeys(display for display, _ in self.unsupported))
@@ -359,6 +364,8 @@ def glue_names(text: str, resolver: NameResolver | None) -> tuple[str, FoundName
             continue
         if match.kind == "unsupported":
             found.unsupported.append((match.display or said, said))
+        elif replacement != match.id:
+            found.joined[replacement] = said
         out += [text[position:match.start], replacement]
         position = match.end
     out.append(text[position:])
@@ -374,6 +381,12 @@ def _glued(match: Any, said: str) -> str | None:
     if match.candidates and _NAME_SHAPED.fullmatch(joined):
         return joined
     return None
+
+
+def _unglued(message: str, joined: dict[str, str]) -> str:
+    for glued, said in joined.items():
+        message = message.replace(f"'{glued}'", f"“{said}”").replace(f"“{glued}”", f"“{said}”")
+    return message
 
 
 def catalog_size(resolver: NameResolver | None, model_id: str | None) -> float | None:
