@@ -81,7 +81,7 @@ class ModelRecord(_Record):
     total_params_b: float  # all experts, billions
     active_params_b: float  # per token, billions (== total for dense)
     # the format the weights are released in: "bf16" (most), "fp8" (DeepSeek-V3/R1, Kimi K2), "mxfp4"
-    # (gpt-oss), "int4" (GPTQ/AWQ repos); serving defaults to it
+    # (gpt-oss), "int4" (GPTQ/AWQ repos), "int8" (bitsandbytes 8-bit); serving defaults to it
     native_precision: str = "bf16"
     notes: str = ""
 
