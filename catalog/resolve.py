@@ -34,6 +34,7 @@ _SIZE_IN_NAME = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?) ?b\b")
 SIZE_RATIO_LOW, SIZE_RATIO_HIGH = 0.69, 1.45
 MAX_NAME_WORDS = 6
 _WORD = re.compile(r"\S+")
+_SLICE_SIZE = re.compile(r"-\d+$")
 
 
 def sizes_in_name(text: str) -> list[float]:
@@ -133,7 +134,7 @@ class Resolver:
     def unsupported(self, text: str) -> Resolution | None:
         """'TPU v5e', 'trainium2' -> a Resolution naming the accelerator as not covered; else None."""
         table = self._by_kind.get(UNSUPPORTED, {})
-        for key in lookup_keys(text, "gpu"):
+        for key in (*lookup_keys(text, "gpu"), alias_key(_SLICE_SIZE.sub("", text.strip()))):
             entry = table.get(key)
             if entry is not None and entry.id:
                 why = f" ({entry.note})" if entry.note else ""
@@ -176,7 +177,8 @@ class Resolver:
         keys = [alias_key(span)]
         if keys[0].endswith("s") and len(keys[0]) > 2:
             keys.append(keys[0][:-1])
-        for key in keys:
+        slice_size = _SLICE_SIZE.sub("", span)  # "tpu v5e-8": a v5e slice of 8 chips
+        for key in (*keys, alias_key(slice_size)):
             unsupported = self._by_kind.get(UNSUPPORTED, {}).get(key)
             if unsupported is not None and unsupported.id:
                 return NameMatch(start=start, end=end, text=span, kind="unsupported", display=unsupported.id)

@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from catalog import Catalog
+from catalog import Catalog, open_catalog
 from catalog.resolve import size_matches, sizes_in_name
 
 from .conftest import DATA_DIR
@@ -164,6 +166,7 @@ def test_gaudi_3_is_covered(catalog: Catalog) -> None:
         ("serve llama 4 scout with 128k context", [("llama 4 scout", "model", "llama-4-scout")]),
         ("serve deepseek r1 , 8 x h100", [("deepseek r1", "model", "deepseek-r1")]),
         ("qlora 70b on tpu v5e", [("tpu v5e", "unsupported", None)]),
+        ("serve it on a tpu v5e-8 slice", [("tpu v5e-8", "unsupported", None)]),
         ("serve it on 8 x gaudi 3", [("gaudi 3", "gpu", "gaudi3")]),
         ("fine-tune qwen/qwen3-32b", [("qwen/qwen3-32b", "model", "qwen3-32b")]),
         ("serve the mistral small 3 24b model", [("mistral small 3 24b", "model", "mistral-small-3-24b")]),
@@ -184,5 +187,20 @@ def test_find_names_asks_for_families(catalog: Catalog) -> None:
 
 
 def test_find_names_never_raises(catalog: Catalog) -> None:
-    for text in ("", " ", ",,,", "a" * 5000, "tpu " * 50, "\x00 \u2603 llama 4"):
+    for text in ("", " ", ",,,", "a" * 5000, "tpu " * 50, "\x00 \u2603 llama 4", "-1 -- 8b-"):
         assert isinstance(catalog.find_names(text), list)
+
+
+_SHARED: dict[str, Catalog] = {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abcdeilmnopqrstuvwxz0123456789 .-,/")), max_size=60))
+def test_find_names_spans_are_inside_the_text(text: str) -> None:
+    if "c" not in _SHARED:
+        _SHARED["c"] = open_catalog()
+    previous_end = 0
+    for match in _SHARED["c"].find_names(text):
+        assert previous_end <= match.start < match.end <= len(text)
+        assert text[match.start:match.end] == match.text and "," not in match.text
+        previous_end = match.end
