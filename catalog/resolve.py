@@ -126,7 +126,6 @@ class Resolver:
         closest = ", ".join(self._label("model", t) for t in targets[:3])
         return Resolution(
             query=query,
-            candidates=tuple(targets[:3]),
             message=f"Unknown model '{query.strip()[:80]}': the catalog has no {size} model by that name "
             f"(not {closest}). Did you mean: {closest}?",
         )

@@ -204,3 +204,21 @@ def test_find_names_spans_are_inside_the_text(text: str) -> None:
         assert previous_end <= match.start < match.end <= len(text)
         assert text[match.start:match.end] == match.text and "," not in match.text
         previous_end = match.end
+
+
+def test_size_guard_catches_an_alias_that_points_at_another_size() -> None:
+    """A data slip ("mistral 24b" -> the 7B) cannot reach a user: the name's size wins."""
+    from catalog.aliases import AliasEntry
+    from catalog.resolve import Resolver
+
+    sizes = {"mistral-7b": (7.24, 7.24), "mistral-small-3-24b": (23.57, 23.57), "qwen-32b-a": (32.76, 32.76)}
+    names = {"model": {"mistral-7b": "Mistral 7B", "mistral-small-3-24b": "Mistral Small 3", "qwen-32b-a": "Qwen 32B"}}
+    entries = [
+        AliasEntry("model", "mistral24b", "mistral 24b", "mistral-7b", (), "", "test", 0),
+        AliasEntry("model", "mistral24bx", "mistral 24b x", "mistral-7b", ("mistral-small-3-24b",), "", "test", 0),
+    ]
+    resolver = Resolver(entries, names, sizes)
+    wrong = resolver.resolve("model", "mistral 24b")
+    assert wrong.id is None and "no 24B model" in wrong.message and "mistral-7b" in wrong.message
+    picked = resolver.resolve("model", "mistral 24b x")  # a family whose default is the wrong size
+    assert picked.id == "mistral-small-3-24b" and picked.params_b == 23.57
