@@ -2,8 +2,9 @@
 
 Why generated at build time: ids, display names and Hugging Face repo names are aliases
 automatically, so aliases.csv only holds what cannot be derived (families like "A100",
-shorthands like "4090", ambiguous names like "llama 70b"). The result is one flat table of
-(kind, key) -> target, stored in SQLite, so a lookup is a dictionary hit.
+shorthands like "4090", ambiguous names like "llama 70b"); unsupported.csv adds the accelerators
+the catalog deliberately leaves out (kind "unsupported", `id` = their display name). The result is
+one flat table of (kind, key) -> target, stored in SQLite, so a lookup is a dictionary hit.
 
 Precedence when two spellings normalise to the same key: hand-written alias, then record id,
 then display name, then HF repo; within a level, sorted by id. Deterministic by construction.
@@ -17,6 +18,7 @@ from catalog.files import CatalogDataError, RawData
 from catalog.normalize import alias_key, model_name_variants
 
 KINDS = ("gpu", "model", "provider")
+UNSUPPORTED = "unsupported"  # accelerators the catalog knows it does not cover; `id` holds the display name
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ def build_alias_entries(raw: RawData) -> list[AliasEntry]:
                 row.kind, alias_key(row.alias), row.alias, row.id, row.candidates, row.note, row.source, 0
             )
         )
+    for u in raw.unsupported:
+        entries.append(AliasEntry(UNSUPPORTED, alias_key(u.alias), u.alias, u.display, (), u.note, u.source, 0))
     auto: list[tuple[str, str, str, int]] = []  # kind, spelling, id, rank
     for g in sorted(raw.gpus, key=lambda r: r.id):
         auto += [("gpu", g.id, g.id, 1), ("gpu", g.name, g.id, 2)]

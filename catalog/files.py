@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from catalog.records import EgressTier, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
 DEFAULT_DATA_DIR = Path(__file__).parent / "data"
-DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv")
+DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv", "unsupported.csv")
 # Columns kept in the files for reviewers and tests, not part of the records.
 REVIEW_ONLY_COLUMNS = frozenset({"params_b_vendor", "active_params_b_vendor"})
 
@@ -43,6 +43,18 @@ class AliasRow:
     observed_on: str
 
 
+@dataclass(frozen=True)
+class UnsupportedRow:
+    """An accelerator the catalog deliberately does not cover (TPU, Trainium, Inferentia): a user who
+    names one is told so instead of being answered for a GPU."""
+
+    alias: str
+    display: str
+    note: str
+    source: str
+    observed_on: str
+
+
 @dataclass
 class RawData:
     """Everything read from the data directories, validated, in file order."""
@@ -52,6 +64,7 @@ class RawData:
     offers: list[OfferRecord] = field(default_factory=list)
     providers: list[ProviderRecord] = field(default_factory=list)
     aliases: list[AliasRow] = field(default_factory=list)
+    unsupported: list[UnsupportedRow] = field(default_factory=list)
 
 
 def data_dirs_or_default(data_dirs: Sequence[Path] | None) -> list[Path]:
@@ -143,6 +156,15 @@ def _read_aliases(path: Path) -> list[AliasRow]:
     return rows
 
 
+def _read_unsupported(path: Path) -> list[UnsupportedRow]:
+    rows = []
+    for i, row in enumerate(read_csv_rows(path), start=2):
+        if not all(row.get(k) for k in ("alias", "display", "source", "observed_on")):
+            raise CatalogDataError(f"{path} line {i}: alias, display, source and observed_on are required")
+        rows.append(UnsupportedRow(row["alias"], row["display"], row.get("note") or "", row["source"], row["observed_on"]))
+    return rows
+
+
 def read_data(data_dirs: Sequence[Path] | None = None) -> RawData:
     """Read and validate every data file in `data_dirs` (default: the packaged catalog/data)."""
     raw = RawData()
@@ -163,4 +185,6 @@ def read_data(data_dirs: Sequence[Path] | None = None) -> RawData:
             _merge_by_id(raw.providers, _read_providers(directory / "providers.yml"))
         if (directory / "aliases.csv").is_file():
             raw.aliases.extend(_read_aliases(directory / "aliases.csv"))
+        if (directory / "unsupported.csv").is_file():
+            raw.unsupported.extend(_read_unsupported(directory / "unsupported.csv"))
     return raw

@@ -125,6 +125,25 @@ def shape_from_config(config: dict[str, Any]) -> tuple[Shape, dict[str, Any]]:
     return shape, extra
 
 
+def native_precision(config: dict[str, Any]) -> str:
+    """The format a checkpoint's weights are released in, from `quantization_config`:
+    "fp8" (DeepSeek-V3, Kimi K2: block-wise e4m3), "mxfp4" (gpt-oss), "int4" (GPTQ, AWQ,
+    bitsandbytes 4-bit), "int8" (bitsandbytes 8-bit); "bf16" when there is none."""
+    quant = config.get("quantization_config")
+    if not isinstance(quant, dict):
+        return "bf16"
+    method = str(quant.get("quant_method") or "").lower()
+    if method == "fp8" or str(quant.get("fmt") or "").lower().startswith("e4m3"):
+        return "fp8"
+    if method == "mxfp4":
+        return "mxfp4"
+    if method in ("gptq", "awq") or quant.get("load_in_4bit") or quant.get("bits") == 4:
+        return "int4"
+    if quant.get("load_in_8bit") or quant.get("bits") == 8:
+        return "int8"
+    return "bf16"
+
+
 def model_from_config(
     config: dict[str, Any],
     *,
@@ -164,6 +183,7 @@ def model_from_config(
         qk_rope_head_dim=shape.qk_rope_head_dim,
         total_params_b=round(total / 1e9, 2),
         active_params_b=round(active / 1e9, 2),
+        native_precision=native_precision(config),
         notes="imported from config.json; parameter counts computed from the architecture",
         source=source,
         observed_on=observed_on or dt.date.today().isoformat(),

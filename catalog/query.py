@@ -23,6 +23,7 @@ from catalog.records import (
     GpuRecord,
     InstanceResolution,
     ModelRecord,
+    NameMatch,
     OfferRecord,
     ProviderRecord,
     Resolution,
@@ -105,7 +106,8 @@ class Catalog:
             "model": {m.id: m.name for m in data.models},
             "provider": {p.id: p.name for p in data.providers},
         }
-        return Resolver(entries, names)
+        sizes = {m.id: (m.total_params_b, m.active_params_b) for m in data.models}
+        return Resolver(entries, names, sizes)
 
     def resolve_gpu(self, text: str) -> Resolution:
         """'A100 80GB', 'a100-80g', 'H100', '4090' -> a GPU id (never raises)."""
@@ -118,6 +120,12 @@ class Catalog:
     def resolve_provider(self, text: str) -> Resolution:
         """'AWS', 'SageMaker', 'Lambda Labs', 'bare metal' -> a provider id."""
         return self._resolver.resolve("provider", text)
+
+    def find_names(self, text: str) -> list[NameMatch]:
+        """Multi-word model names, GPU names written as words and unsupported accelerators inside a
+        message ("serve mistral large 2 on tpu v5e"), so the parser can read names its grammar would
+        split into plain words. Never raises."""
+        return self._resolver.find_names(text)
 
     def resolve_instance(self, text: str) -> InstanceResolution | None:
         """'p5.48xlarge', 'ml.p4d.24xlarge', 'a3-highgpu-1g', 'gpu_8x_h100_sxm5' -> the GPU, how many per

@@ -81,7 +81,7 @@ class ModelRecord(_Record):
     total_params_b: float  # all experts, billions
     active_params_b: float  # per token, billions (== total for dense)
     # the format the weights are released in: "bf16" (most), "fp8" (DeepSeek-V3/R1, Kimi K2), "mxfp4"
-    # (gpt-oss), "int4" (GPTQ/AWQ repos); serving defaults to it
+    # (gpt-oss), "int4" (GPTQ/AWQ repos), "int8" (bitsandbytes 8-bit); serving defaults to it
     native_precision: str = "bf16"
     notes: str = ""
 
@@ -168,10 +168,34 @@ class Resolution(BaseModel):
     id: str | None = None
     candidates: tuple[str, ...] = ()
     message: str = ""
+    # a model's total parameters (billions, all experts), so a named model fills Workload.params_b
+    params_b: float | None = None
+    # an accelerator the catalog knows it does not cover ("TPU v5e"): named in the answer, never
+    # swapped for a GPU
+    unsupported_accelerator: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.id is not None
+
+
+class NameMatch(BaseModel):
+    """A name found inside a message by `Catalog.find_names`: characters `start:end` of the text.
+
+    `kind` is "model", "gpu" or "unsupported". `id` is set when the words name exactly one catalog
+    entry; `candidates` when they name a family that needs a choice ("Llama 4"); `display` is the
+    accelerator's name for "unsupported" ("TPU v5e").
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    start: int
+    end: int
+    text: str
+    kind: Literal["model", "gpu", "unsupported"]
+    id: str | None = None
+    candidates: tuple[str, ...] = ()
+    display: str = ""
 
 
 class InstanceResolution(BaseModel):

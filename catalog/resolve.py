@@ -4,28 +4,63 @@ Why here and not in the parser: names belong to the catalog (the skypilot accele
 registry does the same), so the grammar never hard-codes "A100". The parser calls these
 through its `NameResolver` protocol. `resolve` never raises: unknown text comes back as a
 Resolution with a message and close suggestions (difflib over the alias keys).
+
+Two guards keep a name from being silently wrong:
+- a size written in a model name ("Mistral 24B", "235B-A22B", "Scout 17B") must match the
+  entry's total or active parameters within rounding; an alias that would map it to a model of
+  another size resolves to nothing (with the entry as a suggestion) instead;
+- an accelerator the catalog deliberately leaves out (TPU, Trainium, Inferentia) comes back
+  as `unsupported_accelerator`, so the answer names it rather than answering for a GPU.
+
+`find_names` finds multi-word names inside a message ("mistral large 2", "llama 4 scout",
+"tpu v5e") with one dictionary lookup per word window, so the parser can read a name its
+grammar would split into plain words.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 
-from catalog.aliases import AliasEntry
-from catalog.normalize import lookup_keys
-from catalog.records import Resolution
+from catalog.aliases import UNSUPPORTED, AliasEntry
+from catalog.normalize import alias_key, lookup_keys
+from catalog.records import NameMatch, Resolution
 
 _KIND_WORD = {"gpu": "GPU", "model": "model", "provider": "provider"}
+# "70b", "0.6b", "a22b" (active), "17b": a size written in a name; not "8x7b" (Mixtral counts experts)
+_SIZE_IN_NAME = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?) ?b\b")
+# Names round: "Llama 3.2 1B" is 1.24B, "Gemma 2 2B" 2.61B, "gpt-oss-120b" 116.8B. Sizes 3x apart never pass.
+SIZE_RATIO_LOW, SIZE_RATIO_HIGH = 0.69, 1.45
+MAX_NAME_WORDS = 6
+_WORD = re.compile(r"\S+")
+_SLICE_SIZE = re.compile(r"-\d+$")
+
+
+def sizes_in_name(text: str) -> list[float]:
+    """The parameter sizes (billions) a name states: "Qwen3-235B-A22B" -> [235.0, 22.0]."""
+    return [float(m.group(1)) for m in _SIZE_IN_NAME.finditer(text.lower())]
+
+
+def size_matches(stated_b: float, total_b: float, active_b: float) -> bool:
+    """A stated size fits a model when it is its total or its active count, within name rounding."""
+    return any(SIZE_RATIO_LOW <= value / stated_b <= SIZE_RATIO_HIGH for value in (total_b, active_b) if stated_b > 0)
 
 
 class Resolver:
-    """Alias entries indexed by (kind, key), plus display names for messages."""
+    """Alias entries indexed by (kind, key), plus display names and model sizes for messages."""
 
-    def __init__(self, entries: Iterable[AliasEntry], names: Mapping[str, Mapping[str, str]]) -> None:
+    def __init__(
+        self,
+        entries: Iterable[AliasEntry],
+        names: Mapping[str, Mapping[str, str]],
+        model_sizes: Mapping[str, tuple[float, float]] | None = None,
+    ) -> None:
         self._by_kind: dict[str, dict[str, AliasEntry]] = {}
         for entry in entries:
             self._by_kind.setdefault(entry.kind, {})[entry.key] = entry
         self._names = names
+        self._sizes = dict(model_sizes or {})
 
     def _label(self, kind: str, target: str) -> str:
         name = self._names.get(kind, {}).get(target)
@@ -34,27 +69,133 @@ class Resolver:
     def resolve(self, kind: str, text: object) -> Resolution:
         query = text if isinstance(text, str) else ""
         table = self._by_kind.get(kind, {})
-        word = _KIND_WORD.get(kind, kind)
         for key in lookup_keys(query, kind):
             entry = table.get(key)
             if entry is None:
                 continue
-            if entry.id and not entry.candidates:
-                return Resolution(query=query, id=entry.id)
-            others = ", ".join(self._label(kind, c) for c in entry.candidates)
-            if entry.id:
-                why = f" ({entry.note})" if entry.note else ""
-                message = (
-                    f"'{query.strip()}' can mean more than one {word}; using {self._label(kind, entry.id)}{why}. "
-                    f"Others: {others}."
-                )
-                return Resolution(query=query, id=entry.id, candidates=entry.candidates, message=message)
-            return Resolution(
-                query=query,
-                candidates=entry.candidates,
-                message=f"'{query.strip()}' is ambiguous: which {word}? {others}.",
-            )
+            if kind == "model":
+                sized = self._size_checked(query, entry)
+                if sized is not None:
+                    return sized
+            return self._resolution(kind, query, entry)
+        if kind == "gpu":
+            unsupported = self.unsupported(query)
+            if unsupported is not None:
+                return unsupported
         return Resolution(query=query, message=self._unknown_message(kind, query, table))
+
+    def _resolution(self, kind: str, query: str, entry: AliasEntry) -> Resolution:
+        word = _KIND_WORD.get(kind, kind)
+        params = self._params(kind, entry.id)
+        if entry.id and not entry.candidates:
+            return Resolution(query=query, id=entry.id, params_b=params)
+        others = ", ".join(self._label(kind, c) for c in entry.candidates)
+        if entry.id:
+            why = f" ({entry.note})" if entry.note else ""
+            message = (
+                f"'{query.strip()}' can mean more than one {word}; using {self._label(kind, entry.id)}{why}. "
+                f"Others: {others}."
+            )
+            return Resolution(query=query, id=entry.id, candidates=entry.candidates, message=message, params_b=params)
+        return Resolution(
+            query=query,
+            candidates=entry.candidates,
+            message=f"'{query.strip()}' is ambiguous: which {word}? {others}.",
+        )
+
+    def _params(self, kind: str, target: str | None) -> float | None:
+        return self._sizes[target][0] if kind == "model" and target in self._sizes else None
+
+    def _size_checked(self, query: str, entry: AliasEntry) -> Resolution | None:
+        """None when the name states no size or the entry fits it; otherwise the fitting family
+        member, or an unknown model that suggests the entry (never a neighbour of another size)."""
+        stated = sizes_in_name(query)
+        if not stated:
+            return None
+        targets = [t for t in (entry.id, *entry.candidates) if t]
+        fitting = [t for t in targets if t in self._sizes and all(size_matches(s, *self._sizes[t]) for s in stated)]
+        if entry.id in fitting:
+            return None
+        if len(fitting) == 1:
+            return Resolution(query=query, id=fitting[0], params_b=self._params("model", fitting[0]))
+        if fitting:
+            names = ", ".join(self._label("model", t) for t in fitting)
+            return Resolution(query=query, candidates=tuple(fitting),
+                              message=f"'{query.strip()}' is ambiguous: which model? {names}.")
+        size = "/".join(f"{s:g}B" for s in stated)
+        closest = ", ".join(self._label("model", t) for t in targets[:3])
+        return Resolution(
+            query=query,
+            message=f"Unknown model '{query.strip()[:80]}': the catalog has no {size} model by that name "
+            f"(not {closest}). Did you mean: {closest}?",
+        )
+
+    def unsupported(self, text: str) -> Resolution | None:
+        """'TPU v5e', 'trainium2' -> a Resolution naming the accelerator as not covered; else None."""
+        table = self._by_kind.get(UNSUPPORTED, {})
+        for key in (*lookup_keys(text, "gpu"), alias_key(_SLICE_SIZE.sub("", text.strip()))):
+            entry = table.get(key)
+            if entry is not None and entry.id:
+                why = f" ({entry.note})" if entry.note else ""
+                return Resolution(
+                    query=text,
+                    unsupported_accelerator=entry.id,
+                    message=f"{entry.id} is not covered: this catalog sizes NVIDIA, AMD and Intel Gaudi 3 accelerators "
+                    f"only{why}.",
+                )
+        return None
+
+    def find_names(self, text: str) -> list[NameMatch]:
+        """Model names of two or more words, GPU names written as words ("gaudi 3", "rtx pro 6000")
+        and unsupported accelerators inside `text`, longest first, without overlaps.
+
+        Only windows whose key is an alias count, so ordinary words never match; a window may not
+        start or end on a word that vanishes from keys ("the", "nvidia", "gpus").
+        """
+        words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text if isinstance(text, str) else "")]
+        found: list[NameMatch] = []
+        i = 0
+        while i < len(words):
+            match = None
+            if alias_key(words[i][2]):
+                for n in range(min(MAX_NAME_WORDS, len(words) - i), 0, -1):
+                    if not alias_key(words[i + n - 1][2]) or any(w[2] == "," for w in words[i:i + n]):
+                        continue
+                    match = self._window(text, words[i][0], words[i + n - 1][1], n)
+                    if match is not None:
+                        i += n
+                        break
+            if match is None:
+                i += 1
+            else:
+                found.append(match)
+        return found
+
+    def _window(self, text: str, start: int, end: int, n: int) -> NameMatch | None:
+        span = text[start:end]
+        keys = [alias_key(span)]
+        if keys[0].endswith("s") and len(keys[0]) > 2:
+            keys.append(keys[0][:-1])
+        slice_size = _SLICE_SIZE.sub("", span)  # "tpu v5e-8": a v5e slice of 8 chips
+        for key in (*keys, alias_key(slice_size)):
+            unsupported = self._by_kind.get(UNSUPPORTED, {}).get(key)
+            if unsupported is not None and unsupported.id:
+                return NameMatch(start=start, end=end, text=span, kind="unsupported", display=unsupported.id)
+        key = keys[0]
+        if n >= 2 or "/" in span:  # one word only as a Hub repo id ("qwen/qwen3-32b")
+            entry = self._by_kind.get("model", {}).get(key)
+            if entry is not None:
+                resolved = self.resolve("model", span)
+                if resolved.id and not resolved.candidates:
+                    return NameMatch(start=start, end=end, text=span, kind="model", id=resolved.id)
+                if resolved.id is None and resolved.candidates and entry.id is None:
+                    return NameMatch(start=start, end=end, text=span, kind="model", candidates=resolved.candidates)
+        has_digit = any(c.isdigit() for c in span)
+        if n >= 2 or not has_digit:
+            entry = self._by_kind.get("gpu", {}).get(key)
+            if entry is not None and entry.id and not entry.candidates:
+                return NameMatch(start=start, end=end, text=span, kind="gpu", id=entry.id)
+        return None
 
     def _unknown_message(self, kind: str, query: str, table: Mapping[str, AliasEntry]) -> str:
         word = _KIND_WORD.get(kind, kind)

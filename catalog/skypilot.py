@@ -4,7 +4,7 @@ Why an importer and not hand-typing: hyperscaler and GPU-cloud prices change eve
 months; SkyPilot refreshes its catalog every few hours. The importer turns one of its
 `vms.csv` files into `OfferRecord`s and `merge_offers` writes them into offers.csv for review.
 
-Quirks handled (shared/catalog-snapshot/README.md):
+Quirks handled (each exercised by tests/catalog/fixtures/skypilot/):
 1. `GpuInfo` is a Python repr, parsed with `ast.literal_eval` (never `eval`).
 2. GCP a2/a3 rows with no AcceleratorName price the host VM only: skipped.
 3. `700.0` is GCP's placeholder for slices not on offer: skipped.

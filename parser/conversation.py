@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from engine.models import Problem, Workload
 
 from .examples import HELP_TEXT
+from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
@@ -77,7 +78,7 @@ class Conversation:
         fresh = self._starts_new_scenario(reading, updates)
         before = self.workload
         base = Workload() if fresh else before
-        updates = _consistent(base, updates, notes)
+        updates = with_catalog_size(self.resolver, base, _consistent(base, updates, notes))
         after = _validated(base, updates, notes)
         changed = {
             name: (getattr(before, name), getattr(after, name))

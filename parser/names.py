@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.models import Problem
 
-from .reading import NameResolver, Resolved
+from .reading import NameResolver, Reading, Resolved
 from .said import Said
 
 # Words that can head a size-shaped span ("for 70b", "a 7b") without being a model name.
@@ -300,3 +300,115 @@ def _unknown(name: str, model: Resolved | None, gpu: Resolved | None, size: str 
     else:
         message = f"I don't know “{name}”. Which model is it like, or how big is it? Tell me its size, e.g. “70B”."
     return Problem(code="unknown_model", field="model", candidates=model_ids, message=message)
+
+
+# ---- names the grammar would split into plain words ------------------------------------------
+# An accelerator the catalog does not cover is replaced by this word: an ordinary word after a verb
+# (see _COMMON_AFTER_VERB), never a GPU name, a count or own hardware, so nothing else is read into it.
+UNSUPPORTED_PLACEHOLDER = "infra"
+_NAME_SHAPED = re.compile(r"[a-z][a-z0-9.\-]*\d[a-z0-9.\-]*")
+
+
+class FoundNames:
+    """What `glue_names` took out of a message before the grammar read it."""
+
+    def __init__(self) -> None:
+        self.unsupported: list[tuple[str, str]] = []  # (display name, words said)
+        self.joined: dict[str, str] = {}  # "llama-4" -> "llama 4": a family glued for the grammar
+
+    def apply(self, reading: Reading) -> Reading:
+        """Name an unsupported accelerator in the Reading (a field and a note), never drop it; a
+        question about a glued family quotes the words the user wrote."""
+        if self.joined and reading.unknown_names:
+            problems = tuple(p.model_copy(update={"message": _unglued(p.message, self.joined)}) for p in reading.unknown_names)
+            reading = reading.model_copy(update={"unknown_names": problems})
+        if not self.unsupported:
+            return reading
+        displays = list(dict.fromkeys(display for display, _ in self.unsupported))
+        updates = {**reading.updates, "unsupported_accelerator": displays[0]}
+        notes = [f"“{said}” is {display}, which the catalog does not cover (it sizes GPUs); not replaced by a GPU"
+                 for display, said in self.unsupported]
+        if len(displays) > 1:
+            notes.append(f"also named: {', '.join(displays[1:])}")
+        intent = "describe" if reading.intent in ("gibberish", "help") else reading.intent
+        return reading.model_copy(update={"updates": updates, "notes": tuple(dict.fromkeys((*reading.notes, *notes))),
+                                          "intent": intent})
+
+
+def glue_names(text: str, resolver: NameResolver | None) -> tuple[str, FoundNames]:
+    """Rewrite the names the catalog finds in a normalized message into one name-shaped word.
+
+    "qlora mistral large 2" -> "qlora mistral-large-2": the grammar reads "mistral large 2" as three
+    plain words (and "deepseek r1" as a LoRA rank), so the bare "mistral" would be looked up alone.
+    A name found whole is replaced by its catalog id; a family that needs a choice ("llama 4") by
+    its words joined, which the resolver reads as ambiguous; an accelerator the catalog does not
+    cover ("tpu v5e") by a plain word, and noted. Without a resolver that can `find_names`, the
+    text is unchanged (one call per message, never a bulk lookup).
+    """
+    found = FoundNames()
+    finder = getattr(resolver, "find_names", None)
+    if not callable(finder) or not text:
+        return text, found
+    try:
+        matches = sorted(finder(text), key=lambda m: m.start)
+    except Exception:  # a resolver fault must not stop the message from being read
+        return text, found
+    out: list[str] = []
+    position = 0
+    for match in matches:
+        if match.start < position or match.end > len(text):
+            continue
+        said = text[match.start:match.end]
+        replacement = _glued(match, said)
+        if replacement is None:
+            continue
+        if match.kind == "unsupported":
+            found.unsupported.append((match.display or said, said))
+        elif replacement != match.id:
+            found.joined[replacement] = said
+        out += [text[position:match.start], replacement]
+        position = match.end
+    out.append(text[position:])
+    return "".join(out), found
+
+
+def _glued(match: Any, said: str) -> str | None:
+    if match.kind == "unsupported":
+        return UNSUPPORTED_PLACEHOLDER
+    if match.id and _NAME_SHAPED.fullmatch(match.id):
+        return str(match.id)
+    joined = "-".join(said.split())
+    if match.candidates and _NAME_SHAPED.fullmatch(joined):
+        return joined
+    return None
+
+
+def _unglued(message: str, joined: dict[str, str]) -> str:
+    for glued, said in joined.items():
+        message = message.replace(f"'{glued}'", f"“{said}”").replace(f"“{glued}”", f"“{said}”")
+    return message
+
+
+def catalog_size(resolver: NameResolver | None, model_id: str | None) -> float | None:
+    """Total parameters (billions) of a catalog model, from the resolver's `Resolution.params_b`."""
+    if resolver is None or not model_id:
+        return None
+    try:
+        value = getattr(resolver.resolve_model(model_id), "params_b", None)
+    except Exception:
+        return None
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def with_catalog_size(resolver: NameResolver | None, base: Any, updates: dict[str, Any]) -> dict[str, Any]:
+    """A named model brings its parameter count (CONTRACT: `params_b` is filled from the catalog
+    when a model is named), unless the same message gave a size; a named GPU replaces an
+    unsupported accelerator from earlier in the thread."""
+    updates = dict(updates)
+    if updates.get("model") and updates.get("params_b") is None:
+        size = catalog_size(resolver, updates["model"])
+        if size is not None:
+            updates["params_b"] = size
+    if updates.get("gpu") and "unsupported_accelerator" not in updates and getattr(base, "unsupported_accelerator", None):
+        updates["unsupported_accelerator"] = None
+    return updates

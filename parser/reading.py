@@ -67,6 +67,38 @@ class InstanceResolver(Protocol):
     def resolve_instance(self, text: str) -> Instance | None: ...
 
 
+class FoundName(Protocol):
+    """A name found inside a message; `catalog.records.NameMatch` has these attributes."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def kind(self) -> str:  # "model", "gpu" or "unsupported"
+        ...
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def candidates(self) -> tuple[str, ...]: ...
+
+    @property
+    def display(self) -> str: ...
+
+
+class NameFinder(Protocol):
+    """Optional on a `NameResolver` (a getattr check, like `InstanceResolver`): the names inside a
+    normalized message that the grammar would split into plain words ("mistral large 2",
+    "llama 4 scout", "gaudi 3") and accelerators the catalog does not cover ("tpu v5e").
+    `Catalog.find_names` is it. One call per message; never raises."""
+
+    def find_names(self, text: str) -> list[FoundName]: ...
+
+
 class Conflict(BaseModel):
     """One field given two different values in the same message; neither value is applied."""
 

@@ -11,8 +11,8 @@ from catalog import Catalog, open_catalog
 REPO = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO / "catalog" / "data"
 FIXTURES = Path(__file__).parent / "fixtures"
-# CI runs with shared/ beside the repo (../shared); the catalog-snapshot lives there.
-SNAPSHOT_DIR = REPO.parent / "shared" / "catalog-snapshot"
+# SkyPilot catalog rows copied into the repo (their public source is in the README there)
+SNAPSHOT_DIR = FIXTURES / "skypilot"
 
 
 @pytest.fixture(scope="session")
@@ -22,6 +22,5 @@ def catalog() -> Catalog:
 
 @pytest.fixture(scope="session")
 def snapshot_dir() -> Path:
-    if not (SNAPSHOT_DIR / "aws_vms.csv").is_file():
-        pytest.skip(f"SkyPilot snapshot not found at {SNAPSHOT_DIR} (shared/ must sit beside the repo)")
+    assert (SNAPSHOT_DIR / "aws_vms.csv").is_file(), f"SkyPilot fixture rows missing from {SNAPSHOT_DIR}"
     return SNAPSHOT_DIR

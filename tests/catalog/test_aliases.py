@@ -83,8 +83,19 @@ PROVIDER_CASES = [
     ("Lambda Labs", "lambda"),
     ("RunPod", "runpod"),
     ("CoreWeave", "coreweave"),
-    ("bare metal", "seed-baremetal"),
+    ("Nebius", "nebius"),
+    ("Oracle Cloud", "oci"),
+    ("vast.ai", "vast"),
+    ("Crusoe", "crusoe"),
+    ("Together AI", "together"),
 ]
+
+
+def test_no_fictional_provider_ships(catalog: Catalog) -> None:
+    """The worked example's $2.80/GPU-hour bare-metal provider exists only as a test fixture."""
+    assert catalog.resolve_provider("bare metal").id is None
+    assert all("seed" not in p.id and "example" not in p.name.lower() for p in catalog.providers())
+    assert all(o.region != "any" for o in catalog.offers())
 
 
 @pytest.mark.parametrize(("text", "expected"), GPU_CASES)

@@ -54,7 +54,7 @@ def test_open_reuses_then_rebuilds_on_change(tmp_path: Path) -> None:
     offers = extra / "offers.csv"
     row = {
         "id": "local:box:lab",
-        "provider": "seed-baremetal",
+        "provider": "runpod",
         "instance_type": "box",
         "gpu": "rtx-4090",
         "gpus_per_node": "2",

@@ -102,3 +102,23 @@ def test_add_model_to_file_and_open_with_it(tmp_path: Path) -> None:
     catalog = open_catalog(extra_data_dirs=[tmp_path])
     assert catalog.resolve_model("my mixtral").id == "my-mixtral"
     assert catalog.data().model("my-mixtral").num_experts == 8  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("quantization_config", "expected"),
+    [
+        (None, "bf16"),
+        ({"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}, "fp8"),  # DeepSeek-V3, Kimi K2
+        ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}, "mxfp4"),  # gpt-oss
+        ({"quant_method": "gptq", "bits": 4}, "int4"),
+        ({"quant_method": "awq", "bits": 4}, "int4"),
+        ({"quant_method": "bitsandbytes", "load_in_4bit": True}, "int4"),
+        ({"quant_method": "bitsandbytes", "load_in_8bit": True}, "int8"),
+    ],
+)
+def test_native_precision_from_quantization_config(quantization_config: dict | None, expected: str) -> None:
+    config = json.loads((FIXTURES / "llama3_8b_config.json").read_text())
+    if quantization_config is not None:
+        config["quantization_config"] = quantization_config
+    record = model_from_config(config, name="Test", source="test")
+    assert record.native_precision == expected

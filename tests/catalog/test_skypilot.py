@@ -1,4 +1,4 @@
-"""Importing the four SkyPilot snapshot CSVs (shared/catalog-snapshot), quirk by quirk."""
+"""Importing the four SkyPilot catalog CSVs (tests/catalog/fixtures/skypilot), quirk by quirk."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def test_aws(snapshot_dir: Path, catalog: Catalog) -> None:
     assert p5e.on_demand_usd_per_hour is None and p5e.spot_usd_per_hour is not None  # empty Price kept
     assert not any(o.instance_type.startswith("g6f") for o in offers.values())  # fractional GPUs skipped
     assert any("fractional" in s for s in skipped)
-    assert any("B300" in s for s in skipped)  # not in the catalog: skipped, not guessed
+    assert offers["aws:p6-b300.48xlarge:us-west-2"].gpu == "b300"
+    assert not any("B300" in s for s in skipped)
     # one row per instance type + region
     assert len({(o.instance_type, o.region) for o in offers.values()}) == len(offers)
 

@@ -1,7 +1,9 @@
 """A small CatalogData built in code, so engine tests never depend on the real catalog files.
 
-Figures are vendor / price-list values (sources named per row); the seed-000 providers
-("seed-baremetal" at $2.80/GPU-hr, SageMaker at +30%) are the article's hypothetical ones.
+Figures are vendor / price-list values (sources named per row). Two rows exist only here, never in
+the shipped catalog: the worked QLoRA-70B example's hypothetical bare-metal H100 provider at
+$2.80/GPU-hour (id "seed-baremetal", kept for the engine tests that name it) and a SageMaker
+p5 at +30% over it. A user prices such a provider with their own quote (`hourly_rate`).
 """
 
 from __future__ import annotations
@@ -75,9 +77,9 @@ def providers() -> tuple[ProviderRecord, ...]:
     common = {"observed_on": OBSERVED}
     return (
         ProviderRecord(
-            id="seed-baremetal", name="Bare-metal H100 provider (seed 000)", kind="bare_metal", cloud=None,
+            id="seed-baremetal", name="Example bare-metal H100 provider (test fixture)", kind="bare_metal", cloud=None,
             egress_tiers=FREE_EGRESS, storage_usd_per_gb_month=0.023, storage_product="object storage",
-            source="seed 000 (hypothetical provider)", **common,
+            source="test fixture: hypothetical provider of the worked QLoRA-70B example", **common,
         ),
         ProviderRecord(
             id="aws", name="AWS", kind="hyperscaler", cloud="aws", egress_tiers=AWS_TIERS,
@@ -87,7 +89,7 @@ def providers() -> tuple[ProviderRecord, ...]:
         ProviderRecord(
             id="sagemaker", name="AWS SageMaker", kind="managed", cloud="aws", egress_tiers=AWS_TIERS,
             storage_usd_per_gb_month=0.023, storage_product="S3 Standard", managed_premium_fraction=0.30,
-            source="seed 000 (~30% managed premium)", **common,
+            source="test fixture: ~30% managed premium of the worked example", **common,
         ),
         ProviderRecord(
             id="lambda", name="Lambda", kind="gpu_cloud", cloud=None, egress_tiers=FREE_EGRESS,
@@ -108,19 +110,19 @@ def offers() -> tuple[OfferRecord, ...]:
         OfferRecord(
             id="seed-baremetal:h100x1:any", provider="seed-baremetal", instance_type="h100x1", gpu="h100-sxm",
             gpus_per_node=1, intra_node_link="none (single GPU)", inter_node_fabric=None, inter_node_gbps=None,
-            on_demand_usd_per_hour=2.80, region="any", source="seed 000", **common,
+            on_demand_usd_per_hour=2.80, region="any", source="test fixture: $2.80/GPU-hour worked example", **common,
         ),
         OfferRecord(
             id="seed-baremetal:h100x8:any", provider="seed-baremetal", instance_type="h100x8", gpu="h100-sxm",
             gpus_per_node=8, intra_node_link="NVLink 4 (900 GB/s)", inter_node_fabric="InfiniBand NDR 400 Gb/s x8",
-            inter_node_gbps=3200, on_demand_usd_per_hour=22.40, region="any", source="seed 000", **common,
+            inter_node_gbps=3200, on_demand_usd_per_hour=22.40, region="any", source="test fixture: $2.80/GPU-hour worked example", **common,
         ),
         OfferRecord(
             id="sagemaker:ml.p5.48xlarge:us-east-1", provider="sagemaker", instance_type="ml.p5.48xlarge",
             gpu="h100-sxm", gpus_per_node=8, intra_node_link="NVLink 4 (900 GB/s)",
             inter_node_fabric="EFA 3200 Gbps", inter_node_gbps=3200, on_demand_usd_per_hour=29.12,
             region="us-east-1", managed=True, managed_premium_fraction=0.30,
-            source="seed 000 (SageMaker = bare-metal $2.80/GPU-hr + 30%, listed all-in: 8 x 2.80 x 1.3)", **common,
+            source="test fixture: bare-metal $2.80/GPU-hr + 30%, listed all-in (8 x 2.80 x 1.3)", **common,
         ),
         OfferRecord(
             id="lambda:gpu_8x_h100_sxm5:us-east-1", provider="lambda", instance_type="gpu_8x_h100_sxm5",
@@ -154,13 +156,13 @@ def catalog_data() -> CatalogData:
 
 
 def seed000_catalog() -> CatalogData:
-    """Seed 000's world: its H100 at the article's rounded 989 TFLOPS (vendor: 989.4).
+    """The worked example's world: its H100 at the example's rounded 989 TFLOPS (vendor: 989.4).
 
-    Why: 000 divides by 989; at 989.4 its compute comes to $990.49, which rounds to $990, not
-    the article's $991. The golden test runs on the article's figure and says so.
+    Why: the example divides by 989; at 989.4 its compute comes to $990.49, which rounds to $990, not
+    the example's $991. The golden test runs on the example's figure and says so.
     """
     data = catalog_data()
     h100 = data.gpu("h100-sxm")
     assert h100 is not None
-    seed_h100 = h100.model_copy(update={"bf16_dense_tflops": 989.0, "source": "seed 000 (989 TFLOPS, rounded)"})
-    return data.model_copy(update={"gpus": tuple(seed_h100 if g.id == "h100-sxm" else g for g in data.gpus)})
+    example_h100 = h100.model_copy(update={"bf16_dense_tflops": 989.0, "source": "test fixture: 989 TFLOPS, the worked example's rounding"})
+    return data.model_copy(update={"gpus": tuple(example_h100 if g.id == "h100-sxm" else g for g in data.gpus)})

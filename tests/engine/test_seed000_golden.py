@@ -1,12 +1,13 @@
-"""Seed 000's worked example, to the dollar, and the same scenario under the product's defaults.
+"""The worked QLoRA-70B example, to the dollar, and the same scenario under the product's defaults.
 
 Scenario: QLoRA fine-tune of Llama-3 70B on a 500 GB corpus in S3, bare-metal H100 at $2.80/hr
-vs SageMaker (+30%), 20 experiments a month.
+vs SageMaker (+30%), 20 experiments a month. Both providers are test fixtures
+(tests/engine/fixtures_catalog.py), not shipped catalog rows.
 
-"With its assumptions" means the article's own simplifications, each an explicit override:
+"With its assumptions" means the example's own simplifications, each an explicit override:
 params 70B (not 70.55B), a fixed 12 GB adapter allowance, 6 FLOPs/param/token at 100% MFU on
-989 TFLOPS (the article's rounding of 989.4), flat $0.09/GB egress, $28/month storage, and -
-the article's table adds ONE run's compute (354 GPU-hours) to TWENTY pulls of egress - so one
+989 TFLOPS (the example's rounding of 989.4), flat $0.09/GB egress, $28/month storage, and -
+the example's table adds ONE run's compute (354 GPU-hours) to TWENTY pulls of egress - so one
 run a month with 20 dataset pulls (`dataset_pulls_per_month`).
 """
 

@@ -4,7 +4,9 @@
 - a family name resolves to its default and lists the other members ("A100" -> a100-sxm-80gb);
 - an ambiguous name resolves to nothing and lists candidates ("llama");
 - an unknown name resolves to nothing and suggests close names, if any;
-- a memory size ("24GB") is ambiguous between the cards that have it.
+- a memory size ("24GB") is ambiguous between the cards that have it;
+- `find_names` finds multi-word names in a message ("mistral large 2", "llama 4") and accelerators
+  the catalog does not cover ("tpu v5e"), like `catalog.Catalog.find_names`.
 """
 
 from __future__ import annotations
@@ -44,18 +46,37 @@ MODELS = {
     "deepseek-r1": ["deepseek r1"],
     "gemma-2-9b": ["gemma 2 9b"],
     "gemma-2-27b": ["gemma 2 27b"],
+    "mistral-small-3-24b": ["mistral small 3", "mistral small 3 24b", "mistral 24b"],
+    "mistral-large-2": ["mistral large 2", "mistral large"],
+    "qwen3-235b-a22b": ["qwen3 235b a22b"],
+    "qwen3-30b-a3b": ["qwen3 30b a3b"],
+    "qwen3-32b": ["qwen/qwen3-32b", "qwen3 32b"],
+    "llama-3.3-70b": ["llama 3.3 70b", "meta-llama/llama-3.3-70b-instruct"],
+    "llama-4-scout": ["llama 4 scout"],
+    "llama-4-maverick": ["llama 4 maverick"],
+    "gpt-oss-20b": ["gpt oss 20b"],
+    "gpt-oss-120b": ["gpt oss 120b"],
+    "deepseek-r1": ["deepseek r1"],
+    "deepseek-r1-distill-llama-70b": ["deepseek r1 distill 70b", "deepseek r1 distill llama 70b"],
+    "gemma-3-27b": ["gemma 3 27b"],
+    "phi-4": ["phi 4"],
+    "kimi-k2": ["kimi k2"],
 }
 MODEL_FAMILIES = {
     "llama 70b": ("llama-3-70b", ("llama-3.1-70b", "llama-2-70b")),
     "mixtral": ("mixtral-8x7b", ("mixtral-8x22b",)),
-    "mistral": ("mistral-7b", ("mixtral-8x7b",)),
     "deepseek": ("deepseek-v3", ("deepseek-r1",)),
 }
 MODEL_AMBIGUOUS = {
     "llama": ("llama-3-8b", "llama-3-70b", "llama-3.1-405b"),
     "qwen": ("qwen2.5-7b", "qwen2.5-72b"),
     "gemma": ("gemma-2-9b", "gemma-2-27b"),
+    "mistral": ("mistral-7b", "mistral-small-3-24b", "mistral-large-2"),
+    "llama 4": ("llama-4-scout", "llama-4-maverick"),
+    "gpt oss": ("gpt-oss-20b", "gpt-oss-120b"),
 }
+UNSUPPORTED = {"tpu": "Google TPU", "tpu v5e": "TPU v5e", "tpu v6e": "TPU v6e (Trillium)", "trainium": "AWS Trainium",
+               "trainium2": "AWS Trainium2", "inferentia2": "AWS Inferentia2"}
 
 GPUS = {
     "h100-sxm": ["h100 sxm", "h100 sxm5", "h100 80gb"],
@@ -72,6 +93,8 @@ GPUS = {
     "rtx-4090": ["4090", "rtx 4090", "rtx4090", "geforce rtx 4090"],
     "rtx-3090": ["3090", "rtx 3090"],
     "mi300x": ["mi300x", "amd mi300x"],
+    "h20": ["h20"],
+    "gaudi3": ["gaudi 3", "gaudi"],
 }
 GPU_FAMILIES = {
     "h100": ("h100-sxm", ("h100-pcie", "h100-nvl")),
@@ -103,6 +126,17 @@ INSTANCES = {
     "a3-highgpu-1g": ("h100-sxm", 1, "gcp"),
     "a3-highgpu-8g": ("h100-sxm", 8, "gcp"),
 }
+
+
+@dataclass(frozen=True)
+class FakeMatch:
+    start: int
+    end: int
+    text: str
+    kind: str
+    id: str | None = None
+    candidates: tuple[str, ...] = ()
+    display: str = ""
 
 
 @dataclass(frozen=True)
@@ -140,6 +174,35 @@ class FakeResolver:
             return None
         gpu, per_node, provider = INSTANCES[key]
         return FakeInstance(text, key, gpu, per_node, provider)
+
+    def find_names(self, text: str) -> list[FakeMatch]:
+        """Like `catalog.Catalog.find_names`: the longest word windows whose key is a known name."""
+        self.calls += 1
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        ambiguous = {_key(k): v for k, v in MODEL_AMBIGUOUS.items()}
+        unsupported = {_key(k): v for k, v in UNSUPPORTED.items()}
+        found, i = [], 0
+        while i < len(words):
+            for n in range(min(6, len(words) - i), 0, -1):
+                start, end = words[i][0], words[i + n - 1][1]
+                span = text[start:end]
+                key = _key(span)
+                match = None
+                if key in unsupported or key.rstrip("s") in unsupported:
+                    match = FakeMatch(start, end, span, "unsupported", display=unsupported.get(key) or unsupported[key.rstrip("s")])
+                elif (n >= 2 or "/" in span) and key in self._models:
+                    match = FakeMatch(start, end, span, "model", self._models[key])
+                elif n >= 2 and key in ambiguous:
+                    match = FakeMatch(start, end, span, "model", candidates=ambiguous[key])
+                elif (n >= 2 or not any(c.isdigit() for c in span)) and key in self._gpus:
+                    match = FakeMatch(start, end, span, "gpu", self._gpus[key])
+                if match is not None:
+                    found.append(match)
+                    i += n
+                    break
+            else:
+                i += 1
+        return found
 
     def _resolve(self, text, kind, table, families, ambiguous) -> FakeResolution:
         self.calls += 1
