@@ -51,6 +51,11 @@ MAX_BYTES = 64 * 1024 * 1024  # a vms.csv is a few MB; anything this large is no
 _SKYPILOT_SOURCE = "SkyPilot catalog"
 
 
+def _from_skypilot(source: str) -> bool:
+    """A bundled row read from SkyPilot's catalog (cited as the skypilot-catalog repository or by name)."""
+    return source.startswith(_SKYPILOT_SOURCE) or "skypilot-org/skypilot-catalog" in source
+
+
 class RefreshError(Exception):
     """Why one provider's download could not be used; `str()` is the line the user sees."""
 
@@ -178,7 +183,7 @@ def refresh_provider(
     listed = {o.id for o in kept}
     result = ProviderRefresh(provider, url, fetched_on, ok=True, offers=kept, skipped_rows=len(skipped))
     result.new = sorted(listed - set(bundled))
-    result.removed = sorted((o for o in bundled.values() if o.id not in listed and o.source.startswith(_SKYPILOT_SOURCE)
+    result.removed = sorted((o for o in bundled.values() if o.id not in listed and _from_skypilot(o.source)
                              and (all_regions or o.region in regions)), key=lambda o: o.id)
     for offer in kept:
         old = bundled.get(offer.id)

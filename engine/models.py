@@ -83,6 +83,7 @@ class Workload(BaseModel):
     dataset_pulls_per_month: float | None = None  # uncached workflow: dataset reads from its source per month; default runs_per_month
     checkpoints_kept: int | None = None  # checkpoints stored at a time (storage row); default 3
     gpu_memory_gb: float | None = None  # "one 24GB card": consider only GPUs with this much memory
+    setup_hours_per_run: float | None = None  # start-up per training run on every rented GPU; default 0.25 h
     deadline_hours: float | None = None  # "within 2 weeks": wall-clock target per run (training)
     # serving targets (contract keys): what one user must see, the request rate to sustain
     target_tokens_per_s_per_user: float | None = None  # "30 tokens/s per user"; "50 ms per token" is 20

@@ -130,6 +130,10 @@ def _billed_gpus(plan: ClusterPlan, offer: OfferRecord | None) -> int:
     return int(math.ceil(plan.gpus / offer.gpus_per_node)) * offer.gpus_per_node
 
 
+# Every run pays start-up on every rented GPU: instance boot, container pull, model download and
+# load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
+# 5-minute job dearer than one GPU for an hour.
+DEFAULT_SETUP_HOURS = 0.25
 SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more likely a data error than a deal
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
@@ -151,7 +155,9 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple
         gpu_hours = t.gpu_hours.value if t.gpu_hours is not None else math.nan
         if w.pricing == "spot":
             gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
-        return gpu_hours, gpu_hours / max(1, billed)
+        setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
+        wall = gpu_hours / max(1, billed) + setup
+        return wall * max(1, billed), wall
     return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
 

@@ -127,7 +127,7 @@ class NameReader:
         if gpu is not None and gpu.id is not None:
             self.apply(said, "gpu", name, gpu)
             return said
-        size = _SIZE_B.findall(name)
+        size = _total_sizes(name)
         head = re.split(r"[ \-]", name)[0]
         if size and (head in _NOT_NAMES or head.isdigit()):
             said.values["params_b"] = float(size[-1])
@@ -279,6 +279,15 @@ def _near(word: str, model_id: str) -> bool:
     """A plain word close to a model id's family ("mixtrall" ~ "mixtral-8x7b", "lama" ~ "llama-3-8b")."""
     family = re.split(r"[-\d]", model_id)[0]
     return model_id.startswith(word) or difflib.SequenceMatcher(None, word, family).ratio() >= 0.8
+
+
+_ACTIVE_B = re.compile(r"(?<![a-z0-9])a\d+(?:\.\d+)?b\b")
+
+
+def _total_sizes(name: str) -> list[str]:
+    """Parameter sizes a name states, without MoE active counts: "foo-235b-a22b" is 235B in total
+    (22B active per token), never a 22B model."""
+    return _SIZE_B.findall(_ACTIVE_B.sub(" ", name))
 
 
 def _unknown(name: str, model: Resolved | None, gpu: Resolved | None, size: str | None) -> Problem:

@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 @pytest.fixture
 def hub() -> Iterator[FakeHub]:
     fake = FakeHub()
-    fake.add(FakeRepo("Qwen/Qwen3-30B-A3B", json.loads((FIXTURES / "qwen3_30b_a3b_config.json").read_text()),
+    fake.add(FakeRepo("acme-ai/Acme-MoE-30B-A3B", json.loads((FIXTURES / "qwen3_30b_a3b_config.json").read_text()),
                       {"model.safetensors": safetensors_header({"w": ("BF16", [30_532_122_624])})}))
     fake.add(FakeRepo("openai/gpt-oss-20b", json.loads((FIXTURES / "gpt_oss_20b_config.json").read_text()),
                       {"model.safetensors": safetensors_header({"w": ("U8", [12_000_000_000])})}))
@@ -57,21 +57,23 @@ def ask(capsys: pytest.CaptureFixture[str], text: str) -> dict:
 
 def test_repo_id_is_sized_from_the_hub_then_from_the_cache(env: Path, hub: FakeHub,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    data = ask(capsys, "LoRA Qwen/Qwen3-30B-A3B on 100M tokens")
-    assert data["workload"]["model"] == "qwen/qwen3-30b-a3b"
+    data = ask(capsys, "LoRA acme-ai/Acme-MoE-30B-A3B on 100M tokens")
+    assert data["workload"]["model"] == "acme-ai/acme-moe-30b-a3b"
     assert data["report"]["memory"] is not None
-    assert any("Qwen/Qwen3-30B-A3B read from the Hugging Face Hub" in n and "30.532B parameters" in n
+    assert any("acme-ai/Acme-MoE-30B-A3B read from the Hugging Face Hub" in n and "30.532B parameters" in n
                for n in data["notes"]), data["notes"]
     sent = len(hub.requests)
-    again = ask(capsys, "serve qwen/qwen3-30b-a3b")  # another process would read the same cache file
-    assert again["workload"]["model"] == "qwen/qwen3-30b-a3b"
+    again = ask(capsys, "serve acme-ai/acme-moe-30b-a3b")  # another process would read the same cache file
+    assert again["workload"]["model"] == "acme-ai/acme-moe-30b-a3b"
     assert len(hub.requests) == sent
 
 
 def test_pasted_slack_link_is_read_as_its_repo(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = ask(capsys, "serve <https://huggingface.co/openai/gpt-oss-20b|openai/gpt-oss-20b> on a 4090")
-    assert data["workload"]["model"] == "openai/gpt-oss-20b"
-    assert any("weights in mxfp4" in n for n in data["notes"])
+    # the bundled catalog has this repo (its row's hf_repo): the link is read as the repo, and the row answers
+    assert data["workload"]["model"] == "gpt-oss-20b"
+    # served in its released 4-bit format, as the row says
+    assert any(a["field"] == "precision" and a["value"] == "int4" for a in data["assumptions"])
 
 
 def test_gated_repo_says_so_and_estimates_generically(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,18 +94,18 @@ def test_repo_id_of_a_catalog_model_needs_no_network(env: Path, hub: FakeHub, ca
 def test_offline_says_the_hub_could_not_be_reached(env: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    data = ask(capsys, "serve openai/gpt-oss-20b")
+    data = ask(capsys, "serve acme-ai/Acme-MoE-30B-A3B")  # a repo the bundled catalog does not have
     lines = [n for n in data["notes"] if "could not be reached" in n]
     assert len(lines) == 1 and lines[0].startswith("The Hugging Face Hub could not be reached")
-    # then as today: the catalog's row for that name if it has one, else a generic 20B
-    assert data["workload"]["params_b"] == 20 or data["workload"]["model"] == "gpt-oss-20b"
+    # then as today: a generic estimate of the size in the name
+    assert data["workload"]["params_b"] == 30  # 30B in total: "A3B" is the active count, not the size
     assert data["report"]["memory"] is not None
 
 
 def test_catalog_lookup_command(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["catalog", "lookup", "Qwen/Qwen3-30B-A3B"]) == 0
+    assert main(["catalog", "lookup", "acme-ai/Acme-MoE-30B-A3B"]) == 0
     out = capsys.readouterr().out
-    assert "qwen/qwen3-30b-a3b: 30.532B total, 3.352B active, 48 layers" in out
+    assert "acme-ai/acme-moe-30b-a3b: 30.532B total, 3.352B active, 48 layers" in out
     assert main(["catalog", "lookup", "nobody/missing-7b"]) == 1
     assert "no model" in capsys.readouterr().out
 

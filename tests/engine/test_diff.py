@@ -12,7 +12,7 @@ DATA = catalog_data().model_copy(
 )
 BASE = Workload(mode="qlora", params_b=70, precision="nf4", dataset_gb=500, dataset_tokens=1_000_000_000, epochs=3,
                 runs_per_month=1, dataset_pulls_per_month=20, data_location="aws", gpu="h100-sxm", mfu=1.0,
-                flops_per_token_factor=6, adapter_overhead_gb=12, egress_usd_per_gb=0.09, storage_usd_per_month=28,
+                flops_per_token_factor=6, adapter_overhead_gb=12, egress_usd_per_gb=0.09, storage_usd_per_month=28, setup_hours_per_run=0,
                 cache_dataset=True)
 
 

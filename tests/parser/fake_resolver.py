@@ -56,7 +56,6 @@ MODELS = {
     "llama-4-maverick": ["llama 4 maverick"],
     "gpt-oss-20b": ["gpt oss 20b"],
     "gpt-oss-120b": ["gpt oss 120b"],
-    "deepseek-r1": ["deepseek r1"],
     "deepseek-r1-distill-llama-70b": ["deepseek r1 distill 70b", "deepseek r1 distill llama 70b"],
     "gemma-3-27b": ["gemma 3 27b"],
     "phi-4": ["phi 4"],
