@@ -393,6 +393,9 @@ def key_assumptions(advice: Advice) -> str:
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
             bits.append(f"{fmt_num(float(a.value))} {label}")
+    if not bits:  # none of those apply: the first two the engine lists
+        bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
+                if isinstance(a.value, str | int | float)]
     pricing = advice.effective.pricing or (found["pricing"].value if "pricing" in found else None)
     if pricing:
         bits.append(f"{str(pricing).replace('_', '-')} prices")
