@@ -12,6 +12,7 @@ passed through `bot.limits.fit_message` before anything is sent.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -676,7 +677,33 @@ def render_vram(response: Response, names: Mapping[str, str] | None = None) -> l
     return [*messages[:-1], *fit_message([*last.blocks, share], last.text)]
 
 
-def render_home(user_id: str | None = None) -> dict[str, Any]:
-    """The App Home tab view."""
-    blocks = render_blocks("home.json.j2", examples=EXAMPLES, refinements=REFINEMENTS, user_id=user_id)
+HOME_EXAMPLES = (
+    "QLoRA 70B, 500GB corpus in S3, 20 runs",
+    "serve Llama 3.1 70B for 100 concurrent users at 8k context, 30 tokens/s per user",
+    "pretrain a 1.3B model from scratch on 1.5T tokens, 64 H100s",
+)
+
+
+def prices_age(observed_on: Sequence[str], today: dt.date | None = None) -> str:
+    """"Prices in the catalog were read on 2026-11-21 (2 days ago)." from the offers' observed_on dates."""
+    if not observed_on:
+        return "The catalog's prices carry the date they were read: `gpu-advisor catalog offers` lists them."
+    oldest, newest = min(observed_on), max(observed_on)
+    when = f"on {oldest}" if oldest == newest else f"between {oldest} and {newest}"
+    age = ""
+    if today is not None:
+        try:
+            days = (today - dt.date.fromisoformat(oldest)).days
+            age = f" ({days} day{'s' if days != 1 else ''} ago for the oldest)" if days >= 0 else ""
+        except ValueError:
+            age = ""
+    return (f"Prices in the catalog were read {when}{age}. List prices move: check the provider's pricing "
+            "page before you sign.")
+
+
+def render_home(user_id: str | None = None, observed_on: Sequence[str] = (),
+                today: dt.date | None = None) -> dict[str, Any]:
+    """The App Home tab view: what a new user needs to start."""
+    blocks = render_blocks("home.json.j2", examples=HOME_EXAMPLES, refinements=REFINEMENTS, words=THREAD_WORDS,
+                           prices=prices_age(observed_on, today), user_id=user_id)
     return {"type": "home", "blocks": fit_view(blocks)}

@@ -230,3 +230,16 @@ def test_many_options_are_listed_within_slack_limits() -> None:
     advice = make_advice(n_options=40, name_len=200)
     for message in render_options(build_options_view(advice)):
         assert violations(message.blocks, text=message.text) == []
+
+
+def test_app_home_shows_what_a_new_user_needs() -> None:
+    import datetime as dt
+
+    from bot.render import HOME_EXAMPLES, render_home
+
+    view = render_home("U1", ["2026-11-21", "2026-10-02"], today=dt.date(2026, 11, 23))
+    assert violations(view["blocks"], max_blocks=100) == []
+    text = json.dumps(view["blocks"], ensure_ascii=False)
+    assert len(HOME_EXAMPLES) == 3 and all(example in text for example in HOME_EXAMPLES)
+    assert "/vram" in text and "what about 40 runs?" in text and "`details`" in text
+    assert "between 2026-10-02 and 2026-11-21 (52 days ago for the oldest)" in text
