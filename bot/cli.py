@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from bot.config import Config, ConfigError
 
 USAGE_ERROR = 2
+CHAT_HINT = "More: type details, options or formulas."
 START_ERROR = 1
 
 
@@ -127,7 +128,7 @@ def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextI
             continue
         response = advisor.respond(conversation, text, previous)
         previous = response.advice
-        out.write(render_terminal(response, advisor.display_names()) + "\n")
+        out.write(render_terminal(response, advisor.display_names(), hint=CHAT_HINT) + "\n")
         out.flush()
     return 0
 

@@ -160,6 +160,9 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
         ) for t in ordered]
         views.append(OptionView(option.rank_by_cost or rank, option.name, option.name == winner, detail, workflows))
     rec = advice.recommendation
+    if not views:
+        return OptionsView(title=f"All options: {_subject(advice, names or {})}: none priced yet", options=[],
+                           what_would_change_it=list(rec.what_would_change_it) if rec else [])
     return OptionsView(
         title=f"All options: {_subject(advice, names or {})}, cheapest first",
         options=views,

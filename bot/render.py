@@ -328,11 +328,12 @@ def _speed_line(advice: Advice) -> str:
     return " · ".join(bits)
 
 
-def _cost_line(advice: Advice) -> str:
+def _cost_line(advice: Advice, asking: bool = False) -> str:
     winner = next((o for o in advice.options if o.name == _winner(advice)), None)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
-            return "no offer in the catalog is priced for this configuration"
+            return ("priced once the open question is answered" if asking
+                    else "no offer in the catalog is priced for this configuration")
         return ""
     best = _best_tco(winner)
     bits: list[str] = []
@@ -403,11 +404,13 @@ def key_assumptions(advice: Advice) -> str:
     return "Assumes " + " · ".join(bits) if bits else ""
 
 
-def _coherent_change(line: str, verdict: str) -> str:
+def _coherent_change(line: str, verdict: str, asking: bool = False) -> str:
     """A change line must not contradict the headline: when the model still fits but no priced option
-    is left, say that instead of "no configuration fits"."""
+    is left (often because a question about the data is open), say that instead of "no configuration fits"."""
     if verdict == "fits":
-        return line.replace("no configuration fits any more", "it still fits, but no priced offer is left")
+        instead = "it fits; the cost follows once the open question is answered" if asking else \
+            "it still fits, but no priced offer is left"
+        return line.replace("no configuration fits any more", instead)
     return line
 
 
@@ -469,7 +472,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     tp = advice.throughput
     serving = _is_serving(advice)
     buttons, runs = _buttons(advice, charts)
-    changes = [_coherent_change(c, verdict) for c in response.changes]
+    asking = bool(response.questions)
+    changes = [_coherent_change(c, verdict, asking) for c in response.changes]
     assumptions = key_assumptions(advice)
     return AnswerView(
         headline=headline,
@@ -479,7 +483,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         problems=problems,
         plan=_plan_line(advice, names),
         speed=_speed_line(advice),
-        cost=_cost_line(advice),
+        cost=_cost_line(advice, asking),
         targets=[target_line(t) for t in tp.targets] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
