@@ -4,7 +4,8 @@
     python benchmarks/answer_length.py --worst 3    # also name the three longest answers per measure
 
 Slack characters are the characters of every text object in the blocks (what a reader scrolls past,
-without the JSON around it); blocks are the first message's blocks; terminal lines are the lines
+without the JSON around it); blocks are the first message's blocks; Slack lines are
+`bot.limits.shown_lines` (text lines, field pairs, buttons); terminal lines are the lines
 `gpu-advisor ask` prints. Figures are printed, never asserted: the limits themselves are checked by
 tests/bot/test_render*.py.
 """
@@ -45,7 +46,8 @@ def text_chars(node: Any) -> int:
     return 0
 
 
-def measure(texts: Iterable[str]) -> list[tuple[str, int, int, int]]:
+def measure(texts: Iterable[str]) -> list[tuple[str, int, int, int, int]]:
+    from bot.limits import shown_lines
     from bot.render import render_response
     from bot.service import Advisor
     from bot.terminal import render_terminal
@@ -57,13 +59,14 @@ def measure(texts: Iterable[str]) -> list[tuple[str, int, int, int]]:
         response = advisor.vram(text)  # what `ask` and a first mention answer
         first = render_response(response, names)[0]
         lines = render_terminal(response, names).rstrip("\n").count("\n") + 1
-        rows.append((text, text_chars(first.blocks), len(first.blocks), lines))
+        rows.append((text, text_chars(first.blocks), len(first.blocks), shown_lines(first.blocks), lines))
     return rows
 
 
-def summary(label: str, rows: list[tuple[str, int, int, int]], worst: int) -> list[str]:
+def summary(label: str, rows: list[tuple[str, int, int, int, int]], worst: int) -> list[str]:
     out = []
-    for index, measure_name in ((1, "Slack characters"), (2, "Slack blocks"), (3, "terminal lines")):
+    for index, measure_name in ((1, "Slack characters"), (2, "Slack blocks"), (3, "Slack lines (about)"),
+                                (4, "terminal lines")):
         values = [r[index] for r in rows]
         out.append(f"| {label} ({len(rows)}) | {measure_name} | {statistics.median(values):g} | {max(values)} |")
         for row in sorted(rows, key=lambda r: -r[index])[:worst]:

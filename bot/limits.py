@@ -80,6 +80,26 @@ def _text_len(obj: dict[str, Any] | None) -> int:
     return len(obj.get("text", "")) if obj else 0
 
 
+def shown_lines(blocks: list[Block]) -> int:
+    """About how many lines a message takes in Slack: a line per header, actions block, table row and
+    text line, one per pair of section fields (they sit in two columns). For the "read it in ten
+    seconds" budget of the first message, not a Slack limit."""
+    lines = 0
+    for block in blocks:
+        kind = block.get("type")
+        if kind in ("header", "actions", "divider"):
+            lines += 1
+        elif kind == "table":
+            lines += len(block.get("rows", []))
+        text = block.get("text")
+        if kind == "section" and isinstance(text, dict):
+            lines += text.get("text", "").count("\n") + 1
+        lines += (len(block.get("fields", [])) + 1) // 2
+        if kind == "context":
+            lines += sum(e.get("text", "").count("\n") + 1 for e in block.get("elements", []))
+    return lines
+
+
 def violations(blocks: list[Block], *, max_blocks: int = MAX_BLOCKS_MESSAGE, text: str | None = None) -> list[str]:
     """Every way `blocks` (and the fallback `text`) would be rejected by Slack; [] when valid."""
     found: list[str] = []

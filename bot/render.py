@@ -422,6 +422,7 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
         return "fits", f"✅ Fits: {subject} on {cluster.gpus}× {_gpu_name(cluster.gpu, names)}{nodes}"
     if cluster is not None or (mem is not None and mem.fits is False):
         gpu = _gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
+        gpu = f"{cluster.gpus}× {gpu}" if cluster is not None and cluster.gpus > 1 else gpu
         need = f" (needs {fmt_gb(mem.per_gpu_gb)} per GPU)" if mem is not None else ""
         return "does_not_fit", f"❌ Does not fit: {subject} on {gpu}{need}"
     reason = problems[0] if problems else "not enough to size it yet"
@@ -482,7 +483,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         changes=changes,
         problems=problems,
         plan=_plan_line(advice, names),
-        speed=_speed_line(advice),
+        speed=_speed_line(advice) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
         cost=_cost_line(advice, asking),
         targets=[target_line(t) for t in tp.targets] if tp else [],
         not_covered=_not_covered(advice),

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bot.details import build_details_view, build_options_view, render_details, render_options
-from bot.limits import violations
+from bot.limits import shown_lines, violations
 from bot.render import build_answer_view, render_response, render_vram
 from bot.service import Response
 from bot.terminal import render_terminal
@@ -95,22 +95,6 @@ def _response(advice: Advice, **kwargs: object) -> Response:
     return Response("question", "describe", advice.workload, advice, **kwargs)  # type: ignore[arg-type]
 
 
-def slack_lines(blocks: list[dict]) -> int:
-    """Lines as Slack shows them: each text line, one per pair of fields, one for buttons, header one."""
-    lines = 0
-    for block in blocks:
-        if block["type"] in ("header", "actions", "divider"):
-            lines += 1
-        elif block["type"] == "table":
-            lines += len(block["rows"])
-        if "text" in block and isinstance(block["text"], dict):
-            lines += block["text"]["text"].count("\n") + 1 if block["type"] != "header" else 0
-        lines += (len(block.get("fields", [])) + 1) // 2
-        for element in block.get("elements", []) if block["type"] == "context" else ():
-            lines += element["text"].count("\n") + 1
-    return lines
-
-
 CASES = {
     "training": lambda: make_advice(),
     "does not fit": lambda: make_advice(fits=False),
@@ -128,7 +112,7 @@ def test_first_message_is_short_and_valid(case: str) -> None:
     assert len(messages) == 1
     [message] = messages
     assert violations(message.blocks, text=message.text) == []
-    assert slack_lines(message.blocks) <= SLACK_LINES_MAX, json.dumps(message.blocks, indent=1)
+    assert shown_lines(message.blocks) <= SLACK_LINES_MAX, json.dumps(message.blocks, indent=1)
     assert len(render_terminal(response).splitlines()) <= TERMINAL_LINES_MAX
     assert "Memory per GPU" not in json.dumps(message.blocks)  # the breakdown is a Details matter
 
