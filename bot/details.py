@@ -13,23 +13,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.limits import Message, fit_message
-from bot.render import (
-    WORKFLOW_PHRASES,
-    FormulasView,
-    _best_tco,
-    _gpu_name,
-    _label,
-    _subject,
-    _winner,
+from bot.formatting import (
+    best_tco,
     fmt_gb,
     fmt_hours,
     fmt_num,
     fmt_usd,
-    render_blocks,
-    render_text,
-    target_line,
+    gpu_name,
+    label,
+    subject,
+    winner_name,
 )
+from bot.limits import Message, fit_message
+from bot.render import WORKFLOW_PHRASES, FormulasView, render_blocks, render_text
+from bot.summary import target_line
 from engine.models import Advice, Figure
 
 MAX_OPTIONS_LISTED = 12  # "All options": the ranked table stops here (the rest are dearer and slower)
@@ -81,12 +78,12 @@ class OptionsView:
 def build_details_view(advice: Advice, names: Mapping[str, str] | None = None) -> DetailsView:
     names = names or {}
     mem, cluster, tp = advice.memory, advice.cluster, advice.throughput
-    memory_rows = [(_label(k), fmt_gb(f.value)) for k, f in (mem.components.items() if mem else ())]
+    memory_rows = [(label(k), fmt_gb(f.value)) for k, f in (mem.components.items() if mem else ())]
     cluster_lines: list[str] = []
     checklist: list[str] = []
     if cluster is not None:
         cluster_lines = [
-            f"{cluster.gpus}× {_gpu_name(cluster.gpu, names)}, {cluster.nodes} node(s) × {cluster.gpus_per_node} GPUs",
+            f"{cluster.gpus}× {gpu_name(cluster.gpu, names)}, {cluster.nodes} node(s) × {cluster.gpus_per_node} GPUs",
             f"Interconnect: {cluster.interconnect}",
             f"Parallelism: {cluster.parallelism} (DP {cluster.data_parallel} · TP {cluster.tensor_parallel} · "
             f"PP {cluster.pipeline_parallel} · ZeRO {cluster.zero_stage})",
@@ -117,7 +114,7 @@ def build_details_view(advice: Advice, names: Mapping[str, str] | None = None) -
     notes = [n for n in dict.fromkeys([
         *(mem.notes if mem else ()), *(tp.notes if tp else ()), *advice.notes]) if n not in said]
     return DetailsView(
-        title=f"Details: {_subject(advice, names)}",
+        title=f"Details: {subject(advice, names)}",
         memory_total=fmt_gb(mem.per_gpu_gb) if mem else "",
         memory_rows=memory_rows,
         cluster_lines=cluster_lines,
@@ -137,7 +134,7 @@ def _value(value: object) -> str:
 
 
 def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -> OptionsView:
-    winner = _winner(advice)
+    winner = winner_name(advice)
     listed = list(advice.options[:MAX_OPTIONS_LISTED])
     if winner and all(o.name != winner for o in listed):
         listed += [o for o in advice.options if o.name == winner][:1]
@@ -148,8 +145,8 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
         else:
             time = f"{fmt_hours(option.hours_per_run)}/run" if option.hours_per_run is not None else ""
         nodes = f", {option.cluster.nodes} nodes" if option.cluster.nodes > 1 else ""
-        detail = f"{option.cluster.gpus}× {_gpu_name(option.gpu, names or {})}{nodes}" + (f", {time}" if time else "")
-        best = _best_tco(option)
+        detail = f"{option.cluster.gpus}× {gpu_name(option.gpu, names or {})}{nodes}" + (f", {time}" if time else "")
+        best = best_tco(option)
         ordered = sorted(option.tco, key=lambda t: (t is not best, t.total_usd))
         workflows = [WorkflowView(
             workflow=WORKFLOW_PHRASES.get(t.workflow, ""),
@@ -161,10 +158,10 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
         views.append(OptionView(option.rank_by_cost or rank, option.name, option.name == winner, detail, workflows))
     rec = advice.recommendation
     if not views:
-        return OptionsView(title=f"All options: {_subject(advice, names or {})}: none priced yet", options=[],
+        return OptionsView(title=f"All options: {subject(advice, names or {})}: none priced yet", options=[],
                            what_would_change_it=list(rec.what_would_change_it) if rec else [])
     return OptionsView(
-        title=f"All options: {_subject(advice, names or {})}, cheapest first",
+        title=f"All options: {subject(advice, names or {})}, cheapest first",
         options=views,
         why=list(rec.why) if rec else [],
         what_would_change_it=list(rec.what_would_change_it) if rec else [],

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.details import build_details_view, build_options_view, formulas_text
-from bot.render import build_answer_view, build_formulas_view, build_help_view, render_text, unchanged_help
+from bot.render import build_formulas_view, build_help_view, render_text, unchanged_help
 from bot.service import Response
+from bot.summary import build_answer_view
 
 DETAILS_HINT = "More: --details (memory breakdown, interconnect and NCCL checklist, every option, formulas)."
 

@@ -12,7 +12,10 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
-from bot.render import (
+from bot.render import render_error, render_response
+from bot.replies import Replier, thread_key
+from bot.state import ThreadKey
+from bot.summary import (
     ACTION_CACHE,
     ACTION_CHART,
     ACTION_COMPARE_GPU,
@@ -21,11 +24,7 @@ from bot.render import (
     ACTION_OPTIONS,
     ACTION_RUNS,
     ACTION_SHARE_VRAM,
-    render_error,
-    render_response,
 )
-from bot.replies import Replier, thread_key
-from bot.state import ThreadKey
 
 log = logging.getLogger(__name__)
 

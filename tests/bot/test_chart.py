@@ -13,7 +13,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.chart import SEGMENTS, WIDTH_PX, ChartBar, tco_chart_png
 from bot.config import Config
-from bot.render import build_chart_view, fmt_usd, shown_options
+from bot.formatting import fmt_usd, shown_options
+from bot.render import build_chart_view
 from bot.replies import Replier
 from bot.service import Response
 from bot.state import ThreadKey

@@ -10,8 +10,9 @@ import pytest
 
 from bot.details import build_details_view, build_options_view, render_details, render_options
 from bot.limits import shown_lines, violations
-from bot.render import build_answer_view, render_response, render_vram
+from bot.render import render_response, render_vram
 from bot.service import Response
+from bot.summary import build_answer_view
 from bot.terminal import render_terminal
 from engine.models import (
     Advice,
