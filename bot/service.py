@@ -205,7 +205,7 @@ class Advisor:
 
     # --- scripting ---------------------------------------------------------------------------
     def contract(self, response: Response) -> dict[str, Any]:
-        """The `ask --json` object of CONTRACT.md for this response."""
+        """The `ask --json` object (docs/json.md) for this response."""
         if response.advice is None:
             w = response.workload or Workload()
             return {
