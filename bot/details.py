@@ -141,7 +141,11 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
     views = []
     for rank, option in enumerate(listed, start=1):
         if option.mode == "inference":
-            time = "always on (730 h/month)"
+            per_user = option.throughput.decode_tokens_per_s_per_sequence
+            speed = f"{fmt_num(per_user.value)} tokens/s per user, " if per_user is not None else ""
+            per_1m = option.throughput.cost_per_1m_tokens_usd
+            unit = f"{fmt_usd(per_1m.value)}/1M tokens, " if per_1m is not None else ""
+            time = f"{speed}{unit}always on (730 h/month)"
         else:
             time = f"{fmt_hours(option.hours_per_run)}/run" if option.hours_per_run is not None else ""
         nodes = f", {option.cluster.nodes} nodes" if option.cluster.nodes > 1 else ""
