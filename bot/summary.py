@@ -137,8 +137,10 @@ def _comparison(advice: Advice) -> list[ComparisonRow]:
     if runner_up is not None:
         picked.append(("runner-up", runner_up))
     shown = {o.name for _, o in picked}
-    if cheapest.name not in shown:
-        picked.append(("cheapest", cheapest))
+    if cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
+        slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
+            (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
+        picked.append(("cheapest, slower" if slower else "cheapest", cheapest))
     elif fastest.name not in shown:
         picked.append(("fastest", fastest))
     return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
