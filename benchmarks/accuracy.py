@@ -28,7 +28,7 @@ from engine.models import ClusterPlan, Workload  # noqa: E402
 from engine.throughput import estimate_inference, estimate_training  # noqa: E402
 from engine.units import GB, GIB  # noqa: E402
 
-REF = ROOT.parent / "shared" / "reference"
+REF = ROOT / "benchmarks" / "data"  # copies of public reference tables, sources in its README.md
 
 MODEL_ALIASES = {"Meta-Llama-3-8B": "Llama-3-8B", "Llama-3.1-8B-Instruct": "Llama-3.1-8B"}
 GPU_ALIASES = {

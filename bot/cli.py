@@ -1,4 +1,4 @@
-"""`gpu-advisor`: the scripting interface of ../shared/CONTRACT.md over the same `Advisor` the
+"""`gpu-advisor`: the scripting interface (docs/json.md) over the same `Advisor` the
 Slack app uses. A thin shell: parse arguments, call the service, print.
 
 Exit codes: 0 for every answer (text that cannot be understood is answered with questions), 2 for
@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from bot.config import Config, ConfigError
 
 USAGE_ERROR = 2
+CHAT_HINT = "More: type details, options or formulas."
 START_ERROR = 1
 
 
@@ -50,7 +51,7 @@ def _print_json(data: Any, out: TextIO) -> None:
 
 # --- commands -----------------------------------------------------------------------------------
 def cmd_ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from bot.terminal import render_terminal
+    from bot.terminal import DETAILS_HINT, render_terminal
 
     advisor = _advisor(config)
     # a full answer keeps every question (the token count, the data's location); only /vram drops
@@ -59,7 +60,7 @@ def cmd_ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if args.json:
         _print_json(advisor.contract(response), out)
     else:
-        out.write(render_terminal(response, advisor.display_names()))
+        out.write(render_terminal(response, advisor.display_names(), details=args.details, hint=DETAILS_HINT))
     return 0
 
 
@@ -97,6 +98,7 @@ def cmd_estimate(args: argparse.Namespace, config: Config, out: TextIO, stdin: T
 
 
 def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextIO) -> int:
+    from bot.service import thread_word
     from bot.terminal import render_terminal
 
     advisor = _advisor(config)
@@ -119,9 +121,16 @@ def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextI
             break
         if not interactive:
             out.write(f"> {text}\n")
+        word = thread_word(text)
+        if word in ("details", "options", "formulas"):
+            from bot.service import Response
+            from bot.terminal import render_layer
+
+            out.write(render_layer(word, Response(text, "help", None, previous), advisor.display_names()) + "\n")
+            continue
         response = advisor.respond(conversation, text, previous)
         previous = response.advice
-        out.write(render_terminal(response, advisor.display_names()) + "\n")
+        out.write(render_terminal(response, advisor.display_names(), hint=CHAT_HINT) + "\n")
         out.flush()
     return 0
 
@@ -270,12 +279,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="answer one question, as the bot would in Slack",
                        description="Answer one question, rendered for the terminal (or as JSON with --json).")
     p.add_argument("text", nargs="+", help="the question, e.g. 'QLoRA 70B, 500GB corpus in S3, 20 runs'")
-    p.add_argument("--json", action="store_true", help="print only the machine-readable answer (CONTRACT.md)")
+    p.add_argument("--json", action="store_true", help="print only the machine-readable answer (docs/json.md)")
+    p.add_argument("--details", action="store_true",
+                   help="after the summary, the memory breakdown, interconnect checklist, every assumption, "
+                        "every option's four cost rows and the formulas")
     p.set_defaults(run=cmd_ask)
 
     p = sub.add_parser("estimate", help="estimate a workload given as JSON on stdin",
-                       description="Read a workload object (CONTRACT.md field names) on stdin and estimate it.")
-    p.add_argument("--json", action="store_true", help="print the same JSON as `ask --json`")
+                       description="Read a workload object (field names in docs/json.md) on stdin and estimate it.")
+    p.add_argument("--json", action="store_true", help="print the same JSON as `ask --json` (docs/json.md)")
     p.set_defaults(run=cmd_estimate, stdin=True)
 
     p = sub.add_parser("chat", help="multi-turn conversation over stdin",

@@ -29,6 +29,9 @@ CONTEXT_ELEMENTS = 10
 CONTEXT_TEXT = 3000
 OPTION_TEXT = 75
 OPTIONS_PER_SELECT = 100
+TABLE_ROWS = 100
+TABLE_CELLS = 20
+TABLES_PER_MESSAGE = 1
 MESSAGE_TEXT = 40000  # chat.postMessage truncates `text` beyond this
 ELLIPSIS = "…"
 
@@ -77,11 +80,33 @@ def _text_len(obj: dict[str, Any] | None) -> int:
     return len(obj.get("text", "")) if obj else 0
 
 
+def shown_lines(blocks: list[Block]) -> int:
+    """About how many lines a message takes in Slack: a line per header, actions block, table row and
+    text line, one per pair of section fields (they sit in two columns). For the "read it in ten
+    seconds" budget of the first message, not a Slack limit."""
+    lines = 0
+    for block in blocks:
+        kind = block.get("type")
+        if kind in ("header", "actions", "divider"):
+            lines += 1
+        elif kind == "table":
+            lines += len(block.get("rows", []))
+        text = block.get("text")
+        if kind == "section" and isinstance(text, dict):
+            lines += text.get("text", "").count("\n") + 1
+        lines += (len(block.get("fields", [])) + 1) // 2
+        if kind == "context":
+            lines += sum(e.get("text", "").count("\n") + 1 for e in block.get("elements", []))
+    return lines
+
+
 def violations(blocks: list[Block], *, max_blocks: int = MAX_BLOCKS_MESSAGE, text: str | None = None) -> list[str]:
     """Every way `blocks` (and the fallback `text`) would be rejected by Slack; [] when valid."""
     found: list[str] = []
     if len(blocks) > max_blocks:
         found.append(f"{len(blocks)} blocks > {max_blocks}")
+    if sum(1 for b in blocks if b.get("type") == "table") > TABLES_PER_MESSAGE:
+        found.append(f"more than {TABLES_PER_MESSAGE} table block in one message")
     if text is not None and not text.strip():
         found.append("empty fallback text")
     if text is not None and len(text) > MESSAGE_TEXT:
@@ -126,6 +151,18 @@ def violations(blocks: list[Block], *, max_blocks: int = MAX_BLOCKS_MESSAGE, tex
                 found.append(f"{where}: {len(elements)} action elements (1-{ACTIONS_ELEMENTS})")
             for e in elements:
                 found += [f"{where}: {v}" for v in _element_violations(e)]
+        elif kind == "table":
+            rows = block.get("rows", [])
+            if not rows or len(rows) > TABLE_ROWS:
+                found.append(f"{where}: {len(rows)} table rows (1-{TABLE_ROWS})")
+            for row in rows:
+                if not row or len(row) > TABLE_CELLS:
+                    found.append(f"{where}: {len(row)} cells in a row (1-{TABLE_CELLS})")
+                for cell in row:
+                    if cell.get("type") not in ("raw_text", "rich_text"):
+                        found.append(f"{where}: table cell type {cell.get('type')!r}")
+                    elif cell.get("type") == "raw_text" and not cell.get("text"):
+                        found.append(f"{where}: empty table cell")
         elif kind == "image":
             if not block.get("alt_text") or len(block["alt_text"]) > 2000:
                 found.append(f"{where}: image alt_text 1-2000")

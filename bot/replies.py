@@ -5,10 +5,13 @@ Shared by the mention, message and button listeners so each of those stays a doz
 failure anywhere in a turn is logged with its traceback and answered with an apology in the same
 thread: the user never meets silence.
 
-When the answer lists TCO options, a PNG chart of them follows in the same thread
-(`files_upload_v2`, scope `files:write`). It is drawn and uploaded only after the text answer was
-posted (not when the answer is still queued in the outbox), and it is an extra: any failure (missing scope, not allowed, network) is logged as one
-line and dropped, never apologised for, so the thread still has exactly one answer.
+The first message is a summary; its second layer is posted on demand, by a button or by the same
+word typed in the thread: `details`, `options`, `formulas`, `chart` (`Replier.layer`). A layer is
+built from the advice saved with the thread, so it answers the same after a restart.
+
+The TCO chart (a PNG of the options, `files_upload_v2`, scope `files:write`) is offered, not pushed:
+it is drawn and uploaded when asked for. A failed upload (missing scope, not allowed, network) is
+logged as one line and answered with a one-line note, never an apology.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.chart import tco_chart_png
+from bot.details import build_details_view, build_options_view, render_details, render_options
 from bot.journal import EventJournal, TurnRequest
-from bot.limits import Message
+from bot.limits import Message, fit_message
 from bot.outbox import Outbox
 from bot.render import build_chart_view, build_formulas_view, render_error, render_formulas, render_response
 from bot.routing import thread_key as thread_key  # re-exported for the listeners
-from bot.service import Advisor, Response
+from bot.service import Advisor, Response, thread_word
 from bot.state import StaleThread, ThreadKey, ThreadStore
 from engine.models import Advice
 
@@ -38,7 +42,8 @@ log = logging.getLogger(__name__)
 class Replier:
     advisor: Advisor
     store: ThreadStore
-    charts: bool = True  # Config.charts (GPU_ADVISOR_CHARTS)
+    charts: bool = True  # Config.charts (GPU_ADVISOR_CHARTS): offer the "Cost chart" button
+    tables: bool = False  # the comparison as a Slack table block (workspaces that support it)
     journal: EventJournal = None  # type: ignore[assignment]  # default: a journal for this process
     outbox: Outbox = None  # type: ignore[assignment]  # default: retries with the documented back-off
     hold_turns: bool = False  # tests only (GPU_ADVISOR_TEST_HOLD_TURNS): block after the claim, never answer
@@ -64,7 +69,11 @@ class Replier:
         """Answer `text` in the thread `key`; apologise (and return None) if the turn fails.
 
         The scenario, the event's "done" mark and the reply are one transaction (see `_commit`); the
-        reply is then sent from the outbox. None also when another process took the event over."""
+        reply is then sent from the outbox. None also when another process took the event over.
+        A thread word (`details`, `options`, `formulas`, `chart`) posts that layer of the saved answer."""
+        word = thread_word(text)
+        if word is not None:
+            return self.layer(client, key, word, event_id=event_id)
         try:
             for _ in range(3):
                 with self.store.locked(key):
@@ -72,7 +81,8 @@ class Replier:
                     conversation = self.advisor.load_conversation(state.conversation if state else None)
                     previous = Advice.model_validate_json(state.advice_json) if state and state.advice_json else None
                     response = self.advisor.respond(conversation, text, previous)
-                    messages = render_response(response, self.advisor.display_names())
+                    messages = render_response(response, self.advisor.display_names(), tables=self.tables,
+                                               charts=self.charts)
                     try:
                         if not self._commit(key, event_id, messages, conversation=conversation.to_dict(),
                                             advice_json=response.advice_json(),
@@ -87,8 +97,7 @@ class Replier:
             log.exception("turn failed in %s/%s", key.channel, key.thread_ts or "top level")
             self.apologise(client, key, event_id=event_id)
             return None
-        if self.outbox.deliver(client, key) and self.charts:
-            self.upload_chart(client, key, response)
+        self.outbox.deliver(client, key)
         return response
 
     def _commit(self, key: ThreadKey, event_id: str | None, messages: list[Message], *, kind: str = "answer",
@@ -133,17 +142,45 @@ class Replier:
             log.warning("TCO chart not uploaded in %s/%s: %s", key.channel, key.thread_ts, exc.__class__.__name__)
         return False
 
-    def formulas(self, client: WebClient, key: ThreadKey) -> None:
+    def layer(self, client: WebClient, key: ThreadKey, word: str, *, event_id: str | None = None) -> Response | None:
+        """Post one layer of the thread's saved answer: "details", "options", "formulas" or "chart".
+
+        Read from the thread store (not process memory), so a button pressed after a restart works."""
         try:
             state = self.store.load(key)
-            if state is None or not state.advice_json:
-                self.post(client, key, render_response(Response("", "help", None, None)))
-                return
-            advice = Advice.model_validate_json(state.advice_json)
-            self.post(client, key, render_formulas(build_formulas_view(advice)))
+            advice = Advice.model_validate_json(state.advice_json) if state and state.advice_json else None
+            response = Response(word, word, advice.workload if advice else None, advice)
+            if advice is None:
+                messages = render_response(Response("", "help", None, None))
+            elif word == "chart":
+                if not self._commit(key, event_id, []):
+                    return None
+                if not (self.charts and self.upload_chart(client, key, response)):
+                    text = ("The cost chart could not be posted here (charts are off, there is nothing priced to "
+                            "draw, or the app lacks the files:write scope). *All options* lists the same figures.")
+                    self.post(client, key, fit_message(
+                        [{"type": "section", "text": {"type": "mrkdwn", "text": text}}], text.replace("*", "")))
+                return response
+            else:
+                names = self.advisor.display_names()
+                if word == "details":
+                    messages = render_details(build_details_view(advice, names))
+                elif word == "options":
+                    messages = render_options(build_options_view(advice, names))
+                else:
+                    messages = render_formulas(build_formulas_view(advice))
+            if not self._commit(key, event_id, messages):
+                return None
         except Exception:
-            log.exception("formulas failed in %s/%s", key.channel, key.thread_ts)
-            self.apologise(client, key)
+            log.exception("%s failed in %s/%s", word, key.channel, key.thread_ts)
+            self.apologise(client, key, event_id=event_id)
+            return None
+        self.outbox.deliver(client, key)
+        return response
+
+    def formulas(self, client: WebClient, key: ThreadKey) -> None:
+        """The "Formulas" button (kept for callers of the earlier name)."""
+        self.layer(client, key, "formulas")
 
     def post(self, client: WebClient, key: ThreadKey, messages: list[Message], *, kind: str = "answer") -> bool:
         """Queue `messages` in the thread's outbox and send what is due; True when all of it was sent."""

@@ -245,7 +245,7 @@ class Advisor:
 
     # --- scripting ---------------------------------------------------------------------------
     def contract(self, response: Response) -> dict[str, Any]:
-        """The `ask --json` object of CONTRACT.md for this response."""
+        """The `ask --json` object (docs/json.md) for this response."""
         if response.prices is not None:
             from bot.prices import prices_contract
 
@@ -322,6 +322,23 @@ def _change_line(name: str, change: Any) -> str:
         return "not set" if v is None else (f"{v:g}" if isinstance(v, float) else str(v))
 
     return f"{name.replace('_', ' ')}: {show(old)} → {show(new)}"
+
+
+# A thread reply that asks for a part of the last answer instead of changing the scenario; the same
+# words are the values of the "Details", "All options", "Formulas" and "Cost chart" buttons.
+THREAD_WORDS: dict[str, str] = {
+    "details": "details", "show details": "details", "more details": "details", "more": "details",
+    "options": "options", "all options": "options", "show options": "options", "compare options": "options",
+    "formulas": "formulas", "formula": "formulas", "show formulas": "formulas", "show the formulas": "formulas",
+    "chart": "chart", "cost chart": "chart", "show chart": "chart", "show the chart": "chart", "tco chart": "chart",
+}
+
+
+def thread_word(text: str) -> str | None:
+    """"details", "options", "formulas" or "chart" when `text` is only that request (any case,
+    trailing punctuation, a leading mention stripped by the caller); None otherwise."""
+    words = " ".join(text.lower().strip().strip("?!.").split())
+    return THREAD_WORDS.get(words.removeprefix("please ").removesuffix(" please"))
 
 
 # Questions about the corpus, where it lives and the run schedule: they change cost, not memory.

@@ -1,23 +1,46 @@
 """The terminal rendering of a reply: the same views and templates as Slack's plain-text
-fallback (`answer.txt.j2`, `help.txt.j2`), so `gpu-advisor ask` says what the bot says."""
+fallback (`answer.txt.j2`, `help.txt.j2`), so `gpu-advisor ask` says what the bot says. With
+`details=True` (`ask --details`) the Details, All options and Formulas layers follow the summary,
+as the buttons of the same names post them in a Slack thread."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.render import REFINEMENTS, HelpView, build_answer_view, build_help_view, render_text
+from bot.details import build_details_view, build_options_view, formulas_text
+from bot.render import build_formulas_view, build_help_view, render_text, unchanged_help
 from bot.service import Response
+from bot.summary import build_answer_view
+
+DETAILS_HINT = "More: --details (memory breakdown, interconnect and NCCL checklist, every option, formulas)."
 
 
-def render_terminal(response: Response, names: Mapping[str, str] | None = None, *, vram_only: bool = False) -> str:
+def render_terminal(response: Response, names: Mapping[str, str] | None = None, *, vram_only: bool = False,
+                    details: bool = False, hint: str = "") -> str:
     if response.prices is not None:  # a price question: the table of offers (bot/prices.py)
         from bot.prices import render_prices_text
 
         return render_prices_text(response.prices)
     if response.advice is None or (response.intent in ("help", "gibberish") and not response.changes):
-        view = build_help_view(response)
         if response.advice is not None and response.intent == "gibberish":
-            view = HelpView(intro="I didn't understand that; the scenario is unchanged. You can say:",
-                            examples=REFINEMENTS, refinements=(), questions=view.questions, notes=view.notes)
-        return render_text("help.txt.j2", view=view)
-    return render_text("answer.txt.j2", view=build_answer_view(response, names, vram_only=vram_only))
+            return render_text("help.txt.j2", view=unchanged_help(response))
+        return render_text("help.txt.j2", view=build_help_view(response))
+    summary = render_text("answer.txt.j2", view=build_answer_view(
+        response, names, vram_only=vram_only, hint="" if details or vram_only else hint))
+    if not details:
+        return summary
+    return "\n".join([summary, render_text("details.txt.j2", view=build_details_view(response.advice, names)),
+                      render_text("options.txt.j2", view=build_options_view(response.advice, names)),
+                      formulas_text(build_formulas_view(response.advice))])
+
+
+def render_layer(word: str, response: Response, names: Mapping[str, str] | None = None) -> str:
+    """`details`, `options` or `formulas` typed in `gpu-advisor chat`: that layer of the last answer."""
+    advice = response.advice
+    if advice is None:
+        return render_text("help.txt.j2", view=build_help_view(None))
+    if word == "details":
+        return render_text("details.txt.j2", view=build_details_view(advice, names))
+    if word == "options":
+        return render_text("options.txt.j2", view=build_options_view(advice, names))
+    return formulas_text(build_formulas_view(advice))

@@ -26,6 +26,10 @@ from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumption
 from .reading import Conflict, Intent, NameResolver, Reading
 
 HISTORY_LIMIT = 50
+# A refinement that cannot apply as said becomes a yes/no question proposing what would; its `why`
+# carries the proposed change ("switch: mode=lora precision=int8") so a bare "yes" can apply it.
+SWITCH = "switch:"
+FOUR_BIT = ("nf4", "int4")
 _INT_ANSWERS = {"gpu_count", "concurrency", "seq_len", "batch_size", "lora_rank", "nodes"}
 _FLOAT_ANSWERS = {"runs_per_month", "epochs"}
 
@@ -57,6 +61,7 @@ class Conversation:
         self.pending: list[Question] = []
         self.asked: set[str] = set()
         self.cues: set[str] = set()
+        self._offer: Question | None = None  # a switch proposed by this turn, asked first
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
@@ -79,6 +84,7 @@ class Conversation:
         before = self.workload
         base = Workload() if fresh else before
         updates = with_catalog_size(self.resolver, base, _consistent(base, updates, notes))
+        self._offer = None if fresh else _method_switch(base, updates)
         after = _validated(base, updates, notes)
         changed = {
             name: (getattr(before, name), getattr(after, name))
@@ -149,6 +155,14 @@ class Conversation:
         answered = False
         for question in self.pending:
             name = question.field
+            if question.why.startswith(SWITCH):  # "yes" applies the proposed switch, "no" leaves it
+                reply = next((v for v in bare if isinstance(v, bool)), None)
+                if reply is not None:
+                    bare.remove(reply)
+                    if reply:
+                        updates.update(_switch_updates(question.why))
+                    answered = True
+                continue
             if name in updates:
                 answered = True
                 continue
@@ -179,6 +193,9 @@ class Conversation:
     def _questions(self, reading: Reading | None) -> list[Question]:
         asked = [Question(field=c.field, text=c.message, why="two different values in one message") for c in
                  (reading.conflicts if reading else ())]
+        if self._offer is not None:
+            asked.insert(0, self._offer)
+            self._offer = None
         seen = {q.field for q in asked}
         asked += [q for q in questions_for(self.workload, reading, asked=self.asked, cues=self.cues) if q.field not in seen]
         asked = asked[:MAX_QUESTIONS]
@@ -249,6 +266,40 @@ def _rederive_aggregate(base: Workload, updates: dict[str, Any], notes: list[str
     if rate and output_tokens:
         updates["target_tokens_per_s"] = round(rate * output_tokens, 6)
         notes.append(f"{rate:g} requests/s × {output_tokens} output tokens = {rate * output_tokens:g} tokens/s")
+
+
+def _method_switch(base: Workload, updates: dict[str, Any]) -> Question | None:
+    """A precision that contradicts the training method (int8 on QLoRA, 4-bit on LoRA) is not applied
+    silently: it is taken out of `updates` and the switch that would honour it is asked instead."""
+    precision = updates.get("precision")
+    mode = updates.get("mode", base.mode)
+    if precision is None or "mode" in updates:
+        return None
+    if mode == "qlora" and precision not in FOUR_BIT:
+        del updates["precision"]
+        return Question(field="mode", why=f"{SWITCH} mode=lora precision={precision}",
+                        text=f"QLoRA keeps the base in 4-bit; {precision} would be LoRA on an {_bits(precision)} base: "
+                             f"switch? (yes / no)" if _bits(precision).startswith("8") else
+                        f"QLoRA keeps the base in 4-bit; {precision} would be LoRA on a {_bits(precision)} base: "
+                        f"switch? (yes / no)")
+    if mode in ("lora", "full") and precision in FOUR_BIT:
+        del updates["precision"]
+        return Question(field="mode", why=f"{SWITCH} mode=qlora precision=nf4",
+                        text=f"A 4-bit base is QLoRA (LoRA adapters on a frozen 4-bit base); "
+                             f"{'LoRA' if mode == 'lora' else 'a full fine-tune'} keeps it in "
+                             f"{_bits(base.precision or 'bf16')}: switch to QLoRA? (yes / no)")
+    return None
+
+
+def _bits(precision: str) -> str:
+    return {"int8": "8-bit", "fp8": "8-bit", "bf16": "16-bit", "fp16": "16-bit", "fp32": "32-bit"}.get(precision,
+                                                                                                       precision)
+
+
+def _switch_updates(why: str) -> dict[str, Any]:
+    """"switch: mode=lora precision=int8" -> {"mode": "lora", "precision": "int8"}."""
+    pairs = (item.split("=", 1) for item in why.removeprefix(SWITCH).split())
+    return {key: value for key, value in pairs}
 
 
 def _validated(base: Workload, updates: dict[str, Any], notes: list[str]) -> Workload:

@@ -23,4 +23,4 @@ def register_listeners(app: App, advisor: Advisor, store: ThreadStore, *, charts
     messages.register(app, replier)
     commands.register(app, advisor)
     actions.register(app, replier)
-    home.register(app)
+    home.register(app, advisor)

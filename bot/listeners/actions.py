@@ -1,6 +1,7 @@
 """Buttons under an answer. Each refinement button carries the words a user would type ("try
 A100s", "cache the dataset"), so a click is exactly a thread reply and goes through the same
-conversation; the runs menu becomes "what about N runs?"."""
+conversation; the runs menu becomes "what about N runs?". "Details", "All options", "Formulas" and
+"Cost chart" post that layer of the thread's saved answer (`Replier.layer`), like the thread words."""
 
 from __future__ import annotations
 
@@ -11,19 +12,23 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
-from bot.render import (
-    ACTION_CACHE,
-    ACTION_COMPARE_GPU,
-    ACTION_FORMULAS,
-    ACTION_RUNS,
-    ACTION_SHARE_VRAM,
-    render_error,
-    render_response,
-)
+from bot.render import render_error, render_response
 from bot.replies import Replier, thread_key
 from bot.state import ThreadKey
+from bot.summary import (
+    ACTION_CACHE,
+    ACTION_CHART,
+    ACTION_COMPARE_GPU,
+    ACTION_DETAILS,
+    ACTION_FORMULAS,
+    ACTION_OPTIONS,
+    ACTION_RUNS,
+    ACTION_SHARE_VRAM,
+)
 
 log = logging.getLogger(__name__)
+
+LAYERS = {ACTION_DETAILS: "details", ACTION_OPTIONS: "options", ACTION_FORMULAS: "formulas", ACTION_CHART: "chart"}
 
 
 def _key(body: dict[str, Any], context: BoltContext) -> ThreadKey:
@@ -48,10 +53,11 @@ def register(app: App, replier: Replier) -> None:
         runs = (action.get("selected_option") or {}).get("value", "")
         replier.turn(client, _key(body, context), f"what about {runs} runs?")
 
-    @app.action(ACTION_FORMULAS)
-    def on_formulas(ack: Ack, body: dict[str, Any], context: BoltContext, client: WebClient) -> None:
+    @app.action(re.compile("^(" + "|".join(LAYERS) + ")$"))
+    def on_layer(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: BoltContext,
+                 client: WebClient) -> None:
         ack()
-        replier.formulas(client, _key(body, context))
+        replier.layer(client, _key(body, context), LAYERS[action["action_id"]])
 
     @app.action(ACTION_SHARE_VRAM)
     def on_share(ack: Ack, action: dict[str, Any], respond: Respond) -> None:

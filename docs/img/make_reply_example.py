@@ -1,11 +1,12 @@
-"""Regenerate docs/img/reply-example.png and docs/img/reply-refinement.png: Slack replies, rendered.
+"""Regenerate docs/img/reply-example.png, reply-refinement.png, reply-serving.png and reply-does-not-fit.png:
+Slack replies (first messages), rendered.
 
     python docs/img/make_reply_example.py [--html DIR]
 
 Runs the same path as a mention (bot.service.Advisor on the real catalog, parser and engine, then
-bot.render.render_response) for the docs' example scenario and for the thread reply "what about 40
-runs?", turns the Block Kit blocks into an HTML page styled like Slack's message view, and screenshots it
-with headless Chromium (`apt-get install chromium`; set CHROMIUM to use another binary). Pillow crops the
+bot.render.render_response) for the docs' example scenario, the thread reply "what about 40
+runs?", a serving question and a question that does not fit, turns the Block Kit blocks into an
+HTML page styled like Slack's message view, and screenshots it with headless Chromium (`apt-get install chromium`; set CHROMIUM to use another binary). Pillow crops the
 screenshot to the content. No Slack, no network. `--html DIR` also keeps the HTML pages in DIR.
 
 A dev tool: only the block types bot/templates/*.json.j2 produce are drawn (header, section with text
@@ -36,13 +37,15 @@ from bot.service import Advisor  # noqa: E402
 
 SCENARIO = "QLoRA 70B, 500GB corpus in S3, 20 runs, 1B tokens, 3 epochs"
 REFINEMENT = "what about 40 runs?"
+SERVING = "serve Llama 3.3 70B for 100 concurrent users at 8k context, p50 latency under 50ms per token"
+DOES_NOT_FIT = "full fine-tune llama 3.1 70b on 2 A100 40GB"
 WIDTH = 900
 WINDOW_HEIGHT = 6000  # taller than any reply; the screenshot is cropped to the content
 SCALE = 2  # device pixels per CSS pixel, for sharp text
 PAD = 16  # background kept around the content when cropping, in CSS pixels
 BACKGROUND = (255, 255, 255)
 
-EMOJI = {"trophy": "🏆", "warning": "⚠️", "white_check_mark": "✅", "x": "❌", "memory": "🧠"}
+EMOJI = {"trophy": "🏆", "warning": "⚠️", "white_check_mark": "✅", "x": "❌", "memory": "🧠", "question": "❓"}
 
 # ---------------------------------------------------------------------------------------------------------
 # mrkdwn -> HTML
@@ -247,6 +250,10 @@ def main() -> None:
         "reply-refinement": page_html("Thread", "# ml-infra · a reply, no mention needed", REFINEMENT,
                                       [m.blocks for m in render_response(second, names)]),
     }
+    for stem, question in (("reply-serving", SERVING), ("reply-does-not-fit", DOES_NOT_FIT)):
+        response = advisor.respond(advisor.new_conversation(), question)
+        pages[stem] = page_html("# ml-infra", "a mention", f"@GPU Advisor {question}",
+                                [m.blocks for m in render_response(response, names)])
     here = Path(__file__).resolve().parent
     with tempfile.TemporaryDirectory() as tmp:
         for stem, text in pages.items():

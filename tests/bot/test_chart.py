@@ -13,7 +13,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.chart import SEGMENTS, WIDTH_PX, ChartBar, tco_chart_png
 from bot.config import Config
-from bot.render import build_answer_view, build_chart_view
+from bot.formatting import fmt_usd, shown_options
+from bot.render import build_chart_view
 from bot.replies import Replier
 from bot.service import Response
 from bot.state import ThreadKey
@@ -77,10 +78,10 @@ def test_chart_view_shows_the_options_the_reply_lists() -> None:
     response = Response("QLoRA 70B", "describe", advice.workload, advice)
     view = build_chart_view(response, {"llama-3-70b": "Llama 3 70B"})
     assert view is not None
-    listed = build_answer_view(response).tco
+    listed = shown_options(advice)
     assert [b.name for b in view.bars] == [o.name for o in listed]
-    assert [b.winner for b in view.bars] == [o.winner for o in listed]
-    assert [b.total for b in view.bars] == [o.total for o in listed]
+    assert [b.winner for b in view.bars] == [o.name == advice.recommendation.primary for o in listed]
+    assert [b.total for b in view.bars] == [fmt_usd(o.total_usd) for o in listed]
     assert dict(view.bars[1].segments)["egress"] == 900.0  # values straight from the Advice
     assert "Llama 3 70B" in view.title and "20 run(s)" in view.subtitle and "pulled every run" in view.subtitle
 
@@ -111,9 +112,12 @@ def _replier(tmp_path, charts: bool = True) -> tuple[Replier, Mock]:
 KEY = ThreadKey("T1", "C1", "1700000001.000100")
 
 
-def test_answer_is_posted_before_the_chart(tmp_path) -> None:
+def test_chart_is_offered_and_uploaded_when_asked_for(tmp_path) -> None:
     replier, client = _replier(tmp_path)
     replier.turn(client, KEY, "qlora 70b 20 runs")
+    assert not client.files_upload_v2.called  # offered (a button), not pushed
+    assert "show_chart" in str(client.chat_postMessage.call_args.kwargs["blocks"])
+    replier.turn(client, KEY, "chart")
     assert [c[0] for c in client.mock_calls if c[0] in ("chat_postMessage", "files_upload_v2")] == [
         "chat_postMessage", "files_upload_v2"]
     kwargs = client.files_upload_v2.call_args.kwargs
@@ -130,13 +134,17 @@ def test_upload_failure_is_logged_and_swallowed(tmp_path, caplog: pytest.LogCapt
     client.files_upload_v2.side_effect = error
     with caplog.at_level(logging.WARNING):
         assert replier.turn(client, KEY, "qlora 70b 20 runs") is not None
-    assert client.chat_postMessage.call_count == 1  # the answer, no apology
+        assert replier.turn(client, KEY, "show chart") is not None
+    assert client.chat_postMessage.call_count == 2  # the answer, then a one-line note: no apology
+    assert "could not be posted" in client.chat_postMessage.call_args.kwargs["text"]
     assert "TCO chart not uploaded" in caplog.text
 
 
 def test_no_upload_when_switched_off_or_for_gibberish(tmp_path) -> None:
     replier, client = _replier(tmp_path, charts=False)
     replier.turn(client, KEY, "qlora 70b 20 runs")
+    assert "show_chart" not in str(client.chat_postMessage.call_args.kwargs["blocks"])
+    replier.turn(client, KEY, "chart")
     replier, client2 = _replier(tmp_path / "x")
     replier.turn(client2, KEY, "purple monkey dishwasher")
     assert not client.files_upload_v2.called and not client2.files_upload_v2.called

@@ -1,4 +1,4 @@
-"""The scripting contract (../shared/CONTRACT.md) from the outside: commands, exit codes, stdout."""
+"""The scripting interface (docs/json.md) from the outside: commands, exit codes, stdout."""
 
 from __future__ import annotations
 
@@ -67,7 +67,15 @@ def test_ask_gibberish_is_an_answer_not_a_crash(capsys: pytest.CaptureFixture[st
 def test_ask_renders_for_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "QLoRA", "70B,", "500GB", "corpus", "in", "S3,", "20", "runs"]) == 0
     out = capsys.readouterr().out
-    assert "Memory per GPU" in out and "Monthly cost" in out and "<" not in out
+    assert "Plan:" in out and "Cost:" in out and "Compared" in out and "<" not in out
+    assert "Memory per GPU" not in out and len(out.splitlines()) <= 25  # the summary; the rest is --details
+
+
+def test_ask_details_adds_the_breakdowns(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--details", "QLoRA 70B, 500GB corpus in S3, 20 runs"]) == 0
+    out = capsys.readouterr().out
+    for part in ("Plan:", "Memory per GPU", "Every assumption", "All options", "compute", "How these numbers"):
+        assert part in out, part
 
 
 def test_vram_is_the_terminal_twin_of_slash_vram(capsys: pytest.CaptureFixture[str]) -> None:

@@ -180,6 +180,7 @@ def test_app_home_is_published(client: AppClient, fake_slack: FakeSlack) -> None
     view = call.params["view"]
     assert view["type"] == "home"
     assert violations(view["blocks"], max_blocks=100) == []
+    assert "Prices in the catalog were read on 20" in json.dumps(view["blocks"])  # dated from the real catalog
 
 
 def test_url_verification_challenge(client: AppClient) -> None:
@@ -205,11 +206,19 @@ def _uploads_in(fake: FakeSlack, count: int) -> list:
     return fake.wait_for("files.completeUploadExternal", count)
 
 
-def test_mention_gets_the_answer_then_one_chart_in_the_thread(client: AppClient, fake_slack: FakeSlack) -> None:
+def _ask_for_chart(client: AppClient, fake: FakeSlack, action_ts: str = "9") -> None:
+    _click(client, fake, {"action_id": "show_chart", "block_id": "refine", "type": "button", "value": "chart",
+                          "action_ts": action_ts})
+
+
+def test_the_chart_is_offered_then_uploaded_when_asked_for(client: AppClient, fake_slack: FakeSlack) -> None:
     client.post(mention(SCENARIO))
     [post] = fake_slack.wait_for("chat.postMessage")
+    assert any(e["action_id"] == "show_chart" for b in blocks_of(post) if b["type"] == "actions" for e in b["elements"])
+    time.sleep(0.2)
+    assert fake_slack.of("files.getUploadURLExternal") == []  # offered, not pushed
+    _ask_for_chart(client, fake_slack)
     [done] = _uploads_in(fake_slack, 1)
-    assert post.at < done.at  # the answer is never held up by the chart
     assert done.params["channel_id"] == CHANNEL and done.params["thread_ts"] == "1700000001.000100"
     [requested] = fake_slack.of("files.getUploadURLExternal")
     assert requested.params["filename"] == "tco.png"
@@ -221,22 +230,30 @@ def test_mention_gets_the_answer_then_one_chart_in_the_thread(client: AppClient,
     assert len(fake_slack.of("chat.postMessage")) == 1 and len(fake_slack.of("upload")) == 1
 
 
-def test_missing_files_scope_still_answers_once_without_apology(client: AppClient, fake_slack: FakeSlack) -> None:
+def test_missing_files_scope_is_one_note_without_apology(client: AppClient, fake_slack: FakeSlack) -> None:
     fake_slack.refuse("files.getUploadURLExternal", "missing_scope")
     client.post(mention(SCENARIO))
     [post] = fake_slack.wait_for("chat.postMessage")
+    _ask_for_chart(client, fake_slack)
     fake_slack.wait_for("files.getUploadURLExternal")
+    answer, note = fake_slack.wait_for("chat.postMessage", 2)
     time.sleep(0.3)
-    assert len(fake_slack.of("chat.postMessage")) == 1
-    assert "Sorry" not in post.params["text"] and "Fits" in header_of(post)
+    assert len(fake_slack.of("chat.postMessage")) == 2
+    assert "Fits" in header_of(answer) and "Sorry" not in note.params["text"]
+    assert "could not be posted" in note.params["text"]
     assert fake_slack.uploads == {} and fake_slack.of("files.completeUploadExternal") == []
 
 
-def test_refinement_uploads_a_new_chart(client: AppClient, fake_slack: FakeSlack) -> None:
+def test_the_chart_word_after_a_refinement_draws_the_new_numbers(client: AppClient, fake_slack: FakeSlack) -> None:
     client.post(mention(SCENARIO))
+    fake_slack.wait_for("chat.postMessage")
+    client.post(thread_reply("chart", thread_ts="1700000001.000100", ts="1700000001.000200", event_id="Ev1b"))
     _uploads_in(fake_slack, 1)
     client.post(thread_reply("what about 40 runs?", thread_ts="1700000001.000100", ts="1700000002.000100",
                              event_id="Ev2"))
+    fake_slack.wait_for("chat.postMessage", 2)
+    client.post(thread_reply("show the chart", thread_ts="1700000001.000100", ts="1700000002.000200",
+                             event_id="Ev3"))
     first, second = _uploads_in(fake_slack, 2)
     assert second.params["thread_ts"] == "1700000001.000100"
     before, after = (fake_slack.uploads[json.loads(c.params["files"])[0]["id"]] for c in (first, second))
@@ -258,6 +275,8 @@ def test_chart_upload_is_retried_after_a_rate_limit(client: AppClient, fake_slac
     fake_slack.fail_next(1, status=429, retry_after=0, method="files.getUploadURLExternal")
     fake_slack.fail_next(1, status=503, method="files.completeUploadExternal")
     client.post(mention(SCENARIO))
+    fake_slack.wait_for("chat.postMessage")
+    _ask_for_chart(client, fake_slack)
     fake_slack.wait_for("files.completeUploadExternal", 2)  # 503, then completed
     assert len(fake_slack.of("files.getUploadURLExternal")) == 2  # 429, then the URL
     time.sleep(0.2)

@@ -1,5 +1,5 @@
-"""manifest.yml is installable: valid against Slack's published manifest JSON Schema (read from
-../shared/reference/slack-manifest-schema/, never copied here), every subscribed event has the
+"""manifest.yml is installable: valid against Slack's published manifest JSON Schema (a copy of
+slackapi/manifest-schema in tests/fixtures/slack-manifest-schema/, MIT), every subscribed event has the
 scope it needs, and it declares what the code listens to."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_DIR = ROOT.parent / "shared" / "reference" / "slack-manifest-schema"
+SCHEMA_DIR = ROOT / "tests" / "fixtures" / "slack-manifest-schema"
 MANIFEST = yaml.safe_load((ROOT / "manifest.yml").read_text(encoding="utf-8"))
 
 # Bot events and the bot scope each one needs (api.slack.com/events); None: no scope needed.

@@ -33,8 +33,9 @@ def test_answers_are_valid(kwargs: dict) -> None:
 def test_answer_contains_the_parts_of_the_reply() -> None:
     [message] = render_response(response())
     text = str(message.blocks)
-    for part in ("Fits", "Memory per GPU", "GPUs and nodes", "Speed", "Monthly cost", ":trophy:", "Assumed",
-                 "Still open", "What changed", "refine_gpu", "refine_cache", "show_formulas", "refine_runs"):
+    for part in ("Fits", "Plan:", "Speed:", "Cost:", ":trophy:", "runner-up", "Assumes", "reply to change",
+                 "Still open", "What changed", "show_details", "show_options", "show_formulas", "show_chart",
+                 "refine_gpu", "refine_cache", "refine_runs"):
         assert part in text, part
     assert "<@U123>" not in text and "&lt;@U123&gt;" in text
 

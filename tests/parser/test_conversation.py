@@ -76,7 +76,7 @@ def test_ignored_optional_question_is_not_asked_again(chat: Conversation) -> Non
     [
         ("what about 40 runs?", "runs_per_month", 40),
         ("try A100s", "gpu", "a100-sxm-80gb"),
-        ("use int8", "precision", "int8"),
+        ("use int4", "precision", "int4"),  # int8 on QLoRA is asked about: test_conversation_switch.py
         ("cache the data", "cache_dataset", True),
         ("make it 3 epochs", "epochs", 3),
         ("and with 8k context?", "seq_len", 8192),
@@ -106,9 +106,9 @@ def test_new_model_replaces_the_bare_size(chat: Conversation) -> None:
 def test_undo_restores_the_previous_scenario(chat: Conversation) -> None:
     chat.turn("QLoRA 70B, 500GB corpus in S3, 20 runs")
     chat.turn("what about 40 runs?")
-    chat.turn("use int8")
+    chat.turn("use int4")
     turn = chat.turn("undo")
-    assert turn.intent == "undo" and turn.changed == {"precision": ("int8", None)}
+    assert turn.intent == "undo" and turn.changed == {"precision": ("int4", None)}
     turn = chat.turn("undo")
     assert turn.workload.runs_per_month == 20
 

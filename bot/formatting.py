@@ -1,0 +1,116 @@
+"""Display formatting shared by the first message (`bot.summary`), the layers posted on demand
+(`bot.details`) and the chart (`bot.render.build_chart_view`): units a reader plans with ($2.43M,
+17.4 days, 125B tokens), Slack mrkdwn escaping, and the names of GPUs, subjects and winners.
+Formatting only: no figure is computed here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.models import Advice, Option, TcoOption
+
+MAX_OPTIONS_SHOWN = 4  # options the cost chart draws
+
+
+def fmt_gb(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:,.0f} GB" if value >= 100 else f"{value:,.1f} GB"
+
+
+def fmt_usd(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"${value:,.0f}" if abs(value) >= 100 else f"${value:,.2f}"
+
+
+def fmt_num(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "?"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            text = f"{value / scale:,.1f}{suffix}"
+            break
+    else:
+        text = f"{value:,.1f}" if value % 1 else f"{value:,.0f}"
+    return f"{text} {unit}".strip()
+
+
+def mrkdwn_escape(text: Any) -> str:
+    """Slack mrkdwn needs &, < and > escaped; user-supplied names must not become links or mentions."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def plain(text: Any) -> str:
+    """mrkdwn emphasis removed, for the terminal and Slack's notification text."""
+    return str(text).replace("*", "")
+
+
+def label(name: str) -> str:
+    return name.removesuffix("_gb").replace("_", " ")
+
+
+
+
+def fmt_hours(hours: float | None, *, compact: bool = False) -> str:
+    """Wall-clock time as a reader plans it: minutes, hours, or days past two days (`compact`: days only)."""
+    if hours is None:
+        return "?"
+    if hours < 1:
+        return f"{max(hours * 60, 1):.0f} min"
+    if hours < 48:
+        return f"{hours:,.1f} h"
+    if compact:
+        return f"{hours / 24:,.1f} days"
+    return f"{hours:,.0f} h ({hours / 24:,.1f} days)"
+
+
+def fmt_count(value: float) -> str:
+    """125B, 1.5T, 50M: a token count without a trailing .0."""
+    return fmt_num(value).replace(".0", "")
+
+
+def fmt_usd_short(value: float | None) -> str:
+    """$2.43M, $121k: for the comparison, where a column of seven-figure sums is hard to scan."""
+    if value is None:
+        return "?"
+    if abs(value) >= 1e6:
+        return f"${value / 1e6:,.2f}M"
+    if abs(value) >= 1e4:
+        return f"${value / 1e3:,.0f}k"
+    return fmt_usd(value)
+
+
+
+def gpu_name(gpu_id: str | None, names: Mapping[str, str]) -> str:
+    return names.get(gpu_id or "", gpu_id or "GPU")
+
+
+def subject(advice: Advice, names: Mapping[str, str]) -> str:
+    w = advice.effective
+    size = f"{w.params_b:g}B" if w.params_b else ""
+    what = names.get(w.model or "", w.model or "") or size or "model"
+    mode = {"qlora": "QLoRA", "lora": "LoRA", "full": "full fine-tune", "pretrain": "pre-training",
+            "inference": "serving"}.get(w.mode or "", w.mode or "")
+    return f"{mode} {what}".strip()
+
+
+
+def winner_name(advice: Advice) -> str | None:
+    return advice.recommendation.primary if advice.recommendation else None
+
+
+def shown_options(advice: Advice) -> list[Option]:
+    """The options the cost chart draws: the first few, plus the winner if it is not among them."""
+    winner = winner_name(advice)
+    shown = list(advice.options[:MAX_OPTIONS_SHOWN])
+    if winner and all(o.name != winner for o in shown):
+        shown += [o for o in advice.options if o.name == winner][:1]
+    return shown
+
+
+def best_tco(option: Option) -> TcoOption | None:
+    """The workflow whose total the option is listed with (the cheapest that applies)."""
+    return min(option.tco, key=lambda t: t.total_usd) if option.tco else None
+

@@ -1,0 +1,380 @@
+"""The first message: a summary a busy engineer reads in ten seconds.
+
+Why its own module: the first message decides whether the answer is forwarded or ignored, so what
+it shows is chosen here in one place: the verdict (fits or not, on what), the open questions, the
+plan (GPUs x type, nodes, parallelism, replicas), speed, cost (per run and per month; the whole job
+past a month), a three-row comparison (winner, runner-up, cheapest or fastest) and the assumptions
+that move the answer most. Everything else is a layer posted on demand (`bot.details`). Like all of
+`bot`, this selects and formats what the engine computed; it never estimates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from bot.formatting import (
+    best_tco,
+    fmt_count,
+    fmt_gb,
+    fmt_hours,
+    fmt_num,
+    fmt_usd,
+    fmt_usd_short,
+    gpu_name,
+    label,
+    subject,
+    winner_name,
+)
+from bot.service import Response
+from engine.models import Advice, Option, TargetCheck
+
+# action ids: bot.listeners.actions routes on these
+ACTION_COMPARE_GPU = "refine_gpu"
+ACTION_CACHE = "refine_cache"
+ACTION_RUNS = "refine_runs"
+ACTION_FORMULAS = "show_formulas"
+ACTION_DETAILS = "show_details"
+ACTION_OPTIONS = "show_options"
+ACTION_CHART = "show_chart"
+ACTION_SHARE_VRAM = "vram_share"
+
+
+@dataclass(frozen=True)
+class Button:
+    action_id: str
+    text: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One line of the first message's comparison: the winner, the runner-up, the cheapest or fastest."""
+
+    role: str  # "winner" | "runner-up" | "cheapest" | "fastest"
+    name: str
+    monthly: str  # "$2.43M/month"
+    unit_cost: str  # "$121,728/run" (training) or "$8.17/1M tokens" (serving); "" when unknown
+    speed: str  # "590 h/run" or "6.5 tokens/s per user"
+    winner: bool
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    """Context of `answer.json.j2` / `answer.txt.j2`: the first message, a summary a reader takes in at
+    a glance. Every string is display-ready (not escaped); the breakdowns live in `DetailsView` and
+    `OptionsView`, posted when asked for."""
+
+    headline: str
+    verdict: str  # "fits" | "does_not_fit" | "unknown"
+    questions: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    plan: str = ""  # GPUs x type, nodes, parallelism, replicas, memory per GPU
+    speed: str = ""
+    cost: str = ""
+    targets: list[str] = field(default_factory=list)  # "per-user speed 20 tokens/s: target met (31)"
+    not_covered: str = ""  # an accelerator the catalog does not cover
+    fixes: list[str] = field(default_factory=list)  # what would make it fit (does-not-fit answers)
+    comparison: list[ComparisonRow] = field(default_factory=list)
+    unit_cost_label: str = "per run"
+    speed_label: str = "time per run"
+    key_assumptions: str = ""  # one line: token count, utilisation, pricing basis
+    notes: list[str] = field(default_factory=list)  # what the reader noticed (ambiguous names), at most two
+    buttons: list[Button] = field(default_factory=list)
+    runs_select: bool = False
+    tables: bool = False  # the comparison as a Slack table block (workspaces that support it)
+    vram_only: bool = False
+    memory_line: str = ""  # /vram: peak per GPU and its biggest parts
+    precision_rows: list[tuple[str, str, str]] = field(default_factory=list)  # (precision, weights+KV, caveat)
+    assumptions: list[str] = field(default_factory=list)  # /vram: at most two
+    hint: str = ""  # terminal only: how to see the rest
+
+
+
+def _buttons(advice: Advice, charts: bool = True) -> tuple[list[Button], bool]:
+    """Details on demand first, then the refinements a user most often types."""
+    w = advice.effective
+    buttons = [Button(ACTION_DETAILS, "Details", "details")]
+    if advice.options:
+        buttons.append(Button(ACTION_OPTIONS, "All options", "options"))
+    buttons.append(Button(ACTION_FORMULAS, "Formulas", "formulas"))
+    if advice.options and charts:
+        buttons.append(Button(ACTION_CHART, "Cost chart", "chart"))
+    other = "H100" if (w.gpu or "").startswith("a100") else "A100"
+    buttons.append(Button(ACTION_COMPARE_GPU, f"Try {other}", f"try {other}s"))
+    if w.mode != "inference" and (w.dataset_gb or w.dataset_tokens) and not w.cache_dataset:
+        buttons.append(Button(ACTION_CACHE, "Cache the dataset", "cache the dataset"))
+    return buttons, w.mode != "inference"
+
+
+
+def _is_serving(advice: Advice) -> bool:
+    return advice.effective.mode == "inference"
+
+
+def _per_user(option: Option) -> float | None:
+    fig = option.throughput.decode_tokens_per_s_per_sequence
+    return fig.value if fig is not None else None
+
+
+def _comparison(advice: Advice) -> list[ComparisonRow]:
+    """Winner, runner-up, and whichever of the cheapest / fastest alternative is not already shown."""
+    if not advice.options:
+        return []
+    by_name = {o.name: o for o in advice.options}
+    winner = by_name.get(winner_name(advice) or "") or advice.options[0]
+    alternatives = [by_name[n] for n in (advice.recommendation.alternatives if advice.recommendation else ())
+                    if n in by_name and n != winner.name]
+    runner_up = alternatives[0] if alternatives else next((o for o in advice.options if o.name != winner.name), None)
+    serving = _is_serving(advice)
+    cheapest = min(advice.options, key=lambda o: o.total_usd)
+    if serving:
+        fastest = max(advice.options, key=lambda o: _per_user(o) or 0.0)
+    else:
+        fastest = min(advice.options, key=lambda o: o.hours_per_run if o.hours_per_run is not None else float("inf"))
+    picked: list[tuple[str, Option]] = [("winner", winner)]
+    if runner_up is not None:
+        picked.append(("runner-up", runner_up))
+    shown = {o.name for _, o in picked}
+    if cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
+        slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
+            (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
+        picked.append(("cheapest, slower" if slower else "cheapest", cheapest))
+    elif fastest.name not in shown:
+        picked.append(("fastest", fastest))
+    return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
+
+
+def _comparison_row(role: str, option: Option, serving: bool, winner: str) -> ComparisonRow:
+    best = best_tco(option)
+    if serving:
+        fig = option.throughput.cost_per_1m_tokens_usd
+        unit_cost = f"{fmt_usd(fig.value)}/1M tokens" if fig is not None else ""
+        per_user = _per_user(option)
+        speed = f"{fmt_num(per_user)} tokens/s per user" if per_user is not None else ""
+    else:
+        unit_cost = f"{fmt_usd(best.per_run_usd)}/run" if best is not None and best.per_run_usd else ""
+        speed = f"{fmt_hours(option.hours_per_run, compact=True)}/run" if option.hours_per_run is not None else ""
+    return ComparisonRow(role, option.name, f"{fmt_usd_short(option.total_usd)}/month", unit_cost, speed,
+                         option.name == winner)
+
+
+def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
+    cluster, mem = advice.cluster, advice.memory
+    if cluster is None:
+        return f"{fmt_gb(mem.per_gpu_gb)} peak per GPU" if mem else ""
+    gpu = gpu_name(cluster.gpu, names)
+    nodes = f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPUs" if cluster.nodes > 1 else "1 node"
+    bits = [f"*{cluster.gpus}× {gpu}* on {nodes}"]
+    if cluster.replicas and cluster.gpus_per_replica:
+        split = [f"TP {cluster.tensor_parallel}"] if cluster.tensor_parallel > 1 else []
+        split += [f"PP {cluster.pipeline_parallel}"] if cluster.pipeline_parallel > 1 else []
+        bits.append(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)"
+                    + (f" ({' · '.join(split)})" if split else ""))
+    else:
+        bits.append(cluster.parallelism + (f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage else ""))
+    if mem is not None:
+        usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
+        bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")
+    return " · ".join(bits)
+
+
+def _speed_line(advice: Advice) -> str:
+    tp = advice.throughput
+    if tp is None:
+        return ""
+    if tp.decode_tokens_per_s is not None or tp.decode_tokens_per_s_per_sequence is not None:
+        bits = []
+        if tp.decode_tokens_per_s_per_sequence is not None:
+            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per user*")
+        if tp.decode_tokens_per_s is not None:
+            bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
+        first = tp.ttft_s or tp.prefill_seconds
+        if first is not None:
+            bits.append(f"first token in {first.value:,.2g} s")
+        return " · ".join(bits)
+    bits = []
+    if tp.wall_clock_hours is not None:
+        bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
+    if tp.gpu_hours is not None:
+        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours")
+    if tp.training_tokens_per_s is not None:
+        bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
+    return " · ".join(bits)
+
+
+def _cost_line(advice: Advice, asking: bool = False) -> str:
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    if winner is None:
+        if advice.cluster is not None and advice.cluster.fits:
+            return ("priced once the open question is answered" if asking
+                    else "no offer in the catalog is priced for this configuration")
+        return ""
+    best = best_tco(winner)
+    bits: list[str] = []
+    if _is_serving(advice):
+        bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
+        fig = winner.throughput.cost_per_1m_tokens_usd
+        if fig is not None:
+            bits.append(f"{fmt_usd(fig.value)} per 1M tokens")
+    else:
+        runs = advice.effective.runs_per_month
+        if best is not None and best.per_run_usd:
+            bits.append(f"*{fmt_usd(best.per_run_usd)} per run*")
+        bits.append(f"{fmt_usd(winner.total_usd)} a month" + (f" for {runs:g} run(s)" if runs else ""))
+        if best is not None and best.job_usd:
+            bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month)")
+    return " · ".join(bits) + f" on {winner.name}"
+
+
+# Workload field of a TargetCheck -> (what it is, unit, higher is better)
+TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
+    "target_tokens_per_s_per_user": ("per-user speed", "tokens/s", True),
+    "target_tokens_per_s": ("total throughput", "tokens/s", True),
+    "requests_per_s": ("request rate", "requests/s", True),
+    "target_ttft_s": ("time to first token", "s", False),
+    "deadline_hours": ("time per run", "h", False),
+}
+
+
+def target_line(check: TargetCheck) -> str:
+    """"per-user speed ≥ 20 tokens/s: target met (31)" or "... missed by 4.2 tokens/s (got 15.8)"."""
+    label, unit, higher = TARGET_LABELS.get(check.name, (check.name.replace("_", " "), "", True))
+    wanted = f"{'≥' if higher else '≤'} {fmt_num(check.wanted, unit)}"
+    if check.met:
+        return f"{label} {wanted}: target met ({fmt_num(check.got, unit)})"
+    return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
+
+
+def key_assumptions(advice: Advice) -> str:
+    """The assumptions that move the answer most, in a few words each: token count, utilisation, pricing."""
+    found = {a.field: a for a in advice.assumptions}
+    bits: list[str] = []
+    tokens = found.get("dataset_tokens")
+    if tokens is not None and isinstance(tokens.value, int | float):
+        source = f" from {fmt_gb(advice.effective.dataset_gb)} of text" if advice.effective.dataset_gb else ""
+        bits.append(f"~{fmt_count(float(tokens.value))} tokens per epoch{source}")
+    tp = advice.throughput
+    mfu = tp.training_tokens_per_s.inputs.get("mfu") if tp and tp.training_tokens_per_s else None
+    if isinstance(mfu, int | float):
+        bits.append(f"{mfu:.0%} MFU")
+    elif tp is not None and tp.decode_tokens_per_s is not None:
+        efficiency = tp.decode_tokens_per_s.inputs.get("bandwidth_efficiency")
+        if isinstance(efficiency, int | float):
+            bits.append(f"{efficiency:.0%} of peak memory bandwidth")
+    if tp is not None and tp.cost_per_1m_tokens_usd is not None:
+        busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
+        if isinstance(busy, int | float):
+            bits.append(f"busy {busy:.0%} of the time")
+    for name, what in (("concurrency", "concurrent users"), ("seq_len", "tokens of context")):
+        a = found.get(name)
+        if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
+            bits.append(f"{fmt_num(float(a.value))} {what}")
+    if not bits:  # none of those apply: the first two the engine lists
+        bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
+                if isinstance(a.value, str | int | float)]
+    pricing = advice.effective.pricing or (found["pricing"].value if "pricing" in found else None)
+    if pricing:
+        bits.append(f"{str(pricing).replace('_', '-')} prices")
+    return "Assumes " + " · ".join(bits) if bits else ""
+
+
+def _coherent_change(line: str, verdict: str, asking: bool = False) -> str:
+    """A change line must not contradict the headline: when the model still fits but no priced option
+    is left (often because a question about the data is open), say that instead of "no configuration fits"."""
+    if verdict == "fits":
+        instead = "it fits; the cost follows once the open question is answered" if asking else \
+            "it still fits, but no priced offer is left"
+        return line.replace("no configuration fits any more", instead)
+    return line
+
+
+def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> tuple[str, str]:
+    mem, cluster = advice.memory, advice.cluster
+    what = subject(advice, names)
+    if cluster is not None and cluster.fits:
+        nodes = f" ({cluster.nodes} nodes)" if cluster.nodes > 1 else ""
+        return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
+    if cluster is not None or (mem is not None and mem.fits is False):
+        gpu = gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
+        gpu = f"{cluster.gpus}× {gpu}" if cluster is not None and cluster.gpus > 1 else gpu
+        need = f" (needs {fmt_gb(mem.per_gpu_gb)} per GPU)" if mem is not None else ""
+        return "does_not_fit", f"❌ Does not fit: {what} on {gpu}{need}"
+    reason = problems[0] if problems else "not enough to size it yet"
+    has_subject = bool(advice.effective.model or advice.effective.params_b)
+    return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
+
+
+def _not_covered(advice: Advice) -> str:
+    name = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
+    if not name:
+        return ""
+    return (f"{name} is not covered: the catalog holds NVIDIA and AMD GPUs only, so the plan below is for GPUs, "
+            f"not {name}.")
+
+
+def build_answer_view(response: Response, names: Mapping[str, str] | None = None,
+                      *, vram_only: bool = False, tables: bool = False, charts: bool = True,
+                      hint: str = "") -> AnswerView:
+    """Select and format what the engine computed for the first message; no arithmetic beyond unit display."""
+    names = names or {}
+    advice = response.advice
+    assert advice is not None, "build_help_view is for responses without advice"
+    problems = [p.message for p in advice.problems]
+    verdict, headline = _headline(advice, names, problems)
+    problems = problems[1:] if verdict == "unknown" else problems
+    said = {a.why for a in advice.assumptions} | set(response.questions)
+    notes = [n for n in dict.fromkeys(response.notes) if n not in said][:2]
+    if vram_only:
+        mem = advice.memory
+        parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []
+        memory_line = (f"*{fmt_gb(mem.per_gpu_gb)} per GPU*"
+                       + (f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else "")
+                       + (" (" + " · ".join(f"{label(k)} {fmt_gb(f.value)}" for k, f in parts) + ")" if parts else "")
+                       ) if mem else ""
+        precision_rows = [
+            (str(q.get("precision")), fmt_gb(q.get("total_gb")), str(q.get("accuracy", "")).split(";")[0])
+            for q in advice.quantization if q.get("total_gb") is not None
+        ]
+        vram_assumptions = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions
+                            if a.field in VRAM_ASSUMPTIONS][:2]
+        return AnswerView(headline=headline, verdict=verdict, questions=list(response.questions),
+                          changes=list(response.changes), problems=problems, memory_line=memory_line,
+                          precision_rows=precision_rows, assumptions=vram_assumptions, notes=notes,
+                          not_covered=_not_covered(advice), vram_only=True, hint=hint)
+    fixes: list[str] = []
+    if verdict == "does_not_fit" and advice.recommendation:
+        fixes = list(advice.recommendation.what_would_change_it[:2])
+    tp = advice.throughput
+    serving = _is_serving(advice)
+    buttons, runs = _buttons(advice, charts)
+    asking = bool(response.questions)
+    changes = [_coherent_change(c, verdict, asking) for c in response.changes]
+    assumptions = key_assumptions(advice)
+    return AnswerView(
+        headline=headline,
+        verdict=verdict,
+        questions=list(response.questions),
+        changes=changes,
+        problems=problems,
+        plan=_plan_line(advice, names),
+        speed=_speed_line(advice) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
+        cost=_cost_line(advice, asking),
+        targets=[target_line(t) for t in tp.targets] if tp else [],
+        not_covered=_not_covered(advice),
+        fixes=fixes,
+        comparison=_comparison(advice),
+        unit_cost_label="per 1M tokens" if serving else "per run",
+        speed_label="per user" if serving else "time per run",
+        key_assumptions=assumptions,
+        notes=notes,
+        buttons=buttons,
+        runs_select=runs,
+        tables=tables,
+        hint=hint,
+    )
+
+
+# Assumptions a /vram reader needs: what the memory figure was computed at.
+VRAM_ASSUMPTIONS = ("precision", "seq_len", "batch_size", "concurrency", "optimizer", "gradient_checkpointing")

@@ -1,0 +1,230 @@
+"""The first message is a summary: built from hand-made Advice objects (serving plans with TP groups
+and replicas, targets, whole-job costs, accelerators not covered), so these tests do not depend on
+the planner's numbers. Every rendering is also checked against Slack's limits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.details import build_details_view, build_options_view, render_details, render_options
+from bot.limits import shown_lines, violations
+from bot.render import render_response, render_vram
+from bot.service import Response
+from bot.summary import build_answer_view
+from bot.terminal import render_terminal
+from engine.models import (
+    Advice,
+    Assumption,
+    ClusterPlan,
+    Figure,
+    MemoryEstimate,
+    Option,
+    Recommendation,
+    TargetCheck,
+    TcoOption,
+    TcoRow,
+    ThroughputEstimate,
+    Workload,
+)
+from tests.bot.factories import make_advice
+
+SLACK_LINES_MAX = 12  # what the reader sees before "Show more": header, sections' lines, fields rows, buttons
+TERMINAL_LINES_MAX = 25
+
+
+def _fig(value: float, unit: str, **inputs: object) -> Figure:
+    return Figure(value=value, unit=unit, formula="test", inputs=dict(inputs))
+
+
+def _rows(compute: float) -> tuple[TcoRow, ...]:
+    return tuple(TcoRow(item=item, usd=usd, formula="test") for item, usd in
+                 (("compute", compute), ("storage", 0.0), ("egress", 0.0), ("managed", 0.0)))
+
+
+def serving_advice(*, targets: tuple[TargetCheck, ...] = (), accelerator: str | None = None) -> Advice:
+    """Llama 3.1 70B on 2 replicas of 4 H100s (TP 4), three priced offers."""
+    workload = Workload(mode="inference", model="llama-3.1-70b", concurrency=64, unsupported_accelerator=accelerator)
+    effective = workload.model_copy(update={"precision": "bf16", "gpu": "h100-sxm", "seq_len": 8192, "pricing": "on_demand"})
+    memory = MemoryEstimate(per_gpu_gb=61.0, total_gb=488.0, gpus=8, usable_gb_per_gpu=72.0, fits=True,
+                            components={"weights_gb": _fig(35.3, "GB"), "kv_cache_gb": _fig(24.0, "GB")})
+    cluster = ClusterPlan(gpu="h100-sxm", gpus=8, nodes=1, gpus_per_node=8, fits=True, data_parallel=2,
+                          tensor_parallel=4, pipeline_parallel=1, zero_stage=0, interconnect="NVLink 4 (900 GB/s)",
+                          parallelism="tensor parallel x4, 2 replicas", needs_nvlink=True, needs_infiniband=False,
+                          gpus_per_replica=4, replicas=2, checklist=("NCCL_DEBUG=INFO on the first run",))
+
+    def throughput(per_user: float, per_1m: float) -> ThroughputEstimate:
+        return ThroughputEstimate(
+            decode_tokens_per_s=_fig(per_user * 64, "tokens/s", bandwidth_efficiency=0.7),
+            decode_tokens_per_s_per_sequence=_fig(per_user, "tokens/s"),
+            ttft_s=_fig(0.45, "s"), cost_per_1m_tokens_usd=_fig(per_1m, "USD", utilization=0.6),
+            bound="bandwidth", replicas=2, targets=targets)
+
+    options = []
+    for name, monthly, per_user, per_1m in (("Lambda 8x H100 SXM (on-demand)", 17_000.0, 31.0, 2.1),
+                                            ("AWS 8x H100 SXM (on-demand)", 23_000.0, 31.0, 2.9),
+                                            ("CoreWeave 8x B200 (on-demand)", 29_000.0, 55.0, 2.0)):
+        tco = TcoOption(name=name, offer_id=None, provider=name.split()[0].lower(), rows=_rows(monthly),
+                        total_usd=monthly)
+        options.append(Option(name=name, offer_id=None, gpu="h100-sxm", mode="inference", precision="bf16",
+                              memory=memory, cluster=cluster, throughput=throughput(per_user, per_1m), tco=(tco,),
+                              total_usd=monthly))
+    return Advice(
+        workload=workload, effective=effective, memory=memory, cluster=cluster,
+        throughput=throughput(31.0, 2.1), options=tuple(options),
+        assumptions=(Assumption(field="seq_len", value=8192, why="the model's usual serving context"),
+                     Assumption(field="pricing", value="on_demand", why="on-demand prices")),
+        recommendation=Recommendation(primary=options[0].name, alternatives=(options[1].name,), why=("cheapest",)),
+    )
+
+
+def long_job_advice() -> Advice:
+    """Pre-training that runs past a month: per month AND the whole job."""
+    advice = make_advice(runs=1)
+    option = advice.options[0]
+    tco = option.tco[0].model_copy(update={"per_run_usd": 3_100_000.0, "job_usd": 3_100_000.0})
+    option = option.model_copy(update={"tco": (tco,), "hours_per_run": 2_250.0})
+    throughput = advice.throughput.model_copy(update={
+        "wall_clock_hours": _fig(2_250.0, "h"),
+        "training_tokens_per_s": _fig(1.8e6, "tokens/s", mfu=0.4),
+        "targets": (TargetCheck(name="deadline_hours", wanted=720.0, got=2_250.0, met=False),)})
+    return advice.model_copy(update={"options": (option, *advice.options[1:]), "throughput": throughput})
+
+
+def _response(advice: Advice, **kwargs: object) -> Response:
+    return Response("question", "describe", advice.workload, advice, **kwargs)  # type: ignore[arg-type]
+
+
+CASES = {
+    "training": lambda: make_advice(),
+    "does not fit": lambda: make_advice(fits=False),
+    "serving": serving_advice,
+    "long job": long_job_advice,
+    "many options": lambda: make_advice(n_options=12, name_len=80),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_first_message_is_short_and_valid(case: str) -> None:
+    advice = CASES[case]()
+    response = _response(advice, questions=["Where does the data live?"], changes=["runs 20 -> 40"])
+    messages = render_response(response)
+    assert len(messages) == 1
+    [message] = messages
+    assert violations(message.blocks, text=message.text) == []
+    assert shown_lines(message.blocks) <= SLACK_LINES_MAX, json.dumps(message.blocks, indent=1)
+    assert len(render_terminal(response).splitlines()) <= TERMINAL_LINES_MAX
+    assert "Memory per GPU" not in json.dumps(message.blocks)  # the breakdown is a Details matter
+
+
+def test_open_questions_come_first() -> None:
+    [message] = render_response(_response(make_advice(), questions=["QLoRA, LoRA or a full fine-tune?"]))
+    assert message.blocks[0]["type"] == "header"
+    assert "QLoRA, LoRA or a full fine-tune?" in message.blocks[1]["text"]["text"]
+    lines = render_terminal(_response(make_advice(), questions=["QLoRA, LoRA or a full fine-tune?"])).splitlines()
+    assert lines[1].startswith("Still open") and "QLoRA, LoRA" in lines[2]
+
+
+def test_serving_plan_shows_replicas_tp_speed_targets_and_unit_cost() -> None:
+    targets = (TargetCheck(name="target_tokens_per_s_per_user", wanted=20.0, got=31.0, met=True),
+               TargetCheck(name="target_ttft_s", wanted=0.3, got=0.45, met=False))
+    view = build_answer_view(_response(serving_advice(targets=targets)))
+    assert "2 replica(s) of 4 GPU(s) (TP 4)" in view.plan and "8× h100-sxm" in view.plan
+    assert "31 tokens/s per user" in view.speed and "first token in 0.45 s" in view.speed
+    assert view.targets == ["per-user speed ≥ 20 tokens/s: target met (31 tokens/s)",
+                            "time to first token ≤ 0.3 s: missed by 0.1 s (got 0.5 s)"] or \
+        ("target met" in view.targets[0] and "missed by" in view.targets[1])
+    assert "$17,000 a month" in view.cost and "$2.10 per 1M tokens" in view.cost
+    assert [row.role for row in view.comparison] == ["winner", "runner-up", "fastest"]
+    assert view.comparison[2].speed == "55 tokens/s per user"
+    assert "70% of peak memory bandwidth" in view.key_assumptions and "busy 60%" in view.key_assumptions
+    assert "on-demand prices" in view.key_assumptions
+
+
+def test_a_run_longer_than_a_month_shows_the_whole_job_and_the_missed_deadline() -> None:
+    view = build_answer_view(_response(long_job_advice()))
+    assert "$3,100,000 per run" in view.cost and "for the whole job" in view.cost and "a month" in view.cost
+    assert "2,250 h (93.8 days) per run" in view.speed
+    assert view.targets and "missed by" in view.targets[0] and "time per run" in view.targets[0]
+    assert "40% MFU" in view.key_assumptions
+
+
+def test_does_not_fit_says_on_what_and_what_would_make_it_fit() -> None:
+    view = build_answer_view(_response(make_advice(fits=False)))
+    assert view.headline.startswith("❌ Does not fit") and "46.2 GB per GPU" in view.headline
+    assert view.fixes == ["cache the dataset to cut egress"]
+
+
+def test_unsupported_accelerator_is_named_as_not_covered() -> None:
+    [message] = render_response(_response(serving_advice(accelerator="TPU v5e")))
+    assert "TPU v5e is not covered" in message.text and "TPU v5e is not covered" in json.dumps(message.blocks)
+
+
+def test_comparison_as_a_table_block_where_supported() -> None:
+    [message] = render_response(_response(serving_advice()), tables=True)
+    [table] = [b for b in message.blocks if b["type"] == "table"]
+    assert [c["text"] for c in table["rows"][0]] == ["Option", "Per month", "Per 1m tokens", "Per user"]
+    assert len(table["rows"]) == 4 and table["rows"][1][0]["text"].startswith("🏆")
+    assert violations(message.blocks, text=message.text) == []
+
+
+def test_headline_never_contradicts_the_changes() -> None:
+    response = _response(make_advice(), changes=["mode qlora: no configuration fits any more"])
+    view = build_answer_view(response)
+    assert view.headline.startswith("✅ Fits")
+    assert not any("no configuration fits" in c for c in view.changes)
+
+
+def test_a_note_already_said_as_an_assumption_is_not_repeated() -> None:
+    said = "no model named: assumed a Llama 3 70B-like architecture"
+    advice = make_advice().model_copy(update={
+        "assumptions": (Assumption(field="model", value="70B", why=said),), "notes": (said,)})
+    text = render_terminal(_response(advice, notes=[said]), details=True)
+    assert text.count(said) == 1
+
+
+def test_vram_is_short() -> None:
+    advice = make_advice().model_copy(update={
+        "quantization": ({"precision": "bf16", "total_gb": 141.0, "accuracy": "reference"},
+                         {"precision": "int4", "total_gb": 35.3, "accuracy": "~1-2% worse; fine for most"}),
+        "assumptions": tuple(Assumption(field=f, value=v, why="x") for f, v in
+                             (("precision", "nf4"), ("seq_len", 2048), ("batch_size", 1), ("epochs", 1)))})
+    response = _response(advice)
+    [message, *_] = render_vram(response)
+    text = json.dumps(message.blocks, ensure_ascii=False)
+    assert "46.2 GB per GPU" in text and "int4" in text and "Share in channel" in text
+    assert "epochs" not in text and "batch size 1" not in text  # at most two assumptions
+    assert len(render_terminal(response, vram_only=True).splitlines()) <= 10
+
+
+def test_details_and_options_layers_hold_what_the_summary_leaves_out() -> None:
+    advice = serving_advice()
+    [details] = render_details(build_details_view(advice))
+    text = json.dumps(details.blocks)
+    for part in ("Memory per GPU", "kv cache", "NVLink 4", "NCCL_DEBUG", "Every assumption", "Replicas: 2"):
+        assert part in text, part
+    options = render_options(build_options_view(advice))
+    text = json.dumps([m.blocks for m in options])
+    assert text.count("managed") == 3 and ":trophy:" in text
+    for message in [details, *options]:
+        assert violations(message.blocks, text=message.text) == []
+
+
+def test_many_options_are_listed_within_slack_limits() -> None:
+    advice = make_advice(n_options=40, name_len=200)
+    for message in render_options(build_options_view(advice)):
+        assert violations(message.blocks, text=message.text) == []
+
+
+def test_app_home_shows_what_a_new_user_needs() -> None:
+    import datetime as dt
+
+    from bot.render import HOME_EXAMPLES, render_home
+
+    view = render_home("U1", ["2026-11-21", "2026-10-02"], today=dt.date(2026, 11, 23))
+    assert violations(view["blocks"], max_blocks=100) == []
+    text = json.dumps(view["blocks"], ensure_ascii=False)
+    assert len(HOME_EXAMPLES) == 3 and all(example in text for example in HOME_EXAMPLES)
+    assert "/vram" in text and "what about 40 runs?" in text and "`details`" in text
+    assert "between 2026-10-02 and 2026-11-21 (52 days ago for the oldest)" in text

@@ -1,0 +1,68 @@
+"""docs/json.md stays true: every key it documents is in the real `ask --json` / `estimate --json`
+output, and every key the output has under `report` (and at the top level) is documented."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"
+QUESTIONS = (
+    "QLoRA 70B, 500GB corpus in S3, 20 runs",
+    "Serve Llama 3.1 8B in int8 for 32 concurrent users with 8k context",
+    "pretrain a 1.3B model from scratch on 1.5T tokens, 64 H100s",
+)
+OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
+
+
+def documented() -> set[str]:
+    return set(re.findall(r"^\| `([^`]+)` \|", DOC.read_text(encoding="utf-8"), flags=re.M))
+
+
+def paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path in `value`; list items as `[]`; maps keyed by names (OPEN_ENDED) stop there."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, child in value.items():
+            path = f"{prefix}.{key}" if prefix else key
+            found.add(path)
+            if key not in OPEN_ENDED:
+                found |= paths(child, path)
+    elif isinstance(value, list):
+        for item in value:
+            found |= paths(item, prefix + "[]")
+    return found
+
+
+@pytest.fixture(scope="module")
+def outputs() -> list[dict[str, Any]]:
+    results = []
+    for question in QUESTIONS:
+        out = io.StringIO()
+        assert main(["ask", "--json", question], stdout=out) == 0
+        results.append(json.loads(out.getvalue()))
+    out = io.StringIO()
+    workload = json.dumps({"mode": "inference", "model": "llama 3.1 8b", "concurrency": 32})
+    assert main(["estimate", "--json"], stdin=io.StringIO(workload), stdout=out) == 0
+    results.append(json.loads(out.getvalue()))
+    return results
+
+
+def test_every_documented_key_is_in_the_real_output(outputs: list[dict[str, Any]]) -> None:
+    real = set().union(*(paths(o) for o in outputs))
+    missing = sorted(documented() - real)
+    assert not missing, f"docs/json.md documents keys the output does not have: {missing}"
+
+
+def test_every_report_and_top_level_key_is_documented(outputs: list[dict[str, Any]]) -> None:
+    real = set().union(*(paths(o) for o in outputs))
+    shown = {p for p in real if "." not in p or p.startswith("report.")}
+    undocumented = sorted(shown - documented())
+    assert not undocumented, f"add these keys to docs/json.md: {undocumented}"
