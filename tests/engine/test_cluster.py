@@ -19,8 +19,8 @@ from tests.engine.fixtures_physics import (
 ARTICLE = MemoryOptions(include_activations=False, include_buffers=False, overhead_gb=0)
 
 
-def test_seed000_full_finetune_70b_two_nodes_infiniband():
-    """Seed 000: 18 B/param x 70B = 1,260 GB aggregate -> ceil(1260/80) = 16 GPUs, two 8-GPU nodes,
+def test_worked_example_full_finetune_70b_two_nodes_infiniband():
+    """The worked example: 18 B/param x 70B = 1,260 GB aggregate -> ceil(1260/80) = 16 GPUs, two 8-GPU nodes,
     InfiniBand required. Run with its assumptions: no activations, no overhead, no headroom."""
     plan, mem = plan_cluster(workload(mode="full", headroom=0.0), architecture_for(None, 70), H100_SXM, options=ARTICLE)
     assert (plan.gpus, plan.nodes, plan.gpus_per_node) == (16, 2, 8)
@@ -29,7 +29,7 @@ def test_seed000_full_finetune_70b_two_nodes_infiniband():
     assert plan.checklist == NCCL_CHECKLIST and plan.provider_questions == PROVIDER_QUESTIONS
 
 
-def test_seed000_full_finetune_70b_product_defaults_needs_more():
+def test_worked_example_full_finetune_70b_product_defaults_needs_more():
     """With activations (checkpointed), buffers, overhead and 10% headroom the same job needs more GPUs
     than the article's 16: the article's figure is a floor."""
     plan, mem = plan_cluster(workload(mode="full", gradient_checkpointing=True), architecture_for(LLAMA3_70B, None), H100_SXM)

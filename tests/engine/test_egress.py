@@ -1,4 +1,4 @@
-"""Egress: tier walk (ERRATA 7), flat rate (seed 000), workflows, same-cloud, migration friction."""
+"""Egress: AWS's tier walk, a flat rate (the naive form), workflows, same-cloud, migration friction."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ SAGEMAKER = DATA.provider("sagemaker")
         (0, 0.0),
         (100, 0.0),
         (500, 36.0),  # (500 - 100) x 0.09
-        (10_000, 891.0),  # ERRATA 7: 20 x 500 GB tiered
+        (10_000, 891.0),  # 20 x 500 GB on AWS's tiers (a flat $0.09/GB says $900)
         (10_240, 912.6),
         (20_240, 912.6 + 10_000 * 0.085),
         (-5, 0.0),
@@ -36,7 +36,7 @@ def test_tiered_cost_beyond_last_tier() -> None:
     assert beyond == pytest.approx(expected)
 
 
-def test_flat_rate_reproduces_seed000() -> None:
+def test_flat_rate_reproduces_the_naive_form() -> None:
     assert flat_cost(500, 0.09).value == pytest.approx(45)
     assert flat_cost(20 * 500, 0.09).value == pytest.approx(900)
 

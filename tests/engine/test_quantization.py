@@ -1,4 +1,4 @@
-"""Quantisation table and the precision choice (seed 000 section 2)."""
+"""Quantisation table and the precision choice (the usual 70B table: 280/140/70/35 GB)."""
 
 import pytest
 
@@ -7,7 +7,7 @@ from engine.quantization import cheapest_fitting_precision, precision_table, sup
 from tests.engine.fixtures_physics import A100_80, H100_SXM, L40S, LLAMA3_70B, RTX_4090, T4
 
 
-def test_seed000_70b_footprints():
+def test_70b_footprints():
     rows = {r["precision"]: r for r in precision_table(architecture_for(None, 70))}
     assert [rows[p]["weights_gb"] for p in ("fp32", "bf16", "int8", "int4")] == [280.0, 140.0, 70.0, 35.0]
     assert rows["int4"]["quant_constants_gb"] > 0 and "measurable loss" in rows["int4"]["accuracy"]

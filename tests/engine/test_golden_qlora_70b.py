@@ -22,7 +22,7 @@ from engine.architecture import architecture_for
 from engine.cluster import plan_cluster
 from engine.models import Advice, Option, Workload
 from engine.tco import row_usd
-from tests.engine.fixtures_catalog import catalog_data, seed000_catalog
+from tests.engine.fixtures_catalog import catalog_data, worked_example_catalog
 
 BM = "seed-baremetal:h100x1:any"
 SM = "sagemaker:ml.p5.48xlarge:us-east-1"
@@ -36,7 +36,7 @@ SEED_ASSUMPTIONS = Workload(
 
 
 def _seed_data():
-    data = seed000_catalog()
+    data = worked_example_catalog()
     return data.model_copy(update={"offers": tuple(o for o in data.offers if o.id in SEED_OFFERS)})
 
 
@@ -97,7 +97,7 @@ def test_totals_and_winners(seed: Advice) -> None:
 
 def test_full_finetune_needs_two_nodes_and_infiniband() -> None:
     """18 bytes/param x 70B = 1,260 GB aggregate; ceil(1,260 / 80) = 16 GPUs = two 8-GPU nodes."""
-    data = seed000_catalog()
+    data = worked_example_catalog()
     full = SEED_ASSUMPTIONS.model_copy(update={"mode": "full", "precision": "bf16", "optimizer": "adamw",
                                                "adapter_overhead_gb": None, "zero_stage": 3})
     arch = architecture_for(None, 70)
@@ -111,7 +111,7 @@ def test_full_finetune_needs_two_nodes_and_infiniband() -> None:
 
 
 def test_bf16_serving_of_merged_model_two_gpus() -> None:
-    data = seed000_catalog()
+    data = worked_example_catalog()
     serve = Workload(mode="inference", params_b=70, precision="bf16", gpu="h100-sxm", headroom=0.0,
                      seq_len=2048, concurrency=1)
     arch = architecture_for(None, 70)

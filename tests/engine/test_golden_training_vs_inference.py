@@ -1,4 +1,4 @@
-"""Seed 001 ("Selecting GPUs for training vs inference") pinned twice: once with the article's own
+"""A published worked example ("Selecting GPUs for training vs inference") pinned twice: once with the article's own
 assumptions (our lower-level functions fed its parameters), once under the product's defaults,
 each case saying what differs and why. Tolerances are stated per case."""
 
@@ -27,7 +27,7 @@ from tests.engine.fixtures_physics import (
 
 @pytest.mark.parametrize(("params", "total_gib"), [(7e9, 143.4), (13e9, 266.5), (70e9, 1433.6)])
 def test_mixed_precision_totals_with_article_assumptions(params, total_gib):
-    """The article prints 'GB' but divides by 1024^3 (ERRATA 9). Its 13B/70B lines (266.5, 1433.6) do
+    """The article prints 'GB' but divides by 1024^3 (so its 'GB' are GiB). Its 13B/70B lines (266.5, 1433.6) do
     not quite match its own code (266.4, 1434.2): tolerance 0.1%."""
     bpp = optimizer_bytes_per_param("full", "bf16", "adamw")
     weights = params * bpp["weights"]
@@ -51,19 +51,19 @@ def test_7b_under_product_defaults():
     assert 130 < m.per_gpu_gb < 140
 
 
-# --- KV cache (ERRATA 5: the article's 70B formula omits kv_heads; the results hold with 8 KV heads) ---
+# --- KV cache (the article's 70B formula omits kv_heads; its results hold with 8 KV heads) ---
 
 
 @pytest.mark.parametrize(("seq", "gb"), [(4096, 42.9), (8192, 85.9)])
 def test_70b_kv_cache_32_sequences(seq, gb):
     arch = architecture_for(LLAMA3_70B, None)
     assert kv_cache_bytes(arch, seq, 32, 2) / GB == pytest.approx(gb, abs=0.05)
-    # as the article writes it (no kv_heads): 8x smaller - the ERRATA's 10.7 GB at 8K
+    # as the article writes it (no kv_heads): 8x smaller - 10.7 GB at 8K
     assert 32 * seq * 80 * 128 * 2 * 2 / GB == pytest.approx(gb / 8, abs=0.05)
 
 
 def test_kv_per_8k_sequence_is_2_5_gib():
-    """Seed 000: ~2.5 GB per 8K sequence for a 70B with 8 KV heads - that is 2.5 GiB = 2.68 GB."""
+    """The QLoRA worked example: ~2.5 GB per 8K sequence for a 70B with 8 KV heads - that is 2.5 GiB = 2.68 GB."""
     b = kv_cache_bytes(architecture_for(LLAMA3_70B, None), 8192, 1, 2)
     assert b / GIB == pytest.approx(2.5, abs=0.01) and b / GB == pytest.approx(2.68, abs=0.01)
 
@@ -110,7 +110,7 @@ def test_cost_under_product_defaults_uses_estimated_throughput():
     assert t.cost_per_1m_tokens_usd.value == pytest.approx(1.2267 * 114 / t.decode_tokens_per_s.value, rel=0.01)
 
 
-# --- ERRATA 4: QLoRA 7B is not ~35 GB ---
+# --- QLoRA 7B is not ~35 GB (the article's table is off by its own formula) ---
 
 
 def test_qlora_7b_is_single_digit_to_low_teens():
@@ -122,7 +122,7 @@ def test_qlora_7b_is_single_digit_to_low_teens():
 
 
 def test_13b_zero3_on_four_a100s_is_comfortable():
-    """Seed 001 Q2: 13B mixed precision on 4x A100 80GB with ZeRO-3 is ~72 GB/GPU 'comfortable'; with
+    """The article's Q2: 13B mixed precision on 4x A100 80GB with ZeRO-3 is ~72 GB/GPU 'comfortable'; with
     checkpointed activations the product gives well under that."""
     m = estimate_memory(workload(mode="full", zero_stage=3, gradient_checkpointing=True), architecture_for(LLAMA2_13B, None), 4, A100_80)
     assert m.fits and m.per_gpu_gb < 72
