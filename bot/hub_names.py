@@ -26,6 +26,9 @@ from parser.repo_ids import repo_ids_in
 
 # "70b", "30b a3b", "8x7b", "1.5b": a parameter size, what makes an unknown name worth a Hub search
 _SIZED = re.compile(r"(?<![a-z])\d+(?:\.\d+)?b\b|\d+x\d+(?:\.\d+)?b\b")
+_FILLER = {"a", "an", "the", "of", "on", "for", "with", "to", "in", "our", "my", "your", "model", "models", "llm",
+           "llms", "dense", "moe", "base", "instruct", "chat", "sized", "size", "param", "params", "parameter",
+           "parameters", "a3b", "a22b"}
 _GPU_WORDS = {"rtx", "gtx", "nvidia", "amd", "tesla", "radeon", "instinct", "gaudi", "tpu", "trainium", "inferentia"}
 
 
@@ -129,9 +132,12 @@ class HubResolver:
         return gpu.id is not None or bool(gpu.candidates)
 
     def _worth_a_search(self, key: str) -> bool:
-        """A sized name that is not a GPU: 'qwen3 30b a3b' yes; 'h20', 'rtx 5090', 'traffic' no."""
+        """A sized name that is not a GPU: 'qwen3 30b a3b' yes; 'h20', 'rtx 5090', 'traffic' no; nor a bare
+        size behind a filler word ('a 70b', 'of 70b models'): that is a size, not a model's name."""
         words = re.split(r"[\s\-_]+", key)
-        return bool(_SIZED.search(key)) and words[0] not in _GPU_WORDS and not self._is_gpu(key)
+        named = [w for w in words if w and not _SIZED.fullmatch(w) and w not in _FILLER and not w.isdigit()]
+        return (bool(_SIZED.search(key)) and bool(named) and words[0] not in _GPU_WORDS
+                and not self._is_gpu(key))
 
 
 def _summary(record: ModelRecord) -> str:

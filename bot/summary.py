@@ -126,22 +126,22 @@ def _comparison(advice: Advice) -> list[ComparisonRow]:
     winner = by_name.get(winner_name(advice) or "") or advice.options[0]
     alternatives = [by_name[n] for n in (advice.recommendation.alternatives if advice.recommendation else ())
                     if n in by_name and n != winner.name]
-    runner_up = alternatives[0] if alternatives else next((o for o in advice.options if o.name != winner.name), None)
+    rec = advice.recommendation
+    # the engine names the runner-up (another provider) and the cheapest / fastest option that is still
+    # on target; a renderer only shows them
+    runner_up = (by_name.get(rec.runner_up or "") if rec is not None else None) or (alternatives[0] if alternatives else None)
     serving = _is_serving(advice)
-    cheapest = min(advice.options, key=lambda o: o.total_usd)
-    if serving:
-        fastest = max(advice.options, key=lambda o: _per_user(o) or 0.0)
-    else:
-        fastest = min(advice.options, key=lambda o: o.hours_per_run if o.hours_per_run is not None else float("inf"))
+    cheapest = by_name.get(rec.cheapest or "") if rec is not None else None
+    fastest = by_name.get(rec.fastest or "") if rec is not None else None
     picked: list[tuple[str, Option]] = [("winner", winner)]
-    if runner_up is not None:
+    if runner_up is not None and runner_up.name != winner.name:
         picked.append(("runner-up", runner_up))
     shown = {o.name for _, o in picked}
-    if cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
+    if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
         picked.append(("cheapest, slower" if slower else "cheapest", cheapest))
-    elif fastest.name not in shown:
+    elif fastest is not None and fastest.name not in shown:
         picked.append(("fastest", fastest))
     return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
 
@@ -173,7 +173,8 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
         bits.append(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)"
                     + (f" ({' · '.join(split)})" if split else ""))
     else:
-        bits.append(cluster.parallelism + (f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage else ""))
+        zero = f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage and "ZeRO" not in cluster.parallelism else ""
+        bits.append(cluster.parallelism + zero)
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
         bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")
@@ -308,8 +309,8 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
 
 def _not_covered(advice: Advice) -> str:
     name = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
-    if not name:
-        return ""
+    if not name or any(p.code == "unsupported_accelerator" for p in advice.problems):
+        return ""  # the engine's problem says it (once)
     return (f"{name} is not covered: the catalog holds NVIDIA and AMD GPUs only, so the plan below is for GPUs, "
             f"not {name}.")
 
@@ -325,7 +326,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     verdict, headline = _headline(advice, names, problems)
     problems = problems[1:] if verdict == "unknown" else problems
     said = {a.why for a in advice.assumptions} | set(response.questions)
-    notes = [n for n in dict.fromkeys(response.notes) if n not in said][:2]
+    accelerator = (advice.effective.unsupported_accelerator or "").lower()
+    notes = [n for n in dict.fromkeys(response.notes) if n not in said
+             and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())][:2]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []

@@ -89,6 +89,13 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     quantization = _quantization(arch, effective)
     memory, cluster, throughput = (chosen.memory, chosen.cluster, chosen.throughput) if chosen else (None, None, None)
     fit = result.fit_only
+    variant = chosen_variant(chosen, fit, effective)
+    if variant is not None:
+        effective = variant
+        assumptions = [a for a in assumptions if a.field not in ("mode", "precision", "optimizer")] + [Assumption(
+            field="mode", value=effective.mode,
+            why=f"fine-tuning method not given: {effective.mode.upper() if effective.mode else ''} is the cheaper that fits "
+                "(LoRA and QLoRA both planned); reply 'full', 'lora' or 'qlora' to choose")]
     if chosen is None and fit is not None:
         memory, cluster, throughput = fit.memory, fit.plan, fit.throughput
         gpus = max(1, fit.plan.gpus)
@@ -114,6 +121,16 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         egress=egress,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def chosen_variant(chosen: Option | None, fit: Any, effective: Workload) -> Workload | None:
+    """When LoRA and QLoRA were both planned, the effective workload of the one recommended."""
+    if chosen is not None and effective.mode in ("lora", "qlora") and chosen.mode != effective.mode:
+        return effective.model_copy(update={"mode": chosen.mode, "precision": chosen.precision,
+                                            "optimizer": "paged_adamw_8bit" if chosen.mode == "qlora" else effective.optimizer})
+    if chosen is None and fit is not None and fit.workload is not None and fit.workload.mode != effective.mode:
+        return fit.workload
+    return None
 
 
 def _report_without_options(w: Workload, arch: Architecture, data: CatalogData,

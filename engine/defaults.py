@@ -120,6 +120,10 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                     "Megatron's distributed optimizer), gradients (2), weights (3 / FSDP)"))
         if w.epochs is None:
             assume("epochs", 1, "one pass over the data; say '3 epochs' to change")
+        if w.dataset_tokens is None and w.dataset_gb is not None and float(w.runs_per_month or 1) > 1:
+            assume("runs_per_month", 1.0,
+                   f"the token count is a guess from the corpus size, so one run of it is planned; {w.runs_per_month:g} runs "
+                   "a month of the whole corpus would multiply it (give the tokens per run for the monthly plan)")
         if w.dataset_tokens is None and w.dataset_gb is not None:
             tokens = int(w.dataset_gb * 1e9 / BYTES_PER_TOKEN_TEXT)
             assume(
@@ -160,7 +164,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             assume("flash_attention", True, "FlashAttention on (Ampere or newer): attention memory grows linearly with sequence length")
     if w.headroom is None:
         assume("headroom", DEFAULT_HEADROOM, "PyTorch's CUDA caching allocator fragments, and jobs run out of memory at 85-90% of capacity: 10% kept free")
-    if w.runs_per_month is None and training:
+    if w.runs_per_month is None and training and "runs_per_month" not in updates:
         assume("runs_per_month", 1, "one run a month; say '20 runs a month' to size experiments")
     elif w.runs_per_month is None:
         updates["runs_per_month"] = 1  # serving is priced as an always-on month; nothing to state

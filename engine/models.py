@@ -253,6 +253,9 @@ class Recommendation(BaseModel):
     cost_range_usd: tuple[float, float] | None = None
     why: tuple[str, ...] = ()  # why the winner won
     what_would_change_it: tuple[str, ...] = ()
+    runner_up: str | None = None  # the next best from another provider
+    cheapest: str | None = None  # cheaper than the primary and on time / on target, when there is one
+    fastest: str | None = None  # faster (time per run, or per-user speed) than the primary, on target
 
 
 class Advice(BaseModel):

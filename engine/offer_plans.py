@@ -162,7 +162,7 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     wb = w.model_copy(update={"concurrency": choice.batch})
     memory = estimate_memory(wb, arch, group, gpu, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0)
     kind = link_kind(link)
-    over = "NVLink" if kind == "fast" else "PCIe"
+    over = ("Infinity Fabric" if "infinity" in (link or "").lower() else "NVLink") if kind == "fast" else "PCIe"
     across = " across nodes" if group > gpn else ""
     shape = "1 GPU" if group == 1 else (f"tensor parallel x{tp} over {over}" if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")

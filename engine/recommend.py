@@ -76,6 +76,8 @@ class FitOnly:
     memory: MemoryEstimate
     throughput: ThroughputEstimate
     offer: OfferRecord | None
+    workload: Workload | None = None  # the variant that fits (LoRA or QLoRA when the method was open)
+    usd_per_token: float = math.inf  # the ranking key: rent per token trained, so a slow cheap GPU does not win
 
 
 def data_source(w: Workload, data: CatalogData) -> ProviderRecord | None:
@@ -134,6 +136,7 @@ def _billed_gpus(plan: ClusterPlan, offer: OfferRecord | None) -> int:
 # load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
 # 5-minute job dearer than one GPU for an hour.
 DEFAULT_SETUP_HOURS = 0.25
+NOMINAL_RUN_TOKENS = 100e6  # ranks the fit-only answer (no token count yet): a typical fine-tuning run
 SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more likely a data error than a deal
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
@@ -219,13 +222,18 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     both_methods = compares_methods(w, given)
     training = (w.mode or "inference") in TRAINING_MODES
     guessed = training and given.dataset_tokens is None and given.dataset_gb is not None and bool(w.dataset_tokens)
-    if guessed and float(w.runs_per_month or 1) > 1:
-        notes.append(f"the token count is a guess from the corpus size, so this plans ONE run of it; {w.runs_per_month:g} "
-                     "runs a month of the whole corpus would multiply it: give the tokens per run for the monthly plan")
-        w = w.model_copy(update={"runs_per_month": 1.0})
     suspect_skipped: set[str] = set()
     found_by_label: dict[str, int] = {}
     risky_stack = training and given.gpu is None
+
+    def risky(gpu: GpuRecord, provider: ProviderRecord | None) -> bool:
+        """Options an engineer would not take at face value: AMD for a CUDA-first training stack; for an
+        always-on service, consumer cards (GeForce's licence excludes datacenter deployment; no ECC) and
+        marketplace hosts (individual machines, no SLA). Naming the GPU or provider lifts it."""
+        if training:
+            return risky_stack and gpu.vendor.upper() == "AMD"
+        return (given.gpu is None and gpu.tier == "consumer") or (
+            given.provider is None and provider is not None and provider.kind == "marketplace")
 
     for variant, label in variants(w, given):
         storage = storage_footprint(variant, arch.total_params, trainable)
@@ -273,6 +281,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 rate = _rate(offer, pricing, variant.hourly_rate)
                 if rate is None:
                     continue
+                if (pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None
+                        and provider is not None and provider.kind == "marketplace"):
+                    continue  # a marketplace sells no commitments: no estimated reserved price for it
                 ckey = (shape, provider.id if provider is not None else "", offer.managed if offer else False,
                         offer.managed_premium_fraction if offer else None)
                 if ckey not in context:
@@ -281,9 +292,16 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 if ctx is None:
                     billed = _billed_gpus(plan, offer)
                     hourly = rate * billed
-                    if fit_only is None or hourly < fit_only.usd_per_hour:
+                    # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
+                    # node does not win a job one GPU does in an afternoon
+                    tokens_s = throughput.training_tokens_per_s.value if throughput.training_tokens_per_s else 0.0
+                    run_hours = NOMINAL_RUN_TOKENS / tokens_s / 3600 + DEFAULT_SETUP_HOURS if tokens_s > 0 else math.inf
+                    per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
+                    risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
+                    if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
                         name = _name(provider, offer, gpu, billed, pricing, label)
-                        fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory, throughput, offer)
+                        fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
+                                           throughput, offer, vw, per_token * risk)
                     continue
                 per_rate, work_rate, fixed_usd, wall_hours, _billed, name = ctx
                 total = rate * per_rate + fixed_usd
@@ -292,7 +310,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 if best is None or work < best.work:
                     own_plan = relabel(plan, gpu, offer) if offer is not None else plan
                     misses = sum(1 for t in throughput.targets if not t.met and t.name != "deadline_hours") + lateness(vw, wall_hours)
-                    risk = risky_stack and gpu.vendor.upper() == "AMD"
+                    risk = risky(gpu, provider)
                     candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, own_plan, memory,
                                                   throughput, storage, egress_cache[ckey[1]], misses, risk, work)
                     found += 1
@@ -308,6 +326,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     if suspect_skipped:
         notes.append(f"{len(suspect_skipped)} spot price(s) below a fifth of on-demand were left out as suspect (more likely a "
                      "stale or mistyped catalog row than a real price)")
+    if not training and any(c.risk for c in candidates.values()):
+        notes.append("consumer GPUs and marketplace hosts are ranked as if 15% dearer for an always-on service: GeForce's "
+                     "driver licence excludes datacenter deployment and has no ECC, and marketplace machines come "
+                     "without an SLA; name the GPU or provider to rank it on price alone")
     if risky_stack and any(c.risk for c in candidates.values()):
         notes.append("AMD options are ranked as if 15% dearer for training: FlashAttention, bitsandbytes and custom CUDA "
                      "kernels in most fine-tuning stacks need porting or ROCm builds; name an AMD GPU to rank it on price alone")
@@ -348,7 +370,7 @@ class _Candidate:
     storage: Figure
     egress: dict[str, Any]
     misses: int = 0  # targets missed (per-user speed, TTFT, request rate, deadline)
-    risk: bool = False  # AMD for a CUDA-first training stack the user did not ask for
+    risk: bool = False  # ranked with a premium: see `risky` in `evaluate`
     work: float = 0.0  # the runs asked for, however many months they take (ranking key; total is per month)
 
 

@@ -95,26 +95,51 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
     if runner is not None:
         why.append(f"${work_usd(runner, w) - work_usd(primary, w):,.0f} less than {runner.name} (${work_usd(runner, w):,.0f})")
+    on_target = [o for o in options if _on_target(o, w)]
+    cheapest: Option | None = min(on_target, key=lambda o: work_usd(o, w), default=None)
+    if cheapest is not None and work_usd(cheapest, w) >= work_usd(primary, w) * 0.97:
+        cheapest = None
+    fastest: Option | None
+    if training:
+        fastest = min(on_target, key=lambda o: (o.hours_per_run or math.inf, work_usd(o, w)), default=None)
+        if fastest is not None and (fastest.hours_per_run or math.inf) >= (primary.hours_per_run or math.inf) * 0.8:
+            fastest = None
+    else:
+        fastest = max(on_target, key=lambda o: (_per_user_speed(o), -o.total_usd), default=None)
+        if fastest is not None and _per_user_speed(fastest) <= _per_user_speed(primary) * 1.25:
+            fastest = None
     if training and primary.hours_per_run is not None:
         why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
-        fastest = min(options, key=lambda o: (o.hours_per_run or math.inf, work_usd(o, w)))
-        if fastest.name != primary.name and (fastest.hours_per_run or math.inf) < primary.hours_per_run * 0.8:
+        if fastest is not None and fastest.hours_per_run is not None:
             why.append(f"fastest: {fastest.name}, {fastest.hours_per_run:,.1f} h per run for ${work_usd(fastest, w):,.0f}")
-    elif not training:
-        def per_user(o: Option) -> float:
-            seq = o.throughput.decode_tokens_per_s_per_sequence
-            return seq.value if seq is not None else 0.0
-        fastest = max(options, key=lambda o: (per_user(o), -o.total_usd))
-        if fastest.name != primary.name and per_user(fastest) > per_user(primary) * 1.25:
-            why.append(f"fastest per user: {fastest.name}, {per_user(fastest):,.0f} tokens/s each for "
-                       f"${fastest.total_usd:,.0f}/month")
+    elif fastest is not None:
+        why.append(f"fastest per user: {fastest.name}, {_per_user_speed(fastest):,.0f} tokens/s each for "
+                   f"${fastest.total_usd:,.0f}/month")
+    # within the tie band the ranking prefers fewer nodes and GPUs: say so when that is why
+    tie = min((o for o in on_target if work_usd(o, w) < work_usd(primary, w)), key=lambda o: work_usd(o, w), default=None)
+    if tie is not None and work_usd(tie, w) >= work_usd(primary, w) * 0.97 and tie.cluster.gpus > primary.cluster.gpus:
+        why.append(f"within 3% of the cheapest ({tie.name}, ${work_usd(tie, w):,.0f}) on fewer GPUs and nodes: the "
+                   "same money, less to run")
     return Recommendation(
         primary=primary.name,
         alternatives=tuple(o.name for o in alternatives),
         cost_range_usd=(min(totals), max(totals)),
         why=tuple(why),
         what_would_change_it=tuple(what_would_change(options, w)),
+        runner_up=runner.name if runner is not None else None,
+        cheapest=cheapest.name if cheapest is not None else None,
+        fastest=fastest.name if fastest is not None else None,
     )
+
+
+def _per_user_speed(option: Option) -> float:
+    seq = option.throughput.decode_tokens_per_s_per_sequence
+    return seq.value if seq is not None else 0.0
+
+
+def _on_target(option: Option, w: Workload) -> bool:
+    """Meets every target the user set and, for training, finishes within its slot."""
+    return all(t.met for t in option.throughput.targets) and not is_late(w, option.hours_per_run or 0.0)
 
 
 def _provider_of(option: Option) -> str:

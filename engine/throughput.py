@@ -291,7 +291,8 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     if loaded:
         notes.append("per-token time under load: new requests' prefills take their share of each replica's time")
     if tp > 1:
-        over = "NVLink" if kind == "fast" else "PCIe"
+        over = ("Infinity Fabric" if "infinity" in (link or gpu.scaleup_link or "").lower() else "NVLink") \
+            if kind == "fast" else "PCIe"
         notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
                      f"{comm_s * 1e3:.1f} ms per token")
     per_seq = figure(1 / step, "tokens/s", "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)",

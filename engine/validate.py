@@ -56,6 +56,15 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
 }
 
 
+# Words for the limits users hit by slips of units rather than typos: name the value and what is real.
+_PLAUSIBLE = {
+    "params_b": "{value:,.0f}B parameters is beyond any model released (the largest are about 1-2T, i.e. 1,000-2,000B); "
+                "check the units: '70B', '1.5T'?",
+    "dataset_tokens": "{value:,.3g} tokens per run is beyond any corpus (the largest pre-training runs use ~15-36T, i.e. "
+                      "1.5e13-3.6e13); check the units: '1B tokens', '15T tokens'?",
+}
+
+
 def _number_problem(field: str, value: Any) -> Problem | None:
     low, inclusive, high, unit = _LIMITS[field]
     label = field.replace("_", " ")
@@ -69,6 +78,8 @@ def _number_problem(field: str, value: Any) -> Problem | None:
     if too_low:
         bound = f"at least {low:g}" if inclusive else f"more than {low:g}"
         return Problem(code="invalid_value", field=field, message=f"{label} must be {bound} {unit}, got {number:g}.".replace("  ", " "))
+    if number > high and field in _PLAUSIBLE:
+        return Problem(code="implausible", field=field, message=_PLAUSIBLE[field].format(value=number, limit=high))
     if number > high:
         return Problem(
             code="implausible",

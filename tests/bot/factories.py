@@ -70,5 +70,6 @@ def make_advice(*, runs: float = 20, gpu: str = "h100-sxm", fits: bool = True, n
         options=tuple(options),
         recommendation=Recommendation(primary=options[0].name if options else None, why=("cheapest",),
                                       cost_range_usd=(options[0].total_usd, options[-1].total_usd) if options else None,
-                                      what_would_change_it=("cache the dataset to cut egress",)),
+                                      what_would_change_it=("cache the dataset to cut egress",),
+                                      runner_up=options[1].name if len(options) > 1 else None),
     )

@@ -250,7 +250,8 @@ def test_the_chart_word_after_a_refinement_draws_the_new_numbers(client: AppClie
     fake_slack.wait_for("chat.postMessage")
     client.post(thread_reply("chart", thread_ts="1700000001.000100", ts="1700000001.000200", event_id="Ev1b"))
     _uploads_in(fake_slack, 1)
-    client.post(thread_reply("what about 40 runs?", thread_ts="1700000001.000100", ts="1700000002.000100",
+    # (while the token count is a guess one run is planned: the run count would not move the chart; a GPU does)
+    client.post(thread_reply("try A100s", thread_ts="1700000001.000100", ts="1700000002.000100",
                              event_id="Ev2"))
     fake_slack.wait_for("chat.postMessage", 2)
     client.post(thread_reply("show the chart", thread_ts="1700000001.000100", ts="1700000002.000200",

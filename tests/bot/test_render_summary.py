@@ -75,7 +75,8 @@ def serving_advice(*, targets: tuple[TargetCheck, ...] = (), accelerator: str | 
         throughput=throughput(31.0, 2.1), options=tuple(options),
         assumptions=(Assumption(field="seq_len", value=8192, why="the model's usual serving context"),
                      Assumption(field="pricing", value="on_demand", why="on-demand prices")),
-        recommendation=Recommendation(primary=options[0].name, alternatives=(options[1].name,), why=("cheapest",)),
+        recommendation=Recommendation(primary=options[0].name, alternatives=(options[1].name,), why=("cheapest",),
+                                      runner_up=options[1].name, fastest=options[2].name),
     )
 
 
