@@ -101,20 +101,25 @@ def _three_d_candidates(arch: Architecture, n: int, tp: int, z0: int) -> list[tu
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _layouts(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int,
-             opts: MemoryOptions) -> tuple[tuple[Layout, float], ...]:
-    """Every candidate layout for n GPUs with its busiest GPU's bytes, in preference order. None of it
-    depends on the GPU's memory, so one list serves every GPU type and offer of that node shape (and
-    the next question in a thread): finding the first fit is then a scan of numbers."""
-    out = []
-    for tp, pp, z in _candidates(w, arch, n, gpn, max_tp):
-        lay = resolve_layout(w, n, tp, pp, z)
-        out.append((lay, per_gpu_bytes(w, arch, lay, opts)))
-    return tuple(out)
+def _layouts(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> tuple[Layout, ...]:
+    """Every candidate layout for n GPUs, in preference order (plain data, not yet sized)."""
+    return tuple(resolve_layout(w, n, tp, pp, z) for tp, pp, z in _candidates(w, arch, n, gpn, max_tp))
+
+
+@functools.lru_cache(maxsize=64)
+def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> dict[Layout, float]:
+    """The busiest GPU's bytes per layout, filled as the search asks. None of it depends on the GPU's
+    memory, so one table serves every GPU type and offer the catalog search tries for this workload
+    (and the next question in a thread)."""
+    return {}
 
 
 def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
-    for lay, b in _layouts(w, arch, n, gpn, max_tp, opts):
+    sized = _sized(w, arch, opts)
+    for lay in _layouts(w, arch, n, gpn, max_tp):
+        b = sized.get(lay)
+        if b is None:
+            b = sized[lay] = per_gpu_bytes(w, arch, lay, opts)
         if b <= limit_bytes:
             return lay, b
     return None

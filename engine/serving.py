@@ -16,6 +16,7 @@ objects for the one plan chosen.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,19 +70,25 @@ def user_floor(w: Workload) -> float:
     return float(w.target_tokens_per_s_per_user or MIN_TOKENS_PER_S_PER_USER)
 
 
-def _groups(arch: Architecture, gpn: int, multi_node: bool) -> list[tuple[int, int]]:
+def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:
     """(tp, pp) shapes to try: power-of-two TP inside a node, smallest first (attention heads must split
     evenly, as vLLM requires); then pipeline stages, smallest first (inside a node whose width the heads
     do not divide, or across nodes with whole-node TP)."""
-    tps = [t for t in TP_SIZES if t <= gpn and arch.heads % t == 0]
-    out = [(t, 1) for t in tps]
-    stages = range(2, min(MAX_PIPELINE_STAGES, arch.layers) + 1)
+    return _group_shapes(arch.heads, arch.layers, gpn, multi_node)
+
+
+@functools.lru_cache(maxsize=1024)
+def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:
+    tps = [t for t in TP_SIZES if t <= gpn and heads % t == 0]
+    out = {(t, 1) for t in tps}
+    widths = {t for t in tps}
+    stages = range(2, min(MAX_PIPELINE_STAGES, layers) + 1)
     # inside one node when the heads do not split as far as the node is wide (6- or 7-GPU instances too)
-    out += [(t, p) for t in tps for p in stages if t * p <= gpn and t * p not in {u for u, _ in out}]
+    out |= {(t, p) for t in tps for p in stages if t * p <= gpn and t * p not in widths}
     if tps and multi_node:
         top = tps[-1]
-        out += [(top, p) for p in stages if top * p > gpn]
-    return sorted(set(out), key=lambda g: (g[1] > 1, g[0] * g[1], -g[0]))  # tensor-parallel groups first
+        out |= {(top, p) for p in stages if top * p > gpn}
+    return tuple(sorted(out, key=lambda g: (g[1] > 1, g[0] * g[1], -g[0])))  # tensor-parallel groups first
 
 
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
