@@ -139,3 +139,25 @@ def test_expert_scenario(scenario: dict[str, Any], catalog: Any) -> None:
     assert not [p for p in advice.problems if p.code == "internal"], advice.problems
     wrong = _check(advice, scenario["expect"], data, scenario)
     assert not wrong, f"{scenario['name']} (why: {scenario['why']}):\n  " + "\n  ".join(wrong)
+
+
+def test_self_managed_h100_against_sagemaker_four_rows_each(catalog: Any) -> None:
+    """The comparison the product exists for: QLoRA 70B, 500 GB in S3, 20 runs of 1B tokens. A self-managed
+    H100 (data cached after one pull, or pulled every run) against SageMaker's H100 in the data's cloud,
+    each with its four TCO rows: compute, storage, egress, managed premium."""
+    from engine.contract import to_contract
+
+    w = Workload(mode="qlora", params_b=70, dataset_gb=500, dataset_tokens=1_000_000_000, runs_per_month=20,
+                 data_location="aws")
+    shown = to_contract(advise(w, catalog.data()))["report"]["tco"]["options"]
+    self_managed = [o for o in shown if "H100" in o["name"] and "SageMaker" not in o["name"]]
+    sagemaker = [o for o in shown if "SageMaker" in o["name"] and "H100" in o["name"]]
+    assert {o["workflow"] for o in self_managed} >= {"cached", "uncached"}, [o["name"] for o in shown]
+    assert sagemaker and sagemaker[0]["workflow"] == "same_cloud"
+    for option in (*self_managed, *sagemaker):
+        assert [r["item"] for r in option["rows"]] == ["compute", "storage", "egress", "managed"]
+    managed = next(r["usd"] for r in sagemaker[0]["rows"] if r["item"] == "managed")
+    compute = next(r["usd"] for r in sagemaker[0]["rows"] if r["item"] == "compute")
+    assert managed == pytest.approx(compute * 0.15, rel=0.02)  # SageMaker lists 1.15x the EC2 price
+    uncached = next(o for o in self_managed if o["workflow"] == "uncached")
+    assert next(r["usd"] for r in uncached["rows"] if r["item"] == "egress") == pytest.approx(891, abs=1)  # AWS tiers
