@@ -21,5 +21,5 @@ for module in "$@"; do
   name="${module%.py}"
   patterns+=("${name//\//.}.*")
 done
-nice -n 10 python -m mutmut run --max-children "${JOBS:-1}" "${patterns[@]}"
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-mutation}" nice -n 10 python -m mutmut run --max-children "${JOBS:-1}" "${patterns[@]}"
 python scripts/mutation_score.py "$@"
