@@ -10,9 +10,12 @@ Expected values are hand arithmetic from the public price lists the shipped cata
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pytest
 
-from catalog.files import read_data
+from catalog.files import RawData
+from catalog.files import read_data as _read_data
 from catalog.records import ProviderRecord
 from engine.architecture import from_record
 from engine.cluster import plan_cluster
@@ -27,6 +30,12 @@ from engine.tco import (
 )
 from engine.units import GB, GIB, HOURS_PER_MONTH, HOURS_PER_YEAR, SECONDS_PER_HOUR
 from tests.engine.fixtures_physics import H100_SXM, LLAMA2_7B, workload
+
+
+@lru_cache(maxsize=1)
+def read_data() -> RawData:
+    """The shipped catalog files, read once for this module."""
+    return _read_data()
 
 
 def _provider(pid: str) -> ProviderRecord:
