@@ -77,3 +77,55 @@ def test_generic_shape_keeps_the_users_parameter_count() -> None:
     assert arch.total_params == arch.active_params == 13_000_000_000
     assert arch.generic and arch.head_dim == 128 and arch.kv_heads == 8
     assert arch.hidden // 128 == arch.layers  # hidden / layers = 128
+
+
+def test_lora_on_mla_adapts_the_up_projections() -> None:
+    """DeepSeek-V3 r=8 on q,k,v,o per layer: q 1536 -> 128 x (128 + 64), k and v 512 -> 128 x 128,
+    o 128 x 128 -> 7168; 61 layers."""
+    per_layer = 8 * ((1536 + 128 * 192) + 2 * (512 + 128 * 128) + (128 * 128 + 7168))
+    assert lora_trainable_params(from_record(DEEPSEEK_V3), 8, ("q_proj", "k_proj", "v_proj", "o_proj")) == 61 * per_layer == 40_726_528
+
+
+def test_lora_on_lm_head() -> None:
+    assert lora_trainable_params(from_record(LLAMA2_7B), 8, ("lm_head",)) == 8 * (4096 + 32000)
+
+
+def test_mixtral_shape_flags() -> None:
+    arch = from_record(MIXTRAL_8X7B)
+    assert (arch.moe_layers, arch.is_moe, arch.is_mla) == (32, True, False)
+    assert (from_record(LLAMA2_7B).moe_layers, from_record(DEEPSEEK_V3).is_mla) == (0, True)
+
+
+def test_published_size_wins_over_a_shape_that_does_not_reproduce_it() -> None:
+    arch = from_record(LLAMA2_7B.model_copy(update={"total_params_b": 9.0}))
+    assert arch.total_params == arch.active_params == 9_000_000_000
+    assert arch.notes == ("shape gives 6.74B parameters; using the published 9.00B",)
+
+
+MODELS = (LLAMA2_7B, LLAMA2_13B, LLAMA2_70B, LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B, DEEPSEEK_V3)
+
+
+@pytest.mark.parametrize(("size_b", "reference"), [(70, "llama-3-70b"), (65, "llama-2-70b"), (8, "llama-3-8b"), (30, None)])
+def test_bare_size_borrows_the_nearest_dense_shape_within_15_percent(size_b: float, reference) -> None:
+    """70B: Llama 3 70B (70.55, 0.8% off) beats Llama 2 70B (68.98, 1.5%); 65B: 68.98 is 6% off;
+    30B: nothing within 15% (13B and 70B are far); MoE models never lend their shape."""
+    from engine.architecture import reference_shape
+
+    found = reference_shape(size_b, MODELS)
+    assert (found.id if found else None) == reference
+
+
+def test_architecture_like_and_architecture_for_notes() -> None:
+    from engine.architecture import architecture_for, architecture_like
+
+    like = architecture_like(LLAMA3_70B, 65)
+    assert (like.name, like.total_params, like.active_params, like.generic, like.layers) == (
+        "65B (Llama 3 70B-like)", 65_000_000_000, 65_000_000_000, True, 80)
+    assert like.notes == ("no model named: assumed a Llama 3 70B-like architecture (80 layers, hidden 8192, 8 KV heads) "
+                          "at 65B parameters; name the model for exact figures",)
+    assert architecture_for(LLAMA2_7B, 13).notes == ("user said 13B; Llama 2 7B has 6.74B: using the catalog shape",)
+    assert architecture_for(LLAMA2_7B, 7).notes == ()
+    fallback = architecture_for(None, None)
+    assert fallback.total_params == 7_000_000_000 and fallback.notes[-1] == "no model or size given: assumed 7B"
+    generic = architecture_for(None, 13)
+    assert (generic.layers, generic.hidden, generic.ffn, generic.vocab) == (42, 5376, 14336, 32000)
