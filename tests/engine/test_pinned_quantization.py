@@ -94,3 +94,34 @@ def test_unit_helpers() -> None:
     assert fig.value == 1.235  # three decimals by default
     assert figure(math.nan, "GB", "f").value == 0.0
     assert figure(1.23456, "GB", "f", digits=1).value == 1.2
+
+
+def test_supported_messages_exactly() -> None:
+    fp8 = "FP8 tensor cores need Ada or Hopper+ (compute capability >= 8.9)"
+    assert supported(H100_SXM, "fp8") == (True, fp8)
+    assert supported(RTX_4090, "fp8") == (True, fp8)  # 8.9 is enough: no "is 8.9" complaint
+    assert supported(A100_80, "fp8") == (False, fp8 + "; A100 SXM 80GB is 8")
+    assert supported(T4, "fp8") == (False, fp8 + "; T4 is 7.5")  # no BF16 path either: still judged on FP8
+    assert supported(T4, "int4") == (True, "bitsandbytes 4-bit needs compute capability >= 7.5; GPTQ/AWQ kernels are fastest on Ampere+")
+
+
+def test_defaults_of_cheapest_fitting_precision() -> None:
+    """One GPU and one sequence by default. 70B at 8,192 tokens on an H100 (72 GB usable):
+    FP8 69.98 GB + 1-byte KV 1.34 GB = 71.3 GB fits; a second sequence (72.7 GB) would not."""
+    arch = from_record(LLAMA2_70B)
+    assert cheapest_fitting_precision(arch, H100_SXM)["precision"] == "fp8"  # type: ignore[index]
+    row = cheapest_fitting_precision(arch, H100_SXM, seq_len=8192)
+    assert row is not None and row["precision"] == "fp8"
+    assert cheapest_fitting_precision(arch, H100_SXM, seq_len=8192, sequences=2)["precision"] == "int4"  # type: ignore[index]
+    # with no headroom (80 GB usable) two sequences fit in FP8
+    assert cheapest_fitting_precision(arch, H100_SXM, seq_len=8192, sequences=2, headroom=0.0)["precision"] == "fp8"  # type: ignore[index]
+    # never FP32, even when 8 GPUs would hold it (277 GB / 72 = 4 GPUs)
+    assert cheapest_fitting_precision(arch, H100_SXM, 8)["precision"] == "bf16"  # type: ignore[index]
+
+
+def test_precision_table_defaults_and_formula() -> None:
+    rows = {r["precision"]: r for r in precision_table(from_record(LLAMA2_70B), seq_len=4096, gpu=H100_SXM, headroom=0.5)}
+    assert rows["bf16"]["kv_cache_gb"] == round(2 * 80 * 8 * 128 * 4096 * 2 / GB, 2)  # one sequence by default
+    assert rows["bf16"]["gpus_needed"] == math.ceil(rows["bf16"]["total_gb"] / 40)  # 50% headroom: 40 GB usable
+    assert rows["bf16"]["formula"] == "params x bytes_per_param (+ group scales) + KV(seq_len, sequences) + overhead"
+    assert "gpus_needed" not in precision_table(from_record(LLAMA2_70B))[0]
