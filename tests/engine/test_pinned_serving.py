@@ -131,3 +131,40 @@ def test_buy_vs_rent_break_even_hours() -> None:
     # rent below the power bill: never breaks even
     never = buy_vs_rent_break_even(30_000, 0.05, tdp_w=700)
     assert never.value == 0.0 and never.notes
+
+
+def test_cloud_cost_figure_exactly() -> None:
+    fig = cloud_cost_per_1m_tokens(2.0, 1, 1000.0)
+    assert fig.value == 0.5556  # $2 / 3.6M tokens, 4 decimals
+    assert (fig.unit, fig.formula) == ("USD/1M tokens", "rate x gpus / (tokens/s x utilisation x 3600) x 1e6")
+    assert fig.inputs == {"usd_per_gpu_hour": 2.0, "gpus": 1, "tokens_per_s": 1000.0, "utilization": 1.0}
+    assert cloud_cost_per_1m_tokens(2.0, 4, 1000.0).value == pytest.approx(4 * 0.5556, abs=1e-3)
+    assert cloud_cost_per_1m_tokens(2.0, 1, 0.5).value == pytest.approx(2.0 / 1800 * 1e6)  # under 1 token/s still costs
+    assert cloud_cost_per_1m_tokens(2.0, 1, 0.0).value == 0.0
+
+
+def test_owned_cost_figure_exactly() -> None:
+    fig = cost_per_1m_tokens(30_000, 0.7, 1000.0, tdp_w=700)
+    assert fig.value == 0.4863
+    assert (fig.unit, fig.formula) == ("USD/1M tokens", "(hardware / lifetime + TDP x $/kWh) per s / (tokens/s x utilisation) x 1e6")
+    assert fig.inputs == {"hardware_cost_usd": 30_000, "utilization": 0.7, "tokens_per_s": 1000.0, "lifetime_years": 3.0,
+                          "usd_per_kwh": 0.12, "tdp_w": 700, "num_gpus": 1}
+    assert fig.notes[0].startswith("power billed at TDP around the clock") and fig.notes[0].endswith("cooling and ops labour")
+    # defaults: 400 W, 3 years, $0.12/kWh; 8 GPUs draw 8 x TDP
+    assert cost_per_1m_tokens(30_000, 1.0, 1000.0).value == pytest.approx(
+        (30_000 / (3 * 8760 * 3600) + 0.4 * 0.12 / 3600) / 1000 * 1e6, abs=1e-4)
+    assert cost_per_1m_tokens(0, 1.0, 1000.0, tdp_w=700, num_gpus=8).value == pytest.approx(8 * 0.7 * 0.12 / 3600 / 1000 * 1e6, abs=1e-4)
+    assert cost_per_1m_tokens(30_000, 1.0, 1000.0, lifetime_years=0, tdp_w=0).value == 0.0  # no lifetime: no amortisation
+    assert cost_per_1m_tokens(0, 1.0, 0.5, tdp_w=700).value == pytest.approx(0.7 * 0.12 / 3600 / 0.5 * 1e6, abs=1e-3)
+    assert cost_per_1m_tokens(30_000, 0.7, 0.0).value == 0.0
+
+
+def test_break_even_figure_exactly() -> None:
+    fig = buy_vs_rent_break_even(30_000, 2.0, tdp_w=700, num_gpus=1)
+    assert (fig.unit, fig.formula) == ("hours", "hardware / (rent per hour - TDP x $/kWh)")
+    assert fig.inputs == {"hardware_cost_usd": 30_000, "rent_usd_per_hour": 2.0, "power_usd_per_hour": pytest.approx(0.084)}
+    assert fig.notes == ()
+    assert buy_vs_rent_break_even(1_000, 0.5, tdp_w=700).value == round(1_000 / (0.5 - 0.084))  # margin under $1/h
+    assert buy_vs_rent_break_even(8_000, 2.0, tdp_w=700, num_gpus=8).value == round(8_000 / (2.0 - 8 * 0.084))
+    free = buy_vs_rent_break_even(1_000, 0.0)
+    assert free.value == 0.0 and free.notes == ("renting never costs more than the power bill: owning never breaks even",)
