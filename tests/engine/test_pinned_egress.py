@@ -161,3 +161,28 @@ def test_migration_friction_reasons() -> None:
                                                   "why": "S3 data is portable but moving it costs egress (calculable) and time"}]
     assert migration_friction(["quantum"])[0]["why"] == "not a dependency the advisor knows; judge by hand"
     assert migration_friction(None) == []
+
+
+def test_bounded_table_bills_the_rest_at_the_last_tier_not_the_second() -> None:
+    tiers = (EgressTier(up_to_gb=100, usd_per_gb=0.0), EgressTier(up_to_gb=1_000, usd_per_gb=0.1),
+             EgressTier(up_to_gb=2_000, usd_per_gb=0.05))
+    fig = tiered_cost(3_000, tiers)
+    assert fig.value == pytest.approx(900 * 0.1 + 1_000 * 0.05 + 1_000 * 0.05)
+    assert fig.inputs["tiers"][-1] == {"from_gb": 2_000.0, "gb": 1_000.0, "usd_per_gb": 0.05}
+
+
+def test_a_tier_bound_out_of_order_is_skipped_not_the_end_of_the_table() -> None:
+    tiers = (EgressTier(up_to_gb=100, usd_per_gb=0.0), EgressTier(up_to_gb=50, usd_per_gb=0.5),
+             EgressTier(up_to_gb=None, usd_per_gb=0.09))
+    assert tiered_cost(1_100, tiers).value == pytest.approx(1_000 * 0.09)
+
+
+@pytest.mark.parametrize(("tiers", "extra"), [
+    ((EgressTier(up_to_gb=100, usd_per_gb=0.0), EgressTier(up_to_gb=None, usd_per_gb=0.09)), "$9"),
+    ((EgressTier(up_to_gb=100, usd_per_gb=0.0),), "$0"),  # a table that is only a free allowance
+])
+def test_free_allowance_note(tiers, extra: str) -> None:
+    source = AWS.model_copy(update={"egress_tiers": tiers})
+    out = egress_for(workload(**_egress()), source, GPU_CLOUD)
+    assert out["notes"] == [f"AWS (EC2)'s free 100 GB/month is per account across all services; "
+                            f"if other traffic already uses it, egress is higher by up to {extra}"]
