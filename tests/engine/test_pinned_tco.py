@@ -161,3 +161,11 @@ def test_rates_per_gpu_hour() -> None:
     assert usd_per_gpu_hour(OFFER.model_copy(update={"spot_usd_per_hour": None}), "spot", None) == (None, "no spot price for gpucloud:h100x8:us")
     assert usd_per_gpu_hour(None, "on_demand", None) == (None, "no offer and no quoted rate")
     assert usd_per_gpu_hour(None, "on_demand", 3.5) == (3.5, "your quoted $3.5/GPU-hr")
+
+
+def test_default_premium_reason_and_offer_premium_through_managed_fraction() -> None:
+    w = workload(mode="full")
+    _, _, why = managed_split(w, OFFER.model_copy(update={"managed": True}), CLOUD)
+    assert why.endswith("managed services run ~30% over bare-metal compute (an estimate)")
+    managed_offer = OFFER.model_copy(update={"managed": True, "managed_premium_fraction": 0.4})
+    assert managed_fraction(w, managed_offer, CLOUD) == (0.4, "offer gpucloud:h100x8:us premium over its self-managed equivalent")
