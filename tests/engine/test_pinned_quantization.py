@@ -125,3 +125,12 @@ def test_precision_table_defaults_and_formula() -> None:
     assert rows["bf16"]["gpus_needed"] == math.ceil(rows["bf16"]["total_gb"] / 40)  # 50% headroom: 40 GB usable
     assert rows["bf16"]["formula"] == "params x bytes_per_param (+ group scales) + KV(seq_len, sequences) + overhead"
     assert "gpus_needed" not in precision_table(from_record(LLAMA2_70B))[0]
+
+
+def test_exactly_full_still_fits() -> None:
+    """35.5B params in bf16 = 71 GB + 1 GB overhead = 72.0 GB = 80 GB x 0.9 usable: fits, 1 GPU."""
+    from engine.architecture import architecture_like
+
+    [row] = precision_table(architecture_like(LLAMA2_70B, 35.5), gpu=H100_SXM, precisions=("bf16",))
+    assert row["total_gb"] == 72.0
+    assert row["fits_one_gpu"] is True and row["gpus_needed"] == 1
