@@ -14,25 +14,40 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    Option,
+    SectionBlock,
+    StaticSelectElement,
+)
+from slack_sdk.models.blocks import Block as SdkBlock
+from slack_sdk.models.blocks.block_elements import InteractiveElement
+
+# Limits slack_sdk's Block Kit models know are read from them (one source of truth, maintained by
+# Slack); the rest are from docs.slack.dev/reference/block-kit (section fields, context text, table).
 MAX_BLOCKS_MESSAGE = 50
 MAX_BLOCKS_VIEW = 100
-SECTION_TEXT = 3000
-FIELDS_PER_SECTION = 10
+SECTION_TEXT = SectionBlock.text_max_length  # 3000
+FIELDS_PER_SECTION = SectionBlock.fields_max_length  # 10
 FIELD_TEXT = 2000
-HEADER_TEXT = 150
-BUTTON_TEXT = 75
-BUTTON_VALUE = 2000
-ACTION_ID = 255
-BLOCK_ID = 255
-ACTIONS_ELEMENTS = 25
-CONTEXT_ELEMENTS = 10
+HEADER_TEXT = HeaderBlock.text_max_length  # 150
+BUTTON_TEXT = ButtonElement.text_max_length  # 75
+BUTTON_VALUE = ButtonElement.value_max_length  # 2000
+ACTION_ID = InteractiveElement.action_id_max_length  # 255
+BLOCK_ID = SdkBlock.block_id_max_length  # 255
+ACTIONS_ELEMENTS = ActionsBlock.elements_max_length  # 25
+CONTEXT_ELEMENTS = ContextBlock.elements_max_length  # 10
 CONTEXT_TEXT = 3000
-OPTION_TEXT = 75
-OPTIONS_PER_SELECT = 100
+OPTION_TEXT = Option.label_max_length  # 75
+OPTIONS_PER_SELECT = StaticSelectElement.options_max_length  # 100
 TABLE_ROWS = 100
-TABLE_CELLS = 20
-TABLES_PER_MESSAGE = 1
-MESSAGE_TEXT = 40000  # chat.postMessage truncates `text` beyond this
+TABLE_CELLS_PER_ROW = 20
+TABLES_PER_MESSAGE = 1  # Slack renders one table block per message
+MESSAGE_TEXT = 40000  # chat.postMessage: msg_too_long beyond this
 ELLIPSIS = "…"
 
 Block = dict[str, Any]
@@ -76,8 +91,9 @@ def split_text(text: str, limit: int = SECTION_TEXT) -> list[str]:
     return chunks
 
 
-def _text_len(obj: dict[str, Any] | None) -> int:
-    return len(obj.get("text", "")) if obj else 0
+KNOWN_BLOCKS = ("section", "header", "context", "actions", "divider", "image", "rich_text", "input", "file", "video",
+                "table", "markdown")
+TEXT_TYPES = ("mrkdwn", "plain_text")
 
 
 def shown_lines(blocks: list[Block]) -> int:
@@ -101,93 +117,129 @@ def shown_lines(blocks: list[Block]) -> int:
 
 
 def violations(blocks: list[Block], *, max_blocks: int = MAX_BLOCKS_MESSAGE, text: str | None = None) -> list[str]:
-    """Every way `blocks` (and the fallback `text`) would be rejected by Slack; [] when valid."""
+    """Every way `blocks` (and the fallback `text`, when given) would be rejected by Slack; [] when valid.
+
+    Each block first goes through slack_sdk's Block Kit models (`Block.parse(...).to_dict()` runs
+    their validators: text, field, element, option and id limits); the checks below cover what those
+    models do not: the block count, the fallback text, empty texts, text object types, section field
+    length, context text length, select option text and table rows.
+    """
     found: list[str] = []
+    if not isinstance(blocks, list):
+        return [f"blocks must be a list, not {type(blocks).__name__}"]
     if len(blocks) > max_blocks:
         found.append(f"{len(blocks)} blocks > {max_blocks}")
-    if sum(1 for b in blocks if b.get("type") == "table") > TABLES_PER_MESSAGE:
+    if sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "table") > TABLES_PER_MESSAGE:
         found.append(f"more than {TABLES_PER_MESSAGE} table block in one message")
     if text is not None and not text.strip():
         found.append("empty fallback text")
     if text is not None and len(text) > MESSAGE_TEXT:
         found.append(f"fallback text {len(text)} > {MESSAGE_TEXT}")
     for i, block in enumerate(blocks):
-        kind = block.get("type")
+        kind = block.get("type") if isinstance(block, dict) else None
         where = f"block {i} ({kind})"
-        if len(block.get("block_id", "")) > BLOCK_ID:
-            found.append(f"{where}: block_id too long")
-        if kind == "header":
-            n = _text_len(block.get("text"))
-            if n > HEADER_TEXT or n == 0:
-                found.append(f"{where}: header text {n} chars (1-{HEADER_TEXT})")
-            if block.get("text", {}).get("type") != "plain_text":
-                found.append(f"{where}: header text must be plain_text")
-        elif kind == "section":
-            if "text" not in block and "fields" not in block:
-                found.append(f"{where}: section needs text or fields")
-            n = _text_len(block.get("text"))
-            if n > SECTION_TEXT:
-                found.append(f"{where}: section text {n} > {SECTION_TEXT}")
-            if "text" in block and n == 0:
-                found.append(f"{where}: empty section text")
-            fields = block.get("fields", [])
-            if len(fields) > FIELDS_PER_SECTION:
-                found.append(f"{where}: {len(fields)} fields > {FIELDS_PER_SECTION}")
-            for f in fields:
-                if _text_len(f) > FIELD_TEXT or _text_len(f) == 0:
-                    found.append(f"{where}: field text {_text_len(f)} chars (1-{FIELD_TEXT})")
-            if "accessory" in block:
-                found += [f"{where}: {v}" for v in _element_violations(block["accessory"])]
-        elif kind == "context":
-            elements = block.get("elements", [])
-            if not elements or len(elements) > CONTEXT_ELEMENTS:
-                found.append(f"{where}: {len(elements)} context elements (1-{CONTEXT_ELEMENTS})")
-            for e in elements:
-                if e.get("type") in ("mrkdwn", "plain_text") and not 0 < _text_len(e) <= CONTEXT_TEXT:
-                    found.append(f"{where}: context text {_text_len(e)} chars")
-        elif kind == "actions":
-            elements = block.get("elements", [])
-            if not elements or len(elements) > ACTIONS_ELEMENTS:
-                found.append(f"{where}: {len(elements)} action elements (1-{ACTIONS_ELEMENTS})")
-            for e in elements:
-                found += [f"{where}: {v}" for v in _element_violations(e)]
-        elif kind == "table":
-            rows = block.get("rows", [])
-            if not rows or len(rows) > TABLE_ROWS:
-                found.append(f"{where}: {len(rows)} table rows (1-{TABLE_ROWS})")
-            for row in rows:
-                if not row or len(row) > TABLE_CELLS:
-                    found.append(f"{where}: {len(row)} cells in a row (1-{TABLE_CELLS})")
-                for cell in row:
-                    if cell.get("type") not in ("raw_text", "rich_text"):
-                        found.append(f"{where}: table cell type {cell.get('type')!r}")
-                    elif cell.get("type") == "raw_text" and not cell.get("text"):
-                        found.append(f"{where}: empty table cell")
-        elif kind == "image":
-            if not block.get("alt_text") or len(block["alt_text"]) > 2000:
-                found.append(f"{where}: image alt_text 1-2000")
-        elif kind not in ("divider", "rich_text", "input", "file", "video"):
+        if not isinstance(block, dict) or kind not in KNOWN_BLOCKS:
             found.append(f"{where}: unknown block type")
+            continue
+        found += [f"{where}: {v}" for v in _sdk_violations(block)]
+        found += [f"{where}: {v}" for v in _block_violations(block, kind)]
     return found
 
 
-def _element_violations(element: dict[str, Any]) -> list[str]:
+def _sdk_violations(block: Block) -> list[str]:
+    """What slack_sdk's model for this block type rejects (its validators stop at the first)."""
+    try:
+        model = SdkBlock.parse(deepcopy(block))
+        if model is not None:
+            model.to_dict()
+    except SlackObjectFormationError as exc:
+        return [str(exc)]
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # malformed beyond what the models expect
+        return [f"malformed block ({exc.__class__.__name__}: {exc})"]
+    return []
+
+
+def _text_len(obj: Any) -> int:
+    return len(obj.get("text") or "") if isinstance(obj, dict) else 0
+
+
+def _text_object(obj: Any, what: str, limit: int | None = None, plain_only: bool = False) -> list[str]:
+    """A composition text object: {"type": "mrkdwn" | "plain_text", "text": non-empty}."""
+    if not isinstance(obj, dict):
+        return [f"{what} is not a text object"]
     found = []
-    if len(element.get("action_id", "")) > ACTION_ID:
-        found.append("action_id too long")
+    if obj.get("type") not in (("plain_text",) if plain_only else TEXT_TYPES):
+        found.append(f"{what} type must be {'plain_text' if plain_only else 'mrkdwn or plain_text'}, not {obj.get('type')!r}")
+    n = _text_len(obj)
+    if n == 0:
+        found.append(f"{what} is empty")
+    elif limit is not None and n > limit:
+        found.append(f"{what} {n} chars > {limit}")
+    return found
+
+
+def _block_violations(block: Block, kind: str) -> list[str]:
+    found: list[str] = []
+    if kind == "header":
+        found += _text_object(block.get("text"), "header text", plain_only=True)
+    elif kind == "section":
+        if "text" in block:
+            found += _text_object(block["text"], "section text")
+        for f in block.get("fields", []):
+            found += _text_object(f, "field text", FIELD_TEXT)
+        if "accessory" in block:
+            found += _element_violations(block["accessory"])
+    elif kind == "context":
+        elements = block.get("elements") or []
+        if not elements:
+            found.append("context needs 1 element at least")
+        for e in elements:
+            if isinstance(e, dict) and e.get("type") in TEXT_TYPES:
+                found += _text_object(e, "context text", CONTEXT_TEXT)
+    elif kind == "actions":
+        elements = block.get("elements") or []
+        if not elements:
+            found.append("actions needs 1 element at least")
+        for e in elements:
+            found += _element_violations(e)
+    elif kind == "table":
+        found += _table_violations(block.get("rows"))
+    return found
+
+
+def _element_violations(element: Any) -> list[str]:
+    if not isinstance(element, dict):
+        return ["element is not an object"]
+    found = []
     if element.get("type") == "button":
-        n = _text_len(element.get("text"))
-        if not 0 < n <= BUTTON_TEXT:
-            found.append(f"button text {n} chars (1-{BUTTON_TEXT})")
-        if len(element.get("value", "")) > BUTTON_VALUE:
-            found.append(f"button value > {BUTTON_VALUE}")
+        found += _text_object(element.get("text"), "button text", BUTTON_TEXT, plain_only=True)
     if element.get("type") in ("static_select", "overflow"):
-        options = element.get("options", [])
-        if not options or len(options) > OPTIONS_PER_SELECT:
-            found.append(f"{len(options)} options")
+        options = element.get("options") or []
+        if not options:
+            found.append("select needs 1 option at least")
         for o in options:
-            if not 0 < _text_len(o.get("text")) <= OPTION_TEXT:
-                found.append(f"option text {_text_len(o.get('text'))} chars (1-{OPTION_TEXT})")
+            found += _text_object(o.get("text") if isinstance(o, dict) else None, "option text", OPTION_TEXT)
+    return found
+
+
+def _table_violations(rows: Any) -> list[str]:
+    """Table block: 1-100 rows, each a list of 1-20 cells of type raw_text or rich_text."""
+    if not isinstance(rows, list) or not rows:
+        return ["table needs rows: a non-empty list of rows"]
+    found = []
+    if len(rows) > TABLE_ROWS:
+        found.append(f"{len(rows)} table rows > {TABLE_ROWS}")
+    for r, row in enumerate(rows):
+        if not isinstance(row, list) or not row:
+            found.append(f"table row {r} is not a non-empty list of cells")
+            continue
+        if len(row) > TABLE_CELLS_PER_ROW:
+            found.append(f"table row {r}: {len(row)} cells > {TABLE_CELLS_PER_ROW}")
+        for c, cell in enumerate(row):
+            if not isinstance(cell, dict) or cell.get("type") not in ("raw_text", "rich_text"):
+                found.append(f"table row {r} cell {c}: type must be raw_text or rich_text")
+            elif cell["type"] == "raw_text" and not isinstance(cell.get("text"), str):
+                found.append(f"table row {r} cell {c}: raw_text needs a text string")
     return found
 
 

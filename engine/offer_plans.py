@@ -178,6 +178,10 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     what = (f"{choice.replicas} independent replicas of {group} GPU(s)" if choice.replicas > 1 else f"one copy on {group} GPU(s)")
     notes.append(f"{what}, {choice.batch} sequence(s) each with KV cache for {ctx:,} tokens per sequence"
                  + ("; replicas need no fast link between them (a load balancer in front)" if choice.replicas > 1 else ""))
+    if arch.is_mla and tp > 1:
+        notes.append("the MLA cache is sharded with data-parallel attention (SGLang --enable-dp-attention, vLLM "
+                     "data-parallel attention with expert parallel): plain tensor parallel keeps a full copy of it on "
+                     f"every GPU, {tp}x the cache per GPU shown here")
     if tp > 1 and kind != "fast":
         notes.append(f"tensor parallel over PCIe is what vLLM and TGI do on {gpu.name}: it works, and its all-reduces are "
                      "counted in the per-token time")

@@ -51,7 +51,7 @@ def usd_per_gpu_hour(offer: OfferRecord | None, pricing: str, hourly_rate: float
             per_node, source = offer.reserved_usd_per_hour, "reserved"
         elif offer.on_demand_usd_per_hour is not None:
             per_node = offer.on_demand_usd_per_hour * (1 - RESERVED_DISCOUNT_ASSUMED)
-            source = (f"reserved price ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (no published commitment "
+            source = (f"reserved ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (no published commitment "
                       "price; 1-3 year terms typically run 30-50% below on-demand)")
     else:
         per_node, source = offer.on_demand_usd_per_hour, "on-demand"
@@ -67,7 +67,7 @@ def _listed_fraction(offer: OfferRecord | None, provider: ProviderRecord | None)
         return offer.managed_premium_fraction, f"offer {offer.id} premium over its self-managed equivalent"
     if provider is not None and provider.managed_premium_fraction is not None:
         return provider.managed_premium_fraction, f"{provider.name} default premium"
-    return 0.30, "estimate: managed training services list ~15-40% over the same instance self-managed"
+    return 0.30, "estimate: managed training services list ~30% over the same instance self-managed (15-40% across clouds)"
 
 
 def is_managed(offer: OfferRecord | None, provider: ProviderRecord | None) -> bool:

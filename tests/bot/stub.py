@@ -1,8 +1,8 @@
 """A stand-in for parser + engine + catalog with the documented shapes, for transport tests.
 
 The bot's transport behaviour (threads, retries, signatures, limits) must not depend on the
-estimator's numbers, so these tests drive `Advisor` with this stub; `test_service_real.py` runs
-the real packages.
+estimator's numbers, so these tests drive `Advisor` with this stub; the end-to-end tests in
+`test_e2e_http.py` (the `running` fixture, `real_advisor` in conftest.py) run the real packages.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,3 +61,111 @@ block_st = st.one_of(
 def test_fit_message_always_yields_valid_messages(blocks: list[dict], text: str) -> None:
     for message in fit_message(blocks, text):
         assert violations(message.blocks, text=message.text) == []
+
+
+# --- the checker checked: each invalid message is rejected, for the reason Slack gives -------------
+
+def button(label: str, **extra: object) -> dict:
+    return {"type": "button", "action_id": "a", "value": "v", "text": {"type": "plain_text", "text": label}, **extra}
+
+
+def actions(*elements: dict) -> dict:
+    return {"type": "actions", "elements": list(elements)}
+
+
+def fields(n: int, length: int = 5) -> dict:
+    return {"type": "section", "fields": [{"type": "mrkdwn", "text": "f" * length} for _ in range(n)]}
+
+
+def cell(text: str) -> dict:
+    return {"type": "raw_text", "text": text}
+
+
+def table(rows: object) -> dict:
+    return {"type": "table", "rows": rows}
+
+
+def select(*labels: str) -> dict:
+    return {"type": "static_select", "action_id": "s", "placeholder": {"type": "plain_text", "text": "Pick"},
+            "options": [{"text": {"type": "plain_text", "text": label}, "value": str(i)} for i, label in enumerate(labels)]}
+
+
+INVALID = [  # (case, blocks, fallback text, what the violation must say)
+    ("section text over 3000", [section("x" * 3001)], "t", "3000"),
+    ("empty section text", [section("")], "t", "empty"),
+    ("section without text or fields", [{"type": "section"}], "t", "text or fields"),
+    ("11 fields", [fields(11)], "t", "10"),
+    ("field text over 2000", [fields(1, 2001)], "t", "2000"),
+    ("51 blocks", [section(str(i)) for i in range(51)], "t", "51 blocks > 50"),
+    ("header over 150", [{"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}], "t", "150"),
+    ("mrkdwn header", [{"type": "header", "text": {"type": "mrkdwn", "text": "*h*"}}], "t", "plain_text"),
+    ("button text over 75", [actions(button("b" * 76))], "t", "75"),
+    ("empty button text", [actions(button(""))], "t", "button text is empty"),
+    ("button value over 2000", [actions(button("ok", value="v" * 2001))], "t", "2000"),
+    ("action_id over 255", [actions(button("ok", action_id="a" * 256))], "t", "255"),
+    ("26 action elements", [actions(*[button(f"b{i}", action_id=f"a{i}") for i in range(26)])], "t", "25"),
+    ("empty actions", [actions()], "t", "1 element"),
+    ("option text over 75", [actions(select("o" * 76))], "t", "option text"),
+    ("select without options", [actions(select())], "t", "option"),
+    ("11 context elements", [{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * 11}], "t", "10"),
+    ("empty context", [{"type": "context", "elements": []}], "t", "1 element"),
+    ("context text over 3000", [{"type": "context", "elements": [{"type": "mrkdwn", "text": "c" * 3001}]}], "t", "3000"),
+    ("block_id over 255", [dict(section("x"), block_id="b" * 256)], "t", "255"),
+    ("unknown block type", [{"type": "sektion", "text": {"type": "mrkdwn", "text": "x"}}], "t", "unknown block type"),
+    ("not a block", ["just a string"], "t", "unknown block type"),
+    ("text object of unknown type", [{"type": "section", "text": {"type": "markdown", "text": "x"}}], "t", "type"),
+    ("image without alt_text", [{"type": "image", "image_url": "https://example.com/a.png"}], "t", "alt_text"),
+    ("table without rows", [table([])], "t", "rows"),
+    ("table row not a list", [table([cell("a")])], "t", "row 0"),
+    ("table cell of the wrong type", [table([[{"type": "mrkdwn", "text": "a"}]])], "t", "raw_text or rich_text"),
+    ("table cell without text", [table([[{"type": "raw_text"}]])], "t", "text string"),
+    ("table row of 21 cells", [table([[cell("c")] * 21])], "t", "21 cells > 20"),
+    ("table of 101 rows", [table([[cell("c")]] * 101)], "t", "101 table rows > 100"),
+    ("empty fallback text", [section("x")], "", "empty fallback text"),
+    ("blank fallback text", [section("x")], "   \n", "empty fallback text"),
+    ("fallback text over 40000", [section("x")], "t" * 40_001, "40000"),
+]
+
+
+@pytest.mark.parametrize(("blocks", "text", "reason"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID])
+def test_invalid_blocks_are_rejected(blocks: list, text: str, reason: str) -> None:
+    found = violations(blocks, text=text)
+    assert found, "Slack rejects this message: the checker must too"
+    assert any(reason in v for v in found), found
+
+
+def test_blocks_that_are_not_a_list_are_rejected() -> None:
+    assert violations({"type": "section"}, text="t")  # type: ignore[arg-type]
+
+
+VALID = [
+    ("section at exactly 3000", [section("x" * 3000)]),
+    ("10 fields of 2000", [fields(10, 2000)]),
+    ("50 blocks", [section(str(i)) for i in range(50)]),
+    ("header at 150", [{"type": "header", "text": {"type": "plain_text", "text": "h" * 150, "emoji": True}}]),
+    ("button at 75 and a select", [actions(button("b" * 75), select("10 runs/month", "o" * 75))]),
+    ("25 buttons", [actions(*[button(f"b{i}", action_id=f"a{i}") for i in range(25)])]),
+    ("10 context elements", [{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * 10}]),
+    ("divider and image", [{"type": "divider"}, {"type": "image", "image_url": "https://example.com/a.png", "alt_text": "chart"}]),
+    ("table 100 x 20", [table([[cell("c")] * 20] * 100)]),
+    ("section with text, fields and a button", [dict(section("t"), fields=fields(2)["fields"], accessory=button("Go"))]),
+]
+
+
+@pytest.mark.parametrize("blocks", [c[1] for c in VALID], ids=[c[0] for c in VALID])
+def test_valid_blocks_are_accepted(blocks: list) -> None:
+    assert violations(blocks, text="fallback") == []
+
+
+def test_view_allows_100_blocks_not_101() -> None:
+    assert violations([section(str(i)) for i in range(100)], max_blocks=limits.MAX_BLOCKS_VIEW) == []
+    assert violations([section(str(i)) for i in range(101)], max_blocks=limits.MAX_BLOCKS_VIEW)
+
+
+def test_limits_come_from_slack_sdk_models() -> None:
+    """The figures fit_blocks repairs to are slack_sdk's, so a change in Slack's models shows up here."""
+    from slack_sdk.models.blocks import ButtonElement, HeaderBlock, SectionBlock
+
+    assert (limits.SECTION_TEXT, limits.FIELDS_PER_SECTION) == (SectionBlock.text_max_length, SectionBlock.fields_max_length) == (3000, 10)
+    assert limits.HEADER_TEXT == HeaderBlock.text_max_length == 150
+    assert limits.BUTTON_TEXT == ButtonElement.text_max_length == 75
