@@ -196,7 +196,10 @@ def _speed_line(advice: Advice) -> str:
             bits.append(f"first token in {first.value:,.2g} s")
         return " · ".join(bits)
     bits = []
-    if tp.wall_clock_hours is not None:
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    if winner is not None and winner.hours_per_run is not None:  # the billed wall clock: start-up included
+        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run* (start-up included)")
+    elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:
         bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours")
@@ -221,11 +224,17 @@ def _cost_line(advice: Advice, asking: bool = False) -> str:
             bits.append(f"{fmt_usd(fig.value)} per 1M tokens")
     else:
         runs = advice.effective.runs_per_month
+        asked = advice.workload.runs_per_month
         if best is not None and best.per_run_usd:
             bits.append(f"*{fmt_usd(best.per_run_usd)} per run*")
-        bits.append(f"{fmt_usd(winner.total_usd)} a month" + (f" for {runs:g} run(s)" if runs else ""))
+        month = f" for {runs:g} run(s)" if runs else ""
+        if asked and runs and asked != runs:
+            month = f" for {runs:g} run (not {asked:g}: the token count is a guess)"
+        bits.append(f"{fmt_usd(winner.total_usd)} a month{month}, storage and data transfer included")
         if best is not None and best.job_usd:
             bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month)")
+        if best is not None and best.usd_per_1b_tokens and "dataset_tokens" in {a.field for a in advice.assumptions}:
+            bits.append(f"~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained")
     return " · ".join(bits) + f" on {winner.name}"
 
 

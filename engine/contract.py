@@ -95,6 +95,7 @@ def tco_option_dict(option: TcoOption) -> dict[str, Any]:
         "per_run_usd": _num(option.per_run_usd, 2),  # addition: one run's compute, premium and pull
         "job_usd": _num(option.job_usd, 2),  # a training job longer than a month, whole
         "prices_observed_on": option.prices_observed_on,
+        "usd_per_1b_tokens": _num(option.usd_per_1b_tokens, 2),  # training: compute + premium per 1B tokens
         "workflow": option.workflow,  # addition
     }
 

@@ -27,6 +27,10 @@ TRAINING_MODES: tuple[Mode, ...] = ("pretrain", "full", "lora", "qlora")
 # Raw English text per BPE token: how a corpus size becomes a token guess. Shared by the parser's
 # question ("500 GB is ~125B tokens") and the engine's default, so the two never disagree.
 BYTES_PER_TOKEN_TEXT = 4.0
+# Request-rate sizing when the prompt / output lengths are not given: stated in the answer and asked
+# by the parser's question, which quotes these same figures.
+DEFAULT_INPUT_TOKENS = 1024
+DEFAULT_OUTPUT_TOKENS = 256
 
 
 class Workload(BaseModel):
@@ -222,6 +226,7 @@ class TcoOption(BaseModel):
     per_run_usd: float | None = None  # compute + managed for one run, plus its pull when every run pulls
     job_usd: float | None = None  # the whole training job when one run lasts longer than a month
     prices_observed_on: str | None = None  # when the offer's price was read (catalog row date)
+    usd_per_1b_tokens: float | None = None  # training: compute + premium per billion tokens trained
     notes: tuple[str, ...] = ()
 
 

@@ -440,6 +440,8 @@ def _build(c: _Candidate) -> Option:
         c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
         usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
         billed_gpus=billed, wall_hours=c.wall_hours if (c.w.mode or "inference") in TRAINING_MODES else None,
+        tokens_per_run=float(c.w.dataset_tokens or 0) * float(c.w.epochs or 1) or None
+        if (c.w.mode or "inference") in TRAINING_MODES else None,
     )
     throughput = c.throughput
     if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:

@@ -25,15 +25,13 @@ from typing import cast
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
 from engine.memory import GB, MemoryOptions, kv_cache_bytes, per_gpu_bytes, resolve_layout, usable_gb
-from engine.models import Workload
+from engine.models import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, Workload
 from engine.throughput import context_tokens, decode_step_function, loaded_step, prefill_seconds_for
 
 TP_SIZES = (1, 2, 4, 8, 16)
 MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
 MAX_PIPELINE_STAGES = 16
-DEFAULT_OUTPUT_TOKENS = 256  # request-rate sizing when the output length is not given (stated, asked)
-DEFAULT_INPUT_TOKENS = 1024
 
 
 @dataclass(frozen=True)

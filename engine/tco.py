@@ -181,6 +181,7 @@ def tco_options(
     egress: dict[str, Any],
     billed_gpus: int | None = None,
     wall_hours: float | None = None,
+    tokens_per_run: float | None = None,
 ) -> tuple[TcoOption, ...]:
     """The four rows for each applicable workflow of one option (see module docstring). A job longer
     than a month is billed per month (GPUs x 730 h) and its whole cost is `job_usd`."""
@@ -235,6 +236,8 @@ def tco_options(
                 total_usd=sum(r.usd for r in rows),
                 workflow=flow,
                 prices_observed_on=offer.observed_on if offer is not None else None,
+                usd_per_1b_tokens=(gpu_hours_per_run * base_rate * (1 + fraction) / tokens_per_run * 1e9
+                                   if tokens_per_run else None),
                 per_run_usd=(compute.usd + managed.usd + (egress_row.usd if flow == "uncached" else 0.0)) / runs
                 if runs > 0 and not long_job else None,
                 job_usd=(gpu_hours_per_run * base_rate * (1 + fraction) + storage.usd * wall_hours / HOURS_PER_MONTH

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Workload
+from engine.models import BYTES_PER_TOKEN_TEXT, DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, TRAINING_MODES, Workload
 
 from .reading import Reading
 
@@ -94,6 +94,12 @@ def questions_for(
             and (workload.runs_per_month is None or workload.runs_per_month > 1)):
         wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
                                why="pulling the corpus across clouds every run costs egress"))
+    if workload.requests_per_s and workload.output_tokens is None:
+        wanted.append(Question(
+            field="output_tokens",
+            text=f"How many tokens does a response generate, and how long are the prompts? {workload.requests_per_s:,.0f} "
+                 "requests/s is sized at 1,024 prompt + 256 output tokens each until you say (e.g. “300 output tokens”).",
+            why="the fleet scales with the tokens generated per request and the prompts to prefill"))
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]

@@ -190,7 +190,8 @@ def test_request_rate_without_a_response_length_is_kept_as_a_rate(chat: Conversa
     assert turn.changed == {"requests_per_s": (None, 50)} and turn.workload.target_tokens_per_s is None
     assert turn.intent == "refine"
     assert any("response length" in n for n in turn.notes)
-    assert turn.questions == ()
+    # the length moves the fleet linearly: it is asked (once), with the sizes assumed meanwhile
+    assert [q.field for q in turn.questions] == ["output_tokens"] and "256 output tokens" in turn.questions[0].text
 
 
 def test_the_derived_aggregate_follows_the_rate_and_the_length(chat: Conversation) -> None:
