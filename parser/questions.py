@@ -33,7 +33,13 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.models import BYTES_PER_TOKEN_TEXT, DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, TRAINING_MODES, Workload
+from engine.models import (
+    BYTES_PER_TOKEN_TEXT,
+    DEFAULT_INPUT_TOKENS,
+    DEFAULT_OUTPUT_TOKENS,
+    TRAINING_MODES,
+    Workload,
+)
 
 from .reading import Reading
 
@@ -98,7 +104,8 @@ def questions_for(
         wanted.append(Question(
             field="output_tokens",
             text=f"How many tokens does a response generate, and how long are the prompts? {workload.requests_per_s:,.0f} "
-                 "requests/s is sized at 1,024 prompt + 256 output tokens each until you say (e.g. “300 output tokens”).",
+                 f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {DEFAULT_OUTPUT_TOKENS:,} output tokens each until "
+                 "you say (e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
