@@ -305,6 +305,9 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     what = subject(advice, names)
     if cluster is not None and cluster.fits:
         nodes = f" ({cluster.nodes} nodes)" if cluster.nodes > 1 else ""
+        other = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
+        if other:  # the user asked about hardware we do not cover: no green tick for a different question
+            return "fits", f"⚠️ {other} is not covered; on GPUs: {what} fits on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
     if cluster is not None or (mem is not None and mem.fits is False):
         gpu = gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
@@ -338,6 +341,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     accelerator = (advice.effective.unsupported_accelerator or "").lower()
     notes = [n for n in dict.fromkeys(response.notes) if n not in said
              and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())][:2]
+    if " buy" in f" {response.text.lower()}":  # "should I buy or rent": the break-even is the answer, up front
+        notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []

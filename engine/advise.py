@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog.records import CatalogData
+from catalog.records import CatalogData, GpuRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
 from engine.cluster import plan_cluster
 from engine.contract import CONTRACT_WORKLOAD_KEYS
@@ -99,6 +99,9 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     if chosen is None and fit is not None:
         memory, cluster, throughput = fit.memory, fit.plan, fit.throughput
         gpus = max(1, fit.plan.gpus)
+        fit_gpu = data.gpu(fit.plan.gpu)
+        if fit_gpu is not None:
+            notes.extend(_break_even_note(fit_gpu, gpus, fit.usd_per_hour / gpus))
         notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is {fit.name} "
                         f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
                         "say e.g. '1B tokens, 3 epochs' for the costs")
@@ -223,16 +226,10 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
         return []
 
 
-def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
-    """Buy or rent: the chosen option's break-even, where the GPU has a purchase price."""
-    gpu = data.gpu(chosen.gpu)
-    compute = next((r for t in chosen.tco[:1] for r in t.rows if r.item == "compute"), None)
-    if gpu is None or not gpu.purchase_price_usd or compute is None:
+def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
+    """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price."""
+    if not gpu.purchase_price_usd or rate <= 0:
         return []
-    rate = compute.inputs.get("usd_per_gpu_hour")
-    if not isinstance(rate, int | float) or rate <= 0:
-        return []
-    gpus = chosen.cluster.gpus
     even = buy_vs_rent_break_even(gpu.purchase_price_usd * gpus, rate * gpus, tdp_w=gpu.tdp_w or 0.0, num_gpus=gpus)
     if even.value <= 0:
         return []
@@ -240,6 +237,18 @@ def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
             f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / HOURS_PER_MONTH:,.1f} months around the clock) against "
             f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not "
             "(owning usually wins only above ~70% sustained utilisation)"]
+
+
+def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
+    """Buy or rent: the chosen option's break-even, where the GPU has a purchase price."""
+    gpu = data.gpu(chosen.gpu)
+    compute = next((r for t in chosen.tco[:1] for r in t.rows if r.item == "compute"), None)
+    if gpu is None or compute is None:
+        return []
+    rate = compute.inputs.get("usd_per_gpu_hour")
+    if not isinstance(rate, int | float):
+        return []
+    return _break_even_note(gpu, chosen.cluster.gpus, float(rate))
 
 
 def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None,

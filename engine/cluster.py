@@ -209,8 +209,11 @@ def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
         if w.mode == "qlora" and cc < 7.5:
             out.append(f"bitsandbytes 4-bit (QLoRA) needs compute capability >= 7.5; {gpu.name} has {cc:g}")
         if w.precision == "fp8" and cc < 8.9:
-            out.append(f"FP8 needs compute capability >= 8.9 (Ada/Hopper or newer); {gpu.name} has {cc:g}: it would run "
-                       "as 16-bit")
+            out.append(f"{gpu.name} has no FP8 tensor cores (compute capability {cc:g}; FP8 needs 8.9+): serving engines run "
+                       "FP8 weights as weight-only (vLLM's W8A16 Marlin kernels), so the memory saving holds but matmuls run "
+                       "in 16-bit" if not training else
+                       f"FP8 training needs compute capability >= 8.9 (Ada/Hopper or newer); {gpu.name} has {cc:g}: it "
+                       "would run as 16-bit")
         if (w.flash_attention or training) and cc < 8.0:
             out.append(f"FlashAttention-2 needs compute capability >= 8.0; {gpu.name} has {cc:g}: attention memory "
                        "grows with the square of the sequence length")

@@ -72,6 +72,9 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
+        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), [])
+        if extra:
+            plan = plan.model_copy(update={"notes": (*extra, *plan.notes)})
         return plan, memory, with_deadline(w, throughput)
     gpn = max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node)
     target = math.ceil(plan.gpus / gpn) * gpn if offer is not None else plan.gpus
@@ -120,9 +123,26 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
                          f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
                          "once, same GPU-hours and cost); assumes the runs are independent experiments")
+    notes.extend(scale_notes(plan, gpn, notes))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, with_deadline(w, throughput)
+
+
+FAILURE_NOTE_GPUS = 1024
+
+
+def scale_notes(plan: ClusterPlan, gpn: int, said: list[str]) -> list[str]:
+    """What changes at scale that the arithmetic does not show: buying capacity, and failures."""
+    out: list[str] = []
+    if plan.gpus > RESERVATION_NODES * gpn and not any("reserved-cluster" in n for n in said):
+        out.append(f"{plan.gpus:,} GPUs is a reserved-cluster negotiation (capacity, price and fabric), not an on-demand "
+                   "order: the on-demand price here is an upper bound")
+    if plan.gpus >= FAILURE_NOTE_GPUS:
+        out.append("at this scale hardware failures interrupt the run every few hours (Meta's Llama 3 405B run on 16k "
+                   "H100s: 419 unexpected interruptions in 54 days): budget 10-30% more GPU-hours for restarts and "
+                   "checkpointing than the figures here, and checkpoint asynchronously")
+    return out
 
 
 def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEstimate:
