@@ -97,3 +97,6 @@ def client(running: Running) -> AppClient:
 def blocks_of(call) -> list[dict]:
     blocks = call.params.get("blocks")
     return json.loads(blocks) if isinstance(blocks, str) else blocks
+
+
+from tests.bot.pg_server import pg_server, store_target  # noqa: E402,F401  (fixtures for the store tests)
