@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 
 class Cursor(Protocol):
-    rowcount: int
+    @property
+    def rowcount(self) -> int: ...
 
     def fetchone(self) -> Any: ...
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bot.store import Connection
+
 try:
     import psycopg
 except ImportError as exc:  # pragma: no cover - psycopg is a dependency; this names it if it is missing
@@ -40,7 +42,7 @@ class PostgresBackend:
     def __init__(self, url: str) -> None:
         self.url = url
         self.raw = self._connect()
-        self.conn = _Translating(self)
+        self.conn: Connection = _Translating(self)
 
     def _connect(self) -> psycopg.Connection:
         return psycopg.connect(self.url, autocommit=True, connect_timeout=10)

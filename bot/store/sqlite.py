@@ -14,6 +14,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from bot.store import Connection
+
 _ROW_LOCKS = re.compile(r"\s+for update( skip locked)?", re.IGNORECASE)
 
 
@@ -30,7 +32,7 @@ class SqliteBackend:
             raw.execute("pragma journal_mode=wal")
             raw.execute("pragma synchronous=normal")
         self.raw = raw
-        self.conn = _Translating(raw)
+        self.conn: Connection = _Translating(raw)
 
     def begin(self) -> None:
         self.raw.execute("begin immediate")
