@@ -30,6 +30,13 @@ def draw(bars: Sequence[Any], title: str, subtitle: str) -> bytes:
     return tco_chart_png(bars, title, subtitle)
 
 
+def _init_chart_process() -> None:
+    """The chart process dies with its serving process (kill -9 included), never outliving it."""
+    from bot.workers import die_with_parent
+
+    die_with_parent()
+
+
 def _warm() -> bool:
     import bot.chart  # noqa: F401  (Pillow and the fonts loaded before the first chart)
 
@@ -47,7 +54,8 @@ class ChartWorker:
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_init_chart_process)
             return self._pool
 
     def start(self) -> ChartWorker:

@@ -42,13 +42,14 @@ def default_workers() -> int:
 
 
 def die_with_parent() -> None:
-    """Linux: SIGKILL this worker when the supervisor dies (elsewhere: a no-op)."""
+    """Linux: SIGKILL this process when its parent dies (elsewhere: a no-op)."""
+    parent = os.getppid()
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         return
-    if os.getppid() == 1:  # the supervisor died before prctl
+    if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
 
 

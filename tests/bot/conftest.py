@@ -28,7 +28,7 @@ def fake_slack() -> Iterator[FakeSlack]:
     fake.stop()
 
 
-def make_config(fake: FakeSlack, db: Path, **overrides: object) -> Config:
+def make_config(fake: FakeSlack, db: Path | str, **overrides: object) -> Config:
     values: dict[str, object] = dict(bot_token=BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake.api_url,
                                      db_path=db, retry_backoff_s=0.01)
     values.update(overrides)
@@ -73,16 +73,17 @@ def real_advisor():
 
 
 @pytest.fixture
-def running(fake_slack: FakeSlack, tmp_path: Path, real_advisor) -> Iterator[Running]:
-    app = start(make_config(fake_slack, tmp_path / "threads.db"), port=0, advisor=real_advisor)
+def running(fake_slack: FakeSlack, store_target: Path | str, real_advisor) -> Iterator[Running]:
+    """The app on each state store (a SQLite file, a PostgreSQL database): every test using it runs twice."""
+    app = start(make_config(fake_slack, store_target), port=0, advisor=real_advisor)
     yield app
     app.stop()
 
 
 @pytest.fixture
-def stub_client(fake_slack: FakeSlack, tmp_path: Path) -> Iterator[AppClient]:
+def stub_client(fake_slack: FakeSlack, store_target: Path | str) -> Iterator[AppClient]:
     """The app with a stub advisor that raises on "explode": for failure handling."""
-    app = start(make_config(fake_slack, tmp_path / "threads.db"), port=0, advisor=stub_advisor())
+    app = start(make_config(fake_slack, store_target), port=0, advisor=stub_advisor())
     assert app.http is not None
     yield AppClient(app.http.url)
     app.stop()
