@@ -63,7 +63,7 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
         from bot.oauth import TeamClients, oauth_settings
 
         settings = oauth_settings(config)
-        client = web_client(config, token="")
+        client = web_client(config)  # no token: Bolt takes each workspace's from the installation store
         clients: WebClient | TeamClients = TeamClients(settings.installation_store,
                                                        lambda token: web_client(config, token=token))
         log.info("OAuth install enabled: workspaces install the app at /slack/install")

@@ -14,11 +14,15 @@ import pytest
 
 from bot.config import Config
 from bot.server import Running, start
+from tests.bot import pg_server as _pg
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.signing import SIGNING_SECRET, signed_headers
 from tests.bot.stub import stub_advisor
 
 BOT_TOKEN = "xoxb-1111-2222-secretbottoken"
+# the PostgreSQL server and the per-backend store fixture (tests/bot/pg_server.py)
+pg_server = _pg.pg_server
+store_target = _pg.store_target
 
 
 @pytest.fixture
@@ -98,6 +102,3 @@ def client(running: Running) -> AppClient:
 def blocks_of(call) -> list[dict]:
     blocks = call.params.get("blocks")
     return json.loads(blocks) if isinstance(blocks, str) else blocks
-
-
-from tests.bot.pg_server import pg_server, store_target  # noqa: E402,F401  (fixtures for the store tests)
