@@ -50,13 +50,13 @@ def _print_json(data: Any, out: TextIO) -> None:
 
 # --- commands -----------------------------------------------------------------------------------
 def cmd_ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from bot.terminal import render_terminal
-
     advisor = _advisor(config)
     response = advisor.vram(" ".join(args.text))
-    if args.json:
+    if args.json:  # no templates for JSON: jinja2 and the renderer stay unimported (cold start)
         _print_json(advisor.contract(response), out)
     else:
+        from bot.terminal import render_terminal
+
         out.write(render_terminal(response, advisor.display_names()))
     return 0
 

@@ -23,10 +23,9 @@ import sqlite_utils
 from pydantic import BaseModel
 
 from catalog.aliases import build_alias_entries
-from catalog.files import content_hash, data_dirs_or_default, read_data
+from catalog.files import SCHEMA_VERSION, content_hash, data_dirs_or_default, read_data
 from catalog.records import GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
-SCHEMA_VERSION = "1"
 RECORD_TABLES: tuple[tuple[str, type[BaseModel]], ...] = (
     ("gpus", GpuRecord),
     ("models", ModelRecord),

@@ -9,6 +9,7 @@ fails the tests that need it, with the command that installs it; they are never 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import os
@@ -32,7 +33,8 @@ def _bindir() -> Path:
     found = shutil.which("initdb")
     if found:
         return Path(found).parent
-    pytest.fail(f"PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin or on PATH): {INSTALL_HINT}")
+    raise PostgresMissing("PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin or on PATH): "
+                          f"{INSTALL_HINT}")
 
 
 def _free_port() -> int:
@@ -65,8 +67,13 @@ def _as_server_user(args: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *args]
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
+class PostgresMissing(RuntimeError):
+    """No PostgreSQL server binaries, or the server did not start (the message says which)."""
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PgServer]:
+    """A throwaway PostgreSQL server on a free loopback port (also used by the benchmarks)."""
     external = os.environ.get("GPU_ADVISOR_TEST_PG_URL")
     if external:
         yield PgServer(external)
@@ -88,13 +95,23 @@ def pg_server() -> Iterator[PgServer]:
         log = (root / "log").read_text() if (root / "log").exists() else ""
         stderr = getattr(exc, "stderr", b"") or b""
         shutil.rmtree(root, ignore_errors=True)
-        pytest.fail(f"PostgreSQL did not start ({exc}): {stderr.decode(errors='replace')[-800:]} {log[-800:]}")
+        raise PostgresMissing(f"PostgreSQL did not start ({exc}): {stderr.decode(errors='replace')[-800:]} "
+                              f"{log[-800:]}") from None
     try:
         yield PgServer(f"postgresql://postgres@127.0.0.1:{port}/postgres")
     finally:
-        subprocess.run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                       capture_output=True, timeout=60)
+        subprocess.run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-t", "20",
+                                        "stop"]), capture_output=True, timeout=60)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    try:
+        with running_postgres() as server:
+            yield server
+    except PostgresMissing as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
