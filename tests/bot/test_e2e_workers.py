@@ -10,6 +10,10 @@ Each test runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,10 +22,11 @@ import pytest
 
 from bot.journal import DONE, EventJournal
 from bot.state import ThreadStore
-from tests.bot.fake_slack import FakeSlack
+from tests.bot.conftest import BOT_TOKEN
+from tests.bot.fake_slack import FakeSlack, FakeSocketModeServer
 from tests.bot.test_e2e_http import mention, thread_reply
 from tests.bot.test_e2e_recovery import kill9
-from tests.bot.test_e2e_restart import serve, stop
+from tests.bot.test_e2e_restart import ROOT, serve, stop
 
 pytestmark = pytest.mark.slow
 TEXT = "qlora 8b 10 runs"
@@ -87,3 +92,33 @@ def test_a_killed_servers_turns_are_answered_once_by_the_other(fake_slack: FakeS
         stop(survivor)
         if doomed.poll() is None:
             kill9(doomed)
+
+
+def test_socket_mode_with_two_workers_answers_each_event_once(fake_slack: FakeSlack, store_target: Path | str) -> None:
+    """`SLACK_APP_TOKEN=... gpu-advisor serve --workers 2`: each worker opens its own Socket Mode
+    connection (Slack spreads events over them); every event is answered once."""
+    ws = FakeSocketModeServer()
+    fake_slack.ws_url = ws.url
+    env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_APP_TOKEN="xapp-1-A1-secretapp",
+               SLACK_API_URL=fake_slack.api_url, GPU_ADVISOR_DB=str(store_target), GPU_ADVISOR_CHARTS="0")
+    env.pop("SLACK_SIGNING_SECRET", None)
+    process = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--workers", "2"], cwd=ROOT, env=env,
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stderr is not None
+        line = ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "connected in Socket Mode" not in line:
+            line = process.stderr.readline()
+            if not line and process.poll() is not None:
+                break
+        assert "connected in Socket Mode (2 workers)" in line, line
+        assert len(fake_slack.of("apps.connections.open")) == 2
+        for i in range(4):
+            ws.push_event(json.loads(mention(TEXT, ts=thread_ts(i), event_id=f"EvS{i}")), envelope_id=f"env-{i}")
+        fake_slack.wait_for("chat.postMessage", 4, timeout=60, where=lambda c: c.status == 200)
+        time.sleep(1.0)
+        assert answers_per_thread(fake_slack) == Counter({thread_ts(i): 1 for i in range(4)})
+    finally:
+        stop(process)
+        ws.stop()
