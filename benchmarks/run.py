@@ -31,10 +31,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python benchmarks/run.py` as well as `python -m benchmarks.run`
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import bench_cluster, bench_core, bench_e2e, bench_robustness, bench_startup, fuzz  # noqa: E402
+from benchmarks import (  # noqa: E402
+    bench_cluster,
+    bench_core,
+    bench_e2e,
+    bench_robustness,
+    bench_startup,
+    bench_store,
+    fuzz,
+)
 from benchmarks.harness import Harness, percentile  # noqa: E402
 
-PARTS = ("core", "fuzz", "startup", "e2e", "cluster", "robustness")
+PARTS = ("core", "fuzz", "startup", "store", "e2e", "cluster", "robustness")
 DOC = ROOT / "docs" / "benchmarks.md"
 
 
@@ -58,6 +66,7 @@ class Settings:
     server_error: tuple[float, float, float] = (1.0, 3.0, 4.0)  # 500 for s, send for s, events/s
     long_outage_s: float = 6.0  # 500 for this long: past the client's retry budget, so the outbox must deliver
     kill_threads: int = 20
+    store_turns: int = 500
     cluster_rate: float = 20.0  # events/s sprayed over the two servers sharing one PostgreSQL
     cluster_s: float = 10.0
 
@@ -66,7 +75,7 @@ FULL = Settings()
 QUICK = Settings(parse_repeat=5, engine_repeat=3, synthetic_repeat=1, turn_repeat=2, fuzz_budget_s=1.5, fuzz_max=300,
                  startup_runs=1, latency_events=10, rates=(5, 10), phase_s=1.0, max_events_per_server=50,
                  load=dict(channels=4, threads_per_channel=2, turns=2, workers=6), rate_limit=(1.5, 2.0, 3.0),
-                 server_error=(0.5, 1.0, 3.0), long_outage_s=0.0, kill_threads=4, cluster_rate=6.0, cluster_s=3.0)
+                 server_error=(0.5, 1.0, 3.0), long_outage_s=0.0, kill_threads=4, store_turns=20, cluster_rate=6.0, cluster_s=3.0)
 
 
 @dataclass
@@ -157,6 +166,20 @@ def run_startup(report: Report) -> None:
     ask = next(r for r in results if r.label == "gpu-advisor ask")
     report.summary.append(["cold start `gpu-advisor ask` vs `python -c pass`",
                            f"{ask.median_ms:.0f} ms vs {floor:.0f} ms ({ask.peak_rss_kib / 1024:.0f} MiB peak)"])
+
+
+def run_store(report: Report) -> None:
+    from tests.bot.pg_server import running_postgres
+
+    with running_postgres(durable=True) as pg:
+        timings = bench_store.store_timings(report.settings.store_turns, pg.fresh_database())
+    report.add(Table("State store work per turn (claim, load, commit, settle)",
+                     ["store", "turns", "write transactions", "median ms", "p99 ms"],
+                     [[t.label, t.turns, t.transactions, t.median_ms, t.p99_ms] for t in timings],
+                     "The database work of one answered mention, timed alone in one process (no Slack, no "
+                     "engine). PostgreSQL runs with fsync on (durable commits), on loopback."))
+    report.summary.append(["state store per turn, median (SQLite NORMAL / SQLite FULL / PostgreSQL)",
+                           " / ".join(f"{t.median_ms:.2f} ms" for t in timings)])
 
 
 ECHO = "bare Bolt echo app"
@@ -508,7 +531,7 @@ def run(*, quick: bool = False, parts: Sequence[str] = PARTS, out: Path | None =
     report = Report(QUICK if quick else FULL, quick)
     started = time.perf_counter()
     runners = {"core": run_core, "fuzz": run_fuzz, "startup": run_startup, "e2e": run_e2e,
-               "cluster": run_cluster, "robustness": run_robustness}
+               "store": run_store, "cluster": run_cluster, "robustness": run_robustness}
     for part in parts:
         print(f"== {part} ==", flush=True)
         runners[part](report)

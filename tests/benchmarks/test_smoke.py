@@ -27,7 +27,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[bench_run.Repor
 def test_every_part_ran_and_the_document_was_written(report: bench_run.Report) -> None:
     titles = " ".join(t.title for t in report.tables)
     for expected in ("Parse time", "Engine time", "Fuzz", "Cold start", "End-to-end latency", "Sustained",
-                     "Load", "Slack Web API failing", "kill -9", "Two servers on one PostgreSQL"):
+                     "Load", "Slack Web API failing", "kill -9", "Two servers on one PostgreSQL", "State store work"):
         assert expected in titles
     text = Path(report.facts["out"]).read_text()
     assert "## Summary" in text and "## Machine" in text and "quick mode" in text

@@ -72,8 +72,9 @@ class PostgresMissing(RuntimeError):
 
 
 @contextlib.contextmanager
-def running_postgres() -> Iterator[PgServer]:
-    """A throwaway PostgreSQL server on a free loopback port (also used by the benchmarks)."""
+def running_postgres(*, durable: bool = False) -> Iterator[PgServer]:
+    """A throwaway PostgreSQL server on a free loopback port (also used by the benchmarks, with
+    `durable`: fsync on, as a real server, so timings are not flattered)."""
     external = os.environ.get("GPU_ADVISOR_TEST_PG_URL")
     if external:
         yield PgServer(external)
@@ -86,8 +87,8 @@ def running_postgres() -> Iterator[PgServer]:
     try:
         subprocess.run(_as_server_user([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
                                         "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, timeout=120)
-        # fsync off: a test server's data is thrown away; durability is not what these tests check
-        options = f"-h 127.0.0.1 -p {port} -k {root} -F -c max_connections=200"
+        # fsync off for tests: their data is thrown away; durability is not what they check
+        options = f"-h 127.0.0.1 -p {port} -k {root} {'' if durable else '-F '}-c max_connections=200"
         subprocess.run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-o",
                                         options, "-w", "-t", "60", "start"]),
                        check=True, capture_output=True, timeout=90)
