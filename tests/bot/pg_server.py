@@ -48,17 +48,18 @@ class PgServer:
     base_url: str  # .../postgres
     _names = itertools.count(1)
 
-    def url(self, dbname: str) -> str:
-        return self.base_url.rsplit("/", 1)[0] + "/" + dbname
-
     def fresh_database(self) -> str:
+        """A URL whose tables live in a new, empty schema (`search_path` in the URL's libpq options):
+        as isolated as a new database for the store, at a fraction of the disk (a CREATE DATABASE
+        copies the 7.5 MB template, and deleting hundreds of them made the session's end slow)."""
         import psycopg
 
         name = f"t{os.getpid()}_{next(self._names)}"
         with psycopg.connect(self.base_url, autocommit=True) as conn:
-            conn.execute(f"drop database if exists {name}")
-            conn.execute(f"create database {name}")
-        return self.url(name)
+            conn.execute(f"drop schema if exists {name} cascade")
+            conn.execute(f"create schema {name}")
+        separator = "&" if "?" in self.base_url else "?"
+        return f"{self.base_url}{separator}options=-csearch_path%3D{name}"
 
 
 def _as_server_user(args: list[str]) -> list[str]:
