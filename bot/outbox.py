@@ -1,16 +1,20 @@
-"""Replies on their way to Slack, stored first and sent from the shared store (`bot.store`), so a Slack outage longer than
-the Web API client's own retries (429 after Retry-After, 5xx with back-off) loses nothing.
+"""Replies on their way to Slack, stored first and sent from the shared store (`bot.store`), so a
+Slack outage longer than the Web API client's own retries (429 after Retry-After, 5xx with
+back-off) loses nothing.
 
-Every reply is written to `outbox` in the same transaction as the turn that produced it, then sent
-at once by the listener (`deliver`); what Slack does not accept stays queued and the background
+Every reply is written to `outbox` in the same transaction as the turn that produced it (leased to
+the listener's process in that same transaction when it heads its thread's queue), then sent at
+once by the listener (`deliver`); settling a sent row and leasing the next is one transaction, so
+an answered turn costs three write transactions: claim, commit, settle. What Slack does not accept stays queued and the background
 loop (`bot.recovery`) retries it with exponential back-off (`retry_base_s` doubling up to
 `retry_max_s`, at least Retry-After) until it is `max_age_s` old, then drops it with a log line.
 The queue is drained on start, so queued replies survive a restart.
 
 Order: only the oldest row of a thread (team, channel, thread_ts) may be sent, under a lease
 (a token and an expiry; SQLite: taken in `BEGIN IMMEDIATE`, PostgreSQL: on the head row taken
-`FOR UPDATE SKIP LOCKED`), so replies in one thread arrive in the order
-they were produced, also with several senders or processes; a later reply waits behind a failing one.
+`FOR UPDATE SKIP LOCKED`, and writers of one thread's queue serialised by an advisory lock), so
+replies in one thread arrive in the order they were produced, also with several senders or
+processes or hosts; a later reply waits behind a failing one.
 
 Delivered means Slack answered `ok: true`: the row is deleted then. An `ok: false` that is not
 transient (`channel_not_found`, `invalid_blocks`...) is final: the row is dropped and, for an
