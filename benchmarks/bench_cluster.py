@@ -29,7 +29,8 @@ class ClusterRun:
     duplicates: int
     killed_at_s: float
     latencies_ms: list[float] = field(repr=False)
-    answered_by_replay: int = 0
+    in_flight_at_kill: int = 0  # acknowledged by the killed server, not answered when it died
+    in_flight_answered_once: int = 0  # of those, answered exactly once (by the survivor)
 
     @property
     def lost(self) -> int:
@@ -45,9 +46,10 @@ class ClusterRun:
 
 
 def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds: float, kill_after_s: float | None,
-          retry_every: int = 3, retry_delay_s: float = 0.3, drain_s: float = 40.0) -> ClusterRun:
+          retry_every: int = 3, retry_delay_s: float = 0.3, drain_s: float = 40.0, kill_burst: int = 8) -> ClusterRun:
     """Send `rate_per_s` mentions for `seconds`, alternating servers; every `retry_every`-th event is
-    re-delivered to the other server `retry_delay_s` later; kill -9 `servers[0]` at `kill_after_s`."""
+    re-delivered to the other server `retry_delay_s` later; kill -9 `servers[0]` at `kill_after_s`,
+    right after it acknowledged a burst of `kill_burst` more events (so it surely dies holding turns)."""
     count = max(1, round(rate_per_s * seconds))
     events = [(f"CCL{i % 40}", unique_ts(), MESSAGES[i % len(MESSAGES)]) for i in range(count)]
     scheduled: dict[tuple[str, str], float] = {}
@@ -76,13 +78,23 @@ def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds
 
     start = time.perf_counter() + 0.05
     killed_at = float("nan")
+    burst: list[tuple[str, str]] = []
+    kill_clock = float("nan")
     with ThreadPoolExecutor(max_workers=64) as pool:
         for i, (channel, ts, text) in enumerate(events):
             at = start + i / rate_per_s
             if kill_after_s is not None and not dead.is_set() and at - start >= kill_after_s:
+                burst = [(f"CKB{j}", unique_ts()) for j in range(kill_burst)]
+                burst_at = time.perf_counter()
+                acks = list(pool.map(lambda e: post_event(servers[0].url, mention_body(  # noqa: B023
+                    MESSAGES[0], channel=e[0], ts=e[1], event_id=f"Ev{e[1]}"), timeout=5), burst))
+                for key in burst:
+                    scheduled[key] = burst_at
+                burst = [key for key, status in zip(burst, acks, strict=True) if status == 200]
                 servers[0].kill9()
+                kill_clock = time.perf_counter()
                 dead.set()
-                killed_at = time.perf_counter() - start
+                killed_at = kill_clock - start
             delay = at - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
@@ -97,5 +109,7 @@ def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds
             latencies.append((posts[0].at - at) * 1e3)
     time.sleep(1.0)  # a duplicate would arrive after the first reply
     duplicates = sum(max(0, len(harness.slack.replies(c, t)) - 1) for c, t in scheduled)
-    return ClusterRun(rate_per_s, count, counts["retries"], counts["failed_over"], delivered, duplicates, killed_at,
-                      latencies)
+    held = [key for key in burst if not [p for p in harness.slack.replies(*key) if p.at <= kill_clock]]
+    answered_once = sum(1 for key in held if len(harness.slack.replies(*key)) == 1)
+    return ClusterRun(rate_per_s, len(scheduled), counts["retries"], counts["failed_over"], delivered, duplicates,
+                      killed_at, latencies, len(held), answered_once)
