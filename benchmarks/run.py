@@ -186,6 +186,7 @@ ECHO = "bare Bolt echo app"
 BOT1 = "gpu-advisor serve --workers 1 (SQLite)"
 BOT = "gpu-advisor serve --workers 2 (SQLite)"
 BOT_PG = "gpu-advisor serve --workers 2 (PostgreSQL)"
+BOT_NOCHART = "gpu-advisor serve --workers 2 (SQLite, charts off)"
 
 
 def run_e2e(report: Report) -> None:
@@ -204,7 +205,8 @@ def run_e2e(report: Report) -> None:
     with Harness() as harness, running_postgres() as pg:
         runs: list[tuple[str, str, dict[str, Any]]] = [
             ("echo", ECHO, {}), ("bot", BOT1, {"workers": 1}), ("bot", BOT, {"workers": 2}),
-            ("bot", BOT_PG, {"workers": 2, "db_path": pg.fresh_database()})]
+            ("bot", BOT_PG, {"workers": 2, "db_path": pg.fresh_database()}),
+            ("bot", BOT_NOCHART, {"workers": 2, "env": {"GPU_ADVISOR_CHARTS": "0"}})]
         for kind, label, options in runs:
             started = time.perf_counter()
             server = harness.start(kind, measure_memory=True, **options)
@@ -225,7 +227,7 @@ def run_e2e(report: Report) -> None:
     for label in latencies:
         r = latencies[label].row()
         rows.append([label, r["n"], r["p50"], r["p95"], r["p99"], r["ack_p50"], r["ack_p99"], r["lost"]])
-    for label in (BOT1, BOT, BOT_PG):
+    for label in (BOT1, BOT, BOT_PG, BOT_NOCHART):
         r = latencies[label].row()
         rows.append([f"ratio {label} / echo", "", r["p50"] / echo["p50"], r["p95"] / echo["p95"],
                      r["p99"] / echo["p99"], r["ack_p50"] / echo["ack_p50"], r["ack_p99"] / echo["ack_p99"], ""])
@@ -266,7 +268,9 @@ def run_e2e(report: Report) -> None:
         f"({bot['ack_p99'] / 30:.2f}% of Slack's 3 s); the reply itself follows in {bot['p50']:.0f} ms "
         f"(p50) to {bot['p99']:.0f} ms (p99) with two workers.",
         f"Sustained with p99 <= 1 s: {best[BOT1]:g}/s with one worker, {best[BOT]:g}/s with two on SQLite, "
-        f"{best[BOT_PG]:g}/s with two on PostgreSQL (echo {best[ECHO]:g}/s). The engine's planning is "
+        f"{best[BOT_PG]:g}/s with two on PostgreSQL, {best[BOT_NOCHART]:g}/s with two and charts off (echo "
+        f"{best[ECHO]:g}/s): the chart is off the answering path but its drawing still takes CPU on the same "
+        "two cores. The engine's planning is "
         f"{engine_ms:.1f} ms of each turn ({engine_ms / bot['p50'] * 100:.0f}% of p50); every turn is CPU-bound "
         "Python, and the load generator and the fake Slack share the same two cores.",
     ]
@@ -281,7 +285,7 @@ def run_e2e(report: Report) -> None:
         ["HTTP ack p99, gpu-advisor (Slack allows 3,000 ms)", f"{bot['ack_p99']:.1f} ms"],
         ["sustained events/s with p99 <= 1 s, none lost or duplicated",
          f"1 worker {best[BOT1]:g}/s; 2 workers SQLite {best[BOT]:g}/s; 2 workers PostgreSQL {best[BOT_PG]:g}/s; "
-         f"echo {best[ECHO]:g}/s" + (" (the highest step tried)" if best[ECHO] == phases[ECHO][-1].rate_per_s
+         f"2 workers charts off {best[BOT_NOCHART]:g}/s; echo {best[ECHO]:g}/s" + (" (the highest step tried)" if best[ECHO] == phases[ECHO][-1].rate_per_s
                                     else "") + " (target: 100/s)"],
         ["peak RSS per worker", "; ".join(f"{label}: " + (" / ".join(f"{k / 1024:.0f}" for k in workers_rss[label])
                                                             or "n/a") + " MiB" for label in latencies)],

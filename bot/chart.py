@@ -115,11 +115,14 @@ def _printable(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=4096)
 def _text_width(font: ImageFont.FreeTypeFont | ImageFont.ImageFont, text: str) -> int:
+    """Cached: the chart process measures the same labels (legend, options, totals) chart after chart."""
     left, _, right, _ = font.getbbox(text)
     return int(math.ceil(right - left))
 
 
+@lru_cache(maxsize=16)
 def _line_height(font: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> int:
     _, top, _, bottom = font.getbbox("Ag$|")
     return int(math.ceil(bottom)) + 2
