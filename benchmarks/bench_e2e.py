@@ -163,3 +163,20 @@ def sustained_rate(harness: Harness, server: Server, rates: Sequence[float], sec
         best = rate
         time.sleep(0.5)  # let the server's queues empty between phases
     return best, phases
+
+
+def engine_ms_per_message(repeat: int) -> float:
+    """Median over MESSAGES of the engine's own time (`advise` on the parsed workload, in process):
+    the part of each reply's latency that is the planner's, not the serving path's."""
+    from benchmarks.bench_core import _time
+    from catalog import open_catalog
+    from engine.advise import advise
+    from parser import Conversation
+
+    catalog = open_catalog()
+    data = catalog.data()
+    medians = []
+    for text in MESSAGES:
+        workload = Conversation(resolver=catalog).turn(text).workload
+        medians.append(_time(lambda w=workload: advise(w, data), max(1, repeat))[0])
+    return percentile(medians, 50)

@@ -232,7 +232,23 @@ class Server:
     url: str
     log_path: Path
     time_path: Path | None = None
-    db_path: Path | None = None
+    db_path: Path | str | None = None
+    workers: int = 1
+
+    def worker_pids(self) -> list[int]:
+        """The serving processes: the workers under a `--workers N` supervisor, else the server itself."""
+        if self.workers <= 1:
+            return [self.server_pid]
+        return [int(p) for p in _children(self.server_pid)]
+
+    def peak_rss_kib(self) -> dict[int, int]:
+        """Peak RSS (VmHWM, KiB) of each serving process now (not the supervisor or chart processes)."""
+        out = {}
+        for pid in self.worker_pids():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                status = Path(f"/proc/{pid}/status").read_text()
+                out[pid] = int(re.search(r"VmHWM:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+        return out
 
     @property
     def server_pid(self) -> int:
@@ -247,6 +263,7 @@ class Server:
         return int(pids[0]) if pids else self.process.pid
 
     def kill9(self) -> None:
+        """SIGKILL the server; its workers (if any) die with it (they asked the kernel to)."""
         os.kill(self.server_pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
@@ -274,6 +291,13 @@ class Server:
             return ""
 
 
+def _children(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+
+
 @dataclass
 class Harness:
     """One fake Slack plus the servers started against it; `close()` stops them all."""
@@ -282,18 +306,19 @@ class Harness:
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-")))
     servers: list[Server] = field(default_factory=list)
 
-    def start(self, kind: str = "bot", *, db_path: Path | None = None, measure_memory: bool = False,
-              timeout: float = 60.0) -> Server:
-        """Start `gpu-advisor serve` (kind "bot") or the bare Bolt echo app (kind "echo") on a free
-        loopback port and wait until it listens."""
+    def start(self, kind: str = "bot", *, db_path: Path | str | None = None, measure_memory: bool = False,
+              timeout: float = 60.0, workers: int = 1, env: dict[str, str] | None = None) -> Server:
+        """Start `gpu-advisor serve --workers N` (kind "bot") or the bare Bolt echo app (kind "echo")
+        on a free loopback port and wait until it listens. `db_path`: a SQLite path or a
+        postgresql:// URL (default: a fresh SQLite file)."""
         db_path = db_path or self.workdir / f"{kind}-{len(self.servers)}.db"
         env = tool_env({
             "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
             "SLACK_API_URL": self.slack.api_url, "GPU_ADVISOR_DB": str(db_path),
-            "GPU_ADVISOR_CATALOG_DIR": str(self.workdir / "catalog-extra"),
+            "GPU_ADVISOR_CATALOG_DIR": str(self.workdir / "catalog-extra"), **(env or {}),
         })
         if kind == "bot":
-            command = [*gpu_advisor_command(), "serve", "--host", "127.0.0.1", "--port", "0"]
+            command = [*gpu_advisor_command(), "serve", "--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
         elif kind == "echo":
             command = [sys.executable, "-m", "benchmarks.echo_app", "--host", "127.0.0.1", "--port", "0"]
         else:
@@ -307,7 +332,7 @@ class Harness:
         with log_path.open("wb") as log:
             process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
                                        start_new_session=True)
-        server = Server(kind, process, "", log_path, time_path, db_path)
+        server = Server(kind, process, "", log_path, time_path, db_path, workers if kind == "bot" else 1)
         self.servers.append(server)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

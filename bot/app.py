@@ -9,6 +9,7 @@ first (`check_token`) and prints one line; Bolt then calls `auth.test` lazily on
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -64,10 +65,12 @@ def check_token(client: WebClient) -> dict:
 
 
 def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: WebClient | None = None,
-              replier: Replier | None = None) -> App:
-    """The Bolt app with every listener registered. HTTP mode verifies signatures; Socket Mode does not need to."""
+              replier: Replier | None = None, oauth_settings: Any = None) -> App:
+    """The Bolt app with every listener registered. HTTP mode verifies signatures; Socket Mode does not need to.
+    With `oauth_settings` (`bot.oauth`), each workspace's token comes from the installation store."""
     app = App(
         client=client or web_client(config),
+        oauth_settings=oauth_settings,
         signing_secret=config.signing_secret or "",
         request_verification_enabled=bool(config.signing_secret),
         token_verification_enabled=False,

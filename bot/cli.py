@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.config import Config, ConfigError
+from bot.config import Config, ConfigError, default_catalog_cache
 
 USAGE_ERROR = 2
 CHAT_HINT = "More: type details, options or formulas."
@@ -51,15 +51,15 @@ def _print_json(data: Any, out: TextIO) -> None:
 
 # --- commands -----------------------------------------------------------------------------------
 def cmd_ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from bot.terminal import DETAILS_HINT, render_terminal
-
     advisor = _advisor(config)
     # a full answer keeps every question (the token count, the data's location); only /vram drops
     # the ones that do not change memory
     response = advisor.respond(advisor.new_conversation(), " ".join(args.text))
-    if args.json:
+    if args.json:  # no templates for JSON: jinja2 and the renderer stay unimported (cold start)
         _print_json(advisor.contract(response), out)
     else:
+        from bot.terminal import DETAILS_HINT, render_terminal
+
         out.write(render_terminal(response, advisor.display_names(), details=args.details, hint=DETAILS_HINT))
     return 0
 
@@ -136,10 +136,25 @@ def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextI
 
 
 def cmd_serve(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from bot.server import start
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
+    if args.worker_index is not None:
+        return _serve_worker(args, config)
+    workers = args.workers
+    if workers is None:
+        from bot.workers import default_workers
+
+        workers = default_workers()
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if workers == 1:
+        return _serve_one(args, config)
+    return _serve_supervised(args, config, workers)
+
+
+def _serve_one(args: argparse.Namespace, config: Config) -> int:
+    from bot.server import start
+
     running = start(config, host=args.host, port=args.port, background=False)
 
     def stop_on_sigterm(signum: int, frame: object) -> None:
@@ -164,11 +179,79 @@ def cmd_serve(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def _serve_supervised(args: argparse.Namespace, config: Config, workers: int) -> int:
+    """N worker processes on one socket (HTTP) or N Socket Mode connections, one store."""
+    from bot.workers import Supervisor
+
+    config.check_for_serve()  # one line here rather than one per worker
+    if not config.oauth:
+        from bot.app import check_token, web_client
+
+        check_token(web_client(config))
+    supervisor = Supervisor(workers, http=not config.socket_mode, host=args.host, port=args.port)
+
+    def stop_on_signal(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    try:
+        try:
+            supervisor.start()
+        except RuntimeError as exc:
+            raise ConfigError(str(exc)) from None
+        if supervisor.http:
+            sys.stderr.write(f"gpu-advisor: listening on {supervisor.url}/slack/events ({workers} workers)\n")
+        else:
+            sys.stderr.write(f"gpu-advisor: connected in Socket Mode ({workers} workers)\n")
+        sys.stderr.flush()
+        supervisor.run_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        supervisor.stop()
+    return 0
+
+
+def _serve_worker(args: argparse.Namespace, config: Config) -> int:
+    """One worker under `_serve_supervised`: serve on the inherited socket until SIGTERM."""
+    import socket
+
+    from bot.server import start
+    from bot.workers import die_with_parent, signal_ready
+
+    die_with_parent()
+    listen = socket.socket(fileno=args.worker_fd) if args.worker_fd is not None else None
+    try:
+        running = start(config, background=False, listen_socket=listen)
+    except ConfigError as exc:
+        sys.stderr.write(f"gpu-advisor serve (worker {args.worker_index}): {exc}\n")
+        return START_ERROR
+
+    def stop_on_sigterm(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the supervisor, which stops us in order
+    signal_ready(args.ready_fd)
+    try:
+        if running.http is not None:
+            running.http.serve_forever(poll_interval=0.2)
+        else:
+            import threading
+
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        running.stop()
+    return 0
+
+
 def cmd_catalog_build(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from catalog import build_catalog
     from catalog.files import data_dirs_or_default
 
-    target = Path(args.db) if args.db else (config.catalog_path or config.db_path.parent / "catalog.db")
+    target = Path(args.db) if args.db else (config.catalog_path or default_catalog_cache())
     dirs = data_dirs_or_default(None) + ([config.catalog_dir] if config.catalog_dir.is_dir() else [])
     out.write(f"{build_catalog(target, dirs)}\n")
     return 0
@@ -303,9 +386,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run the Slack app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP with "
                                    "events, commands and interactivity at POST /slack/events. Environment: "
                                    "SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN, SLACK_API_URL, "
-                                   "GPU_ADVISOR_DB.")
+                                   "GPU_ADVISOR_DB (a SQLite path or a postgresql:// URL), and for installs in "
+                                   "many workspaces SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SCOPES.")
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on in HTTP mode (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=3000, help="port in HTTP mode (default 3000; 0 picks a free one)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="serving processes sharing the port and the store (default: the number of cores)")
+    p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)  # set by the supervisor
+    p.add_argument("--worker-fd", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=cmd_serve)
 
     cat = sub.add_parser("catalog", help="build, list and extend the GPU / model / offer catalog",

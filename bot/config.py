@@ -18,7 +18,7 @@ from typing import Any
 import platformdirs
 
 DEFAULT_API_URL = "https://slack.com/api/"
-SECRET_FIELDS = ("bot_token", "signing_secret", "app_token", "hf_token")
+SECRET_FIELDS = ("bot_token", "signing_secret", "app_token", "hf_token", "client_secret", "db_path")
 FALSE_WORDS = ("0", "false", "no", "off")  # for on/off switches such as GPU_ADVISOR_CHARTS
 # Token shapes Slack issues; anything matching is scrubbed from log output even if it is not ours.
 _TOKEN_PATTERN = re.compile(r"\b(xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+)")
@@ -45,7 +45,7 @@ class Config:
     signing_secret: str | None = None
     app_token: str | None = None
     api_url: str = DEFAULT_API_URL
-    db_path: Path = field(default_factory=default_db_path)
+    db_path: Path | str = field(default_factory=default_db_path)  # a SQLite file or a postgresql:// URL
     catalog_path: Path | None = None  # the SQLite catalog (a cache of catalog/data); None: built in memory
     catalog_dir: Path = field(default_factory=lambda: default_db_path().parent / "catalog")  # imported rows
     thread_ttl_days: float = 30.0  # threads untouched this long are purged (see docs/slack.md)
@@ -67,6 +67,12 @@ class Config:
     # price refresh (docs/catalog.md): where SkyPilot's vms.csv files live, and how often `serve` refreshes
     catalog_url: str | None = None  # GPU_ADVISOR_CATALOG_URL; None: catalog.refresh.DEFAULT_BASE_URL
     refresh_hours: float | None = None  # GPU_ADVISOR_REFRESH_HOURS; None: no scheduled refresh
+    chart_process: bool = True  # draw charts in a separate process (GPU_ADVISOR_CHART_PROCESS=0: inline)
+    # OAuth install in many workspaces (all three set): tokens come from the installation store
+    client_id: str | None = None
+    client_secret: str | None = None
+    scopes: tuple[str, ...] = ()
+    oauth_redirect_uri: str | None = None  # SLACK_REDIRECT_URI: https://YOUR-HOST/slack/oauth_redirect
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -81,6 +87,7 @@ class Config:
         if not api_url.endswith("/"):
             api_url += "/"
         db = get("GPU_ADVISOR_DB")
+        scopes = get("SLACK_SCOPES")
         catalog = get("GPU_ADVISOR_CATALOG_DB")
         catalog_dir = get("GPU_ADVISOR_CATALOG_DIR")
         return cls(
@@ -88,7 +95,7 @@ class Config:
             signing_secret=get("SLACK_SIGNING_SECRET"),
             app_token=get("SLACK_APP_TOKEN"),
             api_url=api_url,
-            db_path=Path(db).expanduser() if db else default_db_path(),
+            db_path=(db if is_database_url(db) else Path(db).expanduser()) if db else default_db_path(),
             catalog_path=Path(catalog).expanduser() if catalog else default_catalog_cache(),
             catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else default_db_path().parent / "catalog",
             charts=(get("GPU_ADVISOR_CHARTS") or "1").lower() not in FALSE_WORDS,
@@ -99,6 +106,11 @@ class Config:
             hf_offline=(get("HF_HUB_OFFLINE") or "0").lower() not in FALSE_WORDS,
             catalog_url=get("GPU_ADVISOR_CATALOG_URL"),
             refresh_hours=_positive_hours(get("GPU_ADVISOR_REFRESH_HOURS")),
+            chart_process=(get("GPU_ADVISOR_CHART_PROCESS") or "1").lower() not in FALSE_WORDS,
+            client_id=get("SLACK_CLIENT_ID"),
+            client_secret=get("SLACK_CLIENT_SECRET"),
+            scopes=tuple(s.strip() for s in scopes.split(",") if s.strip()) if scopes else (),
+            oauth_redirect_uri=get("SLACK_REDIRECT_URI"),
         )
 
     def hub_settings(self) -> Any:
@@ -110,12 +122,35 @@ class Config:
         return HubSettings(endpoint=self.hf_endpoint, token=self.hf_token, offline=self.hf_offline)
 
     @property
+    def oauth(self) -> bool:
+        """Installed per workspace through Slack's OAuth flow: SLACK_CLIENT_ID, SLACK_CLIENT_SECRET
+        and SLACK_SCOPES set. Otherwise one bot token from the environment (the default)."""
+        return bool(self.client_id and self.client_secret and self.scopes)
+
+    @property
     def socket_mode(self) -> bool:
         """Socket Mode when an app-level token is present: no public URL needed."""
         return self.app_token is not None
 
     def check_for_serve(self) -> None:
         """Raise ConfigError naming the first variable that is missing or has the wrong shape."""
+        if self.client_id or self.client_secret or self.scopes:
+            missing = [name for name, value in (("SLACK_CLIENT_ID", self.client_id),
+                                                ("SLACK_CLIENT_SECRET", self.client_secret),
+                                                ("SLACK_SCOPES", self.scopes)) if not value]
+            if missing:
+                raise ConfigError(f"{', '.join(missing)} not set: the OAuth install needs SLACK_CLIENT_ID, "
+                                  "SLACK_CLIENT_SECRET and SLACK_SCOPES together")
+            if self.socket_mode:
+                raise ConfigError("the OAuth install serves /slack/install over HTTP: unset SLACK_APP_TOKEN")
+            if not self.signing_secret:
+                raise ConfigError("SLACK_SIGNING_SECRET is not set: HTTP mode needs it to verify requests")
+            if self.bot_token:
+                raise ConfigError("SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: choose one token from the "
+                                  "environment or per-workspace installs, not both")
+            if not re.match(r"^https?://", self.api_url):
+                raise ConfigError(f"SLACK_API_URL must be an http(s) URL, got {self.api_url!r}")
+            return
         if not self.bot_token:
             raise ConfigError("SLACK_BOT_TOKEN is not set: export the bot token (xoxb-...) from the app's OAuth page")
         if not self.bot_token.startswith("xoxb-"):
@@ -135,13 +170,21 @@ class Config:
             raise ConfigError(f"SLACK_API_URL must be an http(s) URL, got {self.api_url!r}")
 
     def secrets(self) -> list[str]:
-        return [v for v in (getattr(self, f) for f in SECRET_FIELDS) if v]
+        """What must never appear in a log line (a database URL can hold a password)."""
+        out = [v for v in (getattr(self, f) for f in SECRET_FIELDS) if isinstance(v, str) and v]
+        password = _url_password(self.db_path)
+        return [*out, password] if password else out
 
     def __repr__(self) -> str:
         parts = []
         for f in fields(self):
             value = getattr(self, f.name)
-            shown = ("'***'" if value else "None") if f.name in SECRET_FIELDS else repr(value)
+            if f.name == "db_path" and is_database_url(value):
+                shown = repr(_without_password(str(value)))
+            elif f.name in SECRET_FIELDS and f.name != "db_path":
+                shown = "'***'" if value else "None"
+            else:
+                shown = repr(value)
             parts.append(f"{f.name}={shown}")
         return f"Config({', '.join(parts)})"
 
@@ -158,6 +201,22 @@ def _positive_hours(value: str | None) -> float | None:
         logging.getLogger(__name__).warning("GPU_ADVISOR_REFRESH_HOURS=%r is not a number: no scheduled refresh", value)
         return None
     return hours if hours > 0 else None
+def is_database_url(value: object) -> bool:
+    """GPU_ADVISOR_DB holds a PostgreSQL URL (shared by several hosts) rather than a SQLite path."""
+    return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
+
+
+def _url_password(value: object) -> str | None:
+    if not is_database_url(value):
+        return None
+    from urllib.parse import urlsplit
+
+    return urlsplit(str(value)).password
+
+
+def _without_password(url: str) -> str:
+    password = _url_password(url)
+    return url.replace(f":{password}@", ":***@", 1) if password else url
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from slack_bolt import App, BoltRequest
@@ -26,9 +28,19 @@ MAX_BODY_BYTES = 5 * 1024 * 1024
 class SlackHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, app: App, host: str = "127.0.0.1", port: int = 3000) -> None:
+    def __init__(self, app: App, host: str = "127.0.0.1", port: int = 3000, *,
+                 sock: socket.socket | None = None, oauth: Any = None) -> None:
+        """`sock`: an already listening socket shared with other worker processes (`bot.workers`).
+        `oauth`: Bolt's OAuthFlow when the app is installed per workspace (GET install and redirect)."""
         self.app = app
-        super().__init__((host, port), _Handler)
+        self.oauth = oauth
+        if sock is None:
+            super().__init__((host, port), _Handler)
+        else:
+            super().__init__(sock.getsockname()[:2], _Handler, bind_and_activate=False)
+            self.socket.close()
+            self.socket = sock
+            self.server_address = sock.getsockname()[:2]
         self._thread: threading.Thread | None = None
 
     @property
@@ -55,10 +67,32 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if urlparse(self.path).path == HEALTH_PATH:
+        url = urlparse(self.path)
+        oauth = self.server.oauth
+        if url.path == HEALTH_PATH:
             self._send(200, json.dumps({"ok": True}), {"Content-Type": ["application/json"]})
+        elif oauth is not None and url.path in (oauth.install_path, oauth.redirect_uri_path):
+            # Bolt's OAuth flow: the "Add to Slack" page, then Slack's redirect with the code
+            query: dict[str, Sequence[str]] = dict(parse_qs(url.query))
+            request = BoltRequest(body="", query=query, headers=self._headers())
+            try:
+                if url.path == oauth.install_path:
+                    response = oauth.handle_installation(request)
+                else:
+                    response = oauth.handle_callback(request)
+            except Exception:
+                log.exception("OAuth %s failed", url.path)
+                self._send(500, "internal error", {})
+                return
+            self._send(response.status, response.body, response.headers)
         else:
             self._send(404, "not found", {})
+
+    def _headers(self) -> dict[str, str | Sequence[str]]:
+        headers: dict[str, str | Sequence[str]] = {}
+        for name, value in self.headers.items():
+            headers[name.lower()] = [*headers.get(name.lower(), []), value]
+        return headers
 
     def do_POST(self) -> None:  # noqa: N802
         url = urlparse(self.path)
@@ -74,9 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(413, "too large", {})
             return
         body = self.rfile.read(max(0, length)).decode("utf-8", errors="replace")
-        headers: dict[str, str | Sequence[str]] = {}
-        for name, value in self.headers.items():
-            headers[name.lower()] = [*headers.get(name.lower(), []), value]
+        headers = self._headers()
         query: dict[str, Sequence[str]] = dict(parse_qs(url.query))
         try:
             request = BoltRequest(body=body, query=query, headers=headers)

@@ -1,4 +1,4 @@
-"""Slack events as a small state machine in SQLite, so an acknowledged event is answered exactly
+"""Slack events as a small state machine in the shared store (`bot.store`), so an acknowledged event is answered exactly
 once even when the process dies between the ack and the answer.
 
     (new) --claim--> claimed --the turn commits (scenario + "done" + reply in the outbox)--> done
@@ -15,7 +15,8 @@ Why an owner per process: Bolt acks an event before the listener runs (Slack wan
 drop it. Each process registers in `owners` and heartbeats; a claim is orphaned when its owner's
 heartbeat is stale, or, on the same host, its pid is gone (or is our own pid under another owner
 id: a container restarted as pid 1 again). Taking a claim over is one UPDATE conditioned on the old
-owner inside `BEGIN IMMEDIATE`, so two processes starting at once cannot both take it.
+owner (SQLite: inside `BEGIN IMMEDIATE`; PostgreSQL: on a row locked `FOR UPDATE`, and the replay
+skips rows another process has locked), so two processes starting at once cannot both take it.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import sqlite3
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.state import ThreadKey, ThreadStore
+from bot.store import Connection
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,9 @@ class EventJournal:
     def register(self) -> None:
         now = self.store.clock()
         with self.store.transaction() as conn:
-            conn.execute("insert or replace into owners (owner, host, pid, started_at, beat_at) values (?, ?, ?, ?, ?)",
+            conn.execute("insert into owners (owner, host, pid, started_at, beat_at) values (?, ?, ?, ?, ?)"
+                         " on conflict (owner) do update set host = excluded.host, pid = excluded.pid,"
+                         " started_at = excluded.started_at, beat_at = excluded.beat_at",
                          [self.owner.id, self.owner.host, self.owner.pid, now, now])
 
     def heartbeat(self) -> None:
@@ -100,11 +103,11 @@ class EventJournal:
         with self.store.transaction() as conn:
             conn.execute("delete from owners where owner = ?", [self.owner.id])
 
-    def is_dead(self, conn: sqlite3.Connection, owner: str | None) -> bool:
+    def is_dead(self, conn: Connection, owner: str | None) -> bool:
         """Whether `owner` (another process's id) is gone; the outbox asks this about its leases."""
         return self._dead(conn, owner)
 
-    def _dead(self, conn: sqlite3.Connection, owner: str | None) -> bool:
+    def _dead(self, conn: Connection, owner: str | None) -> bool:
         if owner == self.owner.id:
             return False
         row = conn.execute("select host, pid, beat_at from owners where owner = ?", [owner]).fetchone()
@@ -122,18 +125,20 @@ class EventJournal:
         """True when this process should handle the event: first delivery, or a re-delivery of a claim
         whose owner died (taken over). False for every other re-delivery."""
         now = self.store.clock()
+        key = request.key if request else None
         with self.store.transaction() as conn:
-            row = conn.execute("select state, owner, seen_at, coalesce(replays, 0) from events where event_id = ?",
-                               [event_id]).fetchone()
-            if row is None:
-                key = request.key if request else None
-                conn.execute(
-                    "insert into events (event_id, seen_at, state, owner, team_id, channel, thread_ts, user, text,"
-                    " kind, replays) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                    [event_id, now, CLAIMED if request else DONE, self.owner.id, key and key.team_id,
-                     key and key.channel, key and key.thread_ts, request and request.user,
-                     request and request.text, request and request.kind])
+            inserted = conn.execute(
+                'insert into events (event_id, seen_at, state, owner, team_id, channel, thread_ts, "user", text,'
+                " kind, replays) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) on conflict do nothing",
+                [event_id, now, CLAIMED if request else DONE, self.owner.id, key and key.team_id,
+                 key and key.channel, key and key.thread_ts, request and request.user,
+                 request and request.text, request and request.kind]).rowcount
+            if inserted == 1:
                 return True
+            row = conn.execute("select state, owner, seen_at, coalesce(replays, 0) from events where event_id = ?"
+                               " for update", [event_id]).fetchone()
+            if row is None:  # purged in between: a day-old re-delivery
+                return False
             state, owner, seen_at, replays = row
             if state != CLAIMED or not self._dead(conn, owner):
                 return False
@@ -163,8 +168,9 @@ class EventJournal:
         taken: list[TurnRequest] = []
         with self.store.transaction() as conn:
             rows = conn.execute(
-                "select event_id, owner, seen_at, coalesce(replays, 0), team_id, channel, thread_ts, user, text, kind"
-                " from events where state = ? and owner is not ? order by seen_at", [CLAIMED, self.owner.id]).fetchall()
+                'select event_id, owner, seen_at, coalesce(replays, 0), team_id, channel, thread_ts, "user", text, kind'
+                " from events where state = ? and owner is not ? order by seen_at for update skip locked",
+                [CLAIMED, self.owner.id]).fetchall()
             dead: dict[str | None, bool] = {}
             for event_id, owner, seen_at, replays, team_id, channel, thread_ts, user, text, kind in rows:
                 if owner not in dead:

@@ -1,15 +1,20 @@
-"""Replies on their way to Slack, stored first and sent from SQLite, so a Slack outage longer than
-the Web API client's own retries (429 after Retry-After, 5xx with back-off) loses nothing.
+"""Replies on their way to Slack, stored first and sent from the shared store (`bot.store`), so a
+Slack outage longer than the Web API client's own retries (429 after Retry-After, 5xx with
+back-off) loses nothing.
 
-Every reply is written to `outbox` in the same transaction as the turn that produced it, then sent
-at once by the listener (`deliver`); what Slack does not accept stays queued and the background
+Every reply is written to `outbox` in the same transaction as the turn that produced it (leased to
+the listener's process in that same transaction when it heads its thread's queue), then sent at
+once by the listener (`deliver`); settling a sent row and leasing the next is one transaction, so
+an answered turn costs three write transactions: claim, commit, settle. What Slack does not accept stays queued and the background
 loop (`bot.recovery`) retries it with exponential back-off (`retry_base_s` doubling up to
 `retry_max_s`, at least Retry-After) until it is `max_age_s` old, then drops it with a log line.
 The queue is drained on start, so queued replies survive a restart.
 
 Order: only the oldest row of a thread (team, channel, thread_ts) may be sent, under a lease
-(a token and an expiry, taken in `BEGIN IMMEDIATE`), so replies in one thread arrive in the order
-they were produced, also with several senders or processes; a later reply waits behind a failing one.
+(a token and an expiry; SQLite: taken in `BEGIN IMMEDIATE`, PostgreSQL: on the head row taken
+`FOR UPDATE SKIP LOCKED`, and writers of one thread's queue serialised by an advisory lock), so
+replies in one thread arrive in the order they were produced, also with several senders or
+processes or hosts; a later reply waits behind a failing one.
 
 Delivered means Slack answered `ok: true`: the row is deleted then. An `ok: false` that is not
 transient (`channel_not_found`, `invalid_blocks`...) is final: the row is dropped and, for an
@@ -22,7 +27,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +38,7 @@ from slack_sdk.errors import SlackApiError
 from bot.journal import EventJournal
 from bot.limits import Message
 from bot.state import ThreadKey, ThreadStore
+from bot.store import Connection
 
 log = logging.getLogger(__name__)
 
@@ -68,16 +73,34 @@ class Outbox:
         self.apology = apology  # what replaces an answer Slack refused for good
 
     def enqueue(self, key: ThreadKey, messages: Sequence[Message], *, kind: str = "answer",
-                event_id: str | None = None) -> None:
-        """Queue `messages` behind the thread's earlier replies (joins the caller's transaction)."""
+                event_id: str | None = None, lease: bool = False) -> Row | None:
+        """Queue `messages` behind the thread's earlier replies (joins the caller's transaction).
+
+        With `lease`, the first message is leased to this process in the same transaction when it is
+        the thread's head (nothing queued before it), and returned: the caller sends it right after
+        the commit without another transaction (`deliver(..., leased=row)`)."""
         now = self.store.clock()
+        leased: Row | None = None
         with self.store.transaction() as conn:
+            self.store.backend.lock_thread(key.team_id, key.channel, key.thread_ts)
+            head_free = lease and conn.execute(
+                "select 1 from outbox where team_id = ? and channel = ? and thread_ts = ? limit 1",
+                [key.team_id, key.channel, key.thread_ts]).fetchone() is None
             for message in messages:
-                conn.execute(
+                blocks = json.dumps(message.blocks) if message.blocks is not None else None
+                token = self._token() if head_free and leased is None else None
+                row_id = conn.execute(
                     "insert into outbox (team_id, channel, thread_ts, text, blocks, kind, event_id, created_at,"
-                    " attempts, next_attempt_at) values (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
-                    [key.team_id, key.channel, key.thread_ts, message.text,
-                     json.dumps(message.blocks) if message.blocks is not None else None, kind, event_id, now, now])
+                    " attempts, next_attempt_at, lease, lease_until) values (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)"
+                    " returning id",
+                    [key.team_id, key.channel, key.thread_ts, message.text, blocks, kind, event_id, now, now,
+                     token, now + self.lease_s if token else None]).fetchone()[0]
+                if token is not None:
+                    leased = Row(int(row_id), key, message.text, message.blocks, kind, now, 0, token)
+        return leased
+
+    def _token(self) -> str:
+        return f"{self.journal.owner.id if self.journal else ''}#{uuid.uuid4().hex}"
 
     def pending(self, key: ThreadKey | None = None) -> int:
         with self.store.transaction() as conn:
@@ -87,43 +110,69 @@ class Outbox:
                                     [key.team_id, key.channel, key.thread_ts]).fetchone()[0])
 
     # --- sending -----------------------------------------------------------------------------
-    def deliver(self, client: WebClient, key: ThreadKey) -> bool:
-        """Send the thread's due replies in order; True when its queue is empty afterwards."""
-        while True:
+    def deliver(self, client: WebClient, key: ThreadKey, *, leased: Row | None = None) -> bool:
+        """Send the thread's due replies in order (starting with `leased`, already ours); True when
+        its queue is empty afterwards. Settling a sent row and leasing the next is one transaction."""
+        row = leased
+        if row is None:
             row, empty = self._lease_head(key)
             if row is None:
                 return empty
-            if not self._send(client, row):
+        while row is not None:
+            settled = self._send(client, row)
+            if not settled:
                 return False
+            row, empty = self._settle(row, lease_next=True)
+            if row is None:
+                return empty
+        return True
 
-    def drain(self, client: WebClient) -> None:
-        """Deliver every thread with a reply due (the background loop's job, and the start-up drain)."""
+    def drain(self, client: WebClient | Callable[[str], WebClient | None]) -> None:
+        """Deliver every thread with a reply due (the background loop's job, and the start-up drain).
+        `client` is one client, or a function from a team id to its client (OAuth installs; None
+        when the workspace has no installation any more: its replies are dropped)."""
         now = self.store.clock()
         with self.store.transaction() as conn:
             keys = [ThreadKey(*r) for r in conn.execute(
                 "select team_id, channel, thread_ts from outbox group by team_id, channel, thread_ts"
                 " having min(next_attempt_at) <= ? order by min(id)", [now]).fetchall()]
         for key in keys:
-            self.deliver(client, key)
+            team_client = client(key.team_id) if callable(client) and not isinstance(client, WebClient) else client
+            if team_client is None:
+                dropped = self.store.forget_team(key.team_id)
+                log.warning("replies for workspace %s dropped: it has no installation (%d threads)", key.team_id,
+                            dropped)
+                continue
+            self.deliver(team_client, key)  # type: ignore[arg-type]
 
     def _lease_head(self, key: ThreadKey) -> tuple[Row | None, bool]:
-        now = self.store.clock()
         with self.store.transaction() as conn:
-            head = conn.execute(
-                "select id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until, lease from outbox"
-                " where team_id = ? and channel = ? and thread_ts = ? order by id limit 1",
-                [key.team_id, key.channel, key.thread_ts]).fetchone()
-            if head is None:
+            return self._lease_head_in(conn, key)
+
+    def _lease_head_in(self, conn: Connection, key: ThreadKey) -> tuple[Row | None, bool]:
+        """Lease the thread's oldest row if it is due and nobody live holds it. PostgreSQL: the head
+        is taken `FOR UPDATE SKIP LOCKED`, so a sender that finds another one leasing it moves on."""
+        now = self.store.clock()
+        where = [key.team_id, key.channel, key.thread_ts]
+        head = conn.execute(
+            "select id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until, lease from outbox"
+            " where team_id = ? and channel = ? and thread_ts = ? and id = (select min(id) from outbox"
+            " where team_id = ? and channel = ? and thread_ts = ?) for update skip locked",
+            [*where, *where]).fetchone()
+        if head is None:
+            if conn.execute("select 1 from outbox where team_id = ? and channel = ? and thread_ts = ? limit 1",
+                            where).fetchone() is None:
                 return None, True
-            row_id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until, held_by = head
-            leased = (lease_until or 0) > now and not self._holder_dead(conn, held_by)
-            if leased or next_attempt_at > now:
-                return None, False  # another sender has it, or it is backing off: later rows wait
-            lease = f"{self.journal.owner.id if self.journal else ''}#{uuid.uuid4().hex}"
-            conn.execute("update outbox set lease = ?, lease_until = ? where id = ?", [lease, now + self.lease_s, row_id])
+            return None, False  # another sender is leasing the head right now
+        row_id, text, blocks, kind, created_at, attempts, next_attempt_at, lease_until, held_by = head
+        leased = (lease_until or 0) > now and not self._holder_dead(conn, held_by)
+        if leased or next_attempt_at > now:
+            return None, False  # another sender has it, or it is backing off: later rows wait
+        lease = self._token()
+        conn.execute("update outbox set lease = ?, lease_until = ? where id = ?", [lease, now + self.lease_s, row_id])
         return Row(row_id, key, text, json.loads(blocks) if blocks else None, kind, created_at, attempts, lease), False
 
-    def _holder_dead(self, conn: sqlite3.Connection, lease: str | None) -> bool:
+    def _holder_dead(self, conn: Connection, lease: str | None) -> bool:
         owner = (lease or "").partition("#")[0]
         if not owner or self.journal is None:
             return False
@@ -143,7 +192,7 @@ class Outbox:
                 retry_after = headers.get("Retry-After") or headers.get("retry-after") or 0
                 self._retry_later(row, f"{status} {error}", float(retry_after))
                 return False
-            self._remove(row)
+            self._settle(row)
             log.error("reply in %s/%s refused by Slack (%s); dropped", row.key.channel, row.key.thread_ts or "top level",
                       error)
             if row.kind == "answer" and self.apology is not None:
@@ -152,18 +201,22 @@ class Outbox:
         except Exception as exc:  # network or timeout: Slack may or may not have it (at least once)
             self._retry_later(row, exc.__class__.__name__, 0.0)
             return False
-        self._remove(row)
         return True
 
-    def _remove(self, row: Row) -> None:
+    def _settle(self, row: Row, *, lease_next: bool = False) -> tuple[Row | None, bool]:
+        """Delete a row that was sent (or dropped for good); with `lease_next`, lease the thread's
+        next due row in the same transaction. Returns (next row, whether the queue is empty)."""
         with self.store.transaction() as conn:
             conn.execute("delete from outbox where id = ? and lease = ?", [row.id, row.lease])
+            if lease_next:
+                return self._lease_head_in(conn, row.key)
+        return None, False
 
     def _retry_later(self, row: Row, error: str, retry_after_s: float) -> None:
         now = self.store.clock()
         attempts = row.attempts + 1
         if now - row.created_at >= self.max_age_s:
-            self._remove(row)
+            self._settle(row)
             log.error("reply in %s/%s dropped after %d attempts over %.0f s: Slack kept failing (%s)",
                       row.key.channel, row.key.thread_ts or "top level", attempts, now - row.created_at, error)
             return

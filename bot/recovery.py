@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from slack_sdk import WebClient
 
@@ -20,10 +21,10 @@ log = logging.getLogger(__name__)
 
 
 class Maintenance:
-    def __init__(self, replier: Replier, client: WebClient, *, tick_s: float = 0.5, heartbeat_s: float = 2.0,
+    def __init__(self, replier: Replier, client: WebClient | Callable[[str], WebClient | None], *, tick_s: float = 0.5, heartbeat_s: float = 2.0,
                  replay_every_s: float = 5.0, purge_every_s: float = 3600.0) -> None:
         self.replier = replier
-        self.client = client
+        self.client = client  # one client, or workspace id -> its client (OAuth installs)
         self.tick_s = tick_s
         self.heartbeat_s = heartbeat_s
         self.replay_every_s = replay_every_s
@@ -57,11 +58,23 @@ class Maintenance:
                 self._guard(name, duty)
         self._guard("outbox", lambda: self.outbox.drain(self.client))
 
+    def client_for(self, team_id: str) -> WebClient | None:
+        if isinstance(self.client, WebClient):
+            return self.client
+        return self.client(team_id)
+
     def replay(self) -> None:
         for request in self.journal.orphans():
+            client = self.client_for(request.key.team_id)
+            if client is None:
+                log.warning("event %s not re-run: workspace %s has no installation any more", request.event_id,
+                            request.key.team_id)
+                with self.replier.store.transaction():
+                    self.journal.finish(request.event_id or "")
+                continue
             log.info("re-running event %s in %s/%s: its process stopped before answering", request.event_id,
                      request.key.channel, request.key.thread_ts or "top level")
-            self.replier.answer(self.client, request)
+            self.replier.answer(client, request)
 
     def _guard(self, name: str, duty) -> None:  # type: ignore[no-untyped-def]
         try:

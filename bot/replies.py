@@ -25,10 +25,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.chart import tco_chart_png
+from bot.chart_worker import ChartWorker
 from bot.details import build_details_view, build_options_view, render_details, render_options
 from bot.journal import EventJournal, TurnRequest
 from bot.limits import Message, fit_message
 from bot.outbox import Outbox
+from bot.outbox import Row as OutboxRow
 from bot.render import build_chart_view, build_formulas_view, render_error, render_formulas, render_response
 from bot.routing import thread_key as thread_key  # re-exported for the listeners
 from bot.service import Advisor, Response, thread_word
@@ -36,6 +38,13 @@ from bot.state import StaleThread, ThreadKey, ThreadStore
 from engine.models import Advice
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A turn's transaction went through; `leased`: its first reply, ours to send at once."""
+
+    leased: OutboxRow | None
 
 
 @dataclass
@@ -46,6 +55,7 @@ class Replier:
     tables: bool = False  # the comparison as a Slack table block (workspaces that support it)
     journal: EventJournal = None  # type: ignore[assignment]  # default: a journal for this process
     outbox: Outbox = None  # type: ignore[assignment]  # default: retries with the documented back-off
+    chart_worker: ChartWorker | None = None  # None: charts drawn inline (after the reply was sent)
     hold_turns: bool = False  # tests only (GPU_ADVISOR_TEST_HOLD_TURNS): block after the claim, never answer
 
     def __post_init__(self) -> None:
@@ -84,9 +94,10 @@ class Replier:
                     messages = render_response(response, self.advisor.display_names(), tables=self.tables,
                                                charts=self.charts)
                     try:
-                        if not self._commit(key, event_id, messages, conversation=conversation.to_dict(),
-                                            advice_json=response.advice_json(),
-                                            version=state.version if state else 0):
+                        committed = self._commit(key, event_id, messages, conversation=conversation.to_dict(),
+                                                 advice_json=response.advice_json(),
+                                                 version=state.version if state else 0)
+                        if not committed:
                             return None
                         break
                     except StaleThread:  # another process saved this thread meanwhile: start again from its state
@@ -97,22 +108,22 @@ class Replier:
             log.exception("turn failed in %s/%s", key.channel, key.thread_ts or "top level")
             self.apologise(client, key, event_id=event_id)
             return None
-        self.outbox.deliver(client, key)
+        self.outbox.deliver(client, key, leased=committed.leased)  # the chart is offered, not pushed
         return response
 
     def _commit(self, key: ThreadKey, event_id: str | None, messages: list[Message], *, kind: str = "answer",
                 conversation: dict[str, Any] | None = None, advice_json: str | None = None,
-                version: int | None = None) -> bool:
-        """One transaction: event done (if it is still ours), scenario saved (if given), reply queued.
-        False, with nothing written, when another process has taken the event over."""
+                version: int | None = None) -> Committed | None:
+        """One transaction: event done (if it is still ours), scenario saved (if given), reply queued
+        and, when it heads its thread's queue, leased to this process. None, with nothing written,
+        when another process has taken the event over."""
         with self.store.transaction():
             if event_id and not self.journal.finish(event_id):
                 log.info("event %s was taken over by another process; not answering it here", event_id)
-                return False
+                return None
             if conversation is not None:
                 self.store.save(key, conversation, advice_json, expected_version=version)
-            self.outbox.enqueue(key, messages, kind=kind, event_id=event_id)
-        return True
+            return Committed(self.outbox.enqueue(key, messages, kind=kind, event_id=event_id, lease=True))
 
     def upload_chart(self, client: WebClient, key: ThreadKey, response: Response) -> bool:
         """Upload the TCO chart of `response` to the thread; False (logged) when there is none or it failed."""
@@ -120,10 +131,16 @@ class Replier:
             view = build_chart_view(response, self.advisor.display_names())
             if view is None:
                 return False
+            if self.chart_worker is not None:  # drawn in another process, uploaded from its thread
+                self.chart_worker.submit(view, lambda png: self.upload_png(client, key, view, png))
+                return True
             png = tco_chart_png(view.bars, view.title, view.subtitle)
         except Exception:  # a drawing bug: worth a traceback (no network, nothing secret involved)
             log.exception("TCO chart could not be drawn for %s/%s", key.channel, key.thread_ts)
             return False
+        return self.upload_png(client, key, view, png)
+
+    def upload_png(self, client: WebClient, key: ThreadKey, view: Any, png: bytes) -> bool:
         try:
             client.files_upload_v2(
                 channel=key.channel,
@@ -190,7 +207,7 @@ class Replier:
     def apologise(self, client: WebClient, key: ThreadKey, *, event_id: str | None = None) -> None:
         """The apology goes through the outbox too, so it survives an outage like any reply."""
         try:
-            if self._commit(key, event_id, render_error(), kind="apology"):
-                self.outbox.deliver(client, key)
+            if committed := self._commit(key, event_id, render_error(), kind="apology"):
+                self.outbox.deliver(client, key, leased=committed.leased)
         except Exception:  # the database itself is failing: the log is all we can do
             log.exception("could not queue the apology in %s/%s", key.channel, key.thread_ts)

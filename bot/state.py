@@ -1,7 +1,8 @@
-"""Per-thread scenarios in SQLite, so a thread can be refined after a restart; the one connection
+"""Per-thread scenarios in the shared store (SQLite by default, PostgreSQL for several hosts; see
+`bot.store`), so a thread can be refined after a restart or on another process; the one connection
 the event journal (`bot.journal`) and the reply outbox (`bot.outbox`) share.
 
-Layout (sqlite-utils, WAL so a reader never blocks the writer):
+Layout (`bot.store.schema`; SQLite in WAL so a reader never blocks the writer):
 - `threads`: one row per (team_id, channel, thread_ts) with the parser's `Conversation.to_dict()`
   and the last `Advice` as JSON (the engine's diff needs the previous advice to say what changed),
   plus a `version` bumped by every save (a turn saves only over the version it started from).
@@ -9,8 +10,8 @@ Layout (sqlite-utils, WAL so a reader never blocks the writer):
 - `events`, `owners`: Slack event ids and their state (claimed -> done); see `bot.journal`.
 - `outbox`: replies not yet accepted by Slack; see `bot.outbox`.
 
-Transactions: the connection is in autocommit mode and `transaction()` opens `BEGIN IMMEDIATE`, so a
-turn's scenario, its event's "done" mark and its reply land together or not at all.
+Transactions: the connection is in autocommit mode and `transaction()` opens one (`BEGIN IMMEDIATE`
+on SQLite), so a turn's scenario, its event's "done" mark and its reply land together or not at all.
 
 Expiry: a thread untouched for `ttl_days` (30 by default) is deleted, and event ids are kept for a
 day (Slack retries within minutes). `purge()` runs at start-up and then hourly (`bot.recovery`).
@@ -19,7 +20,6 @@ day (Slack retries within minutes). `purge()` runs at start-up and then hourly (
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -28,9 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
+from bot.store import Backend, Connection, open_backend
+from bot.store.schema import TABLES, create_statements
 
 EVENT_TTL_S = 24 * 3600.0
+SCHEMA_LOCK_ID = 0x6770_7561  # PostgreSQL advisory lock taken while creating or upgrading the tables
 OWNER_TTL_S = 24 * 3600.0
 
 
@@ -57,64 +59,40 @@ class ThreadState:
 
 
 class ThreadStore:
-    """Thread scenarios (and the journal's and outbox's tables). Safe to share between threads."""
+    """Thread scenarios (and the journal's and outbox's tables). Safe to share between threads.
 
-    def __init__(self, path: str | Path | None = None, *, ttl_days: float = 30.0, clock=time.time) -> None:
-        if path is None or str(path) == ":memory:":
-            conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        else:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=10, isolation_level=None)
-        self.db = sqlite_utils.Database(conn)
+    `target`: a path (SQLite, WAL), None (SQLite in memory) or a `postgresql://` URL (several hosts
+    on one database); see `bot.store`."""
+
+    def __init__(self, target: str | Path | None = None, *, ttl_days: float = 30.0, clock=time.time) -> None:
+        self.backend: Backend = open_backend(target)
+        self.target = target
         self.ttl_days = ttl_days
         self.clock = clock
         self._lock = threading.RLock()  # one connection, many listener threads
         self._depth = 0  # nesting of transaction() in the thread holding _lock
         self._thread_locks: dict[ThreadKey, threading.Lock] = {}
-        if path is not None and str(path) != ":memory:":
-            self.db.enable_wal()
         self._create()
 
+    @property
+    def dialect(self) -> str:
+        return self.backend.name
+
     def _create(self) -> None:
-        with self._lock:
-            self.db.table("threads").create(
-                {"team_id": str, "channel": str, "thread_ts": str, "conversation": str, "advice": str,
-                 "created_at": float, "updated_at": float, "version": int},
-                pk=("team_id", "channel", "thread_ts"), if_not_exists=True,
-            )
-            self.db.table("threads").create_index(["updated_at"], if_not_exists=True)
-            self.db.table("events").create(
-                {"event_id": str, "seen_at": float, "state": str, "owner": str, "team_id": str, "channel": str,
-                 "thread_ts": str, "user": str, "text": str, "kind": str, "replays": int},
-                pk="event_id", if_not_exists=True,
-            )
-            self.db.table("owners").create(
-                {"owner": str, "host": str, "pid": int, "started_at": float, "beat_at": float},
-                pk="owner", if_not_exists=True,
-            )
-            self.db.table("outbox").create(
-                {"id": int, "team_id": str, "channel": str, "thread_ts": str, "text": str, "blocks": str,
-                 "kind": str, "event_id": str, "created_at": float, "attempts": int, "next_attempt_at": float,
-                 "lease": str, "lease_until": float, "last_error": str},
-                pk="id", if_not_exists=True,
-            )
-            self.db.table("outbox").create_index(["team_id", "channel", "thread_ts", "id"], if_not_exists=True)
-            # databases written before the journal and the outbox existed
-            for table, columns in (("threads", {"version": int}),
-                                   ("events", {"state": str, "owner": str, "team_id": str, "channel": str,
-                                               "thread_ts": str, "user": str, "text": str, "kind": str,
-                                               "replays": int})):
-                have = self.db.table(table).columns_dict
-                for name, kind in columns.items():
-                    if name not in have:
-                        self.db.table(table).add_column(name, kind)
-            self.db.table("events").create_index(["state"], if_not_exists=True)
+        with self.transaction() as conn:
+            if self.dialect == "postgresql":  # two processes starting at once must not both create
+                conn.execute("select pg_advisory_xact_lock(?)", [SCHEMA_LOCK_ID])
+            existing = {table: cols for table in TABLES if (cols := self.backend.columns(table))}
+            for statement in create_statements(self.dialect, existing):
+                self.backend.conn.execute(statement)
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """`BEGIN IMMEDIATE` ... `COMMIT` (rolled back on an exception). Nested calls join the outer one."""
+    def transaction(self) -> Iterator[Connection]:
+        """BEGIN ... COMMIT (rolled back on an exception). Nested calls join the outer one.
+        SQLite: `BEGIN IMMEDIATE`, the database's write lock from the start; PostgreSQL: READ
+        COMMITTED with row locks in the statements that need them (`bot.store.postgres`)."""
         with self._lock:
-            conn = self.db.conn
+            conn = self.backend.conn
             if self._depth:
                 self._depth += 1
                 try:
@@ -122,22 +100,22 @@ class ThreadStore:
                 finally:
                     self._depth -= 1
                 return
-            conn.execute("begin immediate")
+            self.backend.begin()
             self._depth = 1
             try:
                 yield conn
             except BaseException:
-                conn.execute("rollback")
+                self.backend.rollback()
                 raise
             else:
-                conn.execute("commit")
+                self.backend.commit()
             finally:
                 self._depth = 0
 
     # --- threads -----------------------------------------------------------------------------
     def load(self, key: ThreadKey) -> ThreadState | None:
         with self._lock:
-            row = self.db.conn.execute(
+            row = self.backend.conn.execute(
                 "select conversation, advice, updated_at, coalesce(version, 0) from threads"
                 " where team_id = ? and channel = ? and thread_ts = ?",
                 [key.team_id, key.channel, key.thread_ts],
@@ -168,12 +146,11 @@ class ThreadStore:
                     return
                 if expected_version is not None:
                     raise StaleThread(key)
-            try:
-                conn.execute(
-                    "insert into threads (team_id, channel, thread_ts, conversation, advice, created_at, updated_at,"
-                    " version) values (?, ?, ?, ?, ?, ?, ?, 1)", [*where, *values[:2], now, now])
-            except sqlite3.IntegrityError:
-                raise StaleThread(key) from None
+            inserted = conn.execute(
+                "insert into threads (team_id, channel, thread_ts, conversation, advice, created_at, updated_at,"
+                " version) values (?, ?, ?, ?, ?, ?, ?, 1) on conflict do nothing", [*where, *values[:2], now, now])
+            if inserted.rowcount != 1:
+                raise StaleThread(key)
 
     @contextmanager
     def locked(self, key: ThreadKey) -> Iterator[None]:
@@ -196,6 +173,15 @@ class ThreadStore:
                 del self._thread_locks[key]
         return threads, events
 
+    def forget_team(self, team_id: str) -> int:
+        """Delete a workspace's threads, queued replies and open claims (the app was uninstalled);
+        returns the number of threads deleted."""
+        with self.transaction() as conn:
+            threads = conn.execute("delete from threads where team_id = ?", [team_id]).rowcount
+            conn.execute("delete from outbox where team_id = ?", [team_id])
+            conn.execute("delete from events where team_id = ?", [team_id])
+        return threads
+
     def close(self) -> None:
         with self._lock:
-            self.db.conn.close()
+            self.backend.close()

@@ -5,8 +5,8 @@ Public surface (docs/interfaces.md): `open_catalog`, `build_catalog`, `Catalog` 
 types from `catalog.records`. Importers live in `catalog.skypilot` and `catalog.hf_config`.
 """
 
-from catalog.build import build_catalog
-from catalog.query import Catalog, open_catalog
+from typing import TYPE_CHECKING, Any
+
 from catalog.records import (
     CatalogData,
     EgressTier,
@@ -16,6 +16,25 @@ from catalog.records import (
     ProviderRecord,
     Resolution,
 )
+
+if TYPE_CHECKING:
+    from catalog.build import build_catalog
+    from catalog.query import Catalog, open_catalog
+
+
+def __getattr__(name: str) -> Any:
+    """`build_catalog`, `Catalog`, `open_catalog` imported on first use: the engine imports
+    `catalog.records` through this package, and must not pay for the database code (sqlite-utils)."""
+    if name == "build_catalog":
+        from catalog.build import build_catalog
+
+        return build_catalog
+    if name in ("Catalog", "open_catalog"):
+        from catalog import query
+
+        return getattr(query, name)
+    raise AttributeError(f"module 'catalog' has no attribute {name!r}")
+
 
 __all__ = [
     "Catalog",

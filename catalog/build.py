@@ -24,10 +24,9 @@ import sqlite_utils
 from pydantic import BaseModel
 
 from catalog.aliases import build_alias_entries
-from catalog.files import content_hash, data_dirs_or_default, read_data
+from catalog.files import SCHEMA_VERSION, content_hash, data_dirs_or_default, read_data
 from catalog.records import GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
-SCHEMA_VERSION = "2"  # 2: ModelRecord.native_precision, unsupported accelerators
 # Tables that are not built from the data files but fetched at run time (Hub lookups, refreshed
 # prices): a rebuild carries them over from the database it replaces (see `_carry_over`).
 PERSISTENT_TABLES = ("hub_models", "hub_searches", "offer_overlay", "refresh_log")

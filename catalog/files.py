@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from catalog.records import EgressTier, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
+
+SCHEMA_VERSION = "2"  # of the built database (catalog.build writes it, catalog.query checks it); 2: native_precision, unsupported accelerators
 
 DEFAULT_DATA_DIR = Path(__file__).parent / "data"
 DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv", "unsupported.csv")
@@ -122,6 +123,8 @@ def _merge_by_id(target: list[Any], new: list[Any]) -> None:
 
 
 def _read_providers(path: Path) -> list[ProviderRecord]:
+    import yaml  # only when the data files are read (a build), not when a built catalog is opened
+
     doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     out = []
     for i, entry in enumerate(doc.get("providers", [])):

@@ -8,14 +8,13 @@ Why the engine never sees this class: it takes a `CatalogData` bundle of plain r
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
-
-import sqlite_utils
+from typing import Any
 
 from catalog.aliases import AliasEntry
-from catalog.build import build_catalog, build_into, stored_hash
 from catalog.files import DEFAULT_DATA_DIR, content_hash
 from catalog.records import (
     CatalogData,
@@ -35,17 +34,21 @@ from catalog.resolve import Resolver
 class Catalog:
     """A built catalog database. Records are read once and cached (the database is read-only)."""
 
-    def __init__(self, db: sqlite_utils.Database, data_hash: str | None = None) -> None:
-        self.db = db
-        self.data_hash = data_hash if data_hash is not None else stored_hash(db)
+    def __init__(self, db: Any, data_hash: str | None = None) -> None:
+        """`db`: a sqlite3 connection, or a sqlite-utils Database (its connection is used). Reads
+        are plain sqlite3, so opening a built catalog never imports sqlite-utils (cold start)."""
+        self.conn: sqlite3.Connection = getattr(db, "conn", db)
+        self.data_hash = data_hash if data_hash is not None else _stored_hash(self.conn)
 
-    def _rows(self, table: str) -> list[dict]:
-        return list(self.db[table].rows_where(order_by="id"))
+    def _rows(self, table: str, order_by: str = "id") -> list[dict]:
+        cursor = self.conn.execute(f"select * from [{table}] order by {order_by}")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     @cached_property
     def _data(self) -> CatalogData:
         tiers: dict[str, list[EgressTier]] = {}
-        for row in self.db["egress_tiers"].rows_where(order_by="provider, seq"):
+        for row in self._rows("egress_tiers", order_by="provider, seq"):
             tiers.setdefault(row["provider"], []).append(
                 EgressTier(up_to_gb=row["up_to_gb"], usd_per_gb=row["usd_per_gb"])
             )
@@ -56,13 +59,21 @@ class Catalog:
         return CatalogData(
             gpus=tuple(GpuRecord.model_validate(r) for r in self._rows("gpus")),
             models=tuple(ModelRecord.model_validate(r) for r in self._rows("models")),
-            offers=apply_overlay(self.bundled_offers(), load_overlay(self.db)),
+            offers=apply_overlay(self.bundled_offers(), load_overlay(self.conn)),
             providers=providers,
         )
 
     def bundled_offers(self) -> list[OfferRecord]:
         """The offers of the data files, before refreshed prices (`gpu-advisor catalog refresh`) apply."""
         return [OfferRecord.model_validate(r) for r in self._rows("offers")]
+
+    @property
+    def db(self) -> Any:
+        """The database as a sqlite-utils Database, for writes (refreshed prices, Hub lookups); reads use
+        the plain connection, so answering does not import sqlite-utils."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     def reload(self) -> None:
         """Forget the cached records, so refreshed prices stored since are used by the next answer."""
@@ -98,7 +109,7 @@ class Catalog:
                 source=r["source"] or "",
                 rank=r["rank"],
             )
-            for r in self.db["aliases"].rows
+            for r in self._rows("aliases", order_by="rowid")
         ]
         data = self._data
         names = {
@@ -191,13 +202,31 @@ def open_catalog(db_path: str | Path | None = None, *, extra_data_dirs: Sequence
     dirs = [DEFAULT_DATA_DIR, *(Path(d) for d in extra_data_dirs)]
     current = content_hash(dirs)
     if db_path is None:
+        import sqlite_utils
+
+        from catalog.build import build_into
+
         db = sqlite_utils.Database(memory=True)
         return Catalog(db, build_into(db, dirs))
     path = Path(db_path)
     if path.is_file():
-        db = sqlite_utils.Database(path)
-        if stored_hash(db) == current:
-            return Catalog(db, current)
-        db.close()
+        conn = sqlite3.connect(str(path), check_same_thread=False)
+        if _stored_hash(conn) == current:
+            return Catalog(conn, current)
+        conn.close()
+    from catalog.build import build_catalog
+
     build_catalog(path, dirs)
-    return Catalog(sqlite_utils.Database(path), current)
+    return Catalog(sqlite3.connect(str(path), check_same_thread=False), current)
+
+
+def _stored_hash(conn: sqlite3.Connection) -> str | None:
+    """`catalog.build.stored_hash` with plain sqlite3 (same answer; no sqlite-utils import)."""
+    from catalog.files import SCHEMA_VERSION
+
+    if conn.execute("select 1 from sqlite_master where type = 'table' and name = 'meta'").fetchone() is None:
+        return None
+    rows = dict(conn.execute("select key, value from meta").fetchall())
+    if rows.get("schema_version") != SCHEMA_VERSION:
+        return None
+    return rows.get("data_hash")

@@ -257,12 +257,15 @@ def _has_row(db: sqlite_utils.Database, provider: str) -> bool:
     return bool(db.execute("SELECT 1 FROM refresh_log WHERE provider = ?", [provider]).fetchall())
 
 
-def load_overlay(db: sqlite_utils.Database) -> dict[str, tuple[bool, OfferRecord]]:
-    """offer id -> (removed, record) from the overlay; empty when nothing was ever refreshed."""
-    if "offer_overlay" not in db.table_names():
+def load_overlay(db: Any) -> dict[str, tuple[bool, OfferRecord]]:
+    """offer id -> (removed, record) from the overlay; empty when nothing was ever refreshed. `db`: a
+    sqlite3 connection or a sqlite-utils Database; read with plain sqlite3 so answering never needs
+    sqlite-utils (cold start)."""
+    conn = getattr(db, "conn", db)
+    if conn.execute("select 1 from sqlite_master where type = 'table' and name = 'offer_overlay'").fetchone() is None:
         return {}
-    return {row["id"]: (bool(row["removed"]), OfferRecord.model_validate_json(row["record"]))
-            for row in db["offer_overlay"].rows_where(order_by="id")}
+    return {row_id: (bool(removed), OfferRecord.model_validate_json(record))
+            for row_id, removed, record in conn.execute("select id, removed, record from offer_overlay order by id")}
 
 
 def apply_overlay(bundled: Iterable[OfferRecord], overlay: dict[str, tuple[bool, OfferRecord]]) -> tuple[OfferRecord, ...]:

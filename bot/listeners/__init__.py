@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.listeners import actions, commands, errors, home, mentions, messages, retries
+from bot.listeners import actions, commands, errors, home, mentions, messages, retries, uninstall
 from bot.replies import Replier
 from bot.service import Advisor
 from bot.state import ThreadStore
@@ -24,3 +24,4 @@ def register_listeners(app: App, advisor: Advisor, store: ThreadStore, *, charts
     commands.register(app, advisor)
     actions.register(app, replier)
     home.register(app, advisor)
+    uninstall.register(app, store)

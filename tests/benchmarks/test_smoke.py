@@ -27,7 +27,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[bench_run.Repor
 def test_every_part_ran_and_the_document_was_written(report: bench_run.Report) -> None:
     titles = " ".join(t.title for t in report.tables)
     for expected in ("Parse time", "Engine time", "Fuzz", "Cold start", "End-to-end latency", "Sustained",
-                     "Load", "Slack Web API failing", "kill -9"):
+                     "Load", "Slack Web API failing", "kill -9", "Two servers on one PostgreSQL", "State store work"):
         assert expected in titles
     text = Path(report.facts["out"]).read_text()
     assert "## Summary" in text and "## Machine" in text and "quick mode" in text
@@ -41,6 +41,12 @@ def test_fuzz_found_no_failure(report: bench_run.Report) -> None:
 
 def test_end_to_end_runs_lose_and_duplicate_nothing(report: bench_run.Report) -> None:
     assert report.facts["e2e"] == {"lost": 0, "duplicates": 0}
+
+
+def test_two_servers_on_one_postgres_lose_and_duplicate_nothing_through_a_kill_9(report: bench_run.Report) -> None:
+    cluster = report.facts["cluster"]
+    assert cluster["sent"] > 0 and (cluster["lost"], cluster["duplicates"]) == (0, 0)
+    assert cluster["held_answered_once"] == cluster["held"]
 
 
 def test_load_run_answers_every_turn_once(report: bench_run.Report) -> None:

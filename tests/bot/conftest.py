@@ -14,11 +14,15 @@ import pytest
 
 from bot.config import Config
 from bot.server import Running, start
+from tests.bot import pg_server as _pg
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.signing import SIGNING_SECRET, signed_headers
 from tests.bot.stub import stub_advisor
 
 BOT_TOKEN = "xoxb-1111-2222-secretbottoken"
+# the PostgreSQL server and the per-backend store fixture (tests/bot/pg_server.py)
+pg_server = _pg.pg_server
+store_target = _pg.store_target
 
 
 @pytest.fixture
@@ -28,7 +32,7 @@ def fake_slack() -> Iterator[FakeSlack]:
     fake.stop()
 
 
-def make_config(fake: FakeSlack, db: Path, **overrides: object) -> Config:
+def make_config(fake: FakeSlack, db: Path | str, **overrides: object) -> Config:
     values: dict[str, object] = dict(bot_token=BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake.api_url,
                                      db_path=db, retry_backoff_s=0.01)
     values.update(overrides)
@@ -73,16 +77,17 @@ def real_advisor():
 
 
 @pytest.fixture
-def running(fake_slack: FakeSlack, tmp_path: Path, real_advisor) -> Iterator[Running]:
-    app = start(make_config(fake_slack, tmp_path / "threads.db"), port=0, advisor=real_advisor)
+def running(fake_slack: FakeSlack, store_target: Path | str, real_advisor) -> Iterator[Running]:
+    """The app on each state store (a SQLite file, a PostgreSQL database): every test using it runs twice."""
+    app = start(make_config(fake_slack, store_target), port=0, advisor=real_advisor)
     yield app
     app.stop()
 
 
 @pytest.fixture
-def stub_client(fake_slack: FakeSlack, tmp_path: Path) -> Iterator[AppClient]:
+def stub_client(fake_slack: FakeSlack, store_target: Path | str) -> Iterator[AppClient]:
     """The app with a stub advisor that raises on "explode": for failure handling."""
-    app = start(make_config(fake_slack, tmp_path / "threads.db"), port=0, advisor=stub_advisor())
+    app = start(make_config(fake_slack, store_target), port=0, advisor=stub_advisor())
     assert app.http is not None
     yield AppClient(app.http.url)
     app.stop()

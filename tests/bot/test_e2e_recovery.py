@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.outbox import Outbox
 from bot.server import Running, start
+from bot.state import ThreadStore
 from tests.bot.conftest import AppClient, blocks_of, make_config
 from tests.bot.fake_slack import Call, FakeSlack
 from tests.bot.stub import stub_advisor
@@ -42,12 +43,15 @@ def kill9(process: subprocess.Popen[str]) -> None:
     process.wait(timeout=10)  # reaped: its pid is gone, so the journal sees the owner died
 
 
-def outbox_rows(db: Path) -> int:
-    with sqlite3.connect(db) as conn:
-        return int(conn.execute("select count(*) from outbox").fetchone()[0])
+def outbox_rows(db: Path | str) -> int:
+    store = ThreadStore(db)
+    try:
+        return Outbox(store).pending()
+    finally:
+        store.close()
 
 
-def held_then_killed(fake: FakeSlack, db: Path) -> None:
+def held_then_killed(fake: FakeSlack, db: Path | str) -> None:
     """A mention acked and claimed by a server that is then killed before answering it."""
     process, client = serve(fake, db, GPU_ADVISOR_TEST_HOLD_TURNS="1")
     try:
@@ -58,8 +62,8 @@ def held_then_killed(fake: FakeSlack, db: Path) -> None:
         kill9(process)
 
 
-def test_a_turn_killed_after_the_ack_is_answered_once_after_restart(fake_slack: FakeSlack, tmp_path: Path) -> None:
-    db = tmp_path / "threads.db"
+def test_a_turn_killed_after_the_ack_is_answered_once_after_restart(fake_slack: FakeSlack, store_target: Path | str) -> None:
+    db = store_target
     held_then_killed(fake_slack, db)
     process, client = serve(fake_slack, db)
     try:
@@ -72,8 +76,8 @@ def test_a_turn_killed_after_the_ack_is_answered_once_after_restart(fake_slack: 
         stop(process)
 
 
-def test_two_servers_starting_at_once_answer_the_orphan_once(fake_slack: FakeSlack, tmp_path: Path) -> None:
-    db = tmp_path / "threads.db"
+def test_two_servers_starting_at_once_answer_the_orphan_once(fake_slack: FakeSlack, store_target: Path | str) -> None:
+    db = store_target
     held_then_killed(fake_slack, db)
     processes = []
     try:
@@ -87,9 +91,9 @@ def test_two_servers_starting_at_once_answer_the_orphan_once(fake_slack: FakeSla
 
 
 @pytest.fixture
-def outbox_app(fake_slack: FakeSlack, tmp_path: Path) -> Iterator[Running]:
-    """The stub advisor and a fast outbox back-off (0.1 s doubling to 0.4 s)."""
-    config = make_config(fake_slack, tmp_path / "threads.db", outbox_retry_base_s=0.1, outbox_retry_max_s=0.4,
+def outbox_app(fake_slack: FakeSlack, store_target: Path | str) -> Iterator[Running]:
+    """The stub advisor and a fast outbox back-off (0.1 s doubling to 0.4 s), on each state store."""
+    config = make_config(fake_slack, store_target, outbox_retry_base_s=0.1, outbox_retry_max_s=0.4,
                          maintenance_tick_s=0.05)
     app = start(config, port=0, advisor=stub_advisor())
     yield app
@@ -127,8 +131,8 @@ def test_a_reply_slack_refuses_for_good_becomes_the_apology(outbox_app: Running,
     assert outbox_rows(outbox_app.config.db_path) == 0
 
 
-def test_the_outbox_survives_a_kill_9(fake_slack: FakeSlack, tmp_path: Path) -> None:
-    db = tmp_path / "threads.db"
+def test_the_outbox_survives_a_kill_9(fake_slack: FakeSlack, store_target: Path | str) -> None:
+    db = store_target
     fake_slack.outage("chat.postMessage", 500)
     process, client = serve(fake_slack, db)
     try:

@@ -22,11 +22,13 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def serve(fake: FakeSlack, db: Path, **extra_env: str) -> tuple[subprocess.Popen[str], AppClient]:
+def serve(fake: FakeSlack, db: Path | str, *, workers: int = 1, **extra_env: str) -> tuple[subprocess.Popen[str], AppClient]:
+    """`gpu-advisor serve` in a subprocess (one worker unless told: these tests are about the store;
+    tests/bot/test_e2e_workers.py runs several)."""
     env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SIGNING_SECRET,
                SLACK_API_URL=fake.api_url, GPU_ADVISOR_DB=str(db), **extra_env)
     env.pop("SLACK_APP_TOKEN", None)
-    process = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--port", "0"], cwd=ROOT, env=env,
+    process = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--port", "0", "--workers", str(workers)], cwd=ROOT, env=env,
                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + 20
     assert process.stderr is not None
@@ -48,8 +50,8 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.kill()
 
 
-def test_scenario_survives_a_restart(fake_slack: FakeSlack, tmp_path: Path) -> None:
-    db = tmp_path / "threads.db"
+def test_scenario_survives_a_restart(fake_slack: FakeSlack, store_target: Path | str) -> None:
+    db = store_target
     process, client = serve(fake_slack, db)
     try:
         assert json.loads(client.get("/health").body)["ok"]

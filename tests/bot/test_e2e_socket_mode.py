@@ -18,10 +18,10 @@ from tests.bot.test_e2e_http import SCENARIO, mention
 pytestmark = pytest.mark.slow
 
 
-def test_socket_mode_mention_is_answered(fake_slack: FakeSlack, tmp_path: Path, real_advisor) -> None:
+def test_socket_mode_mention_is_answered(fake_slack: FakeSlack, store_target: Path | str, real_advisor) -> None:
     ws = FakeSocketModeServer()
     fake_slack.ws_url = ws.url
-    config = make_config(fake_slack, tmp_path / "threads.db", signing_secret=None, app_token="xapp-1-A1-secretapp")
+    config = make_config(fake_slack, store_target, signing_secret=None, app_token="xapp-1-A1-secretapp")
     running = start(config, advisor=real_advisor)
     try:
         assert running.http is None and running.socket is not None

@@ -16,19 +16,19 @@ def request(event_id: str, at: float = 0.0) -> TurnRequest:
     return TurnRequest(event_id, KEY, "U1", "qlora 70b", "mention", at)
 
 
-def journals(tmp_path: Path, clock: Clock, n: int = 2) -> list[EventJournal]:
+def journals(target: str | Path, clock: Clock, n: int = 2) -> list[EventJournal]:
     """n processes on one database, each on its own host (so only heartbeats tell liveness)."""
     out = []
     for i in range(n):
-        journal = EventJournal(ThreadStore(tmp_path / "t.db", clock=clock), Owner(f"p{i}", f"host{i}", 100 + i))
+        journal = EventJournal(ThreadStore(target, clock=clock), Owner(f"p{i}", f"host{i}", 100 + i))
         journal.register()
         out.append(journal)
     return out
 
 
-def test_claim_then_finish_then_redelivery_is_dropped(tmp_path: Path) -> None:
+def test_claim_then_finish_then_redelivery_is_dropped(store_target: str | Path) -> None:
     clock = Clock()
-    [journal] = journals(tmp_path, clock, 1)
+    [journal] = journals(store_target, clock, 1)
     assert journal.claim("Ev1", request("Ev1")) is True
     assert journal.state("Ev1") == CLAIMED
     with journal.store.transaction():
@@ -37,22 +37,22 @@ def test_claim_then_finish_then_redelivery_is_dropped(tmp_path: Path) -> None:
     assert journal.claim("Ev1", request("Ev1")) is False
 
 
-def test_an_event_that_is_no_turn_is_done_at_once(tmp_path: Path) -> None:
-    [journal] = journals(tmp_path, Clock(), 1)
+def test_an_event_that_is_no_turn_is_done_at_once(store_target: str | Path) -> None:
+    [journal] = journals(store_target, Clock(), 1)
     assert journal.claim("EvJoin", None) is True
     assert journal.state("EvJoin") == DONE and journal.orphans() == []
 
 
-def test_a_live_owners_claim_is_neither_replayed_nor_taken_over(tmp_path: Path) -> None:
+def test_a_live_owners_claim_is_neither_replayed_nor_taken_over(store_target: str | Path) -> None:
     clock = Clock()
-    alive, other = journals(tmp_path, clock)
+    alive, other = journals(store_target, clock)
     alive.claim("Ev1", request("Ev1", clock.now))
     assert other.orphans() == [] and other.claim("Ev1", request("Ev1")) is False
 
 
-def test_a_dead_owners_claim_is_replayed_exactly_once(tmp_path: Path) -> None:
+def test_a_dead_owners_claim_is_replayed_exactly_once(store_target: str | Path) -> None:
     clock = Clock()
-    dead, one, two = journals(tmp_path, clock, 3)
+    dead, one, two = journals(store_target, clock, 3)
     dead.claim("Ev1", request("Ev1", clock.now))
     clock.now += 20  # dead stops heartbeating
     one.heartbeat()
@@ -76,18 +76,18 @@ def test_a_dead_owners_claim_is_replayed_exactly_once(tmp_path: Path) -> None:
     assert [finished_by_one, finished_by_two].count(True) == 1
 
 
-def test_a_redelivery_takes_over_a_dead_owners_claim(tmp_path: Path) -> None:
+def test_a_redelivery_takes_over_a_dead_owners_claim(store_target: str | Path) -> None:
     clock = Clock()
-    dead, live = journals(tmp_path, clock)
+    dead, live = journals(store_target, clock)
     dead.claim("Ev1", request("Ev1", clock.now))
     dead.retire()  # stopped (a clean stop retires the owner at once)
     assert live.claim("Ev1", request("Ev1")) is True
     assert live.claim("Ev1", request("Ev1")) is False  # now owned by a live process
 
 
-def test_old_or_poisonous_orphans_expire(tmp_path: Path) -> None:
+def test_old_or_poisonous_orphans_expire(store_target: str | Path) -> None:
     clock = Clock()
-    dead, live = journals(tmp_path, clock)
+    dead, live = journals(store_target, clock)
     dead.claim("EvOld", request("EvOld", clock.now))
     clock.now += 601
     dead.claim("EvNew", request("EvNew", clock.now))
@@ -100,9 +100,9 @@ def test_old_or_poisonous_orphans_expire(tmp_path: Path) -> None:
     assert other.orphans() == [] and other.state("EvNew") == EXPIRED  # replayed once already and died again
 
 
-def test_same_pid_under_another_owner_id_is_a_previous_process(tmp_path: Path) -> None:
+def test_same_pid_under_another_owner_id_is_a_previous_process(store_target: str | Path) -> None:
     """A container restarted as pid 1 again: the old owner's heartbeat is fresh but it cannot be alive."""
-    store = ThreadStore(tmp_path / "t.db")
+    store = ThreadStore(store_target)
     before = EventJournal(store, Owner("old", "host", 1))
     before.register()
     before.claim("Ev1", request("Ev1", store.clock()))

@@ -19,27 +19,44 @@ class Clock:
         return self.now
 
 
-def test_round_trip_survives_reopening(tmp_path: Path) -> None:
+def test_round_trip_survives_reopening(store_target: str | Path) -> None:
     key = ThreadKey("T1", "C1", "1.0")
-    store = ThreadStore(tmp_path / "t.db")
+    store = ThreadStore(store_target)
     store.save(key, {"workload": {"mode": "qlora"}}, '{"x": 1}')
     store.close()
-    reopened = ThreadStore(tmp_path / "t.db")
+    reopened = ThreadStore(store_target)
     state = reopened.load(key)
     assert state is not None and state.conversation == {"workload": {"mode": "qlora"}} and state.advice_json == '{"x": 1}'
-    assert reopened.db.journal_mode == "wal"
 
 
-def test_workspaces_are_isolated() -> None:
-    store = ThreadStore()
+def test_sqlite_is_wal_with_normal_sync(tmp_path: Path) -> None:
+    """WAL + synchronous=NORMAL: a commit survives a process crash without an fsync per commit."""
+    from bot.store.sqlite import SqliteBackend
+
+    store = ThreadStore(tmp_path / "t.db")
+    assert isinstance(store.backend, SqliteBackend)
+    assert store.backend.pragma("journal_mode") == "wal" and store.backend.pragma("synchronous") == 1  # NORMAL
+
+
+def test_an_uninstalled_workspace_is_forgotten(store_target: str | Path) -> None:
+    store = ThreadStore(store_target)
+    store.save(ThreadKey("T1", "C1", "1.0"), {"a": 1}, None)
+    store.save(ThreadKey("T1", "C2", "2.0"), {"a": 2}, None)
+    store.save(ThreadKey("T2", "C1", "1.0"), {"b": 1}, None)
+    assert store.forget_team("T1") == 2
+    assert store.load(ThreadKey("T1", "C1", "1.0")) is None and store.load(ThreadKey("T2", "C1", "1.0")) is not None
+
+
+def test_workspaces_are_isolated(store_target: str | Path) -> None:
+    store = ThreadStore(store_target)
     store.save(ThreadKey("T1", "C1", "1.0"), {"a": 1}, None)
     assert store.load(ThreadKey("T2", "C1", "1.0")) is None
     assert store.load(ThreadKey("T1", "C2", "1.0")) is None
 
 
-def test_old_threads_and_event_ids_expire() -> None:
+def test_old_threads_and_event_ids_expire(store_target: str | Path) -> None:
     clock = Clock()
-    store = ThreadStore(ttl_days=30, clock=clock)
+    store = ThreadStore(store_target, ttl_days=30, clock=clock)
     store.save(ThreadKey("T1", "C1", "old"), {}, None)
     EventJournal(store).claim("Ev1")
     clock.now += 29 * 86400
@@ -50,11 +67,11 @@ def test_old_threads_and_event_ids_expire() -> None:
     assert store.load(ThreadKey("T1", "C1", "new")) is not None
 
 
-def test_an_event_is_claimed_once_even_concurrently() -> None:
-    store = ThreadStore()
-    journal = EventJournal(store)
+def test_an_event_is_claimed_once_even_concurrently(store_target: str | Path) -> None:
+    """Eight processes (each its own connection) racing for one event id."""
+    journals = [EventJournal(ThreadStore(store_target)) for _ in range(8)]
     results: list[bool] = []
-    threads = [threading.Thread(target=lambda: results.append(journal.claim("EvX"))) for _ in range(8)]
+    threads = [threading.Thread(target=lambda j=j: results.append(j.claim("EvX"))) for j in journals]
     for t in threads:
         t.start()
     for t in threads:
@@ -62,9 +79,9 @@ def test_an_event_is_claimed_once_even_concurrently() -> None:
     assert results.count(True) == 1
 
 
-def test_a_save_over_a_newer_version_is_refused(tmp_path: Path) -> None:
+def test_a_save_over_a_newer_version_is_refused(store_target: str | Path) -> None:
     key = ThreadKey("T1", "C1", "1.0")
-    one, two = ThreadStore(tmp_path / "t.db"), ThreadStore(tmp_path / "t.db")  # two processes
+    one, two = ThreadStore(store_target), ThreadStore(store_target)  # two processes
     one.save(key, {"n": 1}, None, expected_version=0)
     seen = one.load(key)
     assert seen is not None and seen.version == 1
