@@ -505,6 +505,12 @@ Peak memory uses GNU `/usr/bin/time -v` when installed (else `getrusage(RUSAGE_C
   latency counts from the scheduled time, so a server falling behind shows in p99 instead of slowing
   the sender. Replies are matched to events by (channel, thread_ts): a missing one is lost, a second
   one a duplicate. The sender, the fake Slack and the server share the machine's cores.
+- **Workers and stores**: `gpu-advisor serve --workers N` on a SQLite file or on a throwaway
+  PostgreSQL 15 started on loopback (`tests/bot/pg_server.py`; fsync on for the store timings, off
+  elsewhere); the per-worker RSS is VmHWM from `/proc` just before each server stops.
+- **Cluster** (`benchmarks/bench_cluster.py`): two servers on two ports, one PostgreSQL database,
+  events alternating between them plus Slack-style retries to the other one, kill -9 of the first
+  right after it acknowledged a burst; every thread's replies counted at the fake Slack.
 - **Core timings** reuse `benchmarks/bench_parser.py` (`median_ms`, `TYPICAL`, its fake resolver) and
   `benchmarks/bench_engine.py` (`WORKLOADS`, `synthetic_catalog(5_000)`).
 - **Fuzz** (`benchmarks/fuzz.py`): seeded random text (user phrasings, Slack markup, control

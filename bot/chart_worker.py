@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -30,11 +31,11 @@ def draw(bars: Sequence[Any], title: str, subtitle: str) -> bytes:
     return tco_chart_png(bars, title, subtitle)
 
 
-def _init_chart_process() -> None:
+def _init_chart_process(parent: int) -> None:
     """The chart process dies with its serving process (kill -9 included), never outliving it."""
     from bot.workers import die_with_parent
 
-    die_with_parent()
+    die_with_parent(parent)
 
 
 def _warm() -> bool:
@@ -55,7 +56,7 @@ class ChartWorker:
         with self._lock:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_init_chart_process)
+                                                 initializer=_init_chart_process, initargs=(os.getpid(),))
             return self._pool
 
     def start(self) -> ChartWorker:

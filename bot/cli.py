@@ -217,9 +217,9 @@ def _serve_worker(args: argparse.Namespace, config: Config) -> int:
     import socket
 
     from bot.server import start
-    from bot.workers import die_with_parent, signal_ready
+    from bot.workers import die_with_parent, signal_ready, supervisor_pid
 
-    die_with_parent()
+    die_with_parent(supervisor_pid())
     listen = socket.socket(fileno=args.worker_fd) if args.worker_fd is not None else None
     try:
         running = start(config, background=False, listen_socket=listen)

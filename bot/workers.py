@@ -31,6 +31,12 @@ from collections.abc import Sequence
 log = logging.getLogger(__name__)
 READY_TIMEOUT_S = 120.0
 PR_SET_PDEATHSIG = 1
+SUPERVISOR_PID_ENV = "GPU_ADVISOR_SUPERVISOR_PID"  # set for each worker: its supervisor's pid
+
+
+def supervisor_pid() -> int | None:
+    value = os.environ.get(SUPERVISOR_PID_ENV, "")
+    return int(value) if value.isdigit() else None
 
 
 def default_workers() -> int:
@@ -41,9 +47,10 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def die_with_parent() -> None:
-    """Linux: SIGKILL this process when its parent dies (elsewhere: a no-op)."""
-    parent = os.getppid()
+def die_with_parent(parent: int | None = None) -> None:
+    """Linux: SIGKILL this process when its parent dies (elsewhere: a no-op). `parent`: the pid the
+    parent had when it started us; if we are already someone else's child, it died: exit now."""
+    parent = parent if parent is not None else os.getppid()
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -93,7 +100,8 @@ class Supervisor:
         if self.sock is not None:
             args += ["--worker-fd", str(self.sock.fileno())]
             pass_fds.append(self.sock.fileno())
-        child = subprocess.Popen(args, pass_fds=pass_fds, stdin=subprocess.DEVNULL)
+        env = dict(os.environ, **{SUPERVISOR_PID_ENV: str(os.getpid())})
+        child = subprocess.Popen(args, pass_fds=pass_fds, stdin=subprocess.DEVNULL, env=env)
         os.close(write_fd)
         self.children[index] = child
         return child, read_fd
