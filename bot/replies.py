@@ -186,13 +186,14 @@ class Replier:
                     messages = render_options(build_options_view(advice, names))
                 else:
                     messages = render_formulas(build_formulas_view(advice))
-            if not self._commit(key, event_id, messages):
+            committed = self._commit(key, event_id, messages)
+            if not committed:
                 return None
         except Exception:
             log.exception("%s failed in %s/%s", word, key.channel, key.thread_ts)
             self.apologise(client, key, event_id=event_id)
             return None
-        self.outbox.deliver(client, key)
+        self.outbox.deliver(client, key, leased=committed.leased)  # the commit leased the reply to this process
         return response
 
     def formulas(self, client: WebClient, key: ThreadKey) -> None:
