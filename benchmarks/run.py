@@ -320,9 +320,12 @@ def run_cluster(report: Report) -> None:
                      "refuses are re-sent to the survivor as Slack retries them. Latency counts from the scheduled "
                      "send, so the turns the dead server held show as the tail."))
     report.facts["cluster"] = {"lost": run.lost, "duplicates": run.duplicates, "sent": run.sent,
-                               "held": run.in_flight_at_kill, "held_answered_once": run.in_flight_answered_once}
+                               "held": run.in_flight_at_kill, "held_answered_once": run.in_flight_answered_once,
+                               "kill_instant_duplicates": run.kill_instant_duplicates}
     report.summary.append(["two servers on one PostgreSQL, retries sprayed, kill -9 of one mid-load",
-                           f"{run.sent} events, {run.lost} lost, {run.duplicates} duplicated; {run.in_flight_at_kill} "
+                           f"{run.sent} events, {run.lost} lost, {run.duplicates} duplicated ({run.kill_instant_duplicates} "
+                           "more sent again because the killed server was sending them as it died); "
+                           f"{run.in_flight_at_kill} "
                            f"held by the killed server, {run.in_flight_answered_once} of them answered once by the other"])
 
 
