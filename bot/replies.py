@@ -132,13 +132,24 @@ class Replier:
             if view is None:
                 return False
             if self.chart_worker is not None:  # drawn in another process, uploaded from its thread
-                self.chart_worker.submit(view, lambda png: self.upload_png(client, key, view, png))
+                def upload(png: bytes) -> None:
+                    if not self.upload_png(client, key, view, png):
+                        self.chart_not_posted(client, key)
+
+                self.chart_worker.submit(view, upload)
                 return True
             png = tco_chart_png(view.bars, view.title, view.subtitle)
         except Exception:  # a drawing bug: worth a traceback (no network, nothing secret involved)
             log.exception("TCO chart could not be drawn for %s/%s", key.channel, key.thread_ts)
             return False
         return self.upload_png(client, key, view, png)
+
+    def chart_not_posted(self, client: WebClient, key: ThreadKey) -> None:
+        """One line instead of the chart (never an apology): the answer itself stands."""
+        text = ("The cost chart could not be posted here (charts are off, there is nothing priced to draw, or the "
+                "app lacks the files:write scope). *All options* lists the same figures.")
+        self.post(client, key, fit_message([{"type": "section", "text": {"type": "mrkdwn", "text": text}}],
+                                           text.replace("*", "")))
 
     def upload_png(self, client: WebClient, key: ThreadKey, view: Any, png: bytes) -> bool:
         try:
@@ -173,10 +184,7 @@ class Replier:
                 if not self._commit(key, event_id, []):
                     return None
                 if not (self.charts and self.upload_chart(client, key, response)):
-                    text = ("The cost chart could not be posted here (charts are off, there is nothing priced to "
-                            "draw, or the app lacks the files:write scope). *All options* lists the same figures.")
-                    self.post(client, key, fit_message(
-                        [{"type": "section", "text": {"type": "mrkdwn", "text": text}}], text.replace("*", "")))
+                    self.chart_not_posted(client, key)
                 return response
             else:
                 names = self.advisor.display_names()
