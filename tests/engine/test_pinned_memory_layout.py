@@ -128,3 +128,46 @@ def test_mla_kv_cache_is_the_latent_and_is_not_split_by_tensor_parallel() -> Non
                               pipeline_parallel=gpus // 8)
         stage = math.ceil(61 / (gpus // 8)) / 61
         assert est.components["kv_cache_gb"].value == pytest.approx(per_token * 32_768 * 8 * stage / GB, abs=1e-3)
+
+
+def test_inference_components_carry_their_formula_and_inputs() -> None:
+    """What the reply's "Show formulas" prints for Llama-3-8B INT4 at 2 x 4,096 tokens: each
+    component names its formula and the inputs a reader needs to redo it by hand."""
+    from tests.engine.fixtures_physics import LLAMA3_8B
+
+    est = estimate_memory(workload(mode="inference", precision="int4", seq_len=4096, concurrency=2), from_record(LLAMA3_8B), 1)
+    c = est.components
+    assert list(c) == ["weights_gb", "quant_constants_gb", "kv_cache_gb", "activations_gb", "overhead_gb"]
+    assert (c["weights_gb"].formula, c["weights_gb"].inputs) == (
+        "linear params x 0.5 B + embeddings/norms x 2 B", {"params_on_gpu": 8_030_261_248, "precision": "int4"})
+    assert (c["quant_constants_gb"].formula, c["quant_constants_gb"].inputs) == (
+        "linear params x 0.0312 B (group scales/zeros)", {"bytes_per_param": 4 / 128})
+    assert c["kv_cache_gb"].formula == "2 x layers x kv_heads x head_dim x seq_len x sequences x bytes"
+    assert c["kv_cache_gb"].inputs == {"layers": 32, "kv_heads": 8, "head_dim": 128, "seq_len": 4096, "sequences": 2,
+                                       "bytes_per_element": 2.0, "split_over_gpus": 1}
+    assert c["activations_gb"].formula == "prefill chunk x 2 B x (3h + 2f) + logits for each sequence's last token"
+    assert c["activations_gb"].inputs == {"prefill_chunk_tokens": 2048}
+    assert (c["overhead_gb"].formula, c["overhead_gb"].inputs) == (
+        "CUDA context + framework workspaces (stated constant)", {"overhead_gb": 1.0})
+    assert est.notes[:2] == ("layout: 1 GPU(s) = data 1 x tensor 1 x pipeline 1",
+                             "decimal GB (10^9 bytes); per-GPU figures are the busiest GPU")
+    bf16 = estimate_memory(workload(mode="inference", precision="bf16"), from_record(LLAMA3_8B), 1).components["weights_gb"]
+    assert (bf16.formula, bf16.inputs) == ("params x 2 B", {"params_on_gpu": 8_030_261_248, "precision": "bf16"})
+
+
+def test_mla_kv_formula_and_mixtral_moe_activations() -> None:
+    from tests.engine.fixtures_physics import MIXTRAL_8X7B
+
+    mla = estimate_memory(workload(mode="inference"), from_record(DEEPSEEK_V3), 8).components["kv_cache_gb"]
+    assert mla.formula == "layers x (kv_lora_rank + rope_dim) x seq_len x sequences x bytes (MLA)"
+    assert mla.inputs["split_over_gpus"] == 1
+    arch = from_record(MIXTRAL_8X7B)
+    s, b, h = 2048, 1, 4096
+    f_moe = 2 * 14336  # the two routed experts a token uses
+    attention = 2 * s * b * (h + 2 * 4096 + 2 * 8 * 128)  # GQA: K and V are 8 heads x 128 wide
+    moe_layer = attention + 2 * s * b * h + 8 * s * b * f_moe + 12 * s * b * h
+    from engine.memory import activation_bytes, layer_activation_bytes
+
+    assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=True) == moe_layer
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=False) == 32 * moe_layer
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 32 + moe_layer
