@@ -96,3 +96,40 @@ def test_no_dataset_no_hours() -> None:
     assert training_tokens(workload(mode="full")) == (None, "no dataset size: GPU-hours not computed")
     est = estimate_training(workload(mode="full"), from_record(LLAMA2_7B), H100_SXM, 8)
     assert est.gpu_hours is None and est.wall_clock_hours is None
+
+
+def test_fp8_and_fp32_decode_use_their_own_peaks() -> None:
+    arch = from_record(LLAMA2_7B)
+    flops = 2 * N + 4 * 32 * 32 * 128 * 2048  # one sequence at the full 2,048-token context
+    for precision, peak in (("fp8", 1978.9e12), ("fp32", 66.9e12), ("int8", 989.4e12)):
+        est = estimate_inference(workload(mode="inference", precision=precision, seq_len=2048), arch, H100_SXM)
+        inputs = est.decode_tokens_per_s_per_sequence.inputs
+        assert inputs["peak_tflops"] == peak / 1e12
+        assert inputs["compute_time_s"] == pytest.approx(flops / (peak * 0.5), rel=1e-9)
+
+
+def test_defaults_one_sequence_at_2048_tokens_worst_case() -> None:
+    arch = from_record(LLAMA2_7B)
+    est = estimate_inference(workload(mode="inference", concurrency=None, seq_len=None), arch, H100_SXM)
+    inputs = est.decode_tokens_per_s_per_sequence.inputs
+    assert (inputs["sequences"], inputs["context_tokens"]) == (1, 2048)
+    assert inputs["kv_bytes_read"] == 2 * 32 * 32 * 128 * 2 * 2048
+    assert est.notes[0].endswith("context = full seq_len for every sequence (worst case)")
+    given = estimate_inference(workload(mode="inference", input_tokens=900, output_tokens=300), arch, H100_SXM)
+    assert given.decode_tokens_per_s_per_sequence.inputs["context_tokens"] == 1050
+    assert given.notes[0].endswith("context = prompt + half the output (mean context while decoding)")
+    assert given.prefill_seconds is not None
+    assert given.prefill_seconds.value == pytest.approx(2 * N * 900 / PEAK + weight_bytes_read_per_step(arch, "bf16") / BW, abs=1e-4)
+
+
+def test_mla_kv_is_read_whole_by_every_tensor_parallel_gpu() -> None:
+    from tests.engine.fixtures_physics import DEEPSEEK_V3
+
+    arch = from_record(DEEPSEEK_V3)
+    plan, _ = plan_cluster(workload(mode="inference", gpu_count=8, precision="fp8"), arch, H100_SXM)
+    w = workload(mode="inference", precision="fp8", seq_len=4096, concurrency=4)
+    inputs = estimate_inference(w, arch, H100_SXM, plan).decode_tokens_per_s_per_sequence.inputs
+    kv = 61 * (512 + 64) * 1 * 4096 * 4  # FP8 latent cache, 1 byte
+    assert inputs["kv_bytes_read"] == kv
+    tp = inputs["tensor_parallel"]
+    assert inputs["memory_time_s"] == pytest.approx((inputs["weight_bytes_read"] / tp + kv) / (3.35e12 * 0.68), rel=1e-6)
