@@ -202,3 +202,13 @@ def test_rate_sources_and_missing_prices() -> None:
     assert usd_per_gpu_hour(OFFER.model_copy(update={"on_demand_usd_per_hour": 0.5}), "on_demand", None)[0] == pytest.approx(0.5 / 8)
     no_prices = OFFER.model_copy(update={"on_demand_usd_per_hour": None, "reserved_usd_per_hour": None})
     assert usd_per_gpu_hour(no_prices, "reserved", None) == (None, "no reserved price for gpucloud:h100x8:us")
+
+
+def test_storage_footprint_rounding_and_notes() -> None:
+    from engine.tco import storage_footprint
+
+    fig = storage_footprint(workload(mode="full", dataset_gb=0.0), 7_123_456_789, 7_123_456_789)
+    assert fig.inputs["checkpoint_gb"] == 99.728  # 7,123,456,789 x 14 B = 99.728395 GB, 3 decimals
+    assert fig.inputs["artifact_gb"] == 14.247  # x 2 B = 14.246914 GB
+    assert fig.notes == ("checkpoint = 14 bytes per trained parameter (bf16 weights + fp32 master + Adam m, v); "
+                         "artifact = merged model in bf16 (2 bytes/param)",)
