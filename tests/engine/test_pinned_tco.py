@@ -212,3 +212,8 @@ def test_storage_footprint_rounding_and_notes() -> None:
     assert fig.inputs["artifact_gb"] == 14.247  # x 2 B = 14.246914 GB
     assert fig.notes == ("checkpoint = 14 bytes per trained parameter (bf16 weights + fp32 master + Adam m, v); "
                          "artifact = merged model in bf16 (2 bytes/param)",)
+
+
+def test_an_offer_without_gpus_has_no_rate() -> None:
+    assert usd_per_gpu_hour(OFFER.model_copy(update={"gpus_per_node": 0}), "on_demand", None) == (
+        None, "no on_demand price for gpucloud:h100x8:us")
