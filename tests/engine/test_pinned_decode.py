@@ -8,6 +8,8 @@ decode/prefill matmuls; +4% step time per extra tensor-parallel GPU over NVLink 
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine.architecture import from_record
@@ -133,3 +135,65 @@ def test_mla_kv_is_read_whole_by_every_tensor_parallel_gpu() -> None:
     assert inputs["kv_bytes_read"] == kv
     tp = inputs["tensor_parallel"]
     assert inputs["memory_time_s"] == pytest.approx((inputs["weight_bytes_read"] / tp + kv) / (3.35e12 * 0.68), rel=1e-6)
+
+
+def test_mfu_reasons_as_the_reply_states_them() -> None:
+    """The 'why' behind each MFU is printed with the estimate: pinned word for word."""
+    from engine.throughput import default_mfu
+    from tests.engine.fixtures_physics import RTX_4090
+
+    nvlink = ("NVLink datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to the "
+              "calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 on A100 43-46%, MosaicML MPT on "
+              "H100/A100 40-51% at 2k tokens")
+    assert default_mfu(H100_SXM, "full", 8) == (0.48, nvlink)
+    assert default_mfu(RTX_4090, "full", None) == (0.35, "single PCIe/consumer GPU: no communication, but smaller kernels and power/thermal limits")  # type: ignore[arg-type]
+    assert default_mfu(RTX_4090, "full", 4) == (0.25, "multi-GPU over PCIe (no NVLink): gradient all-reduce competes with compute")
+    amd = default_mfu(H100_SXM.model_copy(update={"vendor": "AMD"}), "full", 2048)[1]
+    assert amd == (nvlink + "; x0.9 beyond 1,024 GPUs (Llama 3 405B: 38-43% on 16k H100s); x0.7 on AMD (low confidence, "
+                   "no AMD run in calibration.csv): SemiAnalysis's Dec 2024 MI300X/H100/H200 training benchmarks found the "
+                   "MI300X's paper advantage over the H100 not realised in practice (semianalysis.com, 'MI300X vs H100 vs "
+                   "H200 Benchmark Part 1: Training'); x0.7 puts it about level with an H100")
+
+
+def test_inference_figures_carry_units_formulas_and_inputs() -> None:
+    arch = from_record(LLAMA2_7B)
+    plan, _ = plan_cluster(workload(mode="inference", gpu_count=2), arch, H100_SXM)
+    w = workload(mode="inference", precision=None, concurrency=4, input_tokens=500, output_tokens=100, hourly_rate=2.0)
+    est = estimate_inference(w, arch, H100_SXM, plan)
+    per_seq, agg, prefill = est.decode_tokens_per_s_per_sequence, est.decode_tokens_per_s, est.prefill_seconds
+    assert prefill is not None
+    assert (per_seq.unit, per_seq.formula) == ("tokens/s", "1 / max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) x TP overhead")
+    assert per_seq.inputs["bandwidth_tb_s"] == 3.35 and per_seq.inputs["compute_efficiency"] == 0.5
+    assert per_seq.inputs["weight_bytes_read"] == int(weight_bytes_read_per_step(arch, "bf16"))  # no precision: bf16
+    assert per_seq.value == round(per_seq.value, 1) and agg.value == round(agg.value, 1)
+    assert (agg.unit, agg.formula) == ("tokens/s", "sequences / step time (one replica)")
+    assert agg.inputs["gpus_per_replica"] == 2 and agg.inputs["sequences"] == 4
+    assert (prefill.unit, prefill.formula, prefill.inputs) == (
+        "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": 500})
+    assert prefill.value == round(prefill.value, 4)
+    assert est.notes[1] == ("assumes an optimised server (vLLM/TGI/gpt-fast, CUDA graphs); eager HF generate is ~3x slower "
+                            "(litgpt 31 vs gpt-fast 105 tok/s)")
+    assert est.cost_per_1m_tokens_usd is not None and est.cost_per_1m_tokens_usd.inputs["gpus"] == 2
+    one = estimate_inference(workload(mode="inference", output_tokens=100), arch, H100_SXM)
+    assert one.decode_tokens_per_s_per_sequence.inputs["context_tokens"] == 2048  # output alone: worst case
+    assert len(one.notes) == 2  # no tensor-parallel note on one GPU
+
+
+def test_owned_cost_scales_with_the_replica() -> None:
+    arch = from_record(LLAMA2_7B)
+    plan, _ = plan_cluster(workload(mode="inference", gpu_count=2), arch, H100_SXM)
+    est = estimate_inference(workload(mode="inference", concurrency=16, utilization=0.5), arch, H100_SXM, plan)
+    cost = est.cost_per_1m_tokens_usd
+    assert cost is not None
+    assert cost.inputs["hardware_cost_usd"] == 60_000 and cost.inputs["num_gpus"] == 2 and cost.inputs["tdp_w"] == 700
+    assert cost.inputs["utilization"] == 0.5
+
+
+def test_replicas_when_one_replica_is_slow() -> None:
+    arch = from_record(LLAMA2_7B)
+    est = estimate_inference(workload(mode="inference", seq_len=2048, target_tokens_per_s=1.0), arch,
+                             H100_SXM.model_copy(update={"memory_bandwidth_tb_s": 0.01}))
+    inputs = est.decode_tokens_per_s.inputs
+    step = max(inputs["memory_time_s"], inputs["compute_time_s"]) * inputs["tp_step_overhead"]
+    assert 1 / step < 1  # under one token a second per replica
+    assert est.replicas == math.ceil(1.0 * step)  # target / per-replica rate, rounded up
