@@ -171,3 +171,39 @@ def test_mla_kv_formula_and_mixtral_moe_activations() -> None:
     assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=True) == moe_layer
     assert activation_bytes(arch, s, b, flash=True, checkpointing=False) == 32 * moe_layer
     assert activation_bytes(arch, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 32 + moe_layer
+
+
+def test_kv_cache_of_nothing_is_nothing() -> None:
+    from engine.memory import kv_cache_bytes
+
+    arch = from_record(LLAMA2_7B)
+    assert kv_cache_bytes(arch, 0, 4) == 0 and kv_cache_bytes(arch, None, 4) == 0  # type: ignore[arg-type]
+    assert kv_cache_bytes(arch, 4096, 0) == 0 and kv_cache_bytes(arch, 4096, None) == 0  # type: ignore[arg-type]
+    assert kv_cache_bytes(arch, 1, 1) == 2 * 32 * 32 * 128 * 2  # default 2 bytes per element
+
+
+def test_optimizer_defaults_and_paged_8bit_adam() -> None:
+    from engine.memory import optimizer_bytes_per_param
+
+    assert optimizer_bytes_per_param("full", "bf16", None) == {"weights": 2.0, "gradients": 4.0, "optimizer": 12.0}
+    assert optimizer_bytes_per_param("full", "bf16", "paged_adamw_8bit")["optimizer"] == 4.0 + 2.0
+
+
+def test_moe_layers_use_the_routed_and_shared_expert_widths() -> None:
+    """A model with one dense layer (FFN 4096) and MoE layers of 2 routed + 1 shared experts of 1024:
+    dense layers keep 8sbf with f = 4096, MoE layers with f = 3 x 1024."""
+    from engine.architecture import Architecture
+    from engine.memory import activation_bytes, layer_activation_bytes
+
+    arch = Architecture(name="moe", layers=4, hidden=1024, heads=8, kv_heads=8, head_dim=128, ffn=4096, vocab=1000,
+                        experts=8, active_experts=2, shared_experts=1, moe_ffn=1024, first_dense_layers=1,
+                        total_params=1, active_params=1)
+    s, b, h = 512, 1, 1024
+    common = 10 * s * b * h + 2 * s * b * h + 12 * s * b * h  # attention (MHA) + MLP input + norms
+    dense, moe = common + 8 * s * b * 4096, common + 8 * s * b * 3 * 1024
+    assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=False) == dense
+    assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=True) == moe
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=False) == dense + 3 * moe
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 4 + max(dense, moe)
+    wide = arch.model_copy(update={"moe_ffn": 4096})  # now the MoE layer is the bigger working set
+    assert activation_bytes(wide, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 4 + common + 8 * s * b * 3 * 4096
