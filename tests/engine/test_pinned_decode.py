@@ -10,6 +10,8 @@ take their share of the replica's time (a fixed point, worked out by hand below)
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine.architecture import from_record
@@ -105,3 +107,104 @@ def test_no_dataset_no_hours() -> None:
     assert training_tokens(workload(mode="full")) == (None, "no dataset size: GPU-hours not computed")
     est = estimate_training(workload(mode="full"), from_record(LLAMA2_7B), H100_SXM, 8)
     assert est.gpu_hours is None and est.wall_clock_hours is None
+
+
+def test_fp8_and_fp32_decode_use_their_own_peaks() -> None:
+    arch = from_record(LLAMA2_7B)
+    flops = 2 * N + 4 * 32 * 32 * 128 * 2048  # one sequence at the full 2,048-token context
+    for precision, peak in (("fp8", 1978.9e12), ("fp32", 66.9e12), ("int8", 989.4e12)):
+        est = estimate_inference(workload(mode="inference", precision=precision, seq_len=2048), arch, H100_SXM)
+        inputs = est.decode_tokens_per_s_per_sequence.inputs
+        assert inputs["peak_tflops"] == peak / 1e12
+        assert inputs["compute_time_s"] == pytest.approx(flops / (peak * 0.5), rel=1e-9)
+
+
+def test_defaults_one_sequence_at_2048_tokens_worst_case() -> None:
+    arch = from_record(LLAMA2_7B)
+    est = estimate_inference(workload(mode="inference", concurrency=None, seq_len=None), arch, H100_SXM)
+    inputs = est.decode_tokens_per_s_per_sequence.inputs
+    assert (inputs["sequences"], inputs["context_tokens"]) == (1, 2048)
+    assert inputs["kv_bytes_read"] == 2 * 32 * 32 * 128 * 2 * 2048
+    assert est.notes[0].endswith("context = full seq_len for every sequence (worst case)")
+    given = estimate_inference(workload(mode="inference", input_tokens=900, output_tokens=300), arch, H100_SXM)
+    assert given.decode_tokens_per_s_per_sequence.inputs["context_tokens"] == 1050
+    assert given.notes[0].endswith("context = prompt + half the output (mean context while decoding)")
+    assert given.prefill_seconds is not None
+    assert given.prefill_seconds.value == pytest.approx(2 * N * 900 / PEAK + weight_bytes_read_per_step(arch, "bf16") / BW, abs=1e-4)
+
+
+def test_mla_kv_is_split_by_data_parallel_attention() -> None:
+    """The MLA latent has no heads to split: it is served with data-parallel attention, each rank reading
+    its own sequences' cache (SGLang --enable-dp-attention, vLLM DP+EP), so a GPU reads 1/tp of it."""
+    from tests.engine.fixtures_physics import DEEPSEEK_V3
+
+    arch = from_record(DEEPSEEK_V3)
+    plan, _ = plan_cluster(workload(mode="inference", gpu_count=8, precision="fp8"), arch, H100_SXM)
+    w = workload(mode="inference", precision="fp8", seq_len=4096, concurrency=4)
+    inputs = estimate_inference(w, arch, H100_SXM, plan).decode_tokens_per_s_per_sequence.inputs
+    kv = 61 * (512 + 64) * 1 * 4096 * 4  # FP8 latent cache, 1 byte
+    assert inputs["kv_bytes_read"] == kv
+    tp = inputs["tensor_parallel"]
+    assert inputs["memory_time_s"] == pytest.approx((inputs["weight_bytes_read"] / tp + kv / tp) / (3.35e12 * 0.68), rel=1e-6)
+
+
+def test_mfu_reasons_as_the_reply_states_them() -> None:
+    """The 'why' behind each MFU is printed with the estimate: pinned word for word."""
+    from engine.throughput import default_mfu
+    from tests.engine.fixtures_physics import RTX_4090
+
+    nvlink = ("NVLink datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to the "
+              "calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 on A100 43-46%, MosaicML MPT on "
+              "H100/A100 40-51% at 2k tokens")
+    assert default_mfu(H100_SXM, "full", 8) == (0.48, nvlink)
+    assert default_mfu(RTX_4090, "full", None) == (0.35, "single PCIe/consumer GPU: no communication, but smaller kernels and power/thermal limits")  # type: ignore[arg-type]
+    assert default_mfu(RTX_4090, "full", 4) == (0.25, "multi-GPU over PCIe (no NVLink): gradient all-reduce competes with compute")
+    amd = default_mfu(H100_SXM.model_copy(update={"vendor": "AMD"}), "full", 2048)[1]
+    assert amd == (nvlink + "; x0.9 beyond 1,024 GPUs (Llama 3 405B: 38-43% on 16k H100s); x0.7 on AMD (low confidence, "
+                   "no AMD run in calibration.csv): SemiAnalysis's Dec 2024 MI300X/H100/H200 training benchmarks found the "
+                   "MI300X's paper advantage over the H100 not realised in practice (semianalysis.com, 'MI300X vs H100 vs "
+                   "H200 Benchmark Part 1: Training'); x0.7 puts it about level with an H100")
+
+
+def test_inference_figures_carry_units_formulas_and_inputs() -> None:
+    arch = from_record(LLAMA2_7B)
+    plan, _ = plan_cluster(workload(mode="inference", gpu_count=2), arch, H100_SXM)
+    w = workload(mode="inference", precision=None, concurrency=4, input_tokens=500, output_tokens=100, hourly_rate=2.0)
+    est = estimate_inference(w, arch, H100_SXM, plan)
+    per_seq, agg, prefill = est.decode_tokens_per_s_per_sequence, est.decode_tokens_per_s, est.prefill_seconds
+    assert prefill is not None
+    assert (per_seq.unit, per_seq.formula) == (
+        "tokens/s", "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)")
+    assert per_seq.inputs["bandwidth_tb_s"] == 3.35 and per_seq.inputs["compute_efficiency"] == 0.5
+    assert per_seq.inputs["weight_bytes_read"] == int(weight_bytes_read_per_step(arch, "bf16"))  # no precision: bf16
+    assert per_seq.value == round(per_seq.value, 1) and agg.value == round(agg.value, 1)
+    assert (agg.unit, agg.formula) == ("tokens/s", "sequences / step time (one replica)")
+    assert agg.inputs["gpus_per_replica"] == 2 and agg.inputs["sequences"] == 4
+    assert (prefill.unit, prefill.formula, prefill.inputs) == (
+        "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": 500})
+    assert prefill.value == round(prefill.value, 4)
+    assert est.notes[1] == "assumes an optimised server (vLLM/TGI/SGLang, CUDA graphs); eager HF generate is ~3x slower"
+    assert est.cost_per_1m_tokens_usd is not None and est.cost_per_1m_tokens_usd.inputs["gpus"] == 2
+    one = estimate_inference(workload(mode="inference", output_tokens=100), arch, H100_SXM)
+    assert one.decode_tokens_per_s_per_sequence.inputs["context_tokens"] == 2048  # output alone: worst case
+    assert len(one.notes) == 2  # no tensor-parallel note on one GPU
+
+
+def test_owned_cost_scales_with_the_replica() -> None:
+    arch = from_record(LLAMA2_7B)
+    plan, _ = plan_cluster(workload(mode="inference", gpu_count=2), arch, H100_SXM)
+    est = estimate_inference(workload(mode="inference", concurrency=16, utilization=0.5), arch, H100_SXM, plan)
+    cost = est.cost_per_1m_tokens_usd
+    assert cost is not None
+    assert cost.inputs["hardware_cost_usd"] == 60_000 and cost.inputs["num_gpus"] == 2 and cost.inputs["tdp_w"] == 700
+    assert cost.inputs["utilization"] == 0.5
+
+
+def test_replicas_when_one_replica_is_slow() -> None:
+    arch = from_record(LLAMA2_7B)
+    est = estimate_inference(workload(mode="inference", seq_len=2048, target_tokens_per_s=1.0), arch,
+                             H100_SXM.model_copy(update={"memory_bandwidth_tb_s": 0.01}))
+    inputs = est.decode_tokens_per_s.inputs
+    step = max(inputs["memory_time_s"], inputs["compute_time_s"]) + inputs["allreduce_s"]
+    assert 1 / step < 1  # under one token a second per replica
+    assert est.replicas == math.ceil(1.0 * step)  # target / per-replica rate, rounded up

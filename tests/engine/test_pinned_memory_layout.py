@@ -130,3 +130,82 @@ def test_mla_kv_cache_is_the_latent_and_is_sharded_by_data_parallel_attention() 
                               pipeline_parallel=gpus // 8)
         stage = math.ceil(61 / (gpus // 8)) / 61
         assert est.components["kv_cache_gb"].value == pytest.approx(per_token * 32_768 * 8 * stage / 8 / GB, abs=1e-3)
+
+
+def test_inference_components_carry_their_formula_and_inputs() -> None:
+    """What the reply's "Show formulas" prints for Llama-3-8B INT4 at 2 x 4,096 tokens: each
+    component names its formula and the inputs a reader needs to redo it by hand."""
+    from tests.engine.fixtures_physics import LLAMA3_8B
+
+    est = estimate_memory(workload(mode="inference", precision="int4", seq_len=4096, concurrency=2), from_record(LLAMA3_8B), 1)
+    c = est.components
+    assert list(c) == ["weights_gb", "quant_constants_gb", "kv_cache_gb", "activations_gb", "overhead_gb"]
+    assert (c["weights_gb"].formula, c["weights_gb"].inputs) == (
+        "linear params x 0.5 B + embeddings/norms x 2 B", {"params_on_gpu": 8_030_261_248, "precision": "int4"})
+    assert (c["quant_constants_gb"].formula, c["quant_constants_gb"].inputs) == (
+        "linear params x 0.0312 B (group scales/zeros)", {"bytes_per_param": 4 / 128})
+    assert c["kv_cache_gb"].formula == "2 x layers x kv_heads x head_dim x seq_len x sequences x bytes"
+    assert c["kv_cache_gb"].inputs == {"layers": 32, "kv_heads": 8, "head_dim": 128, "seq_len": 4096, "sequences": 2,
+                                       "bytes_per_element": 2.0, "split_over_gpus": 1}
+    assert c["activations_gb"].formula == "prefill chunk x 2 B x (3h + 2f) + logits for each sequence's last token"
+    assert c["activations_gb"].inputs == {"prefill_chunk_tokens": 2048}
+    assert (c["overhead_gb"].formula, c["overhead_gb"].inputs) == (
+        "CUDA context + framework workspaces (stated constant)", {"overhead_gb": 1.0})
+    assert est.notes[:2] == ("layout: 1 GPU(s) = data 1 x tensor 1 x pipeline 1",
+                             "decimal GB (10^9 bytes); per-GPU figures are the busiest GPU")
+    bf16 = estimate_memory(workload(mode="inference", precision="bf16"), from_record(LLAMA3_8B), 1).components["weights_gb"]
+    assert (bf16.formula, bf16.inputs) == ("params x 2 B", {"params_on_gpu": 8_030_261_248, "precision": "bf16"})
+
+
+def test_mla_kv_formula_and_mixtral_moe_activations() -> None:
+    from tests.engine.fixtures_physics import MIXTRAL_8X7B
+
+    mla = estimate_memory(workload(mode="inference"), from_record(DEEPSEEK_V3), 8).components["kv_cache_gb"]
+    assert mla.formula == "layers x (kv_lora_rank + rope_dim) x seq_len x sequences x bytes (MLA)"
+    assert mla.inputs["split_over_gpus"] == 8  # data-parallel attention: each of the 8 ranks holds its own sequences
+    arch = from_record(MIXTRAL_8X7B)
+    s, b, h = 2048, 1, 4096
+    f_moe = 2 * 14336  # the two routed experts a token uses
+    attention = 2 * s * b * (h + 2 * 4096 + 2 * 8 * 128)  # GQA: K and V are 8 heads x 128 wide
+    moe_layer = attention + 2 * s * b * h + 8 * s * b * f_moe + 12 * s * b * h
+    from engine.memory import activation_bytes, layer_activation_bytes
+
+    assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=True) == moe_layer
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=False) == 32 * moe_layer
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 32 + moe_layer
+
+
+def test_kv_cache_of_nothing_is_nothing() -> None:
+    from engine.memory import kv_cache_bytes
+
+    arch = from_record(LLAMA2_7B)
+    assert kv_cache_bytes(arch, 0, 4) == 0 and kv_cache_bytes(arch, None, 4) == 0  # type: ignore[arg-type]
+    assert kv_cache_bytes(arch, 4096, 0) == 0 and kv_cache_bytes(arch, 4096, None) == 0  # type: ignore[arg-type]
+    assert kv_cache_bytes(arch, 1, 1) == 2 * 32 * 32 * 128 * 2  # default 2 bytes per element
+
+
+def test_optimizer_defaults_and_paged_8bit_adam() -> None:
+    from engine.memory import optimizer_bytes_per_param
+
+    assert optimizer_bytes_per_param("full", "bf16", None) == {"weights": 2.0, "gradients": 4.0, "optimizer": 12.0}
+    assert optimizer_bytes_per_param("full", "bf16", "paged_adamw_8bit")["optimizer"] == 4.0 + 2.0
+
+
+def test_moe_layers_use_the_routed_and_shared_expert_widths() -> None:
+    """A model with one dense layer (FFN 4096) and MoE layers of 2 routed + 1 shared experts of 1024:
+    dense layers keep 8sbf with f = 4096, MoE layers with f = 3 x 1024."""
+    from engine.architecture import Architecture
+    from engine.memory import activation_bytes, layer_activation_bytes
+
+    arch = Architecture(name="moe", layers=4, hidden=1024, heads=8, kv_heads=8, head_dim=128, ffn=4096, vocab=1000,
+                        experts=8, active_experts=2, shared_experts=1, moe_ffn=1024, first_dense_layers=1,
+                        total_params=1, active_params=1)
+    s, b, h = 512, 1, 1024
+    common = 10 * s * b * h + 2 * s * b * h + 12 * s * b * h  # attention (MHA) + MLP input + norms
+    dense, moe = common + 8 * s * b * 4096, common + 8 * s * b * 3 * 1024
+    assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=False) == dense
+    assert layer_activation_bytes(arch, s, b, flash=True, moe_layer=True) == moe
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=False) == dense + 3 * moe
+    assert activation_bytes(arch, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 4 + max(dense, moe)
+    wide = arch.model_copy(update={"moe_ffn": 4096})  # now the MoE layer is the bigger working set
+    assert activation_bytes(wide, s, b, flash=True, checkpointing=True) == 2 * s * b * h * 4 + common + 8 * s * b * 3 * 4096

@@ -169,3 +169,51 @@ def test_default_premium_reason_and_offer_premium_through_managed_fraction() -> 
     assert why == "estimate: managed training services list ~30% over the same instance self-managed (15-40% across clouds)"
     managed_offer = OFFER.model_copy(update={"managed": True, "managed_premium_fraction": 0.4})
     assert managed_fraction(w, managed_offer, CLOUD) == (0.4, "offer gpucloud:h100x8:us premium over its self-managed equivalent")
+
+
+def test_storage_footprint_branches() -> None:
+    from engine.tco import storage_footprint
+
+    given = storage_footprint(workload(mode="full", storage_gb=750.0), 7e9, 7e9)
+    assert given == Figure(value=750.0, unit="GB", formula="your storage_gb", inputs={"storage_gb": 750.0})
+    one = storage_footprint(workload(mode="pretrain", dataset_gb=100.0, checkpoints_kept=1), 7e9, 7e9)
+    assert one.value == pytest.approx(100 + 7e9 * 14 / 1e9 + 7e9 * 2 / 1e9)  # 100 + 98 + 14
+    assert one.inputs == {"dataset_gb": 100.0, "checkpoints_kept": 1, "checkpoint_gb": 98.0, "artifact_gb": 14.0}
+    serving = storage_footprint(workload(mode=None, dataset_gb=10.0), 7e9, 0)
+    assert serving.value == 10.0
+    assert serving.inputs == {"dataset_gb": 10.0, "checkpoints_kept": 0, "checkpoint_gb": 0.0, "artifact_gb": 0.0}
+    assert serving.unit == "GB" and serving.formula == "dataset_gb + checkpoints_kept x checkpoint_gb + artifact_gb"
+
+
+def test_pull_count_and_provider_in_options() -> None:
+    _, uncached = options(eg=egress(pulls_per_month=4.0))
+    assert rows(uncached)["egress"].formula == "4 pulls a month: sum over tiers"
+    (managed,) = options(w=workload(mode="full", runs_per_month=20.0, cache_dataset=True), provider=MANAGED)
+    assert managed.provider == "managedml" and managed.offer_id == "gpucloud:h100x8:us"
+    (half,) = options(w=workload(mode="full", runs_per_month=0.5, cache_dataset=True))
+    assert half.per_run_usd == pytest.approx(140.0)  # a run every other month still costs 50 GPU-hours
+
+
+def test_rate_sources_and_missing_prices() -> None:
+    assert usd_per_gpu_hour(OFFER, "spot", None)[1].startswith("spot $11.20/node-hr / 8 GPUs")
+    assert usd_per_gpu_hour(OFFER.model_copy(update={"reserved_usd_per_hour": 14.0}), "reserved", None)[1].startswith("reserved $14.00")
+    assert usd_per_gpu_hour(OFFER.model_copy(update={"on_demand_usd_per_hour": 0.0}), "on_demand", None) == (
+        None, "no on_demand price for gpucloud:h100x8:us")
+    assert usd_per_gpu_hour(OFFER.model_copy(update={"on_demand_usd_per_hour": 0.5}), "on_demand", None)[0] == pytest.approx(0.5 / 8)
+    no_prices = OFFER.model_copy(update={"on_demand_usd_per_hour": None, "reserved_usd_per_hour": None})
+    assert usd_per_gpu_hour(no_prices, "reserved", None) == (None, "no reserved price for gpucloud:h100x8:us")
+
+
+def test_storage_footprint_rounding_and_notes() -> None:
+    from engine.tco import storage_footprint
+
+    fig = storage_footprint(workload(mode="full", dataset_gb=0.0), 7_123_456_789, 7_123_456_789)
+    assert fig.inputs["checkpoint_gb"] == 99.728  # 7,123,456,789 x 14 B = 99.728395 GB, 3 decimals
+    assert fig.inputs["artifact_gb"] == 14.247  # x 2 B = 14.246914 GB
+    assert fig.notes == ("checkpoint = 14 bytes per trained parameter (bf16 weights + fp32 master + Adam m, v); "
+                         "artifact = merged model in bf16 (2 bytes/param)",)
+
+
+def test_an_offer_without_gpus_has_no_rate() -> None:
+    assert usd_per_gpu_hour(OFFER.model_copy(update={"gpus_per_node": 0}), "on_demand", None) == (
+        None, "no on_demand price for gpucloud:h100x8:us")

@@ -160,3 +160,40 @@ def test_dataset_gb_converts_at_4_bytes_per_token() -> None:
 ])
 def test_default_mfu_table(gpu, mode, gpus, mfu) -> None:
     assert default_mfu(gpu, mode, gpus)[0] == pytest.approx(mfu)
+
+
+def test_mfu_scale_and_vendor_adjustments() -> None:
+    mi300x = H100_SXM.model_copy(update={"vendor": "AMD", "scaleup_link": "Infinity Fabric", "compute_capability": "gfx942"})
+    assert default_mfu(H100_SXM, "full", 1024)[0] == 0.48  # 1,024 GPUs: no scale discount yet
+    assert default_mfu(H100_SXM, "full", 1025)[0] == pytest.approx(0.48 * 0.9)
+    assert default_mfu(mi300x, "full", 8)[0] == pytest.approx(0.48 * 0.7)
+    assert default_mfu(mi300x, "qlora", 8)[0] == pytest.approx(0.48 * 0.7 * 0.8)
+    bridge = RTX_4090.model_copy(update={"tier": "datacenter", "scaleup_link": "NVLink bridge (2-way)"})
+    assert default_mfu(bridge, "full", 2)[0] == 0.25  # an NVLink bridge is not an NVLink fabric
+    assert default_mfu(H100_SXM, "full", 0)[0] == 0.48
+    why = default_mfu(mi300x, "qlora", 2048)[1]
+    assert "x0.9 beyond 1,024 GPUs" in why and "x0.7 on AMD" in why and "x0.8 for NF4 dequantisation" in why
+
+
+def test_training_figure_fields() -> None:
+    arch = from_record(LLAMA2_7B)
+    est = estimate_training(workload(mode="full", mfu=0.5, dataset_tokens=1_000_000_000), arch, H100_SXM, 8)
+    tps = est.training_tokens_per_s
+    time_flops = 6 * N_7B + ATTN_FLOPS_7B_2K / 0.53
+    assert tps.inputs["gpus"] == 8 and tps.inputs["peak"] == "BF16 dense" and tps.inputs["utilisation"] == 0.5
+    assert tps.inputs["mfu"] == pytest.approx(0.5 * (6 * N_7B + ATTN_FLOPS_7B_2K) / time_flops)
+    assert tps.notes == ("MFU as given", "6 = forward 2N + backward 4N")
+    assert est.gpu_hours is not None and est.gpu_hours.inputs["tokens"] == 1_000_000_000 and est.gpu_hours.inputs["epochs"] == 1.0
+    assert est.gpu_hours.notes == ("dataset_tokens as given", "MFU as given")
+    assert est.wall_clock_hours is not None and est.wall_clock_hours.unit == "hours"
+    lora = flops_per_token(workload(mode="qlora"), arch)
+    assert lora.notes == ("4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base",)
+    assert flops_per_token(workload(mode="full", seq_len=None), arch).inputs["seq_len"] == 2048
+
+
+def test_checkpointing_note_and_a_given_mfu_counts_no_recompute() -> None:
+    arch = from_record(LLAMA2_7B)
+    est = estimate_training(workload(mode="full", gradient_checkpointing=True), arch, H100_SXM, 8)
+    assert "re-runs the forward (+2N FLOPs)" in est.training_tokens_per_s.notes[0]
+    given = estimate_training(workload(mode="full", gradient_checkpointing=True, mfu=0.4), arch, H100_SXM, 8)
+    assert given.training_tokens_per_s.inputs["flops_per_token"] == 6 * N_7B + ATTN_FLOPS_7B_2K  # the user's MFU already counts it
