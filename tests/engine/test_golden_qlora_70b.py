@@ -123,7 +123,6 @@ def test_bf16_serving_of_merged_model_two_gpus() -> None:
 
 
 def test_quantization_table() -> None:
-    pytest.importorskip("engine.quantization")
     advice = advise(Workload(mode="inference", params_b=70, precision="bf16"), catalog_data())
     table = {row["precision"]: row for row in advice.quantization}
     for precision, gb in (("fp32", 280), ("bf16", 140), ("int8", 70), ("int4", 35)):
