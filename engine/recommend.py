@@ -167,6 +167,8 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple
 def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str) -> str:
     who = provider.name if provider is not None else (offer.provider if offer is not None else "your quote")
     shape = f"{gpus}x {gpu.name}"
+    if offer is not None and 1 < offer.gpus_per_node < gpus:  # several rented instances: say so
+        shape += f" ({gpus // offer.gpus_per_node} nodes of {offer.gpus_per_node})"
     price = PRICING_LABEL.get(pricing, pricing)
     if pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None:
         price = "reserved, estimated at on-demand -30%"  # no published commitment price: say so where it is read
