@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from benchmarks.bench_e2e import MESSAGES
 from benchmarks.harness import Harness, Server, mention_body, percentile, post_event, unique_ts
 
-KILL_INSTANT_S = 0.05  # a post reaching Slack this soon after SIGKILL left the dying server
+KILL_INSTANT_S = 1.0  # a post the fake Slack takes in this soon after SIGKILL left the dying server (its handler
+# thread can lag the socket by hundreds of ms on a loaded 2-core machine)
 
 
 @dataclass

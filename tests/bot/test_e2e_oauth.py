@@ -98,7 +98,13 @@ def test_install_answer_with_the_workspace_token_then_uninstall(oauth_app: Runni
                              team_id="T2")
     assert client.post(uninstalled).status == 200
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and installation_store.find_bot(enterprise_id=None, team_id="T2") is not None:
+
+    def forgotten() -> bool:  # the listener deletes the bot, then the installation, then the threads
+        return (installation_store.find_bot(enterprise_id=None, team_id="T2") is None
+                and installation_store.find_installation(enterprise_id=None, team_id="T2") is None
+                and oauth_app.store.load(ThreadKey("T2", CHANNEL, ROOT_TS)) is None)
+
+    while time.monotonic() < deadline and not forgotten():
         time.sleep(0.05)
     assert installation_store.find_bot(enterprise_id=None, team_id="T2") is None
     assert installation_store.find_installation(enterprise_id=None, team_id="T2") is None
