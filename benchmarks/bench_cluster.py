@@ -35,6 +35,7 @@ class ClusterRun:
     in_flight_at_kill: int = 0  # acknowledged by the killed server, not answered when it died
     in_flight_answered_once: int = 0  # of those, answered exactly once (by the survivor)
     kill_instant_duplicates: int = 0  # replies the killed server was sending as it died, sent again by the survivor
+    duplicate_offsets_s: list[tuple[float, ...]] = field(default_factory=list)  # arrival of each copy, from the kill
 
     @property
     def lost(self) -> int:
@@ -116,9 +117,11 @@ def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds
     # marked sent; the survivor then sends it again (chat.postMessage has no idempotency key): at least once
     # for that instant, exactly once everywhere else. Such copies are counted apart from any other duplicate.
     duplicates = kill_instant = 0
+    offsets: list[tuple[float, ...]] = []
     for c, t in scheduled:
         posts = harness.slack.replies(c, t)
         if len(posts) > 1:
+            offsets.append(tuple(round(p.at - kill_clock, 3) for p in posts))
             if posts[0].at <= kill_clock + KILL_INSTANT_S:
                 kill_instant += len(posts) - 1
             else:
@@ -126,4 +129,4 @@ def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds
     held = [key for key in burst if not [p for p in harness.slack.replies(*key) if p.at <= kill_clock]]
     answered_once = sum(1 for key in held if len(harness.slack.replies(*key)) == 1)
     return ClusterRun(rate_per_s, len(scheduled), counts["retries"], counts["failed_over"], delivered, duplicates,
-                      killed_at, latencies, len(held), answered_once, kill_instant)
+                      killed_at, latencies, len(held), answered_once, kill_instant, offsets)

@@ -45,7 +45,7 @@ def test_end_to_end_runs_lose_and_duplicate_nothing(report: bench_run.Report) ->
 
 def test_two_servers_on_one_postgres_lose_and_duplicate_nothing_through_a_kill_9(report: bench_run.Report) -> None:
     cluster = report.facts["cluster"]
-    assert cluster["sent"] > 0 and (cluster["lost"], cluster["duplicates"]) == (0, 0)
+    assert cluster["sent"] > 0 and (cluster["lost"], cluster["duplicates"]) == (0, 0), cluster
     assert cluster["held_answered_once"] == cluster["held"]
     # at least once only for what the killed server was posting at the instant it died: at most the
     # burst of 8 it had just acknowledged (chat.postMessage has no idempotency key)
