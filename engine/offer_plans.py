@@ -10,6 +10,7 @@ ranks the results.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
@@ -263,3 +264,76 @@ def lateness(w: Workload, wall_hours: float) -> int:
 def is_late(w: Workload, wall_hours: float) -> bool:
     """A training option whose single run overruns its slot: shown, but ranked after the rest."""
     return lateness(w, wall_hours) > 0
+
+
+@dataclass
+class PlannedShape:
+    """One node shape planned for one GPU, as the catalog search needs it. A training plan (or a serving
+    model that fits nowhere) is built at once; a serving plan stays a `ServingChoice` of plain numbers
+    until its option is shortlisted (`built()`), because building the result objects for every GPU and
+    node shape the search tries would cost most of a question's time."""
+
+    w: Workload
+    plan: ClusterPlan | None = None
+    memory: MemoryEstimate | None = None
+    throughput: ThroughputEstimate | None = None
+    choice: ServingChoice | None = None
+    arch: Architecture | None = None
+    gpu: GpuRecord | None = None
+    offer: OfferRecord | None = None
+    gpn: int = 1
+    link: str | None = None
+
+    def built(self) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+        if self.plan is None or self.memory is None or self.throughput is None:
+            assert self.choice is not None and self.arch is not None and self.gpu is not None
+            self.plan, self.memory, self.throughput = serving_result(self.w, self.arch, self.gpu, self.offer, self.choice,
+                                                                     self.gpn, self.link)
+        return self.plan, self.memory, self.throughput
+
+    @property
+    def fits(self) -> bool:
+        return self.choice is not None or bool(self.plan is not None and self.plan.fits)
+
+    @property
+    def gpus(self) -> int:
+        return self.choice.gpus if self.choice is not None else (self.plan.gpus if self.plan is not None else 0)
+
+    @property
+    def copy_gpus(self) -> int:
+        """GPUs one copy of the model spans (replicas need no fabric between them)."""
+        if self.choice is not None:
+            return self.choice.gpus_per_replica
+        assert self.plan is not None and self.throughput is not None
+        return self.plan.gpus // max(1, self.throughput.replicas or 1)
+
+    def billed(self, offer: OfferRecord | None) -> int:
+        """GPUs paid for: whole instances of the offer's shape."""
+        if self.choice is not None:
+            return max(self.choice.billed_gpus, self.choice.gpus)
+        assert self.plan is not None
+        if offer is None or offer.gpus_per_node <= 0:
+            return self.plan.gpus
+        if self.plan.replicas:
+            return max(self.plan.nodes * offer.gpus_per_node, self.plan.gpus)
+        return int(math.ceil(self.plan.gpus / offer.gpus_per_node)) * offer.gpus_per_node
+
+    def misses(self) -> int:
+        """Serving targets missed (the deadline is counted by lateness instead)."""
+        if self.choice is not None:
+            return len(self.choice.misses)
+        assert self.throughput is not None
+        return sum(1 for t in self.throughput.targets if not t.met and t.name != "deadline_hours")
+
+
+def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, scale_out: bool = True,
+               memo: dict[tuple[object, ...], object] | None = None) -> PlannedShape:
+    """`plan_offer` for the catalog search: serving on a catalog offer is planned in numbers only."""
+    if (w.mode or "inference") not in TRAINING_MODES and offer is not None:
+        gpn = max(1, offer.gpus_per_node)
+        link = offer.intra_node_link or gpu.scaleup_link
+        choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)
+        if choice is not None:
+            return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
+    plan, memory, throughput = plan_offer(w, arch, gpu, offer, scale_out=scale_out, memo=memo)
+    return PlannedShape(w, plan, memory, throughput)

@@ -34,7 +34,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import is_late, lateness, plan_offer, relabel
+from engine.offer_plans import PlannedShape, is_late, lateness, plan_shape, relabel
 from engine.recommendation import recommend, work_usd
 from engine.tco import (
     managed_split,
@@ -122,16 +122,6 @@ def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
     return out
 
 
-def _billed_gpus(plan: ClusterPlan, offer: OfferRecord | None) -> int:
-    """GPUs you pay for: whole instances of the offer's shape (a 1-GPU job on an 8-GPU node pays 8;
-    serving replicas pack into instances as engine.serving placed them)."""
-    if offer is None or offer.gpus_per_node <= 0:
-        return plan.gpus
-    if plan.replicas:
-        return max(plan.nodes * offer.gpus_per_node, plan.gpus)
-    return int(math.ceil(plan.gpus / offer.gpus_per_node)) * offer.gpus_per_node
-
-
 # Every run pays start-up on every rented GPU: instance boot, container pull, model download and
 # load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
 # 5-minute job dearer than one GPU for an hour.
@@ -147,7 +137,7 @@ def suspect_spot(offer: OfferRecord | None) -> bool:
                 and offer.spot_usd_per_hour < SUSPECT_SPOT_FRACTION * offer.on_demand_usd_per_hour)
 
 
-def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple[float, float]:
+def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate | None, billed: int) -> tuple[float, float]:
     """(GPU-hours billed per run, wall-clock hours per run).
 
     Training: the work is fixed GPU-hours; extra GPUs in a whole node run data-parallel, so the
@@ -155,7 +145,7 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate, billed: int) -> tuple
     counted as one "run" per month.
     """
     if (w.mode or "inference") in TRAINING_MODES:
-        gpu_hours = t.gpu_hours.value if t.gpu_hours is not None else math.nan
+        gpu_hours = t.gpu_hours.value if t is not None and t.gpu_hours is not None else math.nan
         if w.pricing == "spot":
             gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
         setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
@@ -242,7 +232,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         found = 0
         memo: dict[tuple[object, ...], object] = {}  # serving search: what no offer changes, per variant
         for gpu in _gpus_for(variant, data):
-            plans: dict[tuple[Any, ...] | None, tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate, Workload]] = {}
+            plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if variant.hourly_rate is not None:
@@ -265,14 +255,15 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind)
                 if shape not in plans:
                     on_gpu = _on_gpu(variant, gpu, given)
-                    plan, memory, throughput = plan_offer(on_gpu, arch, gpu, offer, scale_out=not guessed,
-                                                          memo=memo if on_gpu is variant else None)
-                    plans[shape] = (plan, memory, throughput, on_gpu)
-                    if plan.gpus * gpu.memory_gb > largest_gb:
-                        largest, largest_gb = (gpu.id, plan.gpus, memory.per_gpu_gb), plan.gpus * gpu.memory_gb
-                plan, memory, throughput, vw = plans[shape]
-                copy_gpus = plan.gpus // max(1, throughput.replicas or 1)  # serving replicas need no fabric
-                if not plan.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
+                    planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
+                                         memo=memo if on_gpu is variant else None)
+                    plans[shape] = planned
+                    if planned.memory is not None and planned.gpus * gpu.memory_gb > largest_gb:
+                        largest, largest_gb = (gpu.id, planned.gpus, planned.memory.per_gpu_gb), planned.gpus * gpu.memory_gb
+                planned = plans[shape]
+                vw = planned.w
+                copy_gpus = planned.copy_gpus  # serving replicas need no fabric
+                if not planned.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
                     continue  # an offer without an inter-node fabric is sold as single nodes only
                 if gpu.tier == "consumer" and copy_gpus > (offer.gpus_per_node if offer is not None else 8):
                     continue  # consumer cards are never clustered across nodes (no fabric, no NVLink, no support)
@@ -289,10 +280,12 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 ckey = (shape, provider.id if provider is not None else "", offer.managed if offer else False,
                         offer.managed_premium_fraction if offer else None)
                 if ckey not in context:
-                    context[ckey] = _context(vw, offer, provider, plan, throughput, storage, egress_cache, source, gpu, pricing, label)
+                    context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.throughput, storage,
+                                             egress_cache, source, gpu, pricing, label)
                 ctx = context[ckey]
                 if ctx is None:
-                    billed = _billed_gpus(plan, offer)
+                    plan, memory, throughput = planned.built()
+                    billed = planned.billed(offer)
                     hourly = rate * billed
                     # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
                     # node does not win a job one GPU does in an afternoon
@@ -310,11 +303,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 work = rate * work_rate + fixed_usd
                 best = candidates.get(name)
                 if best is None or work < best.work:
-                    own_plan = relabel(plan, gpu, offer) if offer is not None else plan
-                    misses = sum(1 for t in throughput.targets if not t.met and t.name != "deadline_hours") + lateness(vw, wall_hours)
+                    misses = planned.misses() + lateness(vw, wall_hours)
                     risk = risky(gpu, provider)
-                    candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, own_plan, memory,
-                                                  throughput, storage, egress_cache[ckey[1]], misses, risk, work)
+                    candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
+                                                  egress_cache[ckey[1]], misses, risk, work)
                     found += 1
         if both_methods:
             found_by_label[label] = found
@@ -366,9 +358,7 @@ class _Candidate:
     offer: OfferRecord | None
     provider: ProviderRecord | None
     w: Workload
-    plan: ClusterPlan
-    memory: MemoryEstimate
-    throughput: ThroughputEstimate
+    planned: PlannedShape  # built into result objects only when shortlisted
     storage: Figure
     egress: dict[str, Any]
     misses: int = 0  # targets missed (per-user speed, TTFT, request rate, deadline)
@@ -381,12 +371,12 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
     return usd_per_gpu_hour(offer, pricing, hourly_rate if offer is None else None)[0]
 
 
-def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, plan: ClusterPlan,
-             throughput: ThroughputEstimate, storage: Figure, egress_cache: dict[str, dict[str, Any]],
+def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
+             throughput: ThroughputEstimate | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
              source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
-    and provider: the same arithmetic as engine.tco, without building models."""
-    billed = _billed_gpus(plan, offer)
+    and provider: the same arithmetic as engine.tco, without building models. `throughput` is only read
+    for training (serving is an always-on month)."""
     gpu_hours, wall_hours = _gpu_hours_per_run(w, throughput, billed)
     if not math.isfinite(gpu_hours):
         return None
@@ -429,14 +419,16 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
 def _build(c: _Candidate) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
-    billed = _billed_gpus(c.plan, c.offer)
-    gpu_hours, _wall = _gpu_hours_per_run(c.w, c.throughput, billed)
-    if billed > c.plan.gpus and c.offer is not None:
+    plan, memory, throughput = c.planned.built()
+    plan = relabel(plan, c.gpu, c.offer) if c.offer is not None else plan
+    billed = c.planned.billed(c.offer)
+    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput, billed)
+    if billed > plan.gpus and c.offer is not None:
         rate_source += (
-            f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: the {c.plan.gpus}-GPU plan runs data-parallel "
+            f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: the {plan.gpus}-GPU plan runs data-parallel "
             f"on all {billed} (same GPU-hours, shorter wall clock)"
             if (c.w.mode or "inference") in TRAINING_MODES
-            else f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: {billed} GPUs billed for a {c.plan.gpus}-GPU replica"
+            else f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: {billed} GPUs billed for a {plan.gpus}-GPU replica"
         )
     tcos = tco_options(
         c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
@@ -445,7 +437,6 @@ def _build(c: _Candidate) -> Option:
         tokens_per_run=float(c.w.dataset_tokens or 0) * float(c.w.epochs or 1) or None
         if (c.w.mode or "inference") in TRAINING_MODES else None,
     )
-    throughput = c.throughput
     if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:
         # Serving: what a million generated tokens cost on this option's rent, at the stated load.
         load = float(c.w.utilization or 1.0)
@@ -455,8 +446,8 @@ def _build(c: _Candidate) -> Option:
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
     return Option(
         name=c.name, offer_id=c.offer.id if c.offer is not None else None, gpu=c.gpu.id,
-        mode=c.w.mode or "inference", precision=c.w.precision or "bf16", memory=c.memory,
-        cluster=c.plan, throughput=throughput, tco=tcos,
+        mode=c.w.mode or "inference", precision=c.w.precision or "bf16", memory=memory,
+        cluster=plan, throughput=throughput, tco=tcos,
         total_usd=min(t.total_usd for t in tcos), hours_per_run=c.wall_hours,
     )
 
