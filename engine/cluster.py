@@ -15,7 +15,16 @@ import math
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
-from engine.memory import GB, Layout, MemoryOptions, estimate_memory, per_gpu_bytes, resolve_layout, usable_gb
+from engine.memory import (
+    GB,
+    Layout,
+    MemoryOptions,
+    estimate_memory,
+    optimizer_bytes_per_param,
+    per_gpu_bytes,
+    resolve_layout,
+    usable_gb,
+)
 from engine.models import ClusterPlan, MemoryEstimate, Workload
 
 DEFAULT_GPUS_PER_NODE = 8
@@ -125,13 +134,24 @@ def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, floa
     return None
 
 
+def _fewest_gpus(w: Workload, arch: Architecture, limit_bytes: float, opts: MemoryOptions) -> int:
+    """A lower bound on the GPUs full training needs: weights, gradients and optimizer state fully
+    sharded (ZeRO-3) over n GPUs still take total / n each, before any activation. Counts below it
+    cannot fit, so the search starts there (a 405B model does not try 2-12 nodes one by one)."""
+    if w.mode not in ("full", "pretrain") or limit_bytes <= 0:
+        return 1
+    per_param = sum(optimizer_bytes_per_param(w.mode, w.precision, w.optimizer, opts.recipe).values())
+    return max(1, math.ceil(arch.total_params * per_param / limit_bytes))
+
+
 def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, Layout] | None:
-    for n in range(1, gpn + 1):
+    fewest = _fewest_gpus(w, arch, limit_bytes, opts)
+    for n in range(max(1, min(fewest, gpn + 1)), gpn + 1):
         hit = _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts)
         if hit:
             return n, hit[0]
     fits = lambda k: _first_fit(w, arch, k * gpn, gpn, max_tp, limit_bytes, opts)  # noqa: E731
-    for k in range(2, min(LINEAR_NODE_SCAN, max_nodes) + 1):
+    for k in range(max(2, math.ceil(fewest / gpn)), min(LINEAR_NODE_SCAN, max_nodes) + 1):
         hit = fits(k)
         if hit:
             return k * gpn, hit[0]

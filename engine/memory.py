@@ -12,6 +12,7 @@ layout and reported as decimal GB `Figure`s that carry their formula. Sources:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture, lora_trainable_params
-from engine.models import MemoryEstimate, Workload
+from engine.models import Figure, MemoryEstimate, Workload
 from engine.units import GB, bytes_per_element, figure
 
 Recipe = Literal["amp_fp32_grads", "amp_bf16_grads", "pure_bf16"]
@@ -277,15 +278,23 @@ def usable_gb(gpu: GpuRecord, headroom: float | None) -> float:
     return gpu.memory_gb * (1 - h)
 
 
+@functools.lru_cache(maxsize=4096)
+def _figures(w: Workload, arch: Architecture, layout: Layout, opts: MemoryOptions) -> tuple[dict[str, Figure], float]:
+    """The components as Figures and the per-GPU total in GB. They depend on the layout, not on the GPU,
+    so the catalog search builds them once for all the GPU types a layout is planned on."""
+    parts = _components(w, arch, layout, opts)
+    comps = {name: figure(b / GB, "GB", formula, inputs, notes) for name, (b, formula, inputs, notes) in parts.items()}
+    return comps, sum(b for b, *_ in parts.values()) / GB
+
+
 def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuRecord | None = None, *,
                     tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
                     zero_stage: int | None = None, options: MemoryOptions | None = None) -> MemoryEstimate:
     """Per-GPU peak (busiest GPU) and cluster total, with one Figure per component in decimal GB."""
     opts = options or MemoryOptions()
     layout = resolve_layout(w, gpus, tensor_parallel, pipeline_parallel, zero_stage)
-    parts = _components(w, arch, layout, opts)
-    comps = {name: figure(b / GB, "GB", formula, inputs, notes) for name, (b, formula, inputs, notes) in parts.items()}
-    per_gpu = sum(b for b, *_ in parts.values()) / GB
+    cached, per_gpu = _figures(w, arch, layout, opts)
+    comps = dict(cached)
     notes = [
         f"layout: {layout.gpus} GPU(s) = data {layout.dp} x tensor {layout.tp} x pipeline {layout.pp}"
         + (f", ZeRO stage {layout.zero_stage}" if w.mode != "inference" else ""),
