@@ -462,12 +462,15 @@ def _rank(options: list[Option], w: Workload | None = None,
     3% of the cheapest left, fewer nodes and fewer GPUs first (simpler to run, same money)."""
     flags = flags or {}
 
+    lates = {o.name: (flags.get(o.name, (0, False))[0] if flags
+                      else int(w is not None and is_late(w, o.hours_per_run or 0.0))) for o in options}
+    scores = {o.name: work_usd(o, w) * (1 + STACK_RISK_PREMIUM * flags.get(o.name, (0, False))[1]) for o in options}
+
     def late(o: Option) -> int:
-        missed = flags.get(o.name, (0, False))[0]
-        return missed if flags else int(w is not None and is_late(w, o.hours_per_run or 0.0))
+        return lates[o.name]
 
     def score(o: Option) -> float:
-        return work_usd(o, w) * (1 + STACK_RISK_PREMIUM * flags.get(o.name, (0, False))[1])
+        return scores[o.name]
 
     pool = sorted(options, key=lambda o: (late(o), score(o), o.hours_per_run or 0.0, o.name))
     by_cost: list[Option] = []
