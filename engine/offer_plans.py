@@ -73,7 +73,7 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
     throughput = estimate_training(w, arch, gpu, plan.gpus)
     if not plan.fits or w.gpu_count or w.nodes:
-        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), [])
+        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node))
         if extra:
             plan = plan.model_copy(update={"notes": (*extra, *plan.notes)})
         return plan, memory, with_deadline(w, throughput)
@@ -104,9 +104,6 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     if scaled_for_time and throughput.gpu_hours is not None:
         notes.append(f"scaled out to {plan.gpus:,} GPUs so one run of {throughput.gpu_hours.value:,.0f} GPU-hours finishes "
                      f"within {slot:,.0f} h")
-        if plan.gpus > RESERVATION_NODES * gpn:
-            notes.append(f"{plan.gpus:,} GPUs is a reserved-cluster negotiation (capacity, price and fabric), not an "
-                         "on-demand order: the on-demand price here is an upper bound")
     if target > plan.gpus:
         replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": target}), arch, gpu, offer)
         if replanned.fits:
@@ -124,7 +121,7 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
                          f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
                          "once, same GPU-hours and cost); assumes the runs are independent experiments")
-    notes.extend(scale_notes(plan, gpn, notes))
+    notes.extend(scale_notes(plan, gpn))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, with_deadline(w, throughput)
@@ -133,10 +130,10 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
 FAILURE_NOTE_GPUS = 1024
 
 
-def scale_notes(plan: ClusterPlan, gpn: int, said: list[str]) -> list[str]:
+def scale_notes(plan: ClusterPlan, gpn: int) -> list[str]:
     """What changes at scale that the arithmetic does not show: buying capacity, and failures."""
     out: list[str] = []
-    if plan.gpus > RESERVATION_NODES * gpn and not any("reserved-cluster" in n for n in said):
+    if plan.gpus > RESERVATION_NODES * gpn:
         out.append(f"{plan.gpus:,} GPUs is a reserved-cluster negotiation (capacity, price and fabric), not an on-demand "
                    "order: the on-demand price here is an upper bound")
     if plan.gpus >= FAILURE_NOTE_GPUS:
@@ -160,20 +157,30 @@ def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
                  memo: dict[tuple[object, ...], object] | None = None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """Serving on this node shape: the replica group and count from engine.serving, as result objects.
     A model that fits on no group gets plan_cluster's does-not-fit plan and its fixes."""
+    gpn, link = serving_shape(w, gpu, offer)
+    choice = choose(w, arch, gpu, gpn, link_kind(link), offer is None or offer.inter_node_fabric is not None, memo=memo)
+    if choice is None:
+        return serving_fits_nowhere(w, arch, gpu, offer, gpn, link)
+    return serving_result(w, arch, gpu, offer, choice, gpn, link)
+
+
+def serving_shape(w: Workload, gpu: GpuRecord, offer: OfferRecord | None) -> tuple[int, str | None]:
+    """(GPUs per node, intra-node link) a serving plan is searched on: the offer's, else an 8-GPU node (or
+    the user's smaller GPU count) on the GPU's own link."""
     gpn = offer.gpus_per_node if offer is not None else (w.gpu_count if w.gpu_count and w.gpu_count < 8 else 8)
     link = offer.intra_node_link if offer is not None and offer.intra_node_link else gpu.scaleup_link
-    kind = link_kind(link)
-    multi_node = offer is None or offer.inter_node_fabric is not None
-    choice = choose(w, arch, gpu, max(1, gpn), kind, multi_node, memo=memo)
-    if choice is None:
-        # nothing a serving engine would run fits this node shape: the breakdown and fixes, never an option
-        plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
-        if plan.fits:
-            plan = plan.model_copy(update={"fits": False, "notes": (
-                f"no tensor-parallel group of up to {gpn} GPUs per node (with pipeline stages where nodes link) holds "
-                "the weights and one sequence's KV cache", *plan.notes)})
-        return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)
-    return serving_result(w, arch, gpu, offer, choice, gpn, link)
+    return max(1, gpn), link
+
+
+def serving_fits_nowhere(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, gpn: int,
+                         link: str | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """Nothing a serving engine would run fits this node shape: the breakdown and fixes, never an option."""
+    plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
+    if plan.fits:
+        plan = plan.model_copy(update={"fits": False, "notes": (
+            f"no tensor-parallel group of up to {gpn} GPUs per node (with pipeline stages where nodes link) holds "
+            "the weights and one sequence's KV cache", *plan.notes)})
+    return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)
 
 
 def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
@@ -330,10 +337,10 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
                memo: dict[tuple[object, ...], object] | None = None) -> PlannedShape:
     """`plan_offer` for the catalog search: serving on a catalog offer is planned in numbers only."""
     if (w.mode or "inference") not in TRAINING_MODES and offer is not None:
-        gpn = max(1, offer.gpus_per_node)
-        link = offer.intra_node_link or gpu.scaleup_link
+        gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)
         if choice is not None:
             return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
+        return PlannedShape(w, *serving_fits_nowhere(w, arch, gpu, offer, gpn, link))  # not searched again
     plan, memory, throughput = plan_offer(w, arch, gpu, offer, scale_out=scale_out, memo=memo)
     return PlannedShape(w, plan, memory, throughput)

@@ -41,11 +41,6 @@ def peak_tflops(gpu: GpuRecord, precision: str | None) -> tuple[float, str]:
     return gpu.fp32_tflops or 1.0, "FP32 (no 16-bit tensor path)"
 
 
-def _fast_link(gpu: GpuRecord) -> bool:
-    link = (gpu.scaleup_link or "").lower()
-    return ("nvlink" in link or "infinity" in link) and "bridge" not in link
-
-
 ATTENTION_UTILISATION = 0.53  # relative to dense matmuls; fitted on calibration d14 (64k tokens, H100), stated
 AMD_TRAINING_DISCOUNT = 0.7  # see default_mfu: software maturity, not silicon; revisit with a calibration row
 
@@ -53,7 +48,7 @@ AMD_TRAINING_DISCOUNT = 0.7  # see default_mfu: software maturity, not silicon; 
 def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str]:
     """Model FLOPs utilisation a well-tuned run reaches, by GPU class and scale (calibration.csv)."""
     gpus = max(1, int(gpus or 1))
-    if gpu.tier == "datacenter" and _fast_link(gpu):
+    if gpu.tier == "datacenter" and link_kind(gpu.scaleup_link) == "fast":
         mfu, why = 0.48, ("NVLink datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to "
                           "the calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 "
                           "on A100 43-46%, MosaicML MPT on H100/A100 40-51% at 2k tokens")
