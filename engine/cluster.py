@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
@@ -252,11 +253,27 @@ def compute_capability(gpu: GpuRecord | None) -> float | None:
         return None
 
 
-def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
-                 options: MemoryOptions | None = None, max_nodes: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
-    """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
-    parallelism plan, fabric requirements, NCCL checklist and provider questions. Honours the user's
-    gpu_count / nodes / tensor_parallel / pipeline_parallel; when those do not fit, says so and what would."""
+@dataclass(frozen=True)
+class Placement:
+    """Where a workload lands on one node shape, in plain numbers: the GPU count and layout
+    `plan_cluster` states, whether it fits, and why not. The catalog search compares these for every
+    shape and builds the full plan only for the options it shows."""
+
+    n: int
+    lay: Layout
+    gpn: int
+    max_tp: int
+    per_gpu_gb: float
+    fits: bool
+    unfit: str | None = None  # "fixed": the user's count is too small; "search": nothing up to node_cap fits
+    node_cap: int = MAX_NODES
+    opts: MemoryOptions = MemoryOptions()
+    limit_bytes: float = 0.0
+
+
+def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
+              options: MemoryOptions | None = None, max_nodes: int | None = None) -> Placement:
+    """The choice `plan_cluster` makes, without its result objects."""
     opts = options or MemoryOptions()
     gpn = offer.gpus_per_node if offer else DEFAULT_GPUS_PER_NODE
     if w.gpu_count and w.nodes:
@@ -266,29 +283,48 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     max_tp = gpn if w.mode == "inference" else max_tensor_parallel(gpu, offer, gpn)
     limit = usable_gb(gpu, w.headroom) * GB
     node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
-    notes: list[str] = []
     fixed_n = w.gpu_count or (w.nodes * gpn if w.nodes else None)
+    unfit: str | None = None
     if fixed_n:
         hit = _first_fit(w, arch, fixed_n, gpn, max_tp, limit, opts)
         if hit:
             n, lay = fixed_n, hit[0]
         else:
-            n = fixed_n
+            n, unfit = fixed_n, "fixed"
             cands = _candidates(w, arch, n, gpn, max_tp) or [(1, 1, 3)]
             lay = min((resolve_layout(w, n, *c) for c in cands), key=lambda lay_: per_gpu_bytes(w, arch, lay_, opts))
-            best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, limit, opts, node_cap)
-            need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
-            notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; or "
-                         + " / ".join(memory_fixes(w)))
     else:
         found = _search(w, arch, gpn, max_tp, limit, opts, node_cap)
         if found:
             n, lay = found
         else:
-            n = node_cap * gpn
+            n, unfit = node_cap * gpn, "search"
             lay = resolve_layout(w, n, min(max_tp, gpn), node_cap if node_cap > 1 else 1, 3)
-            notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
-                         "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")
+    sized = _sized(w, arch, opts)
+    b = sized.get(lay)
+    if b is None:
+        b = sized[lay] = per_gpu_bytes(w, arch, lay, opts)
+    per_gpu = b / GB
+    fits = unfit is None and per_gpu <= round(usable_gb(gpu, w.headroom), 3) + 1e-9  # as estimate_memory says it
+    return Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
+
+
+def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
+                 options: MemoryOptions | None = None, max_nodes: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
+    """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
+    parallelism plan, fabric requirements, NCCL checklist and provider questions. Honours the user's
+    gpu_count / nodes / tensor_parallel / pipeline_parallel; when those do not fit, says so and what would."""
+    p = placement(w, arch, gpu, offer, options=options, max_nodes=max_nodes)
+    n, lay, gpn, max_tp, opts, node_cap = p.n, p.lay, p.gpn, p.max_tp, p.opts, p.node_cap
+    notes: list[str] = []
+    if p.unfit == "fixed":
+        best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, p.limit_bytes, opts, node_cap)
+        need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
+        notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; or "
+                     + " / ".join(memory_fixes(w)))
+    elif p.unfit == "search":
+        notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
+                     "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")
     mem = estimate_memory(w, arch, n, gpu, tensor_parallel=lay.tp, pipeline_parallel=lay.pp,
                           zero_stage=lay.zero_stage, options=opts)
     nodes = math.ceil(n / gpn)

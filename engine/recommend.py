@@ -137,7 +137,7 @@ def suspect_spot(offer: OfferRecord | None) -> bool:
                 and offer.spot_usd_per_hour < SUSPECT_SPOT_FRACTION * offer.on_demand_usd_per_hour)
 
 
-def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate | None, billed: int) -> tuple[float, float]:
+def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int) -> tuple[float, float]:
     """(GPU-hours billed per run, wall-clock hours per run).
 
     Training: the work is fixed GPU-hours; extra GPUs in a whole node run data-parallel, so the
@@ -145,7 +145,7 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate | None, billed: int) -
     counted as one "run" per month.
     """
     if (w.mode or "inference") in TRAINING_MODES:
-        gpu_hours = t.gpu_hours.value if t is not None and t.gpu_hours is not None else math.nan
+        gpu_hours = run_gpu_hours if run_gpu_hours is not None else math.nan
         if w.pricing == "spot":
             gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
         setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
@@ -258,8 +258,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
                     plans[shape] = planned
-                    if planned.memory is not None and planned.gpus * gpu.memory_gb > largest_gb:
-                        largest, largest_gb = (gpu.id, planned.gpus, planned.memory.per_gpu_gb), planned.gpus * gpu.memory_gb
+                    per_gpu_gb = planned.per_gpu_gb
+                    if per_gpu_gb is not None and planned.gpus * gpu.memory_gb > largest_gb:
+                        largest, largest_gb = (gpu.id, planned.gpus, per_gpu_gb), planned.gpus * gpu.memory_gb
                 planned = plans[shape]
                 vw = planned.w
                 copy_gpus = planned.copy_gpus  # serving replicas need no fabric
@@ -280,21 +281,21 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 ckey = (shape, provider.id if provider is not None else "", offer.managed if offer else False,
                         offer.managed_premium_fraction if offer else None)
                 if ckey not in context:
-                    context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.throughput, storage,
+                    context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
                                              egress_cache, source, gpu, pricing, label)
                 ctx = context[ckey]
                 if ctx is None:
-                    plan, memory, throughput = planned.built()
                     billed = planned.billed(offer)
                     hourly = rate * billed
                     # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
                     # node does not win a job one GPU does in an afternoon
-                    tokens_s = throughput.training_tokens_per_s.value if throughput.training_tokens_per_s else 0.0
+                    tokens_s = planned.tokens_per_s
                     run_hours = NOMINAL_RUN_TOKENS / tokens_s / 3600 + DEFAULT_SETUP_HOURS if tokens_s > 0 else math.inf
                     per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
                     risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
                     if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
                         name = _name(provider, offer, gpu, billed, pricing, label)
+                        plan, memory, throughput = planned.built()
                         fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
                                            throughput, offer, vw, per_token * risk)
                     continue
@@ -372,12 +373,12 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
 
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
-             throughput: ThroughputEstimate | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
+             run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
              source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
-    and provider: the same arithmetic as engine.tco, without building models. `throughput` is only read
+    and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
     for training (serving is an always-on month)."""
-    gpu_hours, wall_hours = _gpu_hours_per_run(w, throughput, billed)
+    gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed)
     if not math.isfinite(gpu_hours):
         return None
     key = provider.id if provider is not None else ""
@@ -422,7 +423,7 @@ def _build(c: _Candidate) -> Option:
     plan, memory, throughput = c.planned.built()
     plan = relabel(plan, c.gpu, c.offer) if c.offer is not None else plan
     billed = c.planned.billed(c.offer)
-    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput, billed)
+    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed)
     if billed > plan.gpus and c.offer is not None:
         rate_source += (
             f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: the {plan.gpus}-GPU plan runs data-parallel "

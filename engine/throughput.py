@@ -20,7 +20,7 @@ from catalog.records import GpuRecord
 from engine.architecture import Architecture
 from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
 from engine.models import BYTES_PER_TOKEN_TEXT, ClusterPlan, Figure, ThroughputEstimate, Workload
-from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure
+from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
 QUANT_KERNEL_EFFICIENCY = {"int8": 0.85, "int4": 0.6, "nf4": 0.6}  # dequant-bound (gpt-fast int8 52%, int4 42%)
@@ -70,19 +70,29 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str
     return round(mfu, 4), why
 
 
+def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
+    """(factor, model FLOPs per token, of which attention) as plain numbers: what `flops_per_token`
+    states as a Figure, for the catalog search that only compares them."""
+    n = arch.active_params
+    if w.flops_per_token_factor:
+        return float(w.flops_per_token_factor), w.flops_per_token_factor * n, 0.0
+    factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
+    attn = 12 * arch.layers * arch.heads * arch.head_dim * int(w.seq_len or 2048) * factor / 6
+    return factor, factor * n + attn, attn
+
+
 def flops_per_token(w: Workload, arch: Architecture) -> Figure:
     """Model FLOPs per trained token. The user's factor (w.flops_per_token_factor) replaces the whole
     count with factor x N (the back-of-envelope form); otherwise factor x N + attention."""
     n = arch.active_params
+    factor, total, attn = _flop_terms(w, arch)
     if w.flops_per_token_factor:
-        return figure(w.flops_per_token_factor * n, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
+        return figure(total, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
                       ("user-given factor: attention FLOPs not added",), digits=0)
-    factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
     s = int(w.seq_len or 2048)
-    attn = 12 * arch.layers * arch.heads * arch.head_dim * s * factor / 6
     notes = ["6 = forward 2N + backward 4N" if factor == 6 else
              "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
-    return figure(factor * n + attn, "FLOP/token", "factor x N_active + 12 x layers x heads x head_dim x seq (x factor/6)",
+    return figure(total, "FLOP/token", "factor x N_active + 12 x layers x heads x head_dim x seq (x factor/6)",
                   {"factor": factor, "N_active": n, "seq_len": s, "attention_flops": attn}, notes, digits=0)
 
 
@@ -94,16 +104,17 @@ def training_tokens(w: Workload) -> tuple[int | None, str]:
     return None, "no dataset size: GPU-hours not computed"
 
 
-def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> ThroughputEstimate:
-    """Tokens/s over all GPUs, GPU-hours and wall-clock per run."""
-    gpus = max(1, int(gpus or 1))
+def _training_terms(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
+                    ) -> tuple[float, str, float, str, float, float, float, float, float]:
+    """(peak TFLOPS, its label, utilisation, why, executed FLOPs/token, model FLOPs/token, time-equivalent
+    FLOPs/token, FLOP/s per GPU, tokens/s over all GPUs): the arithmetic of `estimate_training` once."""
     peak, peak_label = peak_tflops(gpu, "bf16" if w.precision in ("nf4", "int4", "int8") else w.precision)
-    model_flops = flops_per_token(w, arch)
+    _factor, model_flops, attention = _flop_terms(w, arch)
     if w.mfu:
-        util, why, executed = float(w.mfu), "MFU as given", model_flops.value
+        util, why, executed = float(w.mfu), "MFU as given", model_flops
     else:
         util, why = default_mfu(gpu, w.mode, gpus)
-        executed = model_flops.value
+        executed = model_flops
         if w.gradient_checkpointing and not w.flops_per_token_factor:
             executed += 2 * arch.active_params
             util = min(0.9, util * CHECKPOINT_UTILISATION_GAIN)
@@ -112,9 +123,29 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
     # Attention's FLOPs run at about half the utilisation of the dense matmuls (FlashAttention's
     # backward especially), which only matters at long sequences: they are ~7% of the FLOPs at 2k
     # tokens for a 7B model but 70% at 64k (calibration d14: MFU 28.6% at 64k vs 46% at 2k).
-    attention = float(model_flops.inputs.get("attention_flops", 0.0))
     time_flops = executed + attention * (1 / ATTENTION_UTILISATION - 1)
     tps = gpus * rate / time_flops if time_flops > 0 else 0.0
+    return peak, peak_label, util, why, executed, model_flops, time_flops, rate, tps
+
+
+def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> tuple[float, float | None, float | None]:
+    """(tokens/s, GPU-hours per run, wall-clock hours per run) exactly as `estimate_training` states them
+    (same rounding), without building its Figures: the catalog search compares these for every node
+    shape and builds the estimate only for the options it shows."""
+    gpus = max(1, int(gpus or 1))
+    *_, time_flops, rate, tps = _training_terms(w, arch, gpu, gpus)
+    tokens, _why = training_tokens(w)
+    if not tokens:
+        return round(finite(tps), 1), None, None
+    gh = time_flops * tokens * float(w.epochs or 1) / (rate * SECONDS_PER_HOUR) if rate > 0 else 0.0
+    return round(finite(tps), 1), round(finite(gh), 1), round(finite(gh / gpus), 2)
+
+
+def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> ThroughputEstimate:
+    """Tokens/s over all GPUs, GPU-hours and wall-clock per run."""
+    gpus = max(1, int(gpus or 1))
+    model_flops = flops_per_token(w, arch)
+    peak, peak_label, util, why, executed, _model, time_flops, rate, tps = _training_terms(w, arch, gpu, gpus)
     inputs = {"gpus": gpus, "peak_tflops": peak, "peak": peak_label, "utilisation": util, "flops_per_token": executed,
               "model_flops_per_token": model_flops.value, "attention_utilisation": ATTENTION_UTILISATION,
               "mfu": util * model_flops.value / time_flops if time_flops > 0 else util}
