@@ -34,11 +34,12 @@ WORKLOADS = {
 def _cold() -> None:
     """Forget what an earlier question computed (layout bytes per node shape), so each timing is a new question."""
     from engine.cluster import _layouts, _sized
-    from engine.memory import _figures
+    from engine.memory import _figures, _training_sizer
 
     _layouts.cache_clear()
     _sized.cache_clear()
     _figures.cache_clear()
+    _training_sizer.cache_clear()
 
 
 def synthetic_catalog(n_offers: int = 5_000) -> CatalogData:
