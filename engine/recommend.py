@@ -47,8 +47,9 @@ from engine.tco import (
 from engine.throughput import cloud_cost_per_1m_tokens, link_kind
 from engine.units import HOURS_PER_MONTH
 
-SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
-SHORTLIST_FASTEST = 5
+SHORTLIST_CHEAPEST = 12  # options built in full and returned, cheapest first
+SHORTLIST_FASTEST = 3
+GPU_TYPE_SHORTLIST_FACTOR = 3.0  # the best plan of each GPU type is listed when within 3x of the cheapest
 PRICING_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
 
 
@@ -405,6 +406,9 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     type, same-cloud and managed offer, plus the user's quote. Keeps a 5,000-offer catalog fast."""
     by_cost = sorted(candidates, key=lambda c: (c.misses, c.work * (1 + STACK_RISK_PREMIUM * c.risk), c.wall_hours, c.name))
     keep: dict[str, _Candidate] = {c.name: c for c in by_cost[:SHORTLIST_CHEAPEST]}
+    # a GPU type whose best plan costs several times the cheapest is not an option worth building
+    # (a B200 for a 7B chat model); providers, same-cloud, managed and the quote are kept regardless
+    cheapest = min((c.work for c in by_cost if not c.misses), default=math.inf)
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
     seen: set[tuple[str, str]] = set()
@@ -413,7 +417,8 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
                     ("same_cloud", str(bool(c.egress.get("same_cloud")))), ("managed", str(bool(c.offer and c.offer.managed)))):
             if key not in seen:
                 seen.add(key)
-                keep.setdefault(c.name, c)
+                if key[0] != "gpu" or c.misses or c.work <= GPU_TYPE_SHORTLIST_FACTOR * cheapest:
+                    keep.setdefault(c.name, c)
     return list(keep.values())
 
 
