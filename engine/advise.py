@@ -90,7 +90,15 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     memory, cluster, throughput = (chosen.memory, chosen.cluster, chosen.throughput) if chosen else (None, None, None)
     fit = result.fit_only
     variant = chosen_variant(chosen, fit, effective)
-    if variant is not None:
+    if variant is not None and (effective.mode or "inference") == "inference":
+        effective = variant
+        assumptions = [a for a in assumptions if a.field != "precision"] + [Assumption(
+            field="precision", value=effective.precision,
+            why="precision not given: BF16 and FP8 (W8A8) weights both planned, FP8 only on GPUs with FP8 tensor cores; "
+                + ("FP8 is the cheaper that meets the targets (half the weight memory, accuracy within about 1% on "
+                   "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
+                   if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
+    elif variant is not None:
         effective = variant
         assumptions = [a for a in assumptions if a.field not in ("mode", "precision", "optimizer")] + [Assumption(
             field="mode", value=effective.mode,
@@ -109,6 +117,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         memory, cluster, throughput = _report_without_options(effective, arch, data, result)
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
+    notes.extend(tight_memory_note(memory))
     return Advice(
         workload=w,
         effective=effective,
@@ -126,8 +135,27 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     )
 
 
+TIGHT_MEMORY_FRACTION = 0.95
+
+
+def tight_memory_note(memory: MemoryEstimate | None) -> list[str]:
+    """A plan at 95%+ of usable memory fits on paper only: longer prompts, allocator fragmentation, NCCL
+    buffers or an unlucky MoE routing step take the rest. Said, so the user can take the next plan up."""
+    if memory is None or not memory.usable_gb_per_gpu or not memory.fits:
+        return []
+    share = memory.per_gpu_gb / memory.usable_gb_per_gpu
+    if share < TIGHT_MEMORY_FRACTION:
+        return []
+    return [f"tight memory: {memory.per_gpu_gb:,.1f} of {memory.usable_gb_per_gpu:,.1f} GB usable per GPU ({share:.0%}, "
+            "after the headroom kept for fragmentation): little margin for longer sequences or allocator spikes; test "
+            "the peak on one node first, or take the next-larger plan"]
+
+
 def chosen_variant(chosen: Option | None, fit: Any, effective: Workload) -> Workload | None:
     """When LoRA and QLoRA were both planned, the effective workload of the one recommended."""
+    if chosen is not None and (effective.mode or "inference") == "inference" and effective.precision == "bf16" \
+            and chosen.precision == "fp8":
+        return effective.model_copy(update={"precision": "fp8"})
     if chosen is not None and effective.mode in ("lora", "qlora") and chosen.mode != effective.mode:
         return effective.model_copy(update={"mode": chosen.mode, "precision": chosen.precision,
                                             "optimizer": "paged_adamw_8bit" if chosen.mode == "qlora" else effective.optimizer})

@@ -97,6 +97,18 @@ def compares_methods(w: Workload, given: Workload) -> bool:
     return given.mode is None and given.precision is None and w.mode == "lora"
 
 
+def compares_precisions(w: Workload, given: Workload) -> bool:
+    """Serving a 16-bit model with no precision named: BF16 and FP8 (W8A8) weights are both planned and
+    ranked together, FP8 on GPUs with FP8 tensor cores only. FP8 is how 70B-class models are usually
+    served on Hopper, Ada, Blackwell and MI300 (vLLM: half the weight memory, up to 1.6x throughput,
+    minimal accuracy loss), and it often halves the GPUs; the user can still say 'bf16'."""
+    return (w.mode or "inference") == "inference" and given.precision is None and w.precision == "bf16"
+
+
+# Labels of variants ranked together: the cheaper that fits (and meets the targets) is recommended
+RANKED_TOGETHER = {"LoRA", "QLoRA", "BF16", "FP8"}
+
+
 def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
     """The asked-for variant first, then cheaper-memory variants the user left open.
 
@@ -111,6 +123,8 @@ def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
         )
         return [(w, "LoRA"), (qlora, "QLoRA")]
     out: list[tuple[Workload, str]] = [(w, "")]
+    if compares_precisions(w, given):
+        out = [(w, "BF16"), (w.model_copy(update={"precision": "fp8"}), "FP8")]
     if mode == "inference" and given.precision is None:
         for precision in ("int8", "int4"):
             if precision != w.precision and not (precision == "int8" and w.precision == "int4"):
@@ -213,6 +227,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     egress_cache: dict[str, dict[str, Any]] = {}
     fit_only: FitOnly | None = None
     both_methods = compares_methods(w, given)
+    precisions = compares_precisions(w, given)
     training = (w.mode or "inference") in TRAINING_MODES
     guessed = training and given.dataset_tokens is None and given.dataset_gb is not None and bool(w.dataset_tokens)
     suspect_skipped: set[str] = set()
@@ -233,6 +248,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         found = 0
         memo: dict[tuple[object, ...], object] = {}  # serving search: what no offer changes, per variant
         for gpu in _gpus_for(variant, data):
+            if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
+                    label == "FP8" or (arch.is_moe and not training and given.gpu is None)):
+                continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
             plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
@@ -310,6 +328,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                   egress_cache[ckey[1]], misses, risk, work)
                     found += 1
+        if precisions and label in RANKED_TOGETHER:
+            found_by_label[label] = found
+            if label == "FP8" and (found or found_by_label.get("BF16")):
+                break  # BF16 and FP8 are ranked together; int8/int4 only when neither fits anywhere
+            continue
         if both_methods:
             found_by_label[label] = found
             if label == "QLoRA" and found and not found_by_label.get("LoRA"):
@@ -323,9 +346,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         notes.append(f"{len(suspect_skipped)} spot price(s) below a fifth of on-demand were left out as suspect (more likely a "
                      "stale or mistyped catalog row than a real price)")
     if not training and any(c.risk for c in candidates.values()):
-        notes.append("consumer GPUs and marketplace hosts are ranked as if 15% dearer for an always-on service: GeForce's "
-                     "driver licence excludes datacenter deployment and has no ECC, and marketplace machines come "
-                     "without an SLA; name the GPU or provider to rank it on price alone")
+        notes.append("consumer GPUs and marketplace hosts are not recommended for an always-on service unless named "
+                     "(listed, and named as the cheapest when they are): GeForce's driver licence excludes datacenter "
+                     "deployment and has no ECC, and marketplace machines come without an SLA; name the GPU or provider "
+                     "to rank it on price alone")
     if risky_stack and any(c.risk for c in candidates.values()):
         notes.append("AMD options are ranked as if 15% dearer for training: FlashAttention, bitsandbytes and custom CUDA "
                      "kernels in most fine-tuning stacks need porting or ROCm builds; name an AMD GPU to rank it on price alone")
@@ -343,7 +367,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
 
     shortlisted = _shortlist(list(candidates.values()))
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
-    options = [_build(c) for c in shortlisted]
+    options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
     rec = recommend(ranked, w)
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
@@ -422,7 +446,7 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     return list(keep.values())
 
 
-def _build(c: _Candidate) -> Option:
+def _build(c: _Candidate, given: Workload | None = None) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
     plan, memory, throughput = c.planned.built()
@@ -450,6 +474,11 @@ def _build(c: _Candidate) -> Option:
         if load >= 1.0:
             cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
+    if given is not None and throughput.targets:
+        # only the targets the user set are reported as met or missed (an assumed single user is not a target)
+        asked = tuple(t for t in throughput.targets if getattr(given, t.name, None) is not None)
+        if asked != throughput.targets:
+            throughput = throughput.model_copy(update={"targets": asked})
     return Option(
         name=c.name, offer_id=c.offer.id if c.offer is not None else None, gpu=c.gpu.id,
         mode=c.w.mode or "inference", precision=c.w.precision or "bf16", memory=memory,
@@ -464,12 +493,16 @@ TIE_FRACTION = 0.03  # costs within 3% are a tie: the plan with fewer nodes and 
 def _rank(options: list[Option], w: Workload | None = None,
           flags: dict[str, tuple[int, bool]] | None = None) -> list[Option]:
     """Cost first, with judgement: options that miss a target (speed, TTFT, rate, deadline) after those
-    that meet them; AMD for a CUDA-first training stack ranked as if 15% dearer; among options within
-    3% of the cheapest left, fewer nodes and fewer GPUs first (simpler to run, same money)."""
+    that meet them; AMD for a CUDA-first training stack ranked as if 15% dearer; for an always-on
+    service, consumer cards and marketplace hosts (no SLA, GeForce's licence) after the rest, still
+    named as the cheapest when they are; among options within 3% of the cheapest left, fewer nodes and
+    fewer GPUs first (simpler to run, same money), then the faster per user."""
     flags = flags or {}
+    serving = w is not None and (w.mode or "inference") not in TRAINING_MODES
 
-    lates = {o.name: (flags.get(o.name, (0, False))[0] if flags
-                      else int(w is not None and is_late(w, o.hours_per_run or 0.0))) for o in options}
+    lates = {o.name: 2 * (flags.get(o.name, (0, False))[0] if flags
+                          else int(w is not None and is_late(w, o.hours_per_run or 0.0)))
+             + int(serving and flags.get(o.name, (0, False))[1]) for o in options}
     scores = {o.name: work_usd(o, w) * (1 + STACK_RISK_PREMIUM * flags.get(o.name, (0, False))[1]) for o in options}
 
     def late(o: Option) -> int:
@@ -483,11 +516,16 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, score(o), o.name))
+        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, -_user_speed(o), score(o), o.name))
         by_cost.append(pick)
         pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
     return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
+
+
+def _user_speed(o: Option) -> float:
+    seq = o.throughput.decode_tokens_per_s_per_sequence
+    return seq.value if seq is not None else 0.0
 
 
 def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Option], Recommendation]:
