@@ -73,9 +73,11 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
     if w.seq_len is None:
         seq = 2048 if training else 4096
         why = f"{'training' if training else 'serving'} default of {seq} tokens"
-        if not training and w.input_tokens and w.output_tokens:
-            seq = int(w.input_tokens + w.output_tokens)
-            why = "prompt + output tokens per request: the KV cache each sequence needs at its longest"
+        if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s):
+            prompt_in, out = request_shape(w)
+            seq = int(prompt_in + out)
+            why = ("prompt + output tokens per request: the KV cache each sequence needs at its longest"
+                   + ("" if w.input_tokens and w.output_tokens else " (request lengths assumed: see above)"))
         if max_context is not None and seq > max_context:
             seq = max_context
             why += f", capped at the model's context ({max_context})"
