@@ -99,10 +99,14 @@ def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: 
     one = float(memo[key])  # type: ignore[arg-type]
     if one > limit_bytes:
         return 0
-    prec = w1.precision or "bf16"
-    split = tp if arch.is_mla else min(tp, arch.kv_heads)
-    stage = math.ceil(arch.layers / pp) / arch.layers
-    slope = kv_cache_bytes(arch, int(w1.seq_len or 2048), 1, 1.0 if prec == "fp8" else 2.0) * stage / split + arch.vocab * 4
+    slope_key = ("slope", tp, pp)
+    slope = cast(float | None, memo.get(slope_key))
+    if slope is None:
+        prec = w1.precision or "bf16"
+        split = tp if arch.is_mla else min(tp, arch.kv_heads)
+        stage = math.ceil(arch.layers / pp) / arch.layers
+        slope = memo[slope_key] = (kv_cache_bytes(arch, int(w1.seq_len or 2048), 1, 1.0 if prec == "fp8" else 2.0)
+                                   * stage / split + arch.vocab * 4)
     return 1 + int((limit_bytes - one) // max(slope, 1.0))
 
 
@@ -148,7 +152,9 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     prompt = prompt_in if (w.requests_per_s or w.input_tokens) else ctx
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
-    w1 = w.model_copy(update={"concurrency": 1})
+    w1 = cast(Workload, memo.get(("w1",)))
+    if w1 is None:
+        w1 = memo[("w1",)] = w.model_copy(update={"concurrency": 1})
     loaded = bool(w.requests_per_s or (w.input_tokens and w.output_tokens))  # a request mix: prefills interleave
     tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
@@ -170,7 +176,10 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
         step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
 
-        ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
+        ttft_key = ("ttft", gpu.id, tp, prompt)
+        if ttft_key not in memo:
+            memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt)
+        ttft = cast(float, memo[ttft_key])
 
         def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
                     steps: dict[int, float] = steps, ttft: float = ttft) -> float:
