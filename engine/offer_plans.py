@@ -339,11 +339,15 @@ class PlannedShape:
     gpn: int = 1
     link: str | None = None
     train: TrainingChoice | None = None
+    nowhere: bool = False  # serving: no group of this node shape holds the model (built only if asked why)
 
     def built(self) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
         if self.plan is None or self.memory is None or self.throughput is None:
             assert self.arch is not None and self.gpu is not None
-            if self.train is not None:
+            if self.nowhere:
+                self.plan, self.memory, self.throughput = serving_fits_nowhere(self.w, self.arch, self.gpu, self.offer,
+                                                                               self.gpn, self.link)
+            elif self.train is not None:
                 self.plan, self.memory, self.throughput = training_result(self.w, self.arch, self.gpu, self.offer, self.train)
             else:
                 assert self.choice is not None
@@ -353,6 +357,8 @@ class PlannedShape:
 
     @property
     def fits(self) -> bool:
+        if self.nowhere:
+            return False
         if self.train is not None:
             return self.train.fits
         return self.choice is not None or bool(self.plan is not None and self.plan.fits)
@@ -389,6 +395,8 @@ class PlannedShape:
     @property
     def copy_gpus(self) -> int:
         """GPUs one copy of the model spans (replicas need no fabric between them)."""
+        if self.nowhere:
+            return 0  # no copy fits: never an option
         if self.train is not None:
             return self.train.gpus
         if self.choice is not None:
@@ -427,5 +435,5 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)
         if choice is not None:
             return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
-        return PlannedShape(w, *serving_fits_nowhere(w, arch, gpu, offer, gpn, link))  # not searched again
+        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link, nowhere=True)  # not searched again
     return PlannedShape(w, *plan_offer(w, arch, gpu, offer, scale_out=scale_out, memo=memo))

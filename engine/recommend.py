@@ -224,6 +224,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     notes: list[str] = []
     largest: tuple[str, int, float] | None = None
     largest_gb = 0.0
+    tried: list[PlannedShape] = []
     egress_cache: dict[str, dict[str, Any]] = {}
     fit_only: FitOnly | None = None
     both_methods = compares_methods(w, given)
@@ -277,9 +278,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
                     plans[shape] = planned
-                    per_gpu_gb = planned.per_gpu_gb
-                    if per_gpu_gb is not None and planned.gpus * gpu.memory_gb > largest_gb:
-                        largest, largest_gb = (gpu.id, planned.gpus, per_gpu_gb), planned.gpus * gpu.memory_gb
+                    tried.append(planned)  # for the largest plan tried, read only if nothing fits anywhere
                 planned = plans[shape]
                 vw = planned.w
                 copy_gpus = planned.copy_gpus  # serving replicas need no fabric
@@ -365,6 +364,12 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         if per_b:
             notes.append(f"cost per 1B training tokens on the cheapest option: ${min(per_b):,.0f} (scale it to your real token count)")
 
+    if not candidates and fit_only is None:
+        for planned in tried:  # a serving shape that fits nowhere is built only now, for its breakdown
+            assert planned.gpu is not None
+            per_gpu_gb = planned.built()[1].per_gpu_gb if planned.nowhere else planned.per_gpu_gb
+            if per_gpu_gb is not None and planned.gpus * planned.gpu.memory_gb > largest_gb:
+                largest, largest_gb = (planned.gpu.id, planned.gpus, per_gpu_gb), planned.gpus * planned.gpu.memory_gb
     shortlisted = _shortlist(list(candidates.values()))
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
     options = [_build(c, given) for c in shortlisted]
