@@ -272,8 +272,9 @@ class Placement:
 
 
 def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
-              options: MemoryOptions | None = None, max_nodes: int | None = None) -> Placement:
-    """The choice `plan_cluster` makes, without its result objects."""
+              options: MemoryOptions | None = None, max_nodes: int | None = None, fixed_gpus: int | None = None) -> Placement:
+    """The choice `plan_cluster` makes, without its result objects. `fixed_gpus` is `w.gpu_count` set without
+    copying the workload (the search's scale-out tries many counts; the layout caches stay shared)."""
     opts = options or MemoryOptions()
     gpn = offer.gpus_per_node if offer else DEFAULT_GPUS_PER_NODE
     if w.gpu_count and w.nodes:
@@ -283,7 +284,7 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
     max_tp = gpn if w.mode == "inference" else max_tensor_parallel(gpu, offer, gpn)
     limit = usable_gb(gpu, w.headroom) * GB
     node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
-    fixed_n = w.gpu_count or (w.nodes * gpn if w.nodes else None)
+    fixed_n = fixed_gpus or w.gpu_count or (w.nodes * gpn if w.nodes else None)
     unfit: str | None = None
     if fixed_n:
         hit = _first_fit(w, arch, fixed_n, gpn, max_tp, limit, opts)

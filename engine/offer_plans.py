@@ -63,8 +63,9 @@ def slot_hours(w: Workload) -> float:
 
 @dataclass(frozen=True)
 class TrainingChoice:
-    """A training plan on one node shape in plain numbers: what the catalog search ranks. `build_w` and
-    `max_nodes` are what `plan_cluster` is called with to state it in full (`training_result`)."""
+    """A training plan on one node shape in plain numbers: what the catalog search ranks. `build_w` (with
+    `fixed_gpus` as its GPU count when set) and `max_nodes` are what `plan_cluster` is called with to state
+    it in full (`training_result`)."""
 
     build_w: Workload
     max_nodes: int | None
@@ -75,6 +76,7 @@ class TrainingChoice:
     gpu_hours: float | None
     wall_hours: float | None
     as_given: bool  # does not fit, or the user fixed the GPU count: stated as planned, not scaled
+    fixed_gpus: int | None = None  # the count the plan is stated at when the search scaled it (else searched again)
     scaled_for_time: bool = False
     whole_nodes: bool = False
     slot: float = 0.0
@@ -101,7 +103,8 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     slot = slot_hours(w)
     cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
         offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
-    build_w, max_nodes, gpus, per_gpu = w, cap, p.n, p.per_gpu_gb
+    fixed_at: int | None = None
+    max_nodes, gpus, per_gpu = cap, p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = False
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
@@ -114,19 +117,17 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         scaled = min(wanted_nodes * gpn, cap_nodes * gpn)
         if scaled <= target:
             break
-        fixed = w.model_copy(update={"gpu_count": scaled})
-        q = placement(fixed, arch, gpu, offer)
+        q = placement(w, arch, gpu, offer, fixed_gpus=scaled)
         if not q.fits:
             break
-        build_w, max_nodes, gpus, per_gpu, target, scaled_for_time = fixed, None, scaled, q.per_gpu_gb, scaled, True
+        fixed_at, max_nodes, gpus, per_gpu, target, scaled_for_time = scaled, None, scaled, q.per_gpu_gb, scaled, True
         tps, gh, wall = training_numbers(w, arch, gpu, scaled)
     if target > gpus:
-        fixed = w.model_copy(update={"gpu_count": target})
-        q = placement(fixed, arch, gpu, offer)
+        q = placement(w, arch, gpu, offer, fixed_gpus=target)
         if q.fits:
-            build_w, max_nodes, gpus, per_gpu, whole_nodes = fixed, None, target, q.per_gpu_gb, True
+            fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
             tps, gh, wall = training_numbers(w, arch, gpu, target)
-    return TrainingChoice(build_w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False,
+    return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
                           scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn)
 
 
@@ -134,7 +135,8 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
                     choice: TrainingChoice) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """The training choice as result objects, with what the plan needs saying: scale-out, whole nodes,
     a run that overruns its slot, runs side by side, and what changes at scale."""
-    plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes)
+    build_w = choice.build_w if choice.fixed_gpus is None else choice.build_w.model_copy(update={"gpu_count": choice.fixed_gpus})
+    plan, memory = plan_cluster(build_w, arch, gpu, offer, max_nodes=choice.max_nodes)
     throughput = estimate_training(w, arch, gpu, choice.gpus)
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node))
