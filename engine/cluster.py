@@ -110,26 +110,43 @@ def _three_d_candidates(arch: Architecture, n: int, tp: int, z0: int) -> list[tu
     return [(tp, p, z) for z in (max(1, z0), 3) for p in pps]
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _layouts(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> tuple[Layout, ...]:
-    """Every candidate layout for n GPUs, in preference order (plain data, not yet sized)."""
-    return tuple(resolve_layout(w, n, tp, pp, z) for tp, pp, z in _candidates(w, arch, n, gpn, max_tp))
+class _Tables:
+    """What the search learns about one workload, none of it depending on the GPU: the candidate layouts
+    per (GPUs, node size, widest TP) in preference order, and the busiest GPU's bytes per layout, filled
+    as the search asks. One table serves every GPU type and offer the catalog search tries (and the next
+    question in a thread); fetching it once per placement keeps workload hashing off the inner loop."""
+
+    __slots__ = ("w", "arch", "opts", "layouts", "bytes")
+
+    def __init__(self, w: Workload, arch: Architecture, opts: MemoryOptions) -> None:
+        self.w, self.arch, self.opts = w, arch, opts
+        self.layouts: dict[tuple[int, int, int], tuple[Layout, ...]] = {}
+        self.bytes: dict[Layout, float] = {}
+
+    def candidates(self, n: int, gpn: int, max_tp: int) -> tuple[Layout, ...]:
+        key = (n, gpn, max_tp)
+        found = self.layouts.get(key)
+        if found is None:
+            w = self.w
+            found = self.layouts[key] = tuple(resolve_layout(w, n, tp, pp, z)
+                                              for tp, pp, z in _candidates(w, self.arch, n, gpn, max_tp))
+        return found
+
+    def size(self, lay: Layout) -> float:
+        b = self.bytes.get(lay)
+        if b is None:
+            b = self.bytes[lay] = per_gpu_bytes(self.w, self.arch, lay, self.opts)
+        return b
 
 
 @functools.lru_cache(maxsize=64)
-def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> dict[Layout, float]:
-    """The busiest GPU's bytes per layout, filled as the search asks. None of it depends on the GPU's
-    memory, so one table serves every GPU type and offer the catalog search tries for this workload
-    (and the next question in a thread)."""
-    return {}
+def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> _Tables:
+    return _Tables(w, arch, opts)
 
 
-def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
-    sized = _sized(w, arch, opts)
-    for lay in _layouts(w, arch, n, gpn, max_tp):
-        b = sized.get(lay)
-        if b is None:
-            b = sized[lay] = per_gpu_bytes(w, arch, lay, opts)
+def _first_fit(t: _Tables, n: int, gpn: int, max_tp: int, limit_bytes: float) -> tuple[Layout, float] | None:
+    for lay in t.candidates(n, gpn, max_tp):
+        b = t.size(lay)
         if b <= limit_bytes:
             return lay, b
     return None
@@ -147,11 +164,12 @@ def _fewest_gpus(w: Workload, arch: Architecture, limit_bytes: float, opts: Memo
 
 def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, Layout] | None:
     fewest = _fewest_gpus(w, arch, limit_bytes, opts)
+    t = _sized(w, arch, opts)
     for n in range(max(1, min(fewest, gpn + 1)), gpn + 1):
-        hit = _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts)
+        hit = _first_fit(t, n, gpn, max_tp, limit_bytes)
         if hit:
             return n, hit[0]
-    fits = lambda k: _first_fit(w, arch, k * gpn, gpn, max_tp, limit_bytes, opts)  # noqa: E731
+    fits = lambda k: _first_fit(t, k * gpn, gpn, max_tp, limit_bytes)  # noqa: E731
     for k in range(max(2, math.ceil(fewest / gpn)), min(LINEAR_NODE_SCAN, max_nodes) + 1):
         hit = fits(k)
         if hit:
@@ -287,7 +305,7 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
     fixed_n = fixed_gpus or w.gpu_count or (w.nodes * gpn if w.nodes else None)
     unfit: str | None = None
     if fixed_n:
-        hit = _first_fit(w, arch, fixed_n, gpn, max_tp, limit, opts)
+        hit = _first_fit(_sized(w, arch, opts), fixed_n, gpn, max_tp, limit)
         if hit:
             n, lay = fixed_n, hit[0]
         else:
@@ -301,11 +319,7 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
         else:
             n, unfit = node_cap * gpn, "search"
             lay = resolve_layout(w, n, min(max_tp, gpn), node_cap if node_cap > 1 else 1, 3)
-    sized = _sized(w, arch, opts)
-    b = sized.get(lay)
-    if b is None:
-        b = sized[lay] = per_gpu_bytes(w, arch, lay, opts)
-    per_gpu = b / GB
+    per_gpu = _sized(w, arch, opts).size(lay) / GB
     fits = unfit is None and per_gpu <= round(usable_gb(gpu, w.headroom), 3) + 1e-9  # as estimate_memory says it
     return Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
 
