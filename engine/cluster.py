@@ -116,12 +116,13 @@ class _Tables:
     as the search asks. One table serves every GPU type and offer the catalog search tries (and the next
     question in a thread); fetching it once per placement keeps workload hashing off the inner loop."""
 
-    __slots__ = ("w", "arch", "opts", "layouts", "bytes")
+    __slots__ = ("w", "arch", "opts", "layouts", "bytes", "placements")
 
     def __init__(self, w: Workload, arch: Architecture, opts: MemoryOptions) -> None:
         self.w, self.arch, self.opts = w, arch, opts
         self.layouts: dict[tuple[int, int, int], tuple[Layout, ...]] = {}
         self.bytes: dict[Layout, float] = {}
+        self.placements: dict[tuple[float, int, int, int, int | None], Placement] = {}
 
     def candidates(self, n: int, gpn: int, max_tp: int) -> tuple[Layout, ...]:
         key = (n, gpn, max_tp)
@@ -303,9 +304,16 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
     limit = usable_gb(gpu, w.headroom) * GB
     node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
     fixed_n = fixed_gpus or w.gpu_count or (w.nodes * gpn if w.nodes else None)
+    t = _sized(w, arch, opts)
+    # nothing below depends on the GPU but its usable memory: GPUs of one size (H100 and A100 80GB, L40S
+    # and A6000...) on the same node shape share the answer
+    key = (limit, gpn, max_tp, node_cap, fixed_n)
+    known = t.placements.get(key)
+    if known is not None:
+        return known
     unfit: str | None = None
     if fixed_n:
-        hit = _first_fit(_sized(w, arch, opts), fixed_n, gpn, max_tp, limit)
+        hit = _first_fit(t, fixed_n, gpn, max_tp, limit)
         if hit:
             n, lay = fixed_n, hit[0]
         else:
@@ -319,9 +327,10 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
         else:
             n, unfit = node_cap * gpn, "search"
             lay = resolve_layout(w, n, min(max_tp, gpn), node_cap if node_cap > 1 else 1, 3)
-    per_gpu = _sized(w, arch, opts).size(lay) / GB
+    per_gpu = t.size(lay) / GB
     fits = unfit is None and per_gpu <= round(usable_gb(gpu, w.headroom), 3) + 1e-9  # as estimate_memory says it
-    return Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
+    found_at = t.placements[key] = Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
+    return found_at
 
 
 def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
