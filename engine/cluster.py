@@ -334,11 +334,12 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
 
 
 def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
-                 options: MemoryOptions | None = None, max_nodes: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
+                 options: MemoryOptions | None = None, max_nodes: int | None = None,
+                 fixed_gpus: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
     """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
     parallelism plan, fabric requirements, NCCL checklist and provider questions. Honours the user's
     gpu_count / nodes / tensor_parallel / pipeline_parallel; when those do not fit, says so and what would."""
-    p = placement(w, arch, gpu, offer, options=options, max_nodes=max_nodes)
+    p = placement(w, arch, gpu, offer, options=options, max_nodes=max_nodes, fixed_gpus=fixed_gpus)
     n, lay, gpn, max_tp, opts, node_cap = p.n, p.lay, p.gpn, p.max_tp, p.opts, p.node_cap
     notes: list[str] = []
     if p.unfit == "fixed":

@@ -135,8 +135,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
                     choice: TrainingChoice) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """The training choice as result objects, with what the plan needs saying: scale-out, whole nodes,
     a run that overruns its slot, runs side by side, and what changes at scale."""
-    build_w = choice.build_w if choice.fixed_gpus is None else choice.build_w.model_copy(update={"gpu_count": choice.fixed_gpus})
-    plan, memory = plan_cluster(build_w, arch, gpu, offer, max_nodes=choice.max_nodes)
+    plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
     throughput = estimate_training(w, arch, gpu, choice.gpus)
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node))
