@@ -283,12 +283,24 @@ def decode_step_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp:
     return decode_step_function(w, arch, gpu, tp, pp, kind)(batch)
 
 
+def prefill_attention_flops(arch: Architecture, prompt_tokens: int) -> float:
+    """Causal self-attention FLOPs of one prompt: QK^T and AV, each 2 x L^2 x d per layer halved by the
+    causal mask, so 2 x layers x L^2 x heads x head_dim. Negligible at 1k tokens, about a third of the
+    linear FLOPs of a 70B model at 32k, and the larger part for a 128k prompt."""
+    return 2.0 * arch.layers * float(prompt_tokens) ** 2 * arch.heads * arch.head_dim
+
+
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
-    """Compute-bound prefill of one prompt on a tp group, plus one weight read."""
+    """Compute-bound prefill of one prompt on a tp group: the linear layers at the weights' precision,
+    attention in BF16 at about half the matmul utilisation (FlashAttention; FP8 attention is not the
+    serving default), plus one weight read."""
     prec = w.precision or "bf16"
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
     w_read = weight_bytes_read_per_step(arch, prec, 1)
     return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
+            + prefill_attention_flops(arch, prompt_tokens)
+            / (attn_peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * ATTENTION_UTILISATION * tp)
             + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w)))
 
 
@@ -333,7 +345,10 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
                      inputs, notes, digits=1)
     agg_value = b / step
     agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
-    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": prompt}, digits=4)
+    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + 2 x layers x prompt² x heads x head_dim / "
+                     "(BF16 peak x eff x attention utilisation x tp) + one weight read",
+                     {"input_tokens": prompt, "attention_flops": prefill_attention_flops(arch, prompt),
+                      "attention_utilisation": ATTENTION_UTILISATION}, digits=4)
     replicas = math.ceil(w.target_tokens_per_s / agg_value) if w.target_tokens_per_s and agg_value > 0 else None
     cost = None
     if w.hourly_rate:
