@@ -254,17 +254,31 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
         return []
 
 
+# Owning means owning the server, not only its GPUs: CPUs, memory, NICs, NVSwitch baseboard and chassis add
+# about half the GPUs' price (8-GPU HGX/DGX H100 systems were reported at ~$370k-400k against ~$30k a GPU),
+# and the server draws about 1.8x its GPUs' TDP (NVIDIA DGX H100 datasheet: 10.2 kW maximum for 8 x 700 W)
+# before cooling (PUE 1.3, a typical colocation figure). Estimates, stated in the answer.
+SERVER_COST_FACTOR = 1.5
+SERVER_POWER_FACTOR = 1.8
+PUE = 1.3
+
+
 def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
     """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price."""
     if not gpu.purchase_price_usd or rate <= 0:
         return []
-    even = buy_vs_rent_break_even(gpu.purchase_price_usd * gpus, rate * gpus, tdp_w=gpu.tdp_w or 0.0, num_gpus=gpus)
+    hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
+    watts = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE
+    even = buy_vs_rent_break_even(hardware, rate * gpus, tdp_w=watts, num_gpus=gpus)
     if even.value <= 0:
-        return []
-    return [f"buy vs rent: {gpus} x {gpu.name} at ~${gpu.purchase_price_usd:,.0f} each ({gpu.purchase_price_source or gpu.source}) "
-            f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / HOURS_PER_MONTH:,.1f} months around the clock) against "
-            f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not "
-            "(owning usually wins only above ~70% sustained utilisation)"]
+        return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power of owned {gpu.name} servers"]
+    months = even.value / HOURS_PER_MONTH
+    verdict = "rent" if months > 24 else "buying can pay off"
+    return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
+            f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
+            f"{even.value:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour; power for "
+            "the whole server with cooling (1.8x GPU TDP, PUE 1.3) at $0.12/kWh included; space, networking and staff are "
+            "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
 
 
 def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
