@@ -12,7 +12,7 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
-from engine.serving import MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, request_shape, user_floor
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, request_shape, user_floor
 from engine.throughput import default_mfu
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
@@ -153,9 +153,10 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
         if w.target_tokens_per_s_per_user is None and (w.concurrency or w.requests_per_s or w.target_tokens_per_s):
             assumptions.append(Assumption(
-                field="target_tokens_per_s_per_user", value=MIN_TOKENS_PER_S_PER_USER,
-                why=f"no per-user speed given: batches are kept at {MIN_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (a usable "
-                    "chat); say '30 tokens/s per user' or '50 ms per token' for a tighter target"))
+                field="target_tokens_per_s_per_user", value=DEFAULT_TOKENS_PER_S_PER_USER,
+                why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "
+                    "chat, about twice reading speed); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
+                    "'10 tokens/s per user' for a cheaper, batch-heavy one"))
 
     gpu = data.gpu(w.gpu) if w.gpu else None
     if w.flash_attention is None:

@@ -31,6 +31,9 @@ from engine.throughput import context_tokens, decode_step_function, loaded_step,
 TP_SIZES = (1, 2, 4, 8, 16)
 MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
+# With no per-user target, batches are kept at an interactive 20 tokens/s per user (about twice reading
+# speed; serving benchmarks such as NVIDIA NIM's and vLLM's treat 20-30 tokens/s per user as interactive).
+DEFAULT_TOKENS_PER_S_PER_USER = 20.0
 MAX_PIPELINE_STAGES = 16
 
 
@@ -65,7 +68,7 @@ def request_shape(w: Workload) -> tuple[int, int]:
 
 
 def user_floor(w: Workload) -> float:
-    return float(w.target_tokens_per_s_per_user or MIN_TOKENS_PER_S_PER_USER)
+    return float(w.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
 
 
 def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:

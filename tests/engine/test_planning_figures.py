@@ -15,7 +15,7 @@ from engine.architecture import generic_architecture
 from engine.models import Workload
 from engine.offer_plans import lateness, slot_hours
 from engine.recommend import SUSPECT_SPOT_FRACTION, TIE_FRACTION, suspect_spot
-from engine.serving import MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, _bill
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, _bill, user_floor
 from engine.tco import monthly_gpu_hours
 from engine.throughput import ALLREDUCE_HOP_S, allreduce_seconds, link_kind, loaded_step
 from engine.units import HOURS_PER_MONTH
@@ -125,3 +125,13 @@ def test_buy_vs_rent_counts_the_server_and_its_cooling_not_only_the_gpus() -> No
     assert note.startswith("buy vs rent: rent.") and "~$360,000" in note
     cheap_power = _break_even_note(gpu, 8, 8.0)[0]  # at $8/GPU-hour the server pays off in ~8 months
     assert cheap_power.startswith("buy vs rent: buying can pay off.")
+
+
+def test_an_unstated_per_user_speed_is_interactive_20_tokens_per_s() -> None:
+    """With no target, batches stop growing at 20 tokens/s per user (interactive chat); 10 is only the floor
+    a group falls back to when even one sequence cannot reach the target."""
+    from engine.models import Workload
+
+    assert DEFAULT_TOKENS_PER_S_PER_USER == 20.0
+    assert user_floor(Workload(mode="inference", concurrency=100)) == 20.0
+    assert user_floor(Workload(mode="inference", concurrency=100, target_tokens_per_s_per_user=35)) == 35.0
