@@ -79,9 +79,11 @@ def resolve_layout(w: Workload, gpus: int = 1, tensor_parallel: int | None = Non
 
 def kv_cache_bytes(arch: Architecture, seq_len: int, sequences: int, bytes_per_element: float = 2.0) -> int:
     """2 x layers x kv_heads x head_dim x seq_len x sequences x bytes (GQA/MQA via kv_heads);
-    MLA caches (kv_lora_rank + rope_dim) per token per layer instead."""
-    per_token = arch.layers * arch.kv_values_per_token_per_layer * bytes_per_element
-    return int(per_token * max(0, int(seq_len or 0)) * max(0, int(sequences or 0)))
+    MLA caches (kv_lora_rank + rope_dim) per token per layer instead. Local-attention layers (sliding
+    window, chunked attention) hold at most their window: vLLM's and SGLang's hybrid KV allocators
+    size them so."""
+    per_token = arch.kv_values_per_token_per_layer * bytes_per_element
+    return int(per_token * arch.attended_tokens(int(seq_len or 0)) * max(0, int(sequences or 0)))
 
 
 def optimizer_bytes_per_param(mode: str | None, precision: str | None, optimizer: str | None,

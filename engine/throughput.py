@@ -77,7 +77,8 @@ def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
     if w.flops_per_token_factor:
         return float(w.flops_per_token_factor), w.flops_per_token_factor * n, 0.0
     factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
-    attn = 12 * arch.layers * arch.heads * arch.head_dim * int(w.seq_len or 2048) * factor / 6
+    # summed over layers, each token attends to the whole sequence (global layers) or its window (local)
+    attn = 12 * arch.attended_tokens(int(w.seq_len or 2048)) * arch.heads * arch.head_dim * factor / 6
     return factor, factor * n + attn, attn
 
 
@@ -287,7 +288,12 @@ def prefill_attention_flops(arch: Architecture, prompt_tokens: int) -> float:
     """Causal self-attention FLOPs of one prompt: QK^T and AV, each 2 x L^2 x d per layer halved by the
     causal mask, so 2 x layers x L^2 x heads x head_dim. Negligible at 1k tokens, about a third of the
     linear FLOPs of a 70B model at 32k, and the larger part for a 128k prompt."""
-    return 2.0 * arch.layers * float(prompt_tokens) ** 2 * arch.heads * arch.head_dim
+    length = float(prompt_tokens)
+    window = float(arch.sliding_window or 0)
+    local = min(arch.local_layers, arch.layers) if window and window < length else 0
+    # a local layer's causal attention over a window w: 2 x (2 L w - w^2) x d instead of 2 x L^2 x d
+    local_cost = 2.0 * (2 * length * window - window * window) if local else 0.0
+    return arch.heads * arch.head_dim * ((arch.layers - local) * 2.0 * length * length + local * local_cost)
 
 
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:

@@ -234,3 +234,23 @@ def test_long_prompts_pay_for_attention_in_prefill() -> None:
     read = weight_bytes_read_per_step(arch, "bf16") / 8 / BW
     assert prefill_seconds_for(w, arch, H100_SXM, 8, 32768) == pytest.approx(linear + attention + read, rel=1e-9)
     assert attention / linear == pytest.approx(0.58, abs=0.02)  # 1.41 / 4.62 PFLOP at 0.53 of the utilisation
+
+
+def test_local_attention_layers_cache_and_attend_to_their_window_only() -> None:
+    """Gemma 3 27B at 32k: 10 global layers hold 32,768 tokens, 52 local layers 1,024: 380,928 token-layers
+    instead of 62 x 32,768 = 2,031,616, a 5.3x smaller cache; prefill attention shrinks the same way."""
+    from engine.architecture import Architecture
+    from engine.memory import kv_cache_bytes
+    from engine.throughput import prefill_attention_flops
+
+    base = dict(name="g", layers=62, hidden=5376, heads=32, kv_heads=16, head_dim=128, ffn=21504, vocab=262208,
+                total_params=27_000_000_000, active_params=27_000_000_000)
+    full = Architecture(**base)
+    local = Architecture(**base, sliding_window=1024, local_layers=52)
+    assert local.attended_tokens(32768) == 10 * 32768 + 52 * 1024
+    assert kv_cache_bytes(local, 32768, 1) == 2 * 16 * 128 * 2 * (10 * 32768 + 52 * 1024)
+    assert kv_cache_bytes(full, 32768, 1) == 2 * 16 * 128 * 2 * 62 * 32768
+    assert kv_cache_bytes(local, 512, 3) == kv_cache_bytes(full, 512, 3)  # shorter than the window: no saving
+    d = 32 * 128
+    assert prefill_attention_flops(local, 32768) == d * (10 * 2 * 32768**2 + 52 * 2 * (2 * 32768 * 1024 - 1024**2))
+    assert prefill_attention_flops(local, 1000) == prefill_attention_flops(full, 1000)
