@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.caveats import cheapest_fitting, decision_caveats
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -212,8 +213,10 @@ def _cost_line(advice: Advice, asking: bool = False) -> str:
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
-            return ("priced once the open question is answered" if asking
-                    else "no offer in the catalog is priced for this configuration")
+            hourly = cheapest_fitting(advice)
+            if asking:
+                return "priced once the open question is answered" + (f"; meanwhile {hourly}" if hourly else "")
+            return hourly or "no offer in the catalog is priced for this configuration"
         return ""
     best = best_tco(winner)
     bits: list[str] = []
@@ -339,10 +342,14 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     problems = problems[1:] if verdict == "unknown" else problems
     said = {a.why for a in advice.assumptions} | set(response.questions)
     accelerator = (advice.effective.unsupported_accelerator or "").lower()
+    restated = [QUESTION_NOTES[f] for f in response.question_fields if f in QUESTION_NOTES]
     notes = [n for n in dict.fromkeys(response.notes) if n not in said
-             and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())][:2]
+             and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())
+             and not any(words in n for words in restated)][:2]
     if " buy" in f" {response.text.lower()}":  # "should I buy or rent": the break-even is the answer, up front
         notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
+    # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
+    notes = (decision_caveats(advice, response.hardware) + notes)[:MAX_NOTES]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []
@@ -392,6 +399,12 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         hint=hint,
     )
 
+
+# A parser note that asks what an open question asks (by the Workload field the question fills): the
+# question says it once, in "Still open".
+QUESTION_NOTES = {"output_tokens": "say the response length"}
+
+MAX_NOTES = 3  # note lines under the first message: decision caveats first, then what the reader noticed
 
 # Assumptions a /vram reader needs: what the memory figure was computed at.
 VRAM_ASSUMPTIONS = ("precision", "seq_len", "batch_size", "concurrency", "optimizer", "gradient_checkpointing")
