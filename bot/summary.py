@@ -29,6 +29,7 @@ from bot.formatting import (
 )
 from bot.service import Response
 from engine.models import Advice, Option, TargetCheck
+from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
 ACTION_COMPARE_GPU = "refine_gpu"
@@ -224,7 +225,8 @@ def _cost_line(advice: Advice, asking: bool = False) -> str:
         bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
         fig = winner.throughput.cost_per_1m_tokens_usd
         if fig is not None:
-            bits.append(f"{fmt_usd(fig.value)} per 1M tokens")
+            one_stream = " at 1 stream" if serving_without_load(advice.workload) else ""  # 20-60x a batched figure
+            bits.append(f"{fmt_usd(fig.value)} per 1M tokens{one_stream}")
     else:
         runs = advice.effective.runs_per_month
         asked = advice.workload.runs_per_month
@@ -260,6 +262,12 @@ def target_line(check: TargetCheck) -> str:
     return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
 
 
+def _stated(advice: Advice, check: TargetCheck) -> bool:
+    """A target the user gave. One the engine assumed (1 concurrent user, 10 tokens/s per user) is an
+    assumption, listed as such: "target met" against it would report a guess as a success."""
+    return getattr(advice.workload, check.name, None) is not None
+
+
 def key_assumptions(advice: Advice) -> str:
     """The assumptions that move the answer most, in a few words each: token count, utilisation, pricing."""
     found = {a.field: a for a in advice.assumptions}
@@ -280,10 +288,11 @@ def key_assumptions(advice: Advice) -> str:
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):
             bits.append(f"busy {busy:.0%} of the time")
-    for name, what in (("concurrency", "concurrent users"), ("seq_len", "tokens of context")):
+    for name, what in (("concurrency", "concurrent user"), ("seq_len", "tokens of context")):
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
-            bits.append(f"{fmt_num(float(a.value))} {what}")
+            plural = "s" if name == "concurrency" and a.value != 1 else ""
+            bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
     if not bits:  # none of those apply: the first two the engine lists
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]
@@ -385,7 +394,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         plan=_plan_line(advice, names),
         speed=_speed_line(advice) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
         cost=_cost_line(advice, asking),
-        targets=[target_line(t) for t in tp.targets] if tp else [],
+        targets=[target_line(t) for t in tp.targets if _stated(advice, t)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
         comparison=_comparison(advice),

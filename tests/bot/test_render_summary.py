@@ -45,7 +45,8 @@ def _rows(compute: float) -> tuple[TcoRow, ...]:
 
 def serving_advice(*, targets: tuple[TargetCheck, ...] = (), accelerator: str | None = None) -> Advice:
     """Llama 3.1 70B on 2 replicas of 4 H100s (TP 4), three priced offers."""
-    workload = Workload(mode="inference", model="llama-3.1-70b", concurrency=64, unsupported_accelerator=accelerator)
+    stated = {"concurrency": 64, **{t.name: t.wanted for t in targets}}  # the targets checked are the user's
+    workload = Workload(mode="inference", model="llama-3.1-70b", unsupported_accelerator=accelerator, **stated)
     effective = workload.model_copy(update={"precision": "bf16", "gpu": "h100-sxm", "seq_len": 8192, "pricing": "on_demand"})
     memory = MemoryEstimate(per_gpu_gb=61.0, total_gb=488.0, gpus=8, usable_gb_per_gpu=72.0, fits=True,
                             components={"weights_gb": _fig(35.3, "GB"), "kv_cache_gb": _fig(24.0, "GB")})
@@ -83,6 +84,7 @@ def serving_advice(*, targets: tuple[TargetCheck, ...] = (), accelerator: str | 
 def long_job_advice() -> Advice:
     """Pre-training that runs past a month: per month AND the whole job."""
     advice = make_advice(runs=1)
+    advice = advice.model_copy(update={"workload": advice.workload.model_copy(update={"deadline_hours": 720.0})})
     option = advice.options[0]
     tco = option.tco[0].model_copy(update={"per_run_usd": 3_100_000.0, "job_usd": 3_100_000.0})
     option = option.model_copy(update={"tco": (tco,), "hours_per_run": 2_250.0})
@@ -229,3 +231,17 @@ def test_app_home_shows_what_a_new_user_needs() -> None:
     assert len(HOME_EXAMPLES) == 3 and all(example in text for example in HOME_EXAMPLES)
     assert "/vram" in text and "what about 40 runs?" in text and "`details`" in text
     assert "between 2026-10-02 and 2026-11-21 (52 days ago for the oldest)" in text
+
+
+def test_a_target_the_engine_assumed_is_not_reported_as_met() -> None:
+    """1 concurrent user / 10 tokens/s per user are assumptions: "target met" against them reads as a success."""
+    assumed = (TargetCheck(name="concurrency", wanted=1.0, got=1.0, met=True),
+               TargetCheck(name="target_tokens_per_s_per_user", wanted=10.0, got=31.0, met=True))
+    advice = serving_advice(targets=assumed)
+    advice = advice.model_copy(update={"workload": advice.workload.model_copy(update={
+        "concurrency": None, "target_tokens_per_s_per_user": None})})
+    view = build_answer_view(_response(advice))
+    assert view.targets == []
+    assert "at 1 stream" in view.cost  # no load given: the cost per token is a single stream's, and says so
+    given = build_answer_view(_response(serving_advice(targets=assumed[1:])))
+    assert given.targets and "target met" in given.targets[0] and "at 1 stream" not in given.cost
