@@ -10,6 +10,7 @@ that move the answer most. Everything else is a layer posted on demand (`bot.det
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -183,7 +184,7 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     return " · ".join(bits)
 
 
-def _speed_line(advice: Advice) -> str:
+def _speed_line(advice: Advice, guessing: bool = False) -> str:
     tp = advice.throughput
     if tp is None:
         return ""
@@ -200,7 +201,8 @@ def _speed_line(advice: Advice) -> str:
     bits = []
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is not None and winner.hours_per_run is not None:  # the billed wall clock: start-up included
-        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run* (start-up included)")
+        guess = f" at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens" if guessing else ""
+        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run*{guess} (start-up included)")
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:
@@ -210,7 +212,7 @@ def _speed_line(advice: Advice) -> str:
     return " · ".join(bits)
 
 
-def _cost_line(advice: Advice, asking: bool = False) -> str:
+def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
@@ -227,6 +229,15 @@ def _cost_line(advice: Advice, asking: bool = False) -> str:
         if fig is not None:
             one_stream = " at 1 stream" if serving_without_load(advice.workload) else ""  # 20-60x a batched figure
             bits.append(f"{fmt_usd(fig.value)} per 1M tokens{one_stream}")
+    elif guessing and best is not None and best.usd_per_1b_tokens and (best.job_usd or best.per_run_usd):
+        # the token count is a guess the question asks about: the per-unit price first, the guess's totals after
+        per_run = float(best.job_usd or best.per_run_usd or 0.0)
+        bits.append(f"*~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained*")
+        at_guess = f"at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens: {fmt_usd(per_run)} per run"
+        asked = advice.workload.runs_per_month
+        if asked and asked > 1:  # what the user asked for, at the guess: said, not hidden behind "1 run"
+            at_guess += f", {asked:g} runs ≈ {fmt_usd_short(per_run * asked)}"
+        bits.append(at_guess)
     else:
         runs = advice.effective.runs_per_month
         asked = advice.workload.runs_per_month
@@ -331,6 +342,45 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
 
 
+def _tokens_guessed(advice: Advice) -> float | None:
+    """The tokens per epoch the engine assumed from the corpus size (None when the user gave them)."""
+    found = next((a for a in advice.assumptions if a.field == "dataset_tokens"), None)
+    return float(found.value) if found is not None and isinstance(found.value, int | float) else None
+
+
+def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) -> str:
+    """A run sized on a guessed token count leads with the price per 1B tokens and the question, not with
+    a months-long run nobody asked for: "✅ Fits: QLoRA 70B on 8× B200: ~$623 and ~14 h per 1B tokens; ..."."""
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    best = best_tco(winner) if winner is not None else None
+    tokens = _tokens_guessed(advice)
+    if not guessing or best is None or not best.usd_per_1b_tokens or advice.cluster is None or not tokens:
+        return ""
+    epochs = advice.effective.epochs or 1
+    hours = f" and ~{fmt_hours(winner.hours_per_run * 1e9 / (tokens * epochs))}" if winner and winner.hours_per_run else ""
+    cluster = advice.cluster
+    return (f"✅ Fits: {subject(advice, names)} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}: "
+            f"~{fmt_usd(best.usd_per_1b_tokens)}{hours} per 1B tokens; how many tokens per run?")
+
+
+BUY_OR_RENT = re.compile(r"buy vs rent: (\d+) x (.+?) at ~\$([\d,]+) each .*? pay for themselves after ([\d,]+) busy hours "
+                         r"\(~([\d.,]+) months around the clock\) against \$([\d.,]+)/GPU-hour")
+
+
+def _buy_or_rent_headline(response: Response) -> str:
+    """"Should I buy or rent?": the engine's break-even is the answer, so it is the headline."""
+    advice = response.advice
+    if advice is None or " buy" not in f" {response.text.lower()}":
+        return ""
+    note = next((n for n in advice.notes if n.startswith("buy vs rent")), "")
+    found = BUY_OR_RENT.match(note)
+    if found is None:
+        return ""
+    gpus, gpu, _, _, months, rate = found.groups()
+    return (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {float(months.replace(',', '')):,.0f}+ months "
+            f"around the clock (break-even vs ${rate}/GPU-h; hosting not counted)")
+
+
 def _not_covered(advice: Advice) -> str:
     name = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
     if not name or any(p.code == "unsupported_accelerator" for p in advice.problems):
@@ -385,6 +435,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     asking = bool(response.questions)
     changes = [_coherent_change(c, verdict, asking) for c in response.changes]
     assumptions = key_assumptions(advice)
+    guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
+    if verdict == "fits":
+        headline = _guess_headline(advice, names, guessing) or _buy_or_rent_headline(response) or headline
+        notes = [n for n in notes if not (n.startswith("buy vs rent") and _buy_or_rent_headline(response))]
     return AnswerView(
         headline=headline,
         verdict=verdict,
@@ -392,8 +446,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         changes=changes,
         problems=problems,
         plan=_plan_line(advice, names),
-        speed=_speed_line(advice) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
-        cost=_cost_line(advice, asking),
+        speed=_speed_line(advice, guessing) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
+        cost=_cost_line(advice, asking, guessing),
         targets=[target_line(t) for t in tp.targets if _stated(advice, t)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
