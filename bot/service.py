@@ -210,6 +210,11 @@ class Advisor:
                 changes = list(self._compare(previous, advice))
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
+        if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):
+            # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
+            # of a workload that cannot be sized would be answering past the user
+            asked = [(t, f) for t, f in asked if f in REJECTED_SIZE_FIELDS]
+            questions = [t for t, _ in asked]
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None)
@@ -361,6 +366,10 @@ def thread_word(text: str) -> str | None:
     words = " ".join(text.lower().strip().strip("?!.").split())
     return THREAD_WORDS.get(words.removeprefix("please ").removesuffix(" please"))
 
+
+# A problem with one of these codes on one of these fields means the workload could not be sized as said.
+REJECTED_CODES = frozenset({"implausible", "invalid_value"})
+REJECTED_SIZE_FIELDS = frozenset({"params_b", "model"})
 
 # Questions about the corpus, where it lives and the run schedule: they change cost, not memory.
 NOT_ABOUT_MEMORY = frozenset({"dataset_gb", "dataset_tokens", "data_location", "runs_per_month", "epochs"})

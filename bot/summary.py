@@ -26,6 +26,7 @@ from bot.formatting import (
     gpu_name,
     label,
     subject,
+    tidy_plurals,
     winner_name,
 )
 from bot.service import Response
@@ -168,12 +169,12 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     if cluster is None:
         return f"{fmt_gb(mem.per_gpu_gb)} peak per GPU" if mem else ""
     gpu = gpu_name(cluster.gpu, names)
-    nodes = f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPUs" if cluster.nodes > 1 else "1 node"
+    nodes = tidy_plurals(f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPU(s)") if cluster.nodes > 1 else "1 node"
     bits = [f"*{cluster.gpus}× {gpu}* on {nodes}"]
     if cluster.replicas and cluster.gpus_per_replica:
         split = [f"TP {cluster.tensor_parallel}"] if cluster.tensor_parallel > 1 else []
         split += [f"PP {cluster.pipeline_parallel}"] if cluster.pipeline_parallel > 1 else []
-        bits.append(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)"
+        bits.append(tidy_plurals(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)")
                     + (f" ({' · '.join(split)})" if split else ""))
     else:
         zero = f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage and "ZeRO" not in cluster.parallelism else ""
@@ -206,7 +207,7 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:
-        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours")
+        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only)")  # the wall clock above adds start-up
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
     return " · ".join(bits)
@@ -260,7 +261,7 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
     "target_tokens_per_s": ("total throughput", "tokens/s", True),
     "requests_per_s": ("request rate", "requests/s", True),
     "target_ttft_s": ("time to first token", "s", False),
-    "deadline_hours": ("time per run", "h", False),
+    "deadline_hours": ("training time per run", "h", False),  # without start-up, which the speed line adds
 }
 
 
@@ -398,6 +399,11 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     assert advice is not None, "build_help_view is for responses without advice"
     problems = [p.message for p in advice.problems]
     verdict, headline = _headline(advice, names, problems)
+    other = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
+    if other and headline.startswith(f"⚠️ {other} is not covered"):  # the headline says it: the problem says why
+        said_once = f"{other} is not covered: "
+        problems = [m[len(said_once):][:1].upper() + m[len(said_once) + 1:] if m.startswith(said_once) else m
+                    for m in problems]
     problems = problems[1:] if verdict == "unknown" else problems
     said = {a.why for a in advice.assumptions} | set(response.questions)
     accelerator = (advice.effective.unsupported_accelerator or "").lower()

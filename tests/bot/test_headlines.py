@@ -50,3 +50,18 @@ def test_a_stated_token_count_keeps_the_plain_headline(real_advisor) -> None:
     _, view, _ = _view(real_advisor, "QLoRA 70B, 500GB corpus in S3, 2B tokens, 20 runs")
     assert view.headline.startswith("✅ Fits: QLoRA 70B on ") and "per 1B tokens" not in view.headline
     assert "per run*" in view.cost
+
+
+def test_a_rejected_size_asks_nothing_past_it(real_advisor) -> None:
+    response, view, _ = _view(real_advisor, "fine-tune a 10 trillion parameter model on 1 token")
+    assert "beyond any model released" in view.headline and "check the units" in view.headline
+    assert response.questions == [] and view.questions == []  # not "QLoRA, LoRA or full?" for a model that cannot be
+    assert real_advisor.contract(response)["questions"] == []
+
+
+def test_an_accelerator_not_covered_is_said_once(real_advisor) -> None:
+    response, view, message = _view(real_advisor, "QLoRA 70B on TPU v5e")
+    text = render_terminal(response, real_advisor.display_names())
+    assert text.count("not covered") == 1 and json.dumps(message.blocks).count("not covered") == 1
+    assert view.headline.startswith("⚠️ TPU v5e is not covered; on GPUs:")
+    assert any(p.startswith("The catalog sizes GPUs") for p in view.problems)  # the why stays

@@ -133,7 +133,7 @@ def test_serving_plan_shows_replicas_tp_speed_targets_and_unit_cost() -> None:
     targets = (TargetCheck(name="target_tokens_per_s_per_user", wanted=20.0, got=31.0, met=True),
                TargetCheck(name="target_ttft_s", wanted=0.3, got=0.45, met=False))
     view = build_answer_view(_response(serving_advice(targets=targets)))
-    assert "2 replica(s) of 4 GPU(s) (TP 4)" in view.plan and "8× h100-sxm" in view.plan
+    assert "2 replicas of 4 GPUs (TP 4)" in view.plan and "8× h100-sxm" in view.plan
     assert "31 tokens/s per user" in view.speed and "first token in 0.45 s" in view.speed
     assert view.targets == ["per-user speed ≥ 20 tokens/s: target met (31 tokens/s)",
                             "time to first token ≤ 0.3 s: missed by 0.1 s (got 0.5 s)"] or \
@@ -245,3 +245,33 @@ def test_a_target_the_engine_assumed_is_not_reported_as_met() -> None:
     assert "at 1 stream" in view.cost  # no load given: the cost per token is a single stream's, and says so
     given = build_answer_view(_response(serving_advice(targets=assumed[1:])))
     assert given.targets and "target met" in given.targets[0] and "at 1 stream" not in given.cost
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$7,323 a month for 1 run(s)", "$7,323 a month for 1 run"),
+    ("for 30 run(s)", "for 30 runs"),
+    ("1 replica(s) of 1 GPU(s) (TP 1)", "1 replica of 1 GPU (TP 1)"),
+    ("2 nodes × 1 GPUs", "2 nodes × 1 GPU"),
+    ("does not fit on the 1 GPU(s) you fixed", "does not fit on the 1 GPU you fixed"),
+    ("3 more option(s), dearer", "3 more options, dearer"),
+    ("6 spot price(s) below", "6 spot prices below"),
+    ("0.1 GPUs, $1 runs, 11 GPUs, 21 nodes", "0.1 GPUs, $1 runs, 11 GPUs, 21 nodes"),  # not a count of one
+    ("an http(s) URL", "an http(s) URL"),
+])
+def test_counts_agree_with_their_words(text: str, expected: str) -> None:
+    from bot.formatting import tidy_plurals
+
+    assert tidy_plurals(text) == expected
+
+
+def test_no_rendered_message_says_s_in_brackets() -> None:
+    """Every string a template renders passes through `tidy_plurals`, the engine's sentences included."""
+    advice = make_advice(runs=1)
+    cluster = advice.cluster.model_copy(update={"nodes": 2, "gpus_per_node": 1, "replicas": 1, "gpus_per_replica": 1})
+    advice = advice.model_copy(update={"cluster": cluster, "notes": ("does not fit on the 1 GPU(s) you fixed",)})
+    response = _response(advice, notes=["read 1 run(s)"])
+    text = render_terminal(response, details=True)
+    blocks = json.dumps([m.blocks for m in render_response(response)])
+    for rendered in (text, blocks):
+        assert "(s)" not in rendered and "1 GPUs" not in rendered, rendered
+    assert "1 run," in text or "1 run " in text
