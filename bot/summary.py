@@ -217,6 +217,10 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
+            w = advice.workload
+            if w.data_location == "onprem" and w.gpu and w.gpu_count and w.hourly_rate is None:
+                # "we have 16 A100s on prem": a cloud rental quote would price hardware they own
+                return "not priced: your own GPUs (say e.g. “at $1.50/GPU-hour” to count their cost)"
             hourly = cheapest_fitting(advice)
             if asking:
                 return "priced once the open question is answered" + (f"; meanwhile {hourly}" if hourly else "")

@@ -98,3 +98,9 @@ def test_a_note_that_repeats_an_open_question_is_left_to_the_question(real_advis
     assert any("say the response length" in n for n in response.notes)  # the parser still notes it (JSON, details)
     assert not any("say the response length" in n for n in view.notes)
     _first_message_ok(response, real_advisor)
+
+
+def test_own_gpus_get_no_cloud_rental_quote(real_advisor) -> None:
+    response, view = _answer(real_advisor, "we have 16 A100 40GB on prem, can we full fine-tune a 13B model?")
+    assert cheapest_fitting(response.advice) is not None  # the engine found a rental; it is not their hardware
+    assert "/hour" not in view.cost and "your own GPUs" in view.cost
