@@ -309,6 +309,9 @@ def key_assumptions(advice: Advice) -> str:
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
             plural = "s" if name == "concurrency" and a.value != 1 else ""
             bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
+    floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
+    if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
+        bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user")
     if not bits:  # none of those apply: the first two the engine lists
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]

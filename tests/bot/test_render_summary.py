@@ -275,3 +275,11 @@ def test_no_rendered_message_says_s_in_brackets() -> None:
     for rendered in (text, blocks):
         assert "(s)" not in rendered and "1 GPUs" not in rendered, rendered
     assert "1 run," in text or "1 run " in text
+
+
+def test_the_assumed_per_user_floor_is_stated() -> None:
+    advice = serving_advice()
+    advice = advice.model_copy(update={"assumptions": (*advice.assumptions, Assumption(
+        field="target_tokens_per_s_per_user", value=10.0, why="a readable chat speed"))})
+    assert "≥10 tokens/s per user" in build_answer_view(_response(advice)).key_assumptions
+    assert "tokens/s per user" not in build_answer_view(_response(serving_advice())).key_assumptions
