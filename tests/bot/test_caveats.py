@@ -104,3 +104,20 @@ def test_own_gpus_get_no_cloud_rental_quote(real_advisor) -> None:
     response, view = _answer(real_advisor, "we have 16 A100 40GB on prem, can we full fine-tune a 13B model?")
     assert cheapest_fitting(response.advice) is not None  # the engine found a rental; it is not their hardware
     assert "/hour" not in view.cost and "your own GPUs" in view.cost
+
+
+def test_estimate_in_the_terminal_shows_the_caveats_too(capsys, real_advisor) -> None:
+    import io
+
+    from bot.cli import main
+
+    payload = json.dumps({"mode": "pretrain", "params_b": 13, "dataset_tokens": 1e12, "pricing": "spot"})
+    assert main(["estimate"], stdin=io.StringIO(payload)) == 0
+    out = capsys.readouterr().out
+    assert "Spot: checkpoint every 30-60 min" in out, out
+    serving = {"mode": "inference", "model": "qwen2.5 7b", "concurrency": 50}
+    advice, _ = real_advisor.estimate_workload(serving)
+    expected = decision_caveats(advice, real_advisor.hardware_kinds())  # GeForce / marketplace need the catalog's kinds
+    assert main(["estimate"], stdin=io.StringIO(json.dumps(serving))) == 0
+    out = capsys.readouterr().out
+    assert all(line in out for line in expected), (expected, out)
