@@ -371,8 +371,9 @@ def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) ->
             f"~{fmt_usd(best.usd_per_1b_tokens)}{hours} per 1B tokens; how many tokens per run?")
 
 
-BUY_OR_RENT = re.compile(r"buy vs rent: (\d+) x (.+?) at ~\$([\d,]+) each .*? pay for themselves after ([\d,]+) busy hours "
-                         r"\(~([\d.,]+) months around the clock\) against \$([\d.,]+)/GPU-hour")
+BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off)\. (\d+) x (.+?) as servers cost ~\$([\d,]+) .*? pay for "
+                         r"themselves after ([\d,]+) busy hours \(~([\d.,]+) months around the clock\) against "
+                         r"\$([\d.,]+)/GPU-hour")
 
 
 def _buy_or_rent_headline(response: Response) -> str:
@@ -384,9 +385,12 @@ def _buy_or_rent_headline(response: Response) -> str:
     found = BUY_OR_RENT.match(note)
     if found is None:
         return ""
-    gpus, gpu, _, _, months, rate = found.groups()
-    return (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {float(months.replace(',', '')):,.0f}+ months "
-            f"around the clock (break-even vs ${rate}/GPU-h; hosting not counted)")
+    verdict, gpus, gpu, _, _, months, rate = found.groups()
+    busy = f"{float(months.replace(',', '')):,.0f}+ months around the clock"
+    if verdict == "rent":
+        return (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} (break-even vs ${rate}/GPU-h; "
+                "server and power counted)")
+    return f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} (vs ${rate}/GPU-h; server and power counted)"
 
 
 def _not_covered(advice: Advice) -> str:
