@@ -373,7 +373,17 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
     notes.extend(platform_caveats(gpu, w, n))
-    interconnect = _link(gpu, offer) + (f"; between nodes: {fabric or 'InfiniBand'}" if nodes > 1 else "")
+    if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1:
+        # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet
+        # all-gathers every layer across the slow link; hybrid sharding keeps that inside the NVLink node.
+        node_share = _sized(w, arch, opts).size(resolve_layout(w, gpn, 1, 1, 3)) / GB
+        fits_node = node_share <= usable_gb(gpu, w.headroom)
+        notes.append(f"network between your nodes not stated: this plan assumes InfiniBand or RoCE. Over 100 GbE or slower, "
+                     "shard within each node and replicate across nodes (FSDP HYBRID_SHARD, DeepSpeed ZeRO++ hpZ): "
+                     f"{node_share:,.1f} GB per GPU, which " + ("fits" if fits_node else "is more than a GPU holds (fewer "
+                                                                "bytes per parameter first: 8-bit Adam, LoRA)"))
+    between = fabric or ("not stated (InfiniBand or RoCE assumed)" if offer is None else "InfiniBand")
+    interconnect = _link(gpu, offer) + (f"; between nodes: {between}" if nodes > 1 else "")
     plan = ClusterPlan(
         gpu=gpu.id, gpus=n, nodes=nodes, gpus_per_node=min(n, gpn), fits=bool(mem.fits) and not any("does not fit" in x for x in notes),
         data_parallel=lay.dp, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,

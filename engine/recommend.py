@@ -147,6 +147,24 @@ SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more 
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
 
 
+OWNED_PREFIX = "your own"
+SERVER_POWER_FACTOR = 1.8  # a GPU server draws ~1.8x its GPUs' TDP (NVIDIA DGX H100: 10.2 kW for 8 x 700 W)
+PUE = 1.3  # cooling and power distribution in a typical colocation site
+USD_PER_KWH = 0.12
+
+
+def owns_gpus(w: Workload) -> bool:
+    """"We have 16 A100s on prem": the user's own GPUs, not a rental. Costed at their power only; naming a
+    rate ('at $1.50/GPU-hour') or a provider prices them as given instead."""
+    return bool(w.data_location == "onprem" and w.gpu and (w.gpu_count or w.nodes)
+                and w.hourly_rate is None and w.provider is None)
+
+
+def power_usd_per_gpu_hour(gpu: GpuRecord) -> float:
+    """What an owned GPU costs per busy hour in electricity: its server share and cooling included."""
+    return (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE / 1000 * USD_PER_KWH
+
+
 def suspect_spot(offer: OfferRecord | None) -> bool:
     return bool(offer is not None and offer.spot_usd_per_hour and offer.on_demand_usd_per_hour
                 and offer.spot_usd_per_hour < SUSPECT_SPOT_FRACTION * offer.on_demand_usd_per_hour)
@@ -169,7 +187,10 @@ def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int) ->
     return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
 
-def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str) -> str:
+def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str,
+          owned: bool = False) -> str:
+    if owned:
+        return f"{OWNED_PREFIX} {gpus}x {gpu.name} (power only{', ' + label if label else ''})"
     who = provider.name if provider is not None else (offer.provider if offer is not None else "your quote")
     shape = f"{gpus}x {gpu.name}"
     if offer is not None and 1 < offer.gpus_per_node < gpus:  # several rented instances: say so
@@ -248,6 +269,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         storage = storage_footprint(variant, arch.total_params, trainable)
         found = 0
         memo: dict[tuple[object, ...], object] = {}  # serving search: what no offer changes, per variant
+        owned = owns_gpus(given)
         for gpu in _gpus_for(variant, data):
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
                     label == "FP8" or (arch.is_moe and not training and given.gpu is None)):
@@ -255,7 +277,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
-            if variant.hourly_rate is not None:
+            if owned:  # their own GPUs, not a rental: planned on them alone, costed at their power
+                offers = [None]
+                variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(gpu), 4)})
+            elif variant.hourly_rate is not None:
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
@@ -300,7 +325,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         offer.managed_premium_fraction if offer else None)
                 if ckey not in context:
                     context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
-                                             egress_cache, source, gpu, pricing, label)
+                                             egress_cache, source, gpu, pricing, label, owned)
                 ctx = context[ckey]
                 if ctx is None:
                     billed = planned.billed(offer)
@@ -312,7 +337,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
                     risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
                     if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
-                        name = _name(provider, offer, gpu, billed, pricing, label)
+                        name = _name(provider, offer, gpu, billed, pricing, label, owned)
                         plan, memory, throughput = planned.built()
                         fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
                                            throughput, offer, vw, per_token * risk)
@@ -404,7 +429,8 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
              run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
-             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, float, int, str] | None:
+             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str,
+             owned: bool = False) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
     and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
     for training (serving is an always-on month)."""
@@ -427,7 +453,8 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
     runs = float(w.runs_per_month or 1.0)
     per_rate = monthly_gpu_hours(gpu_hours, runs, billed, wall_hours) * base_factor * (1 + fraction)
     work_rate = gpu_hours * runs * base_factor * (1 + fraction)  # the runs asked for, however many months they take
-    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label)
+    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label,
+                                                                                    owned)
 
 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -454,6 +481,9 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
 def _build(c: _Candidate, given: Workload | None = None) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
+    if c.name.startswith(OWNED_PREFIX):
+        rate_source = (f"your own GPUs at their power only: {c.gpu.tdp_w or 0:g} W TDP x {SERVER_POWER_FACTOR:g} for the "
+                       f"server x PUE {PUE:g} x ${USD_PER_KWH:g}/kWh; no purchase, space or staff cost counted")
     plan, memory, throughput = c.planned.built()
     plan = relabel(plan, c.gpu, c.offer) if c.offer is not None else plan
     billed = c.planned.billed(c.offer)
