@@ -178,7 +178,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         why = "model FLOPs utilisation per GPU type and count (35-55% is typical in published runs; 100% of peak is never reached)"
         if gpu is not None:
             try:
-                value, gpu_why = default_mfu(gpu, mode, w.gpu_count or 1)
+                value, gpu_why = default_mfu(gpu, mode, w.gpu_count or 1, bool(model is not None and model.num_experts))
                 why = f"{gpu.name}: {gpu_why}"
             except Exception:  # the physics module failing must not stop the defaults
                 value = "per GPU type"

@@ -135,3 +135,25 @@ def test_an_unstated_per_user_speed_is_interactive_20_tokens_per_s() -> None:
     assert DEFAULT_TOKENS_PER_S_PER_USER == 20.0
     assert user_floor(Workload(mode="inference", concurrency=100)) == 20.0
     assert user_floor(Workload(mode="inference", concurrency=100, target_tokens_per_s_per_user=35)) == 35.0
+
+
+def test_goodput_falls_with_the_gpu_count_from_1024_gpus() -> None:
+    """Failures scale with the GPU count: 10% of the time lost at 16,384 GPUs (Llama 3 405B: >90% effective
+    training time), proportionally less below, none counted under 1,024 GPUs, never more than 30%."""
+    from engine.throughput import goodput
+
+    assert goodput(1023) == 1.0
+    assert goodput(2048) == 1 - 0.1 * 2048 / 16384  # 0.9875
+    assert goodput(16384) == 0.9
+    assert goodput(100_000) == 0.7
+
+
+def test_moe_training_runs_at_seventy_percent_of_dense_utilisation() -> None:
+    """DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active is ~33% MFU against ~48% for dense runs."""
+    from engine.throughput import default_mfu
+    from tests.engine.fixtures_physics import H100_SXM
+
+    dense, _ = default_mfu(H100_SXM, "lora", 8)
+    moe, why = default_mfu(H100_SXM, "lora", 8, moe=True)
+    assert moe == round(dense * 0.7, 4) and "mixture of experts" in why
+    assert 6 * 37e9 * 14.8e12 / (2.788e6 * 3600) / 989.4e12 == pytest.approx(0.33, abs=0.01)
