@@ -25,6 +25,7 @@ SPOT_TRAINING_NOTE = "spot: checkpoint"
 SPOT_SERVING_NOTE = "spot for serving"
 ASSUMED_MODEL_NOTE = "no model named: assumed"
 NO_TOKENS_NOTE = "no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is "
+TIGHT_NOTE = "tight memory: "
 
 MAX_CAVEATS = 2  # the first message keeps its ten-second read: details hold the full sentences
 
@@ -86,6 +87,15 @@ def _spot_line(advice: Advice) -> str | None:
     return None
 
 
+def _tight_line(advice: Advice) -> str | None:
+    note = _starting(advice.notes, TIGHT_NOTE)
+    found = re.match(re.escape(TIGHT_NOTE) + r"([\d.,]+) of ([\d.,]+) GB usable per GPU \((\d+%)", note or "")
+    if found is None:
+        return None
+    return (f"Tight: {found.group(1)} of {found.group(2)} GB usable per GPU ({found.group(3)}); test the peak on one "
+            "node first or take the next-larger plan")
+
+
 def _model_line(advice: Advice) -> str | None:
     note = _starting(advice.notes, ASSUMED_MODEL_NOTE)
     if note is None:
@@ -113,9 +123,10 @@ def _managed_line(advice: Advice, kinds: HardwareKinds) -> str | None:
 
 def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list[str]:
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
-    for a training run, a guessed model, the managed service the user asked about."""
+    for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
-    lines = [_consumer_line(advice, kinds), _spot_line(advice), _model_line(advice), _managed_line(advice, kinds)]
+    lines = [_consumer_line(advice, kinds), _spot_line(advice), _tight_line(advice), _model_line(advice),
+             _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 
 

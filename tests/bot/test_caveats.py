@@ -121,3 +121,12 @@ def test_estimate_in_the_terminal_shows_the_caveats_too(capsys, real_advisor) ->
     assert main(["estimate"], stdin=io.StringIO(json.dumps(serving))) == 0
     out = capsys.readouterr().out
     assert all(line in out for line in expected), (expected, out)
+
+
+def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message(real_advisor) -> None:
+    """Qwen3-235B LoRA on 8 H100s uses 98% of usable memory: 'Fits' alone would invite an OOM in week one."""
+    response, view = _answer(real_advisor, "LoRA Qwen3-235B-A22B")
+    assert any(n.startswith("Tight: ") and "GB usable per GPU (9" in n for n in view.notes), view.notes
+    _first_message_ok(response, real_advisor)
+    roomy_response, roomy = _answer(real_advisor, "QLoRA fine-tune Llama 3.1 8B on 50M tokens")
+    assert not any(n.startswith("Tight: ") for n in roomy.notes)
