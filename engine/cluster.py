@@ -189,11 +189,14 @@ def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, La
     return (hi * gpn, hit[0]) if hit else None
 
 
-def _describe(lay: Layout, nodes: int, inference: bool) -> str:
+def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> str:
     if lay.gpus == 1:
         return "single GPU"
     parts = []
-    if lay.tp > 1:
+    if lay.tp > 1 and moe:
+        # the same per-GPU share of expert weights as tensor parallel, the way MoE stacks split them
+        parts.append(f"expert parallel x{lay.tp} within a node (attention tensor-parallel)")
+    elif lay.tp > 1:
         parts.append(f"tensor parallel x{lay.tp} within a node")
     if lay.pp > 1:
         parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
@@ -387,7 +390,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     plan = ClusterPlan(
         gpu=gpu.id, gpus=n, nodes=nodes, gpus_per_node=min(n, gpn), fits=bool(mem.fits) and not any("does not fit" in x for x in notes),
         data_parallel=lay.dp, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
-        interconnect=interconnect, parallelism=_describe(lay, nodes, inference), needs_nvlink=lay.tp > 1,
+        interconnect=interconnect, parallelism=_describe(lay, nodes, inference, arch.is_moe), needs_nvlink=lay.tp > 1,
         needs_infiniband=needs_ib, checklist=NCCL_CHECKLIST if nodes > 1 else (),
         provider_questions=PROVIDER_QUESTIONS if nodes > 1 else (), notes=tuple(notes),
     )
