@@ -274,6 +274,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
                     label == "FP8" or (arch.is_moe and not training and given.gpu is None)):
                 continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
+            if label == "BF16" and gpu.fp8_dense_tflops:
+                continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose
             plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
