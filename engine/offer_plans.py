@@ -84,7 +84,7 @@ class TrainingChoice:
 
 
 def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
-                    scale_out: bool = True) -> TrainingChoice:
+                    scale_out: bool = True, memo: dict[tuple[object, ...], object] | None = None) -> TrainingChoice:
     """How many GPUs a training run takes on this node shape.
 
     Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
@@ -94,8 +94,18 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     count) nothing is scaled for time: the smallest plan is shown.
     """
     cap = node_cap(offer)
+    memo = {} if memo is None else memo
+
+    def speed(gpus: int) -> tuple[float, float | None, float | None]:
+        """training_numbers for this GPU type at a GPU count, once per workload (memo is per workload)."""
+        key = ("train", gpu.id, gpus)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = training_numbers(w, arch, gpu, gpus)
+        return found  # type: ignore[return-value]
+
     p = placement(w, arch, gpu, offer, max_nodes=cap)
-    tps, gh, wall = training_numbers(w, arch, gpu, p.n)
+    tps, gh, wall = speed(p.n)
     if not p.fits or w.gpu_count or w.nodes:
         return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True)
     gpn = max(1, offer.gpus_per_node if offer is not None else min(p.n, p.gpn))
@@ -121,12 +131,12 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         if not q.fits:
             break
         fixed_at, max_nodes, gpus, per_gpu, target, scaled_for_time = scaled, None, scaled, q.per_gpu_gb, scaled, True
-        tps, gh, wall = training_numbers(w, arch, gpu, scaled)
+        tps, gh, wall = speed(scaled)
     if target > gpus:
         q = placement(w, arch, gpu, offer, fixed_gpus=target)
         if q.fits:
             fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
-            tps, gh, wall = training_numbers(w, arch, gpu, target)
+            tps, gh, wall = speed(target)
     return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
                           scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn)
 
@@ -431,7 +441,7 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
                memo: dict[tuple[object, ...], object] | None = None) -> PlannedShape:
     """`plan_offer` for the catalog search, in numbers only until an option is shown."""
     if (w.mode or "inference") in TRAINING_MODES:
-        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out))
+        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out, memo))
     if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)
