@@ -26,6 +26,7 @@ SPOT_SERVING_NOTE = "spot for serving"
 ASSUMED_MODEL_NOTE = "no model named: assumed"
 NO_TOKENS_NOTE = "no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is "
 TIGHT_NOTE = "tight memory: "
+PRICE_NOTE = "price to confirm: "
 
 MAX_CAVEATS = 2  # the first message keeps its ten-second read: details hold the full sentences
 
@@ -96,6 +97,26 @@ def _tight_line(advice: Advice) -> str | None:
             "node first or take the next-larger plan")
 
 
+def _reservation_line(advice: Advice) -> str | None:
+    """Past 512 GPUs the price is a negotiation: the engine says so in the plan's notes."""
+    notes = advice.cluster.notes if advice.cluster is not None else ()
+    note = next((n for n in notes if "reserved-cluster negotiation" in n), None)
+    if note is None:
+        return None
+    return f"{note.split(' is ')[0]} is a reserved-cluster negotiation: the on-demand price here is an upper bound"
+
+
+def _price_line(advice: Advice) -> str | None:
+    note = _starting(advice.notes, PRICE_NOTE)
+    found = re.search(r"listed (.+?) at \$([\d.,]+)/GPU-h", note or "")
+    if found is None:
+        return None
+    rate = next((r.inputs.get("usd_per_gpu_hour") for o in advice.options if o.name == winner_name(advice)
+                 for t in o.tco[:1] for r in t.rows if r.item == "compute"), None)
+    here = f" vs ${rate:,.2f} here" if isinstance(rate, int | float) else ""
+    return f"Price to confirm: the provider's page listed {found.group(1)} at ${found.group(2)}/GPU-h{here}"
+
+
 def _model_line(advice: Advice) -> str | None:
     note = _starting(advice.notes, ASSUMED_MODEL_NOTE)
     if note is None:
@@ -125,8 +146,9 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
-    lines = [_consumer_line(advice, kinds), _spot_line(advice), _tight_line(advice), _model_line(advice),
-             _managed_line(advice, kinds)]
+    lines = [_consumer_line(advice, kinds), _spot_line(advice), _tight_line(advice), _reservation_line(advice),
+             _price_line(advice),
+             _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 
 

@@ -118,6 +118,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
     notes.extend(tight_memory_note(memory))
+    notes.extend(disputed_price_note(chosen, data))
     return Advice(
         workload=w,
         effective=effective,
@@ -133,6 +134,18 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         egress=egress,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def disputed_price_note(chosen: Option | None, data: CatalogData) -> list[str]:
+    """The pick's price comes from a row whose sources disagree (the catalog says 're-check'): said, so
+    nobody signs a contract on a stale number."""
+    if chosen is None or chosen.offer_id is None:
+        return []
+    offer = next((o for o in data.offers if o.id == chosen.offer_id), None)
+    if offer is None or "re-check" not in (offer.notes or ""):
+        return []
+    said = "; ".join(part.strip() for part in offer.notes.split(";") if "re-check" in part or "listed" in part)
+    return [f"price to confirm: {chosen.name} is priced from {offer.source}, but {said}"]
 
 
 TIGHT_MEMORY_FRACTION = 0.95

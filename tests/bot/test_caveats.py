@@ -130,3 +130,17 @@ def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message(real_advisor)
     _first_message_ok(response, real_advisor)
     roomy_response, roomy = _answer(real_advisor, "QLoRA fine-tune Llama 3.1 8B on 50M tokens")
     assert not any(n.startswith("Tight: ") for n in roomy.notes)
+
+
+def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(real_advisor) -> None:
+    """2,048 H100s for three months is bought as a reservation, and the pick's price row carries a newer
+    list price from the provider's page: both change what the user should do with the figure."""
+    response, view = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s")
+    assert view.notes[0] == "2,048 GPUs is a reserved-cluster negotiation: the on-demand price here is an upper bound"
+    winner = response.advice.recommendation.primary if response.advice.recommendation else ""
+    assert "Nebius" in (winner or "")  # the cheapest listed H100 cluster; its row carries the newer list price
+    assert view.notes[1].startswith("Price to confirm: the provider's page listed HGX H100 at $3.85/GPU-h vs $2.95 here")
+    assert any(n.startswith("price to confirm: ") for n in response.advice.notes)
+    _first_message_ok(response, real_advisor)
+    small_response, small = _answer(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
+    assert not any("reserved-cluster" in n or n.startswith("Price to confirm") for n in small.notes)
