@@ -20,6 +20,9 @@ LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pro
 LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations outgrow weights on long sequences
 
 
+PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 is a fine-tuning length
+
+
 def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assumption], list[Problem]]:
     """Return (effective workload, assumptions made, problems found while defaulting)."""
     updates: dict[str, Any] = {}
@@ -71,8 +74,9 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
 
     max_context = model.max_context if model is not None else None
     if w.seq_len is None:
-        seq = 2048 if training else 4096
-        why = f"{'training' if training else 'serving'} default of {seq} tokens"
+        seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else 2048) if training else 4096
+        why = (f"pre-training default of {seq} tokens (Llama 3 and torchtitan train at 8,192)" if mode == "pretrain"
+               else f"{'training' if training else 'serving'} default of {seq} tokens")
         if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s):
             prompt_in, out = request_shape(w)
             seq = int(prompt_in + out)

@@ -402,6 +402,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
     rec = recommend(ranked, w)
+    if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
+        rec = rec.model_copy(update={"why": (
+            f"fits; no token count yet, so no run cost to rank by: the cheapest fitting configuration is {fit_only.name} at "
+            f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
 
 
