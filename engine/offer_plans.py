@@ -24,7 +24,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.serving import ServingChoice, choose, request_shape
+from engine.serving import RATE_UTILISATION, ServingChoice, choose, request_shape
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -283,7 +283,8 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         said = "as given" if w.input_tokens and w.output_tokens else "assumed where not given"
         capacity = choice.capacity_rps or 0.0
         notes.append(f"{w.requests_per_s:,.0f} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
-                     f"sustains ~{capacity:,.1f} requests/s; ~{choice.batch} sequences in flight per replica")
+                     f"sustains ~{capacity:,.1f} requests/s, planned at {RATE_UTILISATION:.0%} of that so bursts do not "
+                     f"queue; ~{choice.batch} sequences in flight per replica")
     if offer is not None and choice.billed_gpus > gpus:
         notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
     notes.extend(platform_caveats(gpu, w, group))

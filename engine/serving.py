@@ -35,6 +35,9 @@ MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that
 # speed; serving benchmarks such as NVIDIA NIM's and vLLM's treat 20-30 tokens/s per user as interactive).
 DEFAULT_TOKENS_PER_S_PER_USER = 20.0
 MAX_PIPELINE_STAGES = 16
+# A fleet sized for a request rate runs each replica at 80% of the rate it can sustain: at 100% the queue
+# (and the time to first token) grows without bound with any burst
+RATE_UTILISATION = 0.8
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
         # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
         capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
-        replicas = max(1, math.ceil(w.requests_per_s / capacity - 1e-9))
+        replicas = max(1, math.ceil(w.requests_per_s / (capacity * RATE_UTILISATION) - 1e-9))
         batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * steps[b_ok] + ttft))))
     elif w.concurrency:
         batch = min(b_ok, int(w.concurrency))

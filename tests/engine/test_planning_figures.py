@@ -157,3 +157,19 @@ def test_moe_training_runs_at_seventy_percent_of_dense_utilisation() -> None:
     moe, why = default_mfu(H100_SXM, "lora", 8, moe=True)
     assert moe == round(dense * 0.7, 4) and "mixture of experts" in why
     assert 6 * 37e9 * 14.8e12 / (2.788e6 * 3600) / 989.4e12 == pytest.approx(0.33, abs=0.01)
+
+
+def test_a_request_rate_is_served_at_80_percent_of_what_the_replicas_sustain() -> None:
+    """1,000 requests/s: replicas are added until they sustain 1,250 (each at 80% of its capacity), the
+    headroom that keeps bursts from queueing; one replica fewer would run above 80%."""
+    from engine.architecture import from_record
+    from engine.models import Workload
+    from engine.serving import RATE_UTILISATION, choose
+    from tests.engine.fixtures_physics import H100_SXM, LLAMA3_8B
+
+    assert RATE_UTILISATION == 0.8
+    w = Workload(mode="inference", precision="bf16", requests_per_s=1000, input_tokens=1024, output_tokens=256,
+                 seq_len=1280, headroom=0.1)
+    c = choose(w, from_record(LLAMA3_8B), H100_SXM, 8, "fast", True)
+    assert c is not None and c.capacity_rps
+    assert c.replicas * c.capacity_rps * 0.8 >= 1000 > (c.replicas - 1) * c.capacity_rps * 0.8
