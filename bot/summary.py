@@ -172,7 +172,8 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     nodes = tidy_plurals(f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPU(s)") if cluster.nodes > 1 else "1 node"
     bits = [f"*{cluster.gpus}× {gpu}* on {nodes}"]
     if cluster.replicas and cluster.gpus_per_replica:
-        split = [f"TP {cluster.tensor_parallel}"] if cluster.tensor_parallel > 1 else []
+        dp_attention = " + DP attention" if "data-parallel attention" in cluster.parallelism else ""
+        split = [f"TP {cluster.tensor_parallel}{dp_attention}"] if cluster.tensor_parallel > 1 else []
         split += [f"PP {cluster.pipeline_parallel}"] if cluster.pipeline_parallel > 1 else []
         bits.append(tidy_plurals(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)")
                     + (f" ({' · '.join(split)})" if split else ""))

@@ -252,7 +252,9 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     kind = link_kind(link)
     over = ("Infinity Fabric" if "infinity" in (link or "").lower() else "NVLink") if kind == "fast" else "PCIe"
     across = " across nodes" if group > gpn else ""
-    shape = "1 GPU" if group == 1 else (f"tensor parallel x{tp} over {over}" if tp > 1 else "") + (
+    tp_text = (f"tensor parallel x{tp} over {over} with data-parallel attention (SGLang --enable-dp-attention)"
+               if arch.is_mla else f"tensor parallel x{tp} over {over}")
+    shape = "1 GPU" if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
     parallelism = shape if choice.replicas == 1 else f"{choice.replicas} replicas x {shape}"
     gpus = choice.gpus

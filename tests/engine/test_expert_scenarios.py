@@ -94,6 +94,9 @@ def _check(advice: Advice, expect: dict[str, Any], data: CatalogData, scenario: 
             need(any(cluster.gpu.startswith(p) for p in expect["gpu_family"]), f"gpu {cluster.gpu}")
         if "not_gpu_family" in expect:
             need(not any(cluster.gpu.startswith(p) for p in expect["not_gpu_family"]), f"gpu {cluster.gpu}")
+    if "parallelism_contains" in expect:
+        need(cluster is not None and expect["parallelism_contains"] in cluster.parallelism,
+             f"parallelism {cluster and cluster.parallelism!r}")
     if "per_user_tokens_s" in expect:
         seq = throughput.decode_tokens_per_s_per_sequence if throughput else None
         need(seq is not None and _within(seq.value, expect["per_user_tokens_s"]), f"per-user tokens/s {seq and seq.value}")
