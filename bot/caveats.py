@@ -27,8 +27,10 @@ ASSUMED_MODEL_NOTE = "no model named: assumed"
 NO_TOKENS_NOTE = "no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is "
 TIGHT_NOTE = "tight memory: "
 PRICE_NOTE = "price to confirm: "
+FP8_NOTE = "FP8 assumed for weights and KV cache"
 
-MAX_CAVEATS = 2  # the first message keeps its ten-second read: details hold the full sentences
+MAX_CAVEATS = 2
+CHEAPEST_WORTH_A_LINE = 0.85  # a cheaper GeForce/marketplace option is named when it saves 15% or more  # the first message keeps its ten-second read: details hold the full sentences
 
 
 @dataclass(frozen=True)
@@ -50,18 +52,21 @@ def _starting(notes: Collection[str], prefix: str) -> str | None:
     return next((n for n in notes if n.startswith(prefix)), None)
 
 
-def _picked(advice: Advice) -> list[Option]:
-    """The winner and the runner-up: the options a reader may act on from the first message."""
-    wanted = [winner_name(advice), advice.recommendation.runner_up if advice.recommendation else None]
+def _picked(advice: Advice) -> list[tuple[str, Option]]:
+    """The options a reader may act on from the first message, with their role: the pick, the runner-up,
+    and the cheapest when the recommendation names it."""
+    rec = advice.recommendation
+    wanted = [("The pick", winner_name(advice)), ("The runner-up", rec.runner_up if rec else None),
+              ("The cheapest", rec.cheapest if rec else None)]
     by_name = {o.name: o for o in advice.options}
-    return [by_name[n] for n in wanted if n and n in by_name]
+    return [(role, by_name[n]) for role, n in wanted if n and n in by_name]
 
 
 def _consumer_line(advice: Advice, kinds: HardwareKinds) -> str | None:
     note = _starting(advice.notes, CONSUMER_NOTE)
     if note is None:
         return None
-    for role, option in zip(("The pick", "The runner-up"), _picked(advice), strict=False):
+    for role, option in _picked(advice):
         geforce, market = option.gpu in kinds.consumer_gpus, _provider(option) in kinds.marketplaces
         if not (geforce or market):
             continue
@@ -70,6 +75,12 @@ def _consumer_line(advice: Advice, kinds: HardwareKinds) -> str | None:
                 (True, False): "a GeForce card: its driver licence excludes datacenters, no ECC",
                 (False, True): "a marketplace host: one rented machine, no SLA"}[(geforce, market)]
         dearer = re.search(r"(\d+% dearer)", note)
+        if role == "The cheapest":
+            pick = next((o for r, o in _picked(advice) if r == "The pick"), None)
+            if pick is not None and option.total_usd > CHEAPEST_WORTH_A_LINE * pick.total_usd:
+                return None  # a few percent cheaper is not worth a line of its own
+            return (f"The cheapest, {option.name} at {fmt_usd_short(option.total_usd)}/month, is {what}; "
+                    "not recommended for a service unless you name it")
         return f"{role} is {what}" + (f" (ranked {dearer.group(1)} for it)" if dearer else "")
     return None
 
@@ -86,6 +97,15 @@ def _spot_line(advice: Advice) -> str | None:
     if _starting(advice.notes, SPOT_SERVING_NOTE) is not None:
         return "Spot for serving: instances can be reclaimed at a minute's notice; keep on-demand capacity behind it"
     return None
+
+
+def _fp8_line(advice: Advice) -> str | None:
+    """No precision named and FP8 won: the assumption that halves the hardware, with the BF16 price."""
+    note = _starting(advice.notes, FP8_NOTE)
+    if note is None:
+        return None
+    bf16 = re.search(r"; (BF16 as published[^;]*)$", note)
+    return "FP8 weights and KV cache assumed (vLLM --quantization fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
 
 
 def _tight_line(advice: Advice) -> str | None:
@@ -146,7 +166,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
-    lines = [_consumer_line(advice, kinds), _spot_line(advice), _tight_line(advice), _reservation_line(advice),
+    lines = [_consumer_line(advice, kinds), _fp8_line(advice), _spot_line(advice), _tight_line(advice),
+             _reservation_line(advice),
              _price_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]

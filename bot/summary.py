@@ -426,7 +426,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if " buy" in f" {response.text.lower()}":  # "should I buy or rent": the break-even is the answer, up front
         notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
-    notes = (decision_caveats(advice, response.hardware) + notes)[:MAX_NOTES]
+    caveats = decision_caveats(advice, response.hardware)
+    # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
+    notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 else 0)]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []

@@ -28,7 +28,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.recommend import Ranked, data_source, evaluate
+from engine.recommend import Ranked, bf16_reference, data_source, evaluate
 from engine.recommendation import fits_nowhere_problem
 from engine.tco import row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
@@ -98,6 +98,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                 + ("FP8 is the cheaper that meets the targets (half the weight memory, accuracy within about 1% on "
                    "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
+        if effective.precision == "fp8" and chosen is not None:
+            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen)
+            notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
+                            "published FP8 checkpoint): about half the memory of BF16, accuracy within about 1% on standard "
+                            "benchmarks" + (f"; {bf16}" if bf16 else ""))
     elif variant is not None:
         effective = variant
         assumptions = [a for a in assumptions if a.field not in ("mode", "precision", "optimizer")] + [Assumption(

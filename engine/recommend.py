@@ -573,3 +573,30 @@ def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Optio
     """Interface form of `evaluate` (docs/interfaces.md)."""
     result = evaluate(w, arch, data)
     return result.options, result.recommendation
+
+
+def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chosen: Option) -> str:
+    """What the FP8 pick would take with the BF16 weights as published, from the same provider and GPU
+    (any instance size): GPUs, monthly rent and per-user speed, so the FP8 assumption is a choice the
+    reader can see the price of."""
+    picked = next((o for o in data.offers if o.id == chosen.offer_id), None)
+    gpu = data.gpu(chosen.gpu)
+    if picked is None or gpu is None:
+        return ""
+    pricing = w_bf16.pricing or "on_demand"
+    best: tuple[float, int, float] | None = None
+    for offer in data.offers:
+        if offer.provider != picked.provider or offer.gpu != picked.gpu:
+            continue
+        planned = plan_shape(w_bf16, arch, gpu, offer)
+        rate = _rate(offer, pricing, None)
+        if not planned.fits or planned.choice is None or rate is None:
+            continue
+        billed = planned.billed(offer)
+        monthly = rate * billed * HOURS_PER_MONTH
+        if best is None or monthly < best[0]:
+            best = (monthly, billed, planned.choice.per_user_tokens_s)
+    if best is None:
+        return f"BF16 as published does not fit {gpu.name} instances at this load"
+    monthly, billed, speed = best
+    return f"BF16 as published: {billed}x {gpu.name}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"

@@ -144,3 +144,22 @@ def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(real_advisor) 
     _first_message_ok(response, real_advisor)
     small_response, small = _answer(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
     assert not any("reserved-cluster" in n or n.startswith("Price to confirm") for n in small.notes)
+
+
+def test_fp8_by_default_is_said_with_the_bf16_price(real_advisor) -> None:
+    """FP8 halves the hardware of a 70B service; a team serving the published BF16 checkpoint must see
+    that it assumed FP8 and what BF16 would cost, in the first message."""
+    response, view = _answer(real_advisor, "serve Llama 3.3 70B for 100 concurrent users at 8k context")
+    line = next(n for n in view.notes if n.startswith("FP8 weights and KV cache assumed"))
+    assert "BF16 as published: " in line and "/month" in line
+    assert response.advice.effective.precision == "fp8"
+    given, given_view = _answer(real_advisor, "serve Llama 3.3 70B in bf16 for 100 concurrent users at 8k context")
+    assert not any(n.startswith("FP8 weights") for n in given_view.notes)
+
+
+def test_a_cheapest_option_on_a_marketplace_geforce_says_why_it_is_not_the_pick(real_advisor) -> None:
+    response, view = _answer(real_advisor, "cheapest way to serve Qwen2.5 7B for 50 users")
+    rec = response.advice.recommendation
+    assert rec is not None and rec.cheapest and rec.cheapest != rec.primary
+    assert any(n.startswith("The cheapest, ") and "not recommended for a service unless you name it" in n
+               for n in view.notes), view.notes

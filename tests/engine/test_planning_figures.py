@@ -15,7 +15,13 @@ from engine.architecture import generic_architecture
 from engine.models import Workload
 from engine.offer_plans import lateness, slot_hours
 from engine.recommend import SUSPECT_SPOT_FRACTION, TIE_FRACTION, suspect_spot
-from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, _bill, user_floor
+from engine.serving import (
+    DEFAULT_TOKENS_PER_S_PER_USER,
+    MAX_BATCH_PER_REPLICA,
+    MIN_TOKENS_PER_S_PER_USER,
+    _bill,
+    user_floor,
+)
 from engine.tco import monthly_gpu_hours
 from engine.throughput import ALLREDUCE_HOP_S, allreduce_seconds, link_kind, loaded_step
 from engine.units import HOURS_PER_MONTH
@@ -156,7 +162,7 @@ def test_moe_training_runs_at_seventy_percent_of_dense_utilisation() -> None:
     dense, _ = default_mfu(H100_SXM, "lora", 8)
     moe, why = default_mfu(H100_SXM, "lora", 8, moe=True)
     assert moe == round(dense * 0.7, 4) and "mixture of experts" in why
-    assert 6 * 37e9 * 14.8e12 / (2.788e6 * 3600) / 989.4e12 == pytest.approx(0.33, abs=0.01)
+    assert pytest.approx(0.33, abs=0.01) == 6 * 37e9 * 14.8e12 / (2.788e6 * 3600) / 989.4e12
 
 
 def test_a_request_rate_is_served_at_80_percent_of_what_the_replicas_sustain() -> None:
