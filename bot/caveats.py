@@ -137,6 +137,15 @@ def _price_line(advice: Advice) -> str | None:
     return f"Price to confirm: the provider's page listed {found.group(1)} at ${found.group(2)}/GPU-h{here}"
 
 
+def _rocm_line(advice: Advice) -> str | None:
+    """An AMD pick: the figures come from spec sheets and vLLM/SGLang support it, but a benchmark first is
+    what a team would do before committing."""
+    notes = advice.cluster.notes if advice.cluster is not None else ()
+    if not any("runs ROCm, not CUDA" in n for n in notes):
+        return None
+    return "AMD pick: ROCm builds of vLLM/SGLang serve it; benchmark your model first, spec-sheet speeds are not always reached"
+
+
 def _model_line(advice: Advice) -> str | None:
     note = _starting(advice.notes, ASSUMED_MODEL_NOTE)
     if note is None:
@@ -167,8 +176,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
     lines = [_consumer_line(advice, kinds), _fp8_line(advice), _spot_line(advice), _tight_line(advice),
-             _reservation_line(advice),
-             _price_line(advice),
+             _reservation_line(advice), _price_line(advice), _rocm_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 

@@ -244,6 +244,9 @@ def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
         out.append(f"AMD {gpu.name} runs ROCm, not CUDA: PyTorch and vLLM support it, but check {libs}FlashAttention and "
                    "any custom kernels on your stack; the utilisation assumed here is NVIDIA-calibrated (calibration.csv "
                    "has no AMD runs)")
+    if "grace" in gpu.name.lower():
+        out.append(f"{gpu.name} hosts run an Arm (Grace) CPU: container images and any x86-only dependency need arm64 "
+                   "builds (vLLM, PyTorch and NCCL publish them)")
     if gpu.tier == "consumer":
         out.append("consumer card: thermal throttling in dense racks costs 15-25% sustained throughput; "
                    "no NVLink, so multi-GPU jobs are limited to data parallel / ZeRO / pipeline over PCIe")
