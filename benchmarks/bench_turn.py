@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_e2e import MESSAGES
-from benchmarks.harness import BOT_TOKEN, SIGNING_SECRET, BenchSlack, mention_body, percentile, post_event, unique_ts
+from benchmarks.harness import (
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    BenchSlack,
+    mention_body,
+    percentile,
+    post_event,
+    unique_ts,
+)
 
 # (stage label, "module:Class.attr" wrapped); order is the order of a turn
 STAGES: tuple[tuple[str, str], ...] = (
@@ -38,7 +46,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("render (summary view, jinja2 Block Kit, limits)", "bot.replies:render_response"),
     ("scenario JSON (advice + conversation)", "bot.service:Response.advice_json"),
     ("commit transaction (scenario, done, outbox row)", "bot.replies:Replier._commit"),
-    ("Web API chat.postMessage (incl. the fake Slack)", "bot.outbox:Outbox._send"),
+    ("Web API chat.postMessage (incl. the fake Slack)", "bot.outbox:Outbox._post"),
     ("settle transaction (outbox row deleted)", "bot.outbox:Outbox._settle"),
 )
 # nested inside another stage: reported but not subtracted twice

@@ -177,6 +177,7 @@ def build_chart_view(response: Response, names: Mapping[str, str] | None = None)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("bot", "templates"),
+        auto_reload=False,  # compiled once per process: no stat of the template file on every render
         autoescape=False,  # JSON and plain text, never HTML; mrkdwn escaping is explicit (|esc)
         extensions=["jinja2.ext.do"],
         undefined=jinja2.StrictUndefined,
