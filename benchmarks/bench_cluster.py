@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from benchmarks.bench_e2e import MESSAGES
 from benchmarks.harness import Harness, Server, mention_body, percentile, post_event, unique_ts
 
+ALREADY_POSTED = "was already posted by an earlier attempt"  # bot.outbox's log line when a check finds the reply
+
 
 @dataclass
 class ClusterRun:
@@ -32,6 +34,8 @@ class ClusterRun:
     latencies_ms: list[float] = field(repr=False)
     in_flight_at_kill: int = 0  # acknowledged by the killed server, not answered when it died
     in_flight_answered_once: int = 0  # of those, answered exactly once (by the survivor)
+    thread_checks: int = 0  # conversations.replies/history calls: a taken-over or uncertain reply checked first
+    found_posted: int = 0  # of those, replies found already in the thread (settled without a second post)
     duplicate_offsets_s: list[tuple[float, ...]] = field(default_factory=list)  # arrival of each copy, from the kill
 
     @property
@@ -121,5 +125,7 @@ def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds
             duplicates += len(posts) - 1
     held = [key for key in burst if not [p for p in harness.slack.replies(*key) if p.at <= kill_clock]]
     answered_once = sum(1 for key in held if len(harness.slack.replies(*key)) == 1)
+    checks = len(harness.slack.of("conversations.replies")) + len(harness.slack.of("conversations.history"))
+    found = sum(server.log_text().count(ALREADY_POSTED) for server in servers)
     return ClusterRun(rate_per_s, len(scheduled), counts["retries"], counts["failed_over"], delivered, duplicates,
-                      killed_at, latencies, len(held), answered_once, offsets)
+                      killed_at, latencies, len(held), answered_once, checks, found, offsets)

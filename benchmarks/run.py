@@ -307,24 +307,29 @@ def run_cluster(report: Report) -> None:
                                   kill_after_s=s.cluster_s / 2)
     report.add(Table("Two servers on one PostgreSQL, Slack retries sprayed across both, kill -9 of one mid-load",
                      ["events/s", "events", "Slack retries sent", "re-sent after the kill", "replied", "lost",
-                      "duplicated", "killed at s", "held by the killed server", "of those answered once", "p50 ms",
-                      "p99 ms"],
+                      "duplicated", "killed at s", "held by the killed server", "of those answered once",
+                      "threads read before a resend", "found already posted", "p50 ms", "p99 ms"],
                      [[run.rate_per_s, run.sent, run.retries_sent, run.failed_over, run.delivered, run.lost,
-                       run.duplicates, run.killed_at_s, run.in_flight_at_kill, run.in_flight_answered_once, run.p50,
-                       run.p99]],
+                       run.duplicates, run.killed_at_s, run.in_flight_at_kill, run.in_flight_answered_once,
+                       run.thread_checks, run.found_posted, run.p50, run.p99]],
                      "Each server is `gpu-advisor serve --workers 1` on its own port with the same GPU_ADVISOR_DB "
                      "(postgresql://...). Events alternate between them; every third is also re-delivered to the "
                      "other with X-Slack-Retry-Num. At half time the first server acknowledges a burst of 8 more "
                      "events and is killed with SIGKILL at once: what it had acknowledged and not answered (\"held\") "
                      "is replayed by the survivor (or taken over by a retry), and deliveries it "
-                     "refuses are re-sent to the survivor as Slack retries them. Latency counts from the scheduled "
+                     "refuses are re-sent to the survivor as Slack retries them. A reply the killed server had leased "
+                     "(it may have been posting it as it died) is taken over only after reading the thread "
+                     "(conversations.replies with include_all_metadata) for its outbox id: \"found already posted\" "
+                     "are replies the dead server did post, settled without a second post; any second copy in a "
+                     "thread counts as duplicated. Latency counts from the scheduled "
                      "send, so the turns the dead server held show as the tail."))
     report.facts["cluster"] = {"lost": run.lost, "duplicates": run.duplicates, "sent": run.sent,
                                "held": run.in_flight_at_kill, "held_answered_once": run.in_flight_answered_once,
+                               "thread_checks": run.thread_checks, "found_posted": run.found_posted,
                                "duplicate_offsets_s": run.duplicate_offsets_s}
     report.summary.append(["two servers on one PostgreSQL, retries sprayed, kill -9 of one mid-load",
                            f"{run.sent} events, {run.lost} lost, {run.duplicates} duplicated (a reply the killed server "
-                           "was posting as it died counts); "
+                           f"was posting as it died counts; {run.found_posted} such found in the thread and not resent); "
                            f"{run.in_flight_at_kill} "
                            f"held by the killed server, {run.in_flight_answered_once} of them answered once by the other"])
 

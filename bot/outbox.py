@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ class Outbox:
     def __init__(self, store: ThreadStore, *, retry_base_s: float = 1.0, retry_max_s: float = 30.0,
                  max_age_s: float = 1800.0, lease_s: float = 120.0,
                  apology: Callable[[], Sequence[Message]] | None = None,
-                 journal: EventJournal | None = None) -> None:
+                 journal: EventJournal | None = None, hold_after_post: bool = False) -> None:
         self.store = store
         # A lease names the process holding it, so a lease left by a process that died (kill -9
         # mid-send) is taken over at once instead of blocking the thread until it times out.
@@ -89,6 +90,9 @@ class Outbox:
         self.max_age_s = max_age_s
         self.lease_s = lease_s
         self.apology = apology  # what replaces an answer Slack refused for good
+        # tests only (GPU_ADVISOR_TEST_HOLD_AFTER_POST): block once Slack took a post, before its row is
+        # settled, so a kill -9 lands exactly between the two
+        self.hold_after_post = hold_after_post
 
     def enqueue(self, key: ThreadKey, messages: Sequence[Message], *, kind: str = "answer",
                 event_id: str | None = None, lease: bool = False) -> Row | None:
@@ -255,6 +259,8 @@ class Outbox:
         except after a 429)."""
         client.chat_postMessage(channel=row.key.channel, thread_ts=row.key.thread_ts or None, text=row.text,
                                 blocks=row.blocks, unfurl_links=False, unfurl_media=False, metadata=row.metadata)
+        if self.hold_after_post:
+            threading.Event().wait()
 
     def already_posted(self, client: WebClient, row: Row) -> bool:
         """Whether the thread already holds a message carrying `row`'s id in its metadata. Reads only

@@ -155,6 +155,17 @@ class Call:
         return self.status == 200 and self.error is None
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that dies with a kept-alive connection open (kill -9 of a bot) is no error of the fake."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeSlack:
     def __init__(self, *, bad_tokens: tuple[str, ...] = ("xoxb-bad",)) -> None:
         self.calls: list[Call] = []
@@ -169,7 +180,7 @@ class FakeSlack:
         self.dropped_responses: dict[str, int] = {}  # method -> calls still to answer with a reset connection
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
