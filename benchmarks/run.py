@@ -54,6 +54,7 @@ class Settings:
     engine_repeat: int = 50
     synthetic_repeat: int = 10
     turn_repeat: int = 30
+    stage_turns: int = 100  # mentions timed stage by stage in process (bench_turn)
     fuzz_budget_s: float = 15.0
     fuzz_max: int = 200_000
     startup_runs: int = 10
@@ -72,7 +73,7 @@ class Settings:
 
 
 FULL = Settings()
-QUICK = Settings(parse_repeat=5, engine_repeat=3, synthetic_repeat=1, turn_repeat=2, fuzz_budget_s=1.5, fuzz_max=300,
+QUICK = Settings(parse_repeat=5, engine_repeat=3, synthetic_repeat=1, turn_repeat=2, stage_turns=3, fuzz_budget_s=1.5, fuzz_max=300,
                  startup_runs=1, latency_events=10, rates=(5, 10), phase_s=1.0, max_events_per_server=50,
                  load=dict(channels=4, threads_per_channel=2, turns=2, workers=6), rate_limit=(1.5, 2.0, 3.0),
                  server_error=(0.5, 1.0, 3.0), long_outage_s=0.0, kill_threads=4, store_turns=20, cluster_rate=6.0, cluster_s=3.0)
@@ -138,6 +139,40 @@ def run_core(report: Report) -> None:
     report.add(Table("One bot turn in process", ["what", "message", "median ms", "best ms", "runs"], rows,
                      "Parse in the thread's context + engine + diff + Block Kit rendering: the work behind each "
                      "reply, without HTTP, SQLite or the Slack Web API."))
+    run_stages(report)
+
+
+# Per-stage medians (ms) from the same tool before this round of work (commit afde4a0, same machine, charts off)
+STAGES_BEFORE = {"HTTP adapter": 1.01, "journal claim": 0.16, "thread state load": 0.30, "conversation restore": 0.08,
+                 "parse": 2.24, "engine": 12.95, "render": 0.82, "scenario JSON": 0.91, "commit transaction": 0.67,
+                 "Web API": 3.53, "settle transaction": 0.13}
+
+
+def run_stages(report: Report) -> None:
+    """Where one turn's time goes in the serving process (bench_turn), stage by stage."""
+    from benchmarks import bench_turn
+
+    stages, e2e = bench_turn.breakdown(report.settings.stage_turns, warm=3 if report.quick else 10)
+    rows = []
+    for t in stages:
+        before = next((v for k, v in STAGES_BEFORE.items() if t.stage.startswith(k)), float("nan"))
+        rows.append([t.stage, t.median_ms, t.mean_ms, before])
+    outside = sum(t.median_ms for t in stages if not t.stage.startswith(("engine", "other")))
+    engine = next(t.median_ms for t in stages if t.stage.startswith("engine"))
+    report.add(Table("One turn in the serving process, stage by stage", ["stage", "median ms", "mean ms",
+                                                                        "median ms before"], rows,
+                     f"`benchmarks/bench_turn.py`: {len(e2e)} mentions one at a time into `bot.server.start` (real "
+                     "HTTP on loopback, Bolt, SQLite file, charts off) with the fake Slack in the same process; each "
+                     "stage timed by wrapping the function that does it. End to end (POST to the reply at the fake) "
+                     f"p50 {percentile(e2e, 50):.1f} ms; outside the engine, the stages' medians add up to "
+                     f"{outside:.1f} ms (engine {engine:.1f} ms), though the HTTP stage overlaps the listener's start "
+                     "(two threads sharing the GIL). \"Before\" is the same tool on the code before "
+                     "this round (Web API call on a new connection per reply with the fake checking every block; "
+                     "catalog look-ups crossing to the catalog's thread each time)."))
+    report.summary.append(["one turn in the serving process: outside the engine (sum of stage medians) / engine",
+                           f"{outside:.1f} ms / {engine:.1f} ms (before: "
+                           f"{sum(v for k, v in STAGES_BEFORE.items() if k != 'engine'):.1f} ms / "
+                           f"{STAGES_BEFORE['engine']:.1f} ms)"])
 
 
 def run_fuzz(report: Report) -> None:
