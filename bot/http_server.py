@@ -65,6 +65,9 @@ class SlackHTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: SlackHTTPServer
     protocol_version = "HTTP/1.1"
+    # the status line and headers, then the body, are two writes: without TCP_NODELAY a client that
+    # keeps the connection open would wait out its delayed ACK (~40 ms) for the body
+    disable_nagle_algorithm = True
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         url = urlparse(self.path)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import select
+import socket
 import threading
 import time
 import types
@@ -103,6 +104,7 @@ def _checkout(scheme: str, host: str, port: int | None, timeout: float, ssl: Any
         conn = HTTPConnection(host, port, timeout=timeout)
     try:
         conn.connect()
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small requests leave at once
     except OSError as exc:  # nothing was sent: slack_sdk's connection handler may retry this
         conn.close()
         raise URLError(exc) from exc

@@ -445,6 +445,9 @@ class FakeSlack:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes: with Nagle on, a kept-alive client waits for
+            # its own delayed ACK (~40 ms) before the body arrives (Slack's servers do not do that)
+            disable_nagle_algorithm = True
 
             def do_POST(self) -> None:  # noqa: N802
                 data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
