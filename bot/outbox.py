@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 
 TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 METADATA_EVENT_TYPE = "gpu_advisor_reply"  # Slack message metadata on every reply: {"outbox_id": msg_id}
-CHECK_SLACK_S = 5.0  # look this much before the row's creation when reading the thread (clock skew)
+CHECK_SLACK_S = 60.0  # look this much before the row's creation when reading the thread (clock skew)
 CHECK_PAGES = 5  # pages of conversations.replies read at most (newest replies since the row was queued)
 
 

@@ -7,7 +7,7 @@ makes a client send its calls over one persistent `http.client` connection per t
 (Bolt builds a new `WebClient` for every request, so the pool is per thread, not per client). A
 pooled connection idle for more than `IDLE_S`, or that the server has closed (readable while idle),
 is replaced before use. Failures keep slack_sdk's shapes: a refused connection is a `URLError`
-(nothing was sent: the client's connection retry handler may retry), an HTTP error status is an
+(`NotSent`: nothing was sent, the client's connection retry handler may retry), an HTTP error status is an
 `HTTPError` (its 429 and 5xx handlers see it as before), a failure after the request was written is
 raised as is (the outcome is unknown).
 
@@ -41,6 +41,10 @@ NOT_RETRIED = ("chat.postMessage",)  # methods whose retry after an unknown outc
 _local = threading.local()
 
 
+class NotSent(URLError):
+    """The connection could not be opened: nothing of the request left this process (safe to retry)."""
+
+
 def _posts_a_message(request: Any) -> bool:
     return urlsplit(str(getattr(request, "url", ""))).path.rsplit("/", 1)[-1] in NOT_RETRIED
 
@@ -49,8 +53,8 @@ class SafeRetryOnConnectionError(ConnectionErrorRetryHandler):
     """slack_sdk's connection-error retries, except for chat.postMessage (the outbox retries it, after a check)."""
 
     def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
-        if _posts_a_message(request) and not (isinstance(error, URLError) and not isinstance(error, HTTPError)):
-            return False  # a refused connection (URLError) sent nothing: safe; anything later is not
+        if _posts_a_message(request) and not isinstance(error, NotSent):
+            return False  # a connection that never opened sent nothing: safe; anything later is not
         return super()._can_retry(state=state, request=request, response=response, error=error)
 
 
@@ -107,7 +111,7 @@ def _checkout(scheme: str, host: str, port: int | None, timeout: float, ssl: Any
         conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small requests leave at once
     except OSError as exc:  # nothing was sent: slack_sdk's connection handler may retry this
         conn.close()
-        raise URLError(exc) from exc
+        raise NotSent(exc) from exc
     return conn, key
 
 
