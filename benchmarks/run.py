@@ -424,10 +424,10 @@ def run_robustness(report: Report) -> None:
         report.add(Table("Slack Web API failing for a while", ["run", "chat.postMessage answers", "events",
                                                                "replies delivered", "of which answers",
                                                                "lost", "duplicates", "failed calls", "slowest reply s"],
-                         rows, "The bot's WebClient retries 429 after Retry-After (3 times) and 500 with back-off "
-                               "(twice; slack_sdk shares the count between both handlers). A reply still undelivered "
-                               "after that waits in the SQLite outbox and is resent with back-off (1 s to 30 s, for up "
-                               "to 30 minutes), in order per thread."))
+                         rows, "The bot's WebClient retries a 429 after Retry-After (3 times). A 500 on chat.postMessage is "
+                               "not retried by the client (Slack may have stored the message): the reply waits in the "
+                               "outbox and is resent with back-off (1 s to 30 s, for up to 30 minutes), in order per "
+                               "thread, each resend after reading the thread for the reply's outbox id."))
         server.stop()
         kill = bench_robustness.kill9_run(harness, threads=s.kill_threads)
     report.add(Table("kill -9 mid-conversation, then restart on the same database",
@@ -532,8 +532,8 @@ python -m benchmarks.bench_parser              # the parser owner's own benchmar
 python -m benchmarks.bench_engine              # the engine owner's own benchmark
 ```
 
-Figures move by tens of percent between runs on a shared 2-core machine (see the load average
-below); compare ratios and orders of magnitude, not single milliseconds. Needs only loopback: every server binds 127.0.0.1 on a free port and is stopped when the run ends.
+Figures are noisy: they move by tens of percent between runs on a 2-core machine shared with other
+work (see the load average below); compare ratios and orders of magnitude, not single milliseconds. Needs only loopback: every server binds 127.0.0.1 on a free port and is stopped when the run ends.
 Peak memory uses GNU `/usr/bin/time -v` when installed (else `getrusage(RUSAGE_CHILDREN)`).
 
 ## Machine
@@ -576,6 +576,12 @@ Peak memory uses GNU `/usr/bin/time -v` when installed (else `getrusage(RUSAGE_C
 - **Cluster** (`benchmarks/bench_cluster.py`): two servers on two ports, one PostgreSQL database,
   events alternating between them plus Slack-style retries to the other one, kill -9 of the first
   right after it acknowledged a burst; every thread's replies counted at the fake Slack.
+- **Load generator**: senders post over plain `http.client` (a new connection per event, as Slack
+  opens them) and the fake Slack checks the full Block Kit of one post in ten (the bot's tests check
+  every post), so the load generator takes a few % of one core; its CPU is stated with the rates.
+- **One turn, stage by stage** (`benchmarks/bench_turn.py`): the app started in process as `serve`
+  starts it, each stage timed by wrapping the function that does it (wall time on its thread:
+  the HTTP handler and the listener overlap and share the GIL).
 - **Core timings** reuse `benchmarks/bench_parser.py` (`median_ms`, `TYPICAL`, its fake resolver) and
   `benchmarks/bench_engine.py` (`WORKLOADS`, `synthetic_catalog(5_000)`).
 - **Fuzz** (`benchmarks/fuzz.py`): seeded random text (user phrasings, Slack markup, control
