@@ -24,8 +24,9 @@ WORKLOADS = {
         mode="qlora", model="llama-3-70b", dataset_gb=500, dataset_tokens=1_000_000_000, epochs=3,
         runs_per_month=20, data_location="aws",
     ),
-    "serve 8B bf16, 16 concurrent": Workload(mode="inference", model="llama-3.1-8b", concurrency=16),
-    "serve 70B, 100 users, 8k, 20 tok/s": Workload(mode="inference", model="llama-3.1-70b", concurrency=100, seq_len=8192,
+    "serve 8B bf16, 16 concurrent": Workload(mode="inference", model="llama-3.1-8b", concurrency=16, precision="bf16"),
+    "serve 8B, 16 concurrent, BF16 vs FP8": Workload(mode="inference", model="llama-3.1-8b", concurrency=16),
+    "serve 70B, 100 users, 8k, 20 tok/s, BF16 vs FP8": Workload(mode="inference", model="llama-3.1-70b", concurrency=100, seq_len=8192,
                                                   target_tokens_per_s_per_user=20),
     "pretrain 405B on 15T tokens": Workload(mode="pretrain", model="llama-3.1-405b", dataset_tokens=15 * 10**12),
 }
@@ -33,12 +34,12 @@ WORKLOADS = {
 
 def _cold() -> None:
     """Forget what an earlier question computed (layout bytes per node shape), so each timing is a new question."""
-    from engine.cluster import _layouts, _sized
-    from engine.memory import _figures
+    from engine.cluster import _sized
+    from engine.memory import _figures, _training_sizer
 
-    _layouts.cache_clear()
     _sized.cache_clear()
     _figures.cache_clear()
+    _training_sizer.cache_clear()
 
 
 def synthetic_catalog(n_offers: int = 5_000) -> CatalogData:

@@ -87,7 +87,8 @@ def cmd_estimate(args: argparse.Namespace, config: Config, out: TextIO, stdin: T
         raise UsageError("invalid workload: " + "; ".join(errors))
     from bot.service import Response
 
-    response = Response("", "describe", advice.workload, advice, missing=list(advice.missing))
+    response = Response("", "describe", advice.workload, advice, missing=list(advice.missing),
+                        hardware=advisor.hardware_kinds())
     if args.json:
         _print_json(advisor.contract(response), out)
     else:

@@ -5,6 +5,7 @@ Formatting only: no figure is computed here."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,6 +46,25 @@ def mrkdwn_escape(text: Any) -> str:
 def plain(text: Any) -> str:
     """mrkdwn emphasis removed, for the terminal and Slack's notification text."""
     return str(text).replace("*", "")
+
+
+# "1 run(s)", "3 more option(s)", "2 nodes × 1 GPUs": a count beside a word written for any count
+_PLURAL_SLOT = re.compile(r"(?<![\d.,$])(\d[\d,]*(?:\.\d+)?) ((?:[a-z-]+ )?)([A-Za-z-]+)\(s\)")
+_ONE_PLURAL = re.compile(r"(?<![\d.,$])\b1 (GPU|node|run|replica|user|sequence|epoch|instance|host|offer)s\b")
+
+
+def tidy_plurals(value: Any) -> Any:
+    """"1 run(s)" -> "1 run", "3 run(s)" -> "3 runs", "1 GPUs" -> "1 GPU". The engine's and the
+    templates' sentences are written for any count; every rendered string passes through this (the
+    jinja environment's `finalize`), so a reader never sees "(s)". Anything but a string is unchanged."""
+    if not isinstance(value, str) or ("(s)" not in value and "1 " not in value):
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        count, between, word = match.groups()
+        return f"{count} {between}{word}" + ("" if float(count.replace(",", "")) == 1 else "s")
+
+    return _ONE_PLURAL.sub(r"1 \1", _PLURAL_SLOT.sub(one, value))
 
 
 def label(name: str) -> str:

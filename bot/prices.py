@@ -5,9 +5,14 @@ count and price kind); `catalog.query.price_offers` finds the matching offers; t
 into one line per price (on-demand, spot, reserved) and renders the table for Slack, the terminal and
 `ask --json`. It selects and formats catalog rows only: nothing is estimated here.
 
+The first line answers the question in one sentence: the on-demand price per GPU-hour and per
+instance (a reader asking "how much is an H100 on AWS?" wants the price they can rent at now). The
+table then lists on-demand rows, reserved, and spot rows marked interruptible, cheapest first within
+each kind: a spot price at the top would answer a different question.
+
 Why spot lines below a fifth of on-demand are flagged "suspect" and listed after the credible ones:
-such rows are usually a stale or mis-imported figure, and the cheapest-first order must not put a
-number nobody can rent at the top.
+such rows are usually a stale or mis-imported figure, and the order must not put a number nobody
+can rent at the top.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ _CONTRACT_TARGET_KEYS = ("pricing", "provider", "target_tokens_per_s_per_user", 
 SUSPECT_SPOT_FRACTION = 0.2  # a spot price below a fifth of the same offer's on-demand price
 _KIND_FIELD = {"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour", "reserved": "reserved_usd_per_hour"}
 _KIND_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
+_KIND_ORDER = {"on_demand": 0, "reserved": 1, "spot": 2}  # what can be rented now and kept, first
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class PriceTable:
     notes: list[str] = field(default_factory=list)
     query: dict[str, Any] = field(default_factory=dict)  # the Workload fields the question named (gpu, provider, ...)
     unpriced: list[str] = field(default_factory=list)  # "SageMaker ml.p5.48xlarge": offers with no price
+    answer: str = ""  # the one-sentence answer: on-demand $/GPU-hour and $/instance-hour
 
     @property
     def more(self) -> int:
@@ -75,7 +82,8 @@ class PriceTable:
         """The shown lines as table cells (display-ready, not escaped)."""
         return [[line.provider_name, line.instance_type, f"{line.gpus}x {line.gpu_name}",
                  f"${line.usd_per_gpu_hour:,.2f}", f"${line.usd_per_instance_hour:,.2f}",
-                 _KIND_LABEL[line.pricing] + (" (suspect)" if line.suspect else ""), line.region, line.observed_on]
+                 _KIND_LABEL[line.pricing] + (" (suspect)" if line.suspect else " (interruptible)" if line.pricing == "spot"
+                                              else ""), line.region, line.observed_on]
                 for line in self.lines[:self.shown]]
 
 
@@ -128,12 +136,40 @@ def build_price_table(
             unpriced.append(f"{names.get(offer.provider, offer.provider)} {offer.instance_type}")
         elif not found:
             other_kinds += 1
-    credible.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
+    credible.sort(key=lambda p: (_KIND_ORDER[p.pricing], p.usd_per_gpu_hour, p.provider, p.instance_type))
     suspect.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
     lines = credible + suspect
-    return PriceTable(title=_title(query, gpu_family, names), lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN),
+    sold = [g for g in gpu_family if any(line.gpu == g for line in lines)] or list(gpu_family)  # not unsold variants
+    return PriceTable(title=_title(query, sold, names), lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN),
                       notes=_notes(query, widened, lines, unpriced, kinds, names, other_kinds), query=dict(query),
-                      unpriced=unpriced)
+                      unpriced=unpriced, answer=_answer(credible, query))
+
+
+def _gpus(count: int) -> str:
+    return f"{count} GPU" + ("" if count == 1 else "s")
+
+
+def _answer(credible: Sequence[PriceLine], query: Mapping[str, Any]) -> str:
+    """'H100 SXM5 80GB at AWS (EC2): $6.88 per GPU-hour on demand, $55.04/hour for a p5.48xlarge (8 GPUs);
+    p5.4xlarge (1 GPU) $6.88/hour.' The on-demand price unless another kind was asked for or none is listed."""
+    asked = query.get("pricing")
+    pool = ([line for line in credible if line.pricing == asked] if asked in _KIND_FIELD else []) or \
+        [line for line in credible if line.pricing == "on_demand"] or list(credible)
+    if not pool:
+        return ""
+    best = min(pool, key=lambda line: (line.usd_per_gpu_hour, -line.gpus))  # a tie: the full node, as listed
+    kind = {"on_demand": "on demand", "spot": "on spot (interruptible)", "reserved": "reserved"}[best.pricing]
+    prices = {round(line.usd_per_gpu_hour, 2) for line in pool}
+    where = f" at {best.provider_name}" if query.get("provider") else ""
+    sentence = (f"{best.gpu_name}{where}: {'from ' if len(prices) > 1 else ''}${best.usd_per_gpu_hour:,.2f} per GPU-hour "
+                f"{kind}, ${best.usd_per_instance_hour:,.2f}/hour for a {best.instance_type} ({_gpus(best.gpus)})")
+    if not query.get("provider"):
+        sentence += f" on {best.provider_name}"
+    other = next((line for line in sorted(pool, key=lambda line: line.usd_per_instance_hour)
+                  if line.provider == best.provider and line.gpus != best.gpus), None)
+    if other is not None:
+        sentence += f"; {other.instance_type} ({_gpus(other.gpus)}) ${other.usd_per_instance_hour:,.2f}/hour"
+    return sentence + "."
 
 
 def _title(query: Mapping[str, Any], gpu_family: Sequence[str], names: Mapping[str, str]) -> str:
@@ -176,7 +212,8 @@ def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[Pri
         notes.append("No published price: " + ", ".join(unpriced) + ".")
     if lines:
         oldest = min(line.observed_on for line in lines)
-        notes.append(f"Per GPU-hour = instance price ÷ GPUs; prices as observed (oldest {oldest}); cheapest first.")
+        notes.append(f"Per GPU-hour = instance price ÷ GPUs; prices as observed (oldest {oldest}); on-demand first, "
+                     "then reserved and spot, cheapest first within each.")
     return notes
 
 
@@ -210,5 +247,5 @@ def prices_contract(table: PriceTable) -> dict[str, Any]:
         "report": {"memory": None, "cluster": None, "throughput": None, "tco": None},
         "prices": [{k: v for k, v in asdict(line).items() if k not in ("provider_name", "gpu_name")}
                    for line in table.lines],
-        "notes": list(table.notes),
+        "notes": ([table.answer] if table.answer else []) + list(table.notes),  # the one-line answer first
     }

@@ -33,6 +33,7 @@ from bot.formatting import (
     plain,
     shown_options,
     subject,
+    tidy_plurals,
     winner_name,
 )
 from bot.limits import Message, fit_message, fit_view
@@ -200,6 +201,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        finalize=tidy_plurals,  # "1 run(s)" -> "1 run" in every rendered string, the engine's sentences too
     )
     env.filters.update(esc=mrkdwn_escape, gb=fmt_gb, usd=fmt_usd, num=fmt_num, plain=plain)
     return env

@@ -48,6 +48,7 @@ class Response:
     missing: list[str] = field(default_factory=list)
     question_fields: list[str] = field(default_factory=list)  # the Workload field each question fills
     prices: Any = None  # bot.prices.PriceTable when the message was a price question ("how much is an H100?")
+    hardware: Any = None  # bot.caveats.HardwareKinds: which GPUs are consumer cards, which providers marketplaces
 
     @property
     def has_scenario(self) -> bool:
@@ -150,6 +151,7 @@ class Advisor:
         self._compare = compare
         self._to_contract = to_contract
         self._names: dict[str, str] | None = None
+        self._kinds: Any = None
 
     @classmethod
     def open(cls, catalog_path: str | Path | None = None, extra_data_dirs: Sequence[Path] = (),
@@ -244,8 +246,32 @@ class Advisor:
                 changes = list(self._compare(previous, advice))
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
+        if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):
+            # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
+            # of a workload that cannot be sized would be answering past the user
+            asked = [(t, f) for t, f in asked if f in REJECTED_SIZE_FIELDS]
+            questions = [t for t, _ in asked]
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
-                        list(advice.missing) if advice else [], question_fields=[name for _, name in asked])
+                        list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
+                        hardware=self.hardware_kinds() if advice is not None else None)
+
+    def hardware_kinds(self) -> Any:
+        """The catalog's consumer GPUs, marketplace and managed providers (`bot.caveats.HardwareKinds`),
+        read once: the first message warns when the pick runs on one of them."""
+        if self._kinds is None:
+            from bot.caveats import HardwareKinds
+
+            try:
+                gpus, providers = list(self.catalog.gpus()), list(self.catalog.providers())
+            except Exception:  # a catalog without those listings: no hardware caveats
+                log.debug("catalog has no gpus/providers listing")
+                gpus, providers = [], []
+            self._kinds = HardwareKinds(
+                consumer_gpus=frozenset(g.id for g in gpus if getattr(g, "tier", "") == "consumer"),
+                marketplaces=frozenset(p.id for p in providers if getattr(p, "kind", "") == "marketplace"),
+                managed=frozenset(p.id for p in providers if getattr(p, "kind", "") == "managed"),
+                provider_names={p.id: p.name for p in providers})
+        return self._kinds
 
     def price_table(self, reading: Any) -> Any:
         """The offers a price question asks about (`catalog.query.price_offers`), as a `bot.prices.PriceTable`."""
@@ -376,6 +402,10 @@ def thread_word(text: str) -> str | None:
     words = " ".join(text.lower().strip().strip("?!.").split())
     return THREAD_WORDS.get(words.removeprefix("please ").removesuffix(" please"))
 
+
+# A problem with one of these codes on one of these fields means the workload could not be sized as said.
+REJECTED_CODES = frozenset({"implausible", "invalid_value"})
+REJECTED_SIZE_FIELDS = frozenset({"params_b", "model"})
 
 # Questions about the corpus, where it lives and the run schedule: they change cost, not memory.
 NOT_ABOUT_MEMORY = frozenset({"dataset_gb", "dataset_tokens", "data_location", "runs_per_month", "epochs"})

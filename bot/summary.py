@@ -10,9 +10,11 @@ that move the answer most. Everything else is a layer posted on demand (`bot.det
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.caveats import cheapest_fitting, decision_caveats
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -24,10 +26,12 @@ from bot.formatting import (
     gpu_name,
     label,
     subject,
+    tidy_plurals,
     winner_name,
 )
 from bot.service import Response
 from engine.models import Advice, Option, TargetCheck
+from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
 ACTION_COMPARE_GPU = "refine_gpu"
@@ -165,12 +169,12 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     if cluster is None:
         return f"{fmt_gb(mem.per_gpu_gb)} peak per GPU" if mem else ""
     gpu = gpu_name(cluster.gpu, names)
-    nodes = f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPUs" if cluster.nodes > 1 else "1 node"
+    nodes = tidy_plurals(f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPU(s)") if cluster.nodes > 1 else "1 node"
     bits = [f"*{cluster.gpus}× {gpu}* on {nodes}"]
     if cluster.replicas and cluster.gpus_per_replica:
         split = [f"TP {cluster.tensor_parallel}"] if cluster.tensor_parallel > 1 else []
         split += [f"PP {cluster.pipeline_parallel}"] if cluster.pipeline_parallel > 1 else []
-        bits.append(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)"
+        bits.append(tidy_plurals(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)")
                     + (f" ({' · '.join(split)})" if split else ""))
     else:
         zero = f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage and "ZeRO" not in cluster.parallelism else ""
@@ -181,7 +185,7 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     return " · ".join(bits)
 
 
-def _speed_line(advice: Advice) -> str:
+def _speed_line(advice: Advice, guessing: bool = False) -> str:
     tp = advice.throughput
     if tp is None:
         return ""
@@ -198,22 +202,29 @@ def _speed_line(advice: Advice) -> str:
     bits = []
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is not None and winner.hours_per_run is not None:  # the billed wall clock: start-up included
-        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run* (start-up included)")
+        guess = f" at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens" if guessing else ""
+        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run*{guess} (start-up included)")
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:
-        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours")
+        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only)")  # the wall clock above adds start-up
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
     return " · ".join(bits)
 
 
-def _cost_line(advice: Advice, asking: bool = False) -> str:
+def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
-            return ("priced once the open question is answered" if asking
-                    else "no offer in the catalog is priced for this configuration")
+            w = advice.workload
+            if w.data_location == "onprem" and w.gpu and w.gpu_count and w.hourly_rate is None:
+                # "we have 16 A100s on prem": a cloud rental quote would price hardware they own
+                return "not priced: your own GPUs (say e.g. “at $1.50/GPU-hour” to count their cost)"
+            hourly = cheapest_fitting(advice)
+            if asking:
+                return "priced once the open question is answered" + (f"; meanwhile {hourly}" if hourly else "")
+            return hourly or "no offer in the catalog is priced for this configuration"
         return ""
     best = best_tco(winner)
     bits: list[str] = []
@@ -221,7 +232,17 @@ def _cost_line(advice: Advice, asking: bool = False) -> str:
         bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
         fig = winner.throughput.cost_per_1m_tokens_usd
         if fig is not None:
-            bits.append(f"{fmt_usd(fig.value)} per 1M tokens")
+            one_stream = " at 1 stream" if serving_without_load(advice.workload) else ""  # 20-60x a batched figure
+            bits.append(f"{fmt_usd(fig.value)} per 1M tokens{one_stream}")
+    elif guessing and best is not None and best.usd_per_1b_tokens and (best.job_usd or best.per_run_usd):
+        # the token count is a guess the question asks about: the per-unit price first, the guess's totals after
+        per_run = float(best.job_usd or best.per_run_usd or 0.0)
+        bits.append(f"*~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained*")
+        at_guess = f"at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens: {fmt_usd(per_run)} per run"
+        asked = advice.workload.runs_per_month
+        if asked and asked > 1:  # what the user asked for, at the guess: said, not hidden behind "1 run"
+            at_guess += f", {asked:g} runs ≈ {fmt_usd_short(per_run * asked)}"
+        bits.append(at_guess)
     else:
         runs = advice.effective.runs_per_month
         asked = advice.workload.runs_per_month
@@ -244,7 +265,7 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
     "target_tokens_per_s": ("total throughput", "tokens/s", True),
     "requests_per_s": ("request rate", "requests/s", True),
     "target_ttft_s": ("time to first token", "s", False),
-    "deadline_hours": ("time per run", "h", False),
+    "deadline_hours": ("training time per run", "h", False),  # without start-up, which the speed line adds
 }
 
 
@@ -255,6 +276,12 @@ def target_line(check: TargetCheck) -> str:
     if check.met:
         return f"{label} {wanted}: target met ({fmt_num(check.got, unit)})"
     return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
+
+
+def _stated(advice: Advice, check: TargetCheck) -> bool:
+    """A target the user gave. One the engine assumed (1 concurrent user, 10 tokens/s per user) is an
+    assumption, listed as such: "target met" against it would report a guess as a success."""
+    return getattr(advice.workload, check.name, None) is not None
 
 
 def key_assumptions(advice: Advice) -> str:
@@ -277,10 +304,14 @@ def key_assumptions(advice: Advice) -> str:
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):
             bits.append(f"busy {busy:.0%} of the time")
-    for name, what in (("concurrency", "concurrent users"), ("seq_len", "tokens of context")):
+    for name, what in (("concurrency", "concurrent user"), ("seq_len", "tokens of context")):
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
-            bits.append(f"{fmt_num(float(a.value))} {what}")
+            plural = "s" if name == "concurrency" and a.value != 1 else ""
+            bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
+    floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
+    if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
+        bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user")
     if not bits:  # none of those apply: the first two the engine lists
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]
@@ -319,6 +350,49 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
 
 
+def _tokens_guessed(advice: Advice) -> float | None:
+    """The tokens per epoch the engine assumed from the corpus size (None when the user gave them)."""
+    found = next((a for a in advice.assumptions if a.field == "dataset_tokens"), None)
+    return float(found.value) if found is not None and isinstance(found.value, int | float) else None
+
+
+def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) -> str:
+    """A run sized on a guessed token count leads with the price per 1B tokens and the question, not with
+    a months-long run nobody asked for: "✅ Fits: QLoRA 70B on 8× B200: ~$623 and ~14 h per 1B tokens; ..."."""
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    best = best_tco(winner) if winner is not None else None
+    tokens = _tokens_guessed(advice)
+    if not guessing or best is None or not best.usd_per_1b_tokens or advice.cluster is None or not tokens:
+        return ""
+    epochs = advice.effective.epochs or 1
+    hours = f" and ~{fmt_hours(winner.hours_per_run * 1e9 / (tokens * epochs))}" if winner and winner.hours_per_run else ""
+    cluster = advice.cluster
+    return (f"✅ Fits: {subject(advice, names)} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}: "
+            f"~{fmt_usd(best.usd_per_1b_tokens)}{hours} per 1B tokens; how many tokens per run?")
+
+
+BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off)\. (\d+) x (.+?) as servers cost ~\$([\d,]+) .*? pay for "
+                         r"themselves after ([\d,]+) busy hours \(~([\d.,]+) months around the clock\) against "
+                         r"\$([\d.,]+)/GPU-hour")
+
+
+def _buy_or_rent_headline(response: Response) -> str:
+    """"Should I buy or rent?": the engine's break-even is the answer, so it is the headline."""
+    advice = response.advice
+    if advice is None or " buy" not in f" {response.text.lower()}":
+        return ""
+    note = next((n for n in advice.notes if n.startswith("buy vs rent")), "")
+    found = BUY_OR_RENT.match(note)
+    if found is None:
+        return ""
+    verdict, gpus, gpu, _, _, months, rate = found.groups()
+    busy = f"{float(months.replace(',', '')):,.0f}+ months around the clock"
+    if verdict == "rent":
+        return (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} (break-even vs ${rate}/GPU-h; "
+                "server and power counted)")
+    return f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} (vs ${rate}/GPU-h; server and power counted)"
+
+
 def _not_covered(advice: Advice) -> str:
     name = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
     if not name or any(p.code == "unsupported_accelerator" for p in advice.problems):
@@ -336,13 +410,22 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     assert advice is not None, "build_help_view is for responses without advice"
     problems = [p.message for p in advice.problems]
     verdict, headline = _headline(advice, names, problems)
+    other = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
+    if other and headline.startswith(f"⚠️ {other} is not covered"):  # the headline says it: the problem says why
+        said_once = f"{other} is not covered: "
+        problems = [m[len(said_once):][:1].upper() + m[len(said_once) + 1:] if m.startswith(said_once) else m
+                    for m in problems]
     problems = problems[1:] if verdict == "unknown" else problems
     said = {a.why for a in advice.assumptions} | set(response.questions)
     accelerator = (advice.effective.unsupported_accelerator or "").lower()
+    restated = [QUESTION_NOTES[f] for f in response.question_fields if f in QUESTION_NOTES]
     notes = [n for n in dict.fromkeys(response.notes) if n not in said
-             and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())][:2]
+             and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())
+             and not any(words in n for words in restated)][:2]
     if " buy" in f" {response.text.lower()}":  # "should I buy or rent": the break-even is the answer, up front
         notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
+    # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
+    notes = (decision_caveats(advice, response.hardware) + notes)[:MAX_NOTES]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []
@@ -369,6 +452,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     asking = bool(response.questions)
     changes = [_coherent_change(c, verdict, asking) for c in response.changes]
     assumptions = key_assumptions(advice)
+    guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
+    if verdict == "fits":
+        headline = _guess_headline(advice, names, guessing) or _buy_or_rent_headline(response) or headline
+        notes = [n for n in notes if not (n.startswith("buy vs rent") and _buy_or_rent_headline(response))]
     return AnswerView(
         headline=headline,
         verdict=verdict,
@@ -376,9 +463,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         changes=changes,
         problems=problems,
         plan=_plan_line(advice, names),
-        speed=_speed_line(advice) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
-        cost=_cost_line(advice, asking),
-        targets=[target_line(t) for t in tp.targets] if tp else [],
+        speed=_speed_line(advice, guessing) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
+        cost=_cost_line(advice, asking, guessing),
+        targets=[target_line(t) for t in tp.targets if _stated(advice, t)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
         comparison=_comparison(advice),
@@ -392,6 +479,12 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         hint=hint,
     )
 
+
+# A parser note that asks what an open question asks (by the Workload field the question fills): the
+# question says it once, in "Still open".
+QUESTION_NOTES = {"output_tokens": "say the response length"}
+
+MAX_NOTES = 3  # note lines under the first message: decision caveats first, then what the reader noticed
 
 # Assumptions a /vram reader needs: what the memory figure was computed at.
 VRAM_ASSUMPTIONS = ("precision", "seq_len", "batch_size", "concurrency", "optimizer", "gradient_checkpointing")

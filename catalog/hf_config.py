@@ -144,6 +144,35 @@ def native_precision(config: dict[str, Any]) -> str:
     return "bf16"
 
 
+def local_attention(config: dict[str, Any], layers: int) -> tuple[int | None, int | None]:
+    """(window tokens, layers that use it) from config.json: `layer_types` (gpt-oss, newer Gemma/Qwen
+    configs) counts them; Gemma 3's `sliding_window_pattern` makes every Nth layer global; Gemma 2
+    alternates; Llama 4's `attention_chunk_size` applies to 3 of every 4 layers (every 4th is global, NoPE);
+    Mistral-style configs apply `sliding_window` to every layer unless `use_sliding_window` is false
+    (Qwen2 configs carry a window they do not use)."""
+    model_type = str(config.get("model_type") or "")
+    chunk = _optional_int(config, "attention_chunk_size")
+    if chunk and model_type.startswith("llama4"):
+        return chunk, layers - layers // 4
+    window = _optional_int(config, "sliding_window")
+    if not window or config.get("use_sliding_window") is False:
+        return None, None
+    if window >= int(_first(config, "max_position_embeddings", default=0) or 0) > 0:
+        return None, None  # a window as long as the context is no window
+    types = config.get("layer_types")
+    if isinstance(types, list) and types:
+        local = sum(1 for t in types if "sliding" in str(t) or "local" in str(t) or "chunk" in str(t))
+        return (window, local) if local else (None, None)
+    pattern = _optional_int(config, "sliding_window_pattern")
+    if pattern and pattern > 1:
+        return window, layers - layers // pattern
+    if model_type == "gemma2":
+        return window, layers // 2
+    if model_type in ("mistral", "mixtral"):
+        return window, layers
+    return None, None
+
+
 def model_from_config(
     config: dict[str, Any],
     *,
@@ -158,6 +187,7 @@ def model_from_config(
     """
     shape, extra = shape_from_config(config)
     total, active = count_params(shape)
+    window, local_layers = local_attention(config, shape.num_layers)
     return ModelRecord(
         id=model_id or slugify(name),
         name=name,
@@ -184,6 +214,8 @@ def model_from_config(
         total_params_b=round(total / 1e9, 2),
         active_params_b=round(active / 1e9, 2),
         native_precision=native_precision(config),
+        sliding_window=window,
+        local_attention_layers=local_layers,
         notes="imported from config.json; parameter counts computed from the architecture",
         source=source,
         observed_on=observed_on or dt.date.today().isoformat(),

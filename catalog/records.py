@@ -83,6 +83,11 @@ class ModelRecord(_Record):
     # the format the weights are released in: "bf16" (most), "fp8" (DeepSeek-V3/R1, Kimi K2), "mxfp4"
     # (gpt-oss), "int4" (GPTQ/AWQ repos), "int8" (bitsandbytes 8-bit); serving defaults to it
     native_precision: str = "bf16"
+    # local attention: `local_attention_layers` of the layers attend only to the last `sliding_window`
+    # tokens (Gemma 2/3 sliding window, gpt-oss alternating 128-token window, Llama 4 8k chunks); they
+    # hold that much KV cache at most, which vLLM's and SGLang's hybrid allocators exploit
+    sliding_window: int | None = None
+    local_attention_layers: int | None = None
     notes: str = ""
 
 

@@ -91,17 +91,27 @@ class Resolver:
             return Resolution(query=query, id=entry.id, params_b=params)
         others = ", ".join(self._label(kind, c) for c in entry.candidates)
         if entry.id:
-            why = f" ({entry.note})" if entry.note else ""
-            message = (
-                f"'{query.strip()}' can mean more than one {word}; using {self._label(kind, entry.id)}{why}. "
-                f"Others: {others}."
-            )
-            return Resolution(query=query, id=entry.id, candidates=entry.candidates, message=message, params_b=params)
+            return Resolution(query=query, id=entry.id, candidates=entry.candidates,
+                              message=self._covers_message(kind, entry), params_b=params)
         return Resolution(
             query=query,
             candidates=entry.candidates,
             message=f"'{query.strip()}' is ambiguous: which {word}? {others}.",
         )
+
+    def _covers_message(self, kind: str, entry: AliasEntry) -> str:
+        """"'H100' covers several GPUs (SXM5 80GB, PCIe 80GB, NVL 94GB): used H100 SXM5 80GB; the SXM5
+        80GB is the common cloud H100 (...)." A family name is a choice among models, not a count, so
+        the note names the choice made and why; the variants are shown without the family's own name."""
+        word = _KIND_WORD.get(kind, kind)
+        shown = [self._names.get(kind, {}).get(t, t) for t in (entry.id or "", *entry.candidates)]
+        family = shown[0].split()[0] if shown[0] else ""
+        variants = [v[len(family):].strip() if family and v.startswith(family + " ") and kind == "gpu" else v
+                    for v in shown]
+        why = entry.note.split(": ", 1)[1] if entry.note.startswith(("family: ", "ambiguous version: ")) else entry.note
+        alias = entry.alias.strip() or entry.key
+        return (f"'{alias}' covers several {word}s ({', '.join(variants)}): used {shown[0]}"
+                + (f"; {why}" if why else "") + ".")
 
     def _params(self, kind: str, target: str | None) -> float | None:
         return self._sizes[target][0] if kind == "model" and target in self._sizes else None

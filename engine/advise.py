@@ -90,7 +90,15 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     memory, cluster, throughput = (chosen.memory, chosen.cluster, chosen.throughput) if chosen else (None, None, None)
     fit = result.fit_only
     variant = chosen_variant(chosen, fit, effective)
-    if variant is not None:
+    if variant is not None and (effective.mode or "inference") == "inference":
+        effective = variant
+        assumptions = [a for a in assumptions if a.field != "precision"] + [Assumption(
+            field="precision", value=effective.precision,
+            why="precision not given: BF16 and FP8 (W8A8) weights both planned, FP8 only on GPUs with FP8 tensor cores; "
+                + ("FP8 is the cheaper that meets the targets (half the weight memory, accuracy within about 1% on "
+                   "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
+                   if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
+    elif variant is not None:
         effective = variant
         assumptions = [a for a in assumptions if a.field not in ("mode", "precision", "optimizer")] + [Assumption(
             field="mode", value=effective.mode,
@@ -109,6 +117,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         memory, cluster, throughput = _report_without_options(effective, arch, data, result)
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
+    notes.extend(tight_memory_note(memory))
     return Advice(
         workload=w,
         effective=effective,
@@ -126,8 +135,27 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     )
 
 
+TIGHT_MEMORY_FRACTION = 0.95
+
+
+def tight_memory_note(memory: MemoryEstimate | None) -> list[str]:
+    """A plan at 95%+ of usable memory fits on paper only: longer prompts, allocator fragmentation, NCCL
+    buffers or an unlucky MoE routing step take the rest. Said, so the user can take the next plan up."""
+    if memory is None or not memory.usable_gb_per_gpu or not memory.fits:
+        return []
+    share = memory.per_gpu_gb / memory.usable_gb_per_gpu
+    if share < TIGHT_MEMORY_FRACTION:
+        return []
+    return [f"tight memory: {memory.per_gpu_gb:,.1f} of {memory.usable_gb_per_gpu:,.1f} GB usable per GPU ({share:.0%}, "
+            "after the headroom kept for fragmentation): little margin for longer sequences or allocator spikes; test "
+            "the peak on one node first, or take the next-larger plan"]
+
+
 def chosen_variant(chosen: Option | None, fit: Any, effective: Workload) -> Workload | None:
     """When LoRA and QLoRA were both planned, the effective workload of the one recommended."""
+    if chosen is not None and (effective.mode or "inference") == "inference" and effective.precision == "bf16" \
+            and chosen.precision == "fp8":
+        return effective.model_copy(update={"precision": "fp8"})
     if chosen is not None and effective.mode in ("lora", "qlora") and chosen.mode != effective.mode:
         return effective.model_copy(update={"mode": chosen.mode, "precision": chosen.precision,
                                             "optimizer": "paged_adamw_8bit" if chosen.mode == "qlora" else effective.optimizer})
@@ -226,17 +254,31 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
         return []
 
 
+# Owning means owning the server, not only its GPUs: CPUs, memory, NICs, NVSwitch baseboard and chassis add
+# about half the GPUs' price (8-GPU HGX/DGX H100 systems were reported at ~$370k-400k against ~$30k a GPU),
+# and the server draws about 1.8x its GPUs' TDP (NVIDIA DGX H100 datasheet: 10.2 kW maximum for 8 x 700 W)
+# before cooling (PUE 1.3, a typical colocation figure). Estimates, stated in the answer.
+SERVER_COST_FACTOR = 1.5
+SERVER_POWER_FACTOR = 1.8
+PUE = 1.3
+
+
 def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
     """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price."""
     if not gpu.purchase_price_usd or rate <= 0:
         return []
-    even = buy_vs_rent_break_even(gpu.purchase_price_usd * gpus, rate * gpus, tdp_w=gpu.tdp_w or 0.0, num_gpus=gpus)
+    hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
+    watts = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE
+    even = buy_vs_rent_break_even(hardware, rate * gpus, tdp_w=watts, num_gpus=gpus)
     if even.value <= 0:
-        return []
-    return [f"buy vs rent: {gpus} x {gpu.name} at ~${gpu.purchase_price_usd:,.0f} each ({gpu.purchase_price_source or gpu.source}) "
-            f"pay for themselves after {even.value:,.0f} busy hours (~{even.value / HOURS_PER_MONTH:,.1f} months around the clock) against "
-            f"${rate:,.2f}/GPU-hour, power at $0.12/kWh included; hosting, networking and operations are not "
-            "(owning usually wins only above ~70% sustained utilisation)"]
+        return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power of owned {gpu.name} servers"]
+    months = even.value / HOURS_PER_MONTH
+    verdict = "rent" if months > 24 else "buying can pay off"
+    return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
+            f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
+            f"{even.value:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour; power for "
+            "the whole server with cooling (1.8x GPU TDP, PUE 1.3) at $0.12/kWh included; space, networking and staff are "
+            "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
 
 
 def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:

@@ -49,6 +49,8 @@ class Architecture(BaseModel):
     kv_lora_rank: int | None = None  # MLA latent width (DeepSeek)
     q_lora_rank: int | None = None
     rope_dim: int | None = None  # MLA decoupled RoPE key width
+    sliding_window: int | None = None  # tokens a local-attention layer sees (and caches)
+    local_layers: int = 0  # layers with local attention (Gemma 2/3, gpt-oss, Llama 4 chunks); the rest are global
     total_params: int
     active_params: int
     generic: bool = False
@@ -72,6 +74,13 @@ class Architecture(BaseModel):
         if self.is_mla:
             return int(self.kv_lora_rank or 0) + int(self.rope_dim or 0)
         return 2 * self.kv_heads * self.head_dim
+
+    def attended_tokens(self, seq_len: int) -> int:
+        """Tokens held in cache summed over layers, per sequence of `seq_len`: global layers keep every
+        token, local layers at most their window. Equals layers x seq_len for full-attention models."""
+        local = min(self.local_layers, self.layers) if self.sliding_window else 0
+        seq = max(0, int(seq_len))
+        return (self.layers - local) * seq + local * min(seq, int(self.sliding_window or 0))
 
     @property
     def embedding_params(self) -> int:
@@ -152,6 +161,7 @@ def from_record(m: ModelRecord) -> Architecture:
         active_experts=m.experts_per_token, shared_experts=m.shared_experts or 0,
         moe_ffn=m.moe_intermediate_size, first_dense_layers=m.first_dense_layers or 0,
         kv_lora_rank=m.kv_lora_rank, q_lora_rank=m.q_lora_rank, rope_dim=m.qk_rope_head_dim,
+        sliding_window=m.sliding_window, local_layers=m.local_attention_layers or 0,
         total_params=0, active_params=0,
     )
     return _with_counts(shell, int(round(m.total_params_b * 1e9)))

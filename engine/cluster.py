@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
@@ -109,26 +110,44 @@ def _three_d_candidates(arch: Architecture, n: int, tp: int, z0: int) -> list[tu
     return [(tp, p, z) for z in (max(1, z0), 3) for p in pps]
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _layouts(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> tuple[Layout, ...]:
-    """Every candidate layout for n GPUs, in preference order (plain data, not yet sized)."""
-    return tuple(resolve_layout(w, n, tp, pp, z) for tp, pp, z in _candidates(w, arch, n, gpn, max_tp))
+class _Tables:
+    """What the search learns about one workload, none of it depending on the GPU: the candidate layouts
+    per (GPUs, node size, widest TP) in preference order, and the busiest GPU's bytes per layout, filled
+    as the search asks. One table serves every GPU type and offer the catalog search tries (and the next
+    question in a thread); fetching it once per placement keeps workload hashing off the inner loop."""
+
+    __slots__ = ("w", "arch", "opts", "layouts", "bytes", "placements")
+
+    def __init__(self, w: Workload, arch: Architecture, opts: MemoryOptions) -> None:
+        self.w, self.arch, self.opts = w, arch, opts
+        self.layouts: dict[tuple[int, int, int], tuple[Layout, ...]] = {}
+        self.bytes: dict[Layout, float] = {}
+        self.placements: dict[tuple[float, int, int, int, int | None], Placement] = {}
+
+    def candidates(self, n: int, gpn: int, max_tp: int) -> tuple[Layout, ...]:
+        key = (n, gpn, max_tp)
+        found = self.layouts.get(key)
+        if found is None:
+            w = self.w
+            found = self.layouts[key] = tuple(resolve_layout(w, n, tp, pp, z)
+                                              for tp, pp, z in _candidates(w, self.arch, n, gpn, max_tp))
+        return found
+
+    def size(self, lay: Layout) -> float:
+        b = self.bytes.get(lay)
+        if b is None:
+            b = self.bytes[lay] = per_gpu_bytes(self.w, self.arch, lay, self.opts)
+        return b
 
 
 @functools.lru_cache(maxsize=64)
-def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> dict[Layout, float]:
-    """The busiest GPU's bytes per layout, filled as the search asks. None of it depends on the GPU's
-    memory, so one table serves every GPU type and offer the catalog search tries for this workload
-    (and the next question in a thread)."""
-    return {}
+def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> _Tables:
+    return _Tables(w, arch, opts)
 
 
-def _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts) -> tuple[Layout, float] | None:
-    sized = _sized(w, arch, opts)
-    for lay in _layouts(w, arch, n, gpn, max_tp):
-        b = sized.get(lay)
-        if b is None:
-            b = sized[lay] = per_gpu_bytes(w, arch, lay, opts)
+def _first_fit(t: _Tables, n: int, gpn: int, max_tp: int, limit_bytes: float) -> tuple[Layout, float] | None:
+    for lay in t.candidates(n, gpn, max_tp):
+        b = t.size(lay)
         if b <= limit_bytes:
             return lay, b
     return None
@@ -146,11 +165,12 @@ def _fewest_gpus(w: Workload, arch: Architecture, limit_bytes: float, opts: Memo
 
 def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, Layout] | None:
     fewest = _fewest_gpus(w, arch, limit_bytes, opts)
+    t = _sized(w, arch, opts)
     for n in range(max(1, min(fewest, gpn + 1)), gpn + 1):
-        hit = _first_fit(w, arch, n, gpn, max_tp, limit_bytes, opts)
+        hit = _first_fit(t, n, gpn, max_tp, limit_bytes)
         if hit:
             return n, hit[0]
-    fits = lambda k: _first_fit(w, arch, k * gpn, gpn, max_tp, limit_bytes, opts)  # noqa: E731
+    fits = lambda k: _first_fit(t, k * gpn, gpn, max_tp, limit_bytes)  # noqa: E731
     for k in range(max(2, math.ceil(fewest / gpn)), min(LINEAR_NODE_SCAN, max_nodes) + 1):
         hit = fits(k)
         if hit:
@@ -169,11 +189,14 @@ def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, La
     return (hi * gpn, hit[0]) if hit else None
 
 
-def _describe(lay: Layout, nodes: int, inference: bool) -> str:
+def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> str:
     if lay.gpus == 1:
         return "single GPU"
     parts = []
-    if lay.tp > 1:
+    if lay.tp > 1 and moe:
+        # the same per-GPU share of expert weights as tensor parallel, the way MoE stacks split them
+        parts.append(f"expert parallel x{lay.tp} within a node (attention tensor-parallel)")
+    elif lay.tp > 1:
         parts.append(f"tensor parallel x{lay.tp} within a node")
     if lay.pp > 1:
         parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
@@ -252,11 +275,28 @@ def compute_capability(gpu: GpuRecord | None) -> float | None:
         return None
 
 
-def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
-                 options: MemoryOptions | None = None, max_nodes: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
-    """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
-    parallelism plan, fabric requirements, NCCL checklist and provider questions. Honours the user's
-    gpu_count / nodes / tensor_parallel / pipeline_parallel; when those do not fit, says so and what would."""
+@dataclass(frozen=True)
+class Placement:
+    """Where a workload lands on one node shape, in plain numbers: the GPU count and layout
+    `plan_cluster` states, whether it fits, and why not. The catalog search compares these for every
+    shape and builds the full plan only for the options it shows."""
+
+    n: int
+    lay: Layout
+    gpn: int
+    max_tp: int
+    per_gpu_gb: float
+    fits: bool
+    unfit: str | None = None  # "fixed": the user's count is too small; "search": nothing up to node_cap fits
+    node_cap: int = MAX_NODES
+    opts: MemoryOptions = MemoryOptions()
+    limit_bytes: float = 0.0
+
+
+def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
+              options: MemoryOptions | None = None, max_nodes: int | None = None, fixed_gpus: int | None = None) -> Placement:
+    """The choice `plan_cluster` makes, without its result objects. `fixed_gpus` is `w.gpu_count` set without
+    copying the workload (the search's scale-out tries many counts; the layout caches stay shared)."""
     opts = options or MemoryOptions()
     gpn = offer.gpus_per_node if offer else DEFAULT_GPUS_PER_NODE
     if w.gpu_count and w.nodes:
@@ -266,29 +306,53 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     max_tp = gpn if w.mode == "inference" else max_tensor_parallel(gpu, offer, gpn)
     limit = usable_gb(gpu, w.headroom) * GB
     node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
-    notes: list[str] = []
-    fixed_n = w.gpu_count or (w.nodes * gpn if w.nodes else None)
+    fixed_n = fixed_gpus or w.gpu_count or (w.nodes * gpn if w.nodes else None)
+    t = _sized(w, arch, opts)
+    # nothing below depends on the GPU but its usable memory: GPUs of one size (H100 and A100 80GB, L40S
+    # and A6000...) on the same node shape share the answer
+    key = (limit, gpn, max_tp, node_cap, fixed_n)
+    known = t.placements.get(key)
+    if known is not None:
+        return known
+    unfit: str | None = None
     if fixed_n:
-        hit = _first_fit(w, arch, fixed_n, gpn, max_tp, limit, opts)
+        hit = _first_fit(t, fixed_n, gpn, max_tp, limit)
         if hit:
             n, lay = fixed_n, hit[0]
         else:
-            n = fixed_n
+            n, unfit = fixed_n, "fixed"
             cands = _candidates(w, arch, n, gpn, max_tp) or [(1, 1, 3)]
             lay = min((resolve_layout(w, n, *c) for c in cands), key=lambda lay_: per_gpu_bytes(w, arch, lay_, opts))
-            best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, limit, opts, node_cap)
-            need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
-            notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; or "
-                         + " / ".join(memory_fixes(w)))
     else:
         found = _search(w, arch, gpn, max_tp, limit, opts, node_cap)
         if found:
             n, lay = found
         else:
-            n = node_cap * gpn
+            n, unfit = node_cap * gpn, "search"
             lay = resolve_layout(w, n, min(max_tp, gpn), node_cap if node_cap > 1 else 1, 3)
-            notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
-                         "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")
+    per_gpu = t.size(lay) / GB
+    fits = unfit is None and per_gpu <= round(usable_gb(gpu, w.headroom), 3) + 1e-9  # as estimate_memory says it
+    found_at = t.placements[key] = Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
+    return found_at
+
+
+def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,
+                 options: MemoryOptions | None = None, max_nodes: int | None = None,
+                 fixed_gpus: int | None = None) -> tuple[ClusterPlan, MemoryEstimate]:
+    """Smallest GPU count (whole nodes past one node) whose busiest GPU fits after headroom, with the
+    parallelism plan, fabric requirements, NCCL checklist and provider questions. Honours the user's
+    gpu_count / nodes / tensor_parallel / pipeline_parallel; when those do not fit, says so and what would."""
+    p = placement(w, arch, gpu, offer, options=options, max_nodes=max_nodes, fixed_gpus=fixed_gpus)
+    n, lay, gpn, max_tp, opts, node_cap = p.n, p.lay, p.gpn, p.max_tp, p.opts, p.node_cap
+    notes: list[str] = []
+    if p.unfit == "fixed":
+        best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, p.limit_bytes, opts, node_cap)
+        need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
+        notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; or "
+                     + " / ".join(memory_fixes(w)))
+    elif p.unfit == "search":
+        notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
+                     "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")
     mem = estimate_memory(w, arch, n, gpu, tensor_parallel=lay.tp, pipeline_parallel=lay.pp,
                           zero_stage=lay.zero_stage, options=opts)
     nodes = math.ceil(n / gpn)
@@ -312,11 +376,21 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
     notes.extend(platform_caveats(gpu, w, n))
-    interconnect = _link(gpu, offer) + (f"; between nodes: {fabric or 'InfiniBand'}" if nodes > 1 else "")
+    if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1:
+        # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet
+        # all-gathers every layer across the slow link; hybrid sharding keeps that inside the NVLink node.
+        node_share = _sized(w, arch, opts).size(resolve_layout(w, gpn, 1, 1, 3)) / GB
+        fits_node = node_share <= usable_gb(gpu, w.headroom)
+        notes.append(f"network between your nodes not stated: this plan assumes InfiniBand or RoCE. Over 100 GbE or slower, "
+                     "shard within each node and replicate across nodes (FSDP HYBRID_SHARD, DeepSpeed ZeRO++ hpZ): "
+                     f"{node_share:,.1f} GB per GPU, which " + ("fits" if fits_node else "is more than a GPU holds (fewer "
+                                                                "bytes per parameter first: 8-bit Adam, LoRA)"))
+    between = fabric or ("not stated (InfiniBand or RoCE assumed)" if offer is None else "InfiniBand")
+    interconnect = _link(gpu, offer) + (f"; between nodes: {between}" if nodes > 1 else "")
     plan = ClusterPlan(
         gpu=gpu.id, gpus=n, nodes=nodes, gpus_per_node=min(n, gpn), fits=bool(mem.fits) and not any("does not fit" in x for x in notes),
         data_parallel=lay.dp, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
-        interconnect=interconnect, parallelism=_describe(lay, nodes, inference), needs_nvlink=lay.tp > 1,
+        interconnect=interconnect, parallelism=_describe(lay, nodes, inference, arch.is_moe), needs_nvlink=lay.tp > 1,
         needs_infiniband=needs_ib, checklist=NCCL_CHECKLIST if nodes > 1 else (),
         provider_questions=PROVIDER_QUESTIONS if nodes > 1 else (), notes=tuple(notes),
     )

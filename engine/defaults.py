@@ -12,7 +12,7 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
-from engine.serving import MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, request_shape, user_floor
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, request_shape, user_floor
 from engine.throughput import default_mfu
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
@@ -73,9 +73,11 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
     if w.seq_len is None:
         seq = 2048 if training else 4096
         why = f"{'training' if training else 'serving'} default of {seq} tokens"
-        if not training and w.input_tokens and w.output_tokens:
-            seq = int(w.input_tokens + w.output_tokens)
-            why = "prompt + output tokens per request: the KV cache each sequence needs at its longest"
+        if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s):
+            prompt_in, out = request_shape(w)
+            seq = int(prompt_in + out)
+            why = ("prompt + output tokens per request: the KV cache each sequence needs at its longest"
+                   + ("" if w.input_tokens and w.output_tokens else " (request lengths assumed: see above)"))
         if max_context is not None and seq > max_context:
             seq = max_context
             why += f", capped at the model's context ({max_context})"
@@ -151,9 +153,10 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
         if w.target_tokens_per_s_per_user is None and (w.concurrency or w.requests_per_s or w.target_tokens_per_s):
             assumptions.append(Assumption(
-                field="target_tokens_per_s_per_user", value=MIN_TOKENS_PER_S_PER_USER,
-                why=f"no per-user speed given: batches are kept at {MIN_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (a usable "
-                    "chat); say '30 tokens/s per user' or '50 ms per token' for a tighter target"))
+                field="target_tokens_per_s_per_user", value=DEFAULT_TOKENS_PER_S_PER_USER,
+                why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "
+                    "chat, about twice reading speed); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
+                    "'10 tokens/s per user' for a cheaper, batch-heavy one"))
 
     gpu = data.gpu(w.gpu) if w.gpu else None
     if w.flash_attention is None:
@@ -175,7 +178,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         why = "model FLOPs utilisation per GPU type and count (35-55% is typical in published runs; 100% of peak is never reached)"
         if gpu is not None:
             try:
-                value, gpu_why = default_mfu(gpu, mode, w.gpu_count or 1)
+                value, gpu_why = default_mfu(gpu, mode, w.gpu_count or 1, bool(model is not None and model.num_experts))
                 why = f"{gpu.name}: {gpu_why}"
             except Exception:  # the physics module failing must not stop the defaults
                 value = "per GPU type"

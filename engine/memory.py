@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -50,6 +51,9 @@ class MemoryOptions(BaseModel):
     prefill_chunk_tokens: int = 2048  # inference: tokens per prefill chunk (vLLM-style chunked prefill)
 
 
+_DEFAULT_OPTIONS = MemoryOptions()
+
+
 @dataclass(frozen=True)
 class Layout:
     """How `gpus` GPUs split the work: data x tensor x pipeline, and the ZeRO stage over data."""
@@ -75,9 +79,11 @@ def resolve_layout(w: Workload, gpus: int = 1, tensor_parallel: int | None = Non
 
 def kv_cache_bytes(arch: Architecture, seq_len: int, sequences: int, bytes_per_element: float = 2.0) -> int:
     """2 x layers x kv_heads x head_dim x seq_len x sequences x bytes (GQA/MQA via kv_heads);
-    MLA caches (kv_lora_rank + rope_dim) per token per layer instead."""
-    per_token = arch.layers * arch.kv_values_per_token_per_layer * bytes_per_element
-    return int(per_token * max(0, int(seq_len or 0)) * max(0, int(sequences or 0)))
+    MLA caches (kv_lora_rank + rope_dim) per token per layer instead. Local-attention layers (sliding
+    window, chunked attention) hold at most their window: vLLM's and SGLang's hybrid KV allocators
+    size them so."""
+    per_token = arch.kv_values_per_token_per_layer * bytes_per_element
+    return int(per_token * arch.attended_tokens(int(seq_len or 0)) * max(0, int(sequences or 0)))
 
 
 def optimizer_bytes_per_param(mode: str | None, precision: str | None, optimizer: str | None,
@@ -268,9 +274,80 @@ def _components(w: Workload, arch: Architecture, layout: Layout, o: MemoryOption
     return {k: (max(0.0, float(v[0])), *v[1:]) for k, v in parts.items()}
 
 
+@functools.lru_cache(maxsize=256)
+def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callable[[Layout], float]:
+    """`per_gpu_bytes` for training as arithmetic only: the same parts, in the same order, as
+    `_training_parts` + `_components`, without their formulas and inputs. The cluster search sizes
+    hundreds of layouts per question (a 405B pre-training job tries every node count and pipeline
+    depth); tests/engine/test_memory_fast_path.py holds the two equal."""
+    full = w.mode in ("full", "pretrain")
+    qlora = w.mode == "qlora"
+    oh = DEFAULT_OVERHEAD_GB if o.overhead_gb is None else o.overhead_gb
+    overhead = max(0.0, float(oh * GB)) if oh and w.adapter_overhead_gb is None else 0.0
+    bpp = optimizer_bytes_per_param(w.mode, w.precision, w.optimizer, o.recipe) if full else {}
+    flat = w.adapter_overhead_gb is not None
+    frozen_bpe = bytes_per_element(w.precision if w.precision in ("bf16", "fp16", "fp32", "fp8", "int8") else "bf16")
+    qbits = NF4_DQ_BITS if o.double_quant else NF4_BITS
+    adapter = 0.0 if full or flat else (
+        lora_trainable_params(arch, w.lora_rank, w.lora_targets)
+        * sum(optimizer_bytes_per_param(w.mode, "bf16", w.optimizer, o.recipe).values()))
+    dq_buffer = 2 * arch.hidden * max(arch.ffn, arch.moe_ffn or 0, arch.heads * arch.head_dim) if qlora and o.include_buffers else None
+    gathered_bpp = 0.5 + NF4_DQ_BITS / 8 if qlora else (4.0 if w.precision == "fp32" else 2.0)
+    body_per_layer = (arch.total_params - arch.embedding_params - arch.head_params) / max(1, arch.layers)
+    s, b = int(w.seq_len or 2048), int(w.batch_size or 1)
+    flash = True if w.flash_attention is None else w.flash_attention
+    ckpt = bool(w.gradient_checkpointing)
+    by_tp: dict[int, tuple[float, float]] = {}
+
+    def size(lay: Layout) -> float:
+        shard = _weights_for_shard(arch, lay)
+        d, z = lay.dp, lay.zero_stage
+        total = 0.0
+        buffers: float | None = None
+        if full:
+            total += max(0.0, float(shard * bpp["weights"] / (d if z >= 3 else 1)))
+            total += 0.0 if o.optimizer_in_backward else max(0.0, float(shard * bpp["gradients"] / (d if z >= 2 else 1)))
+            total += max(0.0, float(shard * bpp["optimizer"] / (d if z >= 1 else 1)))
+        else:
+            div = d if z >= 3 else 1
+            if qlora:
+                linear = shard * arch.linear_params / arch.total_params
+                base = linear * 0.5 + (shard - linear) * 2
+                if flat:
+                    linear, base = shard, shard * 0.5
+                total += max(0.0, float(base / div))
+            else:
+                total += max(0.0, float(shard * frozen_bpe / div))
+            if flat:
+                return total + max(0.0, float(w.adapter_overhead_gb * GB))  # type: ignore[operator]
+            if qlora:
+                total += max(0.0, float(linear * qbits / 8 / div))
+            total += max(0.0, float(adapter / lay.tp / (d if z >= 1 else 1)))
+            buffers = dq_buffer
+        if z >= 3 and d > 1 and o.include_buffers:
+            buffers = (buffers or 0) + 2 * gathered_bpp * (body_per_layer / lay.tp)
+        if buffers is not None:
+            total += max(0.0, float(buffers))
+        if o.include_activations:
+            acts = by_tp.get(lay.tp)
+            if acts is None:
+                act: float = activation_bytes(arch, s, b, flash, ckpt, lay.tp)
+                if ckpt and o.activation_offload:
+                    act -= 2 * s * b * arch.hidden * arch.layers / lay.tp
+                logits = s * b * arch.vocab * o.logits_bytes_per_element / max(1, o.loss_chunks) / lay.tp
+                acts = by_tp[lay.tp] = (max(0.0, float(act)), max(0.0, float(logits)))
+            total += acts[0]
+            total += acts[1]
+        return total + overhead if overhead else total
+
+    return size
+
+
 def per_gpu_bytes(w: Workload, arch: Architecture, layout: Layout, options: MemoryOptions | None = None) -> float:
     """Fast path for the cluster search: the busiest GPU's total in bytes, no Figures built."""
-    return sum(c[0] for c in _components(w, arch, layout, options or MemoryOptions()).values())
+    if w.mode != "inference":
+        return _training_sizer(w, arch, options or _DEFAULT_OPTIONS)(layout)
+    return sum(c[0] for c in _components(w, arch, layout, options or _DEFAULT_OPTIONS).values())
 
 
 def usable_gb(gpu: GpuRecord, headroom: float | None) -> float:

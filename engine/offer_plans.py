@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
-from engine.cluster import plan_cluster, platform_caveats, three_d
+from engine.cluster import placement, plan_cluster, platform_caveats, three_d
 from engine.memory import estimate_memory
 from engine.models import (
     TRAINING_MODES,
@@ -25,7 +25,13 @@ from engine.models import (
     Workload,
 )
 from engine.serving import ServingChoice, choose, request_shape
-from engine.throughput import context_tokens, estimate_inference, estimate_training, link_kind
+from engine.throughput import (
+    context_tokens,
+    estimate_inference,
+    estimate_training,
+    link_kind,
+    training_numbers,
+)
 from engine.units import HOURS_PER_MONTH
 
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
@@ -55,63 +61,107 @@ def slot_hours(w: Workload) -> float:
     return slot / SPOT_SLOT_FACTOR if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES else slot
 
 
-def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
-               scale_out: bool = True, memo: dict[tuple[object, ...], object] | None = None,
-               ) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
-    """Plan, memory and speed for one node shape.
+@dataclass(frozen=True)
+class TrainingChoice:
+    """A training plan on one node shape in plain numbers: what the catalog search ranks. `build_w` (with
+    `fixed_gpus` as its GPU count when set) and `max_nodes` are what `plan_cluster` is called with to state
+    it in full (`training_result`)."""
+
+    build_w: Workload
+    max_nodes: int | None
+    gpus: int
+    fits: bool
+    per_gpu_gb: float
+    tokens_per_s: float
+    gpu_hours: float | None
+    wall_hours: float | None
+    as_given: bool  # does not fit, or the user fixed the GPU count: stated as planned, not scaled
+    fixed_gpus: int | None = None  # the count the plan is stated at when the search scaled it (else searched again)
+    scaled_for_time: bool = False
+    whole_nodes: bool = False
+    slot: float = 0.0
+    gpn: int = 1
+
+
+def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
+                    scale_out: bool = True, memo: dict[tuple[object, ...], object] | None = None) -> TrainingChoice:
+    """How many GPUs a training run takes on this node shape.
 
     Training uses whole nodes data-parallel: they are paid for anyway, so the bill is the same and
     the wall clock shorter. A run longer than its slot (the user's target, else a month) scales out
     data-parallel, across nodes only where the offer has an inter-node fabric; where it cannot, the
-    plan says so and the option ranks after those that can. Several runs a month are independent
-    experiments: when they do not fit one after another they run side by side on separate clusters
-    (same GPU-hours and cost, no InfiniBand needed), and the plan says how many at once. With
-    `scale_out` off (a guessed token count) nothing is scaled for time: the smallest plan is shown.
+    plan says so and the option ranks after those that can. With `scale_out` off (a guessed token
+    count) nothing is scaled for time: the smallest plan is shown.
     """
-    if (w.mode or "inference") not in TRAINING_MODES:
-        return serving_plan(w, arch, gpu, offer, memo)
-    plan, memory = plan_cluster(w, arch, gpu, offer, max_nodes=node_cap(offer))
-    throughput = estimate_training(w, arch, gpu, plan.gpus)
-    if not plan.fits or w.gpu_count or w.nodes:
+    cap = node_cap(offer)
+    memo = {} if memo is None else memo
+
+    def speed(gpus: int) -> tuple[float, float | None, float | None]:
+        """training_numbers for this GPU type at a GPU count, once per workload (memo is per workload)."""
+        key = ("train", gpu.id, gpus)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = training_numbers(w, arch, gpu, gpus)
+        return found  # type: ignore[return-value]
+
+    p = placement(w, arch, gpu, offer, max_nodes=cap)
+    tps, gh, wall = speed(p.n)
+    if not p.fits or w.gpu_count or w.nodes:
+        return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True)
+    gpn = max(1, offer.gpus_per_node if offer is not None else min(p.n, p.gpn))
+    target = math.ceil(p.n / gpn) * gpn if offer is not None else p.n
+    slot = slot_hours(w)
+    cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
+        offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
+    fixed_at: int | None = None
+    max_nodes, gpus, per_gpu = cap, p.n, p.per_gpu_gb
+    scaled_for_time = whole_nodes = False
+    # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
+    # the new size are re-estimated and the size corrected (twice at most: it converges at once).
+    for _ in range(3):
+        if not (scale_out and gh is not None and gh / target > slot * 1.0001):
+            break
+        wanted_nodes = math.ceil(math.ceil(gh / slot) / gpn)
+        if three_d(w, arch, wanted_nodes * gpn, wanted_nodes):
+            wanted_nodes = math.ceil(wanted_nodes / 8) * 8  # node counts that pipeline stages of 2-8 divide
+        scaled = min(wanted_nodes * gpn, cap_nodes * gpn)
+        if scaled <= target:
+            break
+        q = placement(w, arch, gpu, offer, fixed_gpus=scaled)
+        if not q.fits:
+            break
+        fixed_at, max_nodes, gpus, per_gpu, target, scaled_for_time = scaled, None, scaled, q.per_gpu_gb, scaled, True
+        tps, gh, wall = speed(scaled)
+    if target > gpus:
+        q = placement(w, arch, gpu, offer, fixed_gpus=target)
+        if q.fits:
+            fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
+            tps, gh, wall = speed(target)
+    return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
+                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn)
+
+
+def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
+                    choice: TrainingChoice) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """The training choice as result objects, with what the plan needs saying: scale-out, whole nodes,
+    a run that overruns its slot, runs side by side, and what changes at scale."""
+    plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
+    throughput = estimate_training(w, arch, gpu, choice.gpus)
+    if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node))
         if extra:
             plan = plan.model_copy(update={"notes": (*extra, *plan.notes)})
         return plan, memory, with_deadline(w, throughput)
-    gpn = max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node)
-    target = math.ceil(plan.gpus / gpn) * gpn if offer is not None else plan.gpus
+    gpn, slot = choice.gpn, choice.slot
     notes: list[str] = []
-    slot = slot_hours(w)
-    cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
-        offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
-    scaled_for_time = False
-    # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
-    # the new size are re-estimated and the size corrected (twice at most: it converges at once).
-    for _ in range(3):
-        if not (scale_out and throughput.gpu_hours is not None and throughput.gpu_hours.value / target > slot * 1.0001):
-            break
-        wanted_nodes = math.ceil(math.ceil(throughput.gpu_hours.value / slot) / gpn)
-        if three_d(w, arch, wanted_nodes * gpn, wanted_nodes):
-            wanted_nodes = math.ceil(wanted_nodes / 8) * 8  # node counts that pipeline stages of 2-8 divide
-        wanted = wanted_nodes * gpn
-        scaled = min(wanted, cap_nodes * gpn)
-        if scaled <= target:
-            break
-        replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": scaled}), arch, gpu, offer)
-        if not replanned.fits:
-            break
-        plan, memory, throughput, target, scaled_for_time = (replanned, memory2, estimate_training(w, arch, gpu, scaled),
-                                                              scaled, True)
-    if scaled_for_time and throughput.gpu_hours is not None:
-        notes.append(f"scaled out to {plan.gpus:,} GPUs so one run of {throughput.gpu_hours.value:,.0f} GPU-hours finishes "
+    if choice.scaled_for_time and choice.gpu_hours is not None:
+        notes.append(f"scaled out to {plan.gpus:,} GPUs so one run of {choice.gpu_hours:,.0f} GPU-hours finishes "
                      f"within {slot:,.0f} h")
-    if target > plan.gpus:
-        replanned, memory2 = plan_cluster(w.model_copy(update={"gpu_count": target}), arch, gpu, offer)
-        if replanned.fits:
-            notes.append(f"the offer rents whole {gpn}-GPU nodes: training runs data-parallel on all {target} GPUs")
-            plan, memory, throughput = replanned, memory2, estimate_training(w, arch, gpu, target)
-    if throughput.wall_clock_hours is not None:
+    if choice.whole_nodes:
+        notes.append(f"the offer rents whole {gpn}-GPU nodes: training runs data-parallel on all {choice.gpus} GPUs")
+    if choice.wall_hours is not None:
         runs = float(w.runs_per_month or 1.0)
-        wall = throughput.wall_clock_hours.value
+        wall = choice.wall_hours
         if wall > slot * 1.0001:
             why = "the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else "cluster size limit"
             notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
@@ -127,6 +177,15 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     return plan, memory, with_deadline(w, throughput)
 
 
+def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
+               scale_out: bool = True, memo: dict[tuple[object, ...], object] | None = None,
+               ) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+    """Plan, memory and speed for one node shape (training: `training_choice`; serving: `serving_plan`)."""
+    if (w.mode or "inference") not in TRAINING_MODES:
+        return serving_plan(w, arch, gpu, offer, memo)
+    return training_result(w, arch, gpu, offer, training_choice(w, arch, gpu, offer, scale_out))
+
+
 FAILURE_NOTE_GPUS = 1024
 
 
@@ -138,8 +197,9 @@ def scale_notes(plan: ClusterPlan, gpn: int) -> list[str]:
                    "order: the on-demand price here is an upper bound")
     if plan.gpus >= FAILURE_NOTE_GPUS:
         out.append("at this scale hardware failures interrupt the run every few hours (Meta's Llama 3 405B run on 16k "
-                   "H100s: 419 unexpected interruptions in 54 days): budget 10-30% more GPU-hours for restarts and "
-                   "checkpointing than the figures here, and checkpoint asynchronously")
+                   "H100s: 419 unexpected interruptions in 54 days): the figures here count the time lost to restarts "
+                   "in proportion (10% at 16k GPUs, Meta's >90% effective training time); a less mature stack loses "
+                   "more, and checkpoints should be asynchronous")
     return out
 
 
@@ -275,10 +335,10 @@ def is_late(w: Workload, wall_hours: float) -> bool:
 
 @dataclass
 class PlannedShape:
-    """One node shape planned for one GPU, as the catalog search needs it. A training plan (or a serving
-    model that fits nowhere) is built at once; a serving plan stays a `ServingChoice` of plain numbers
-    until its option is shortlisted (`built()`), because building the result objects for every GPU and
-    node shape the search tries would cost most of a question's time."""
+    """One node shape planned for one GPU, as the catalog search needs it. Serving stays a
+    `ServingChoice` and training a `TrainingChoice` of plain numbers until its option is shortlisted
+    (`built()`): building the result objects for every GPU and node shape the search tries would cost
+    most of a question's time. A serving model that fits nowhere is built at once (its breakdown)."""
 
     w: Workload
     plan: ClusterPlan | None = None
@@ -290,25 +350,67 @@ class PlannedShape:
     offer: OfferRecord | None = None
     gpn: int = 1
     link: str | None = None
+    train: TrainingChoice | None = None
+    nowhere: bool = False  # serving: no group of this node shape holds the model (built only if asked why)
 
     def built(self) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
         if self.plan is None or self.memory is None or self.throughput is None:
-            assert self.choice is not None and self.arch is not None and self.gpu is not None
-            self.plan, self.memory, self.throughput = serving_result(self.w, self.arch, self.gpu, self.offer, self.choice,
-                                                                     self.gpn, self.link)
+            assert self.arch is not None and self.gpu is not None
+            if self.nowhere:
+                self.plan, self.memory, self.throughput = serving_fits_nowhere(self.w, self.arch, self.gpu, self.offer,
+                                                                               self.gpn, self.link)
+            elif self.train is not None:
+                self.plan, self.memory, self.throughput = training_result(self.w, self.arch, self.gpu, self.offer, self.train)
+            else:
+                assert self.choice is not None
+                self.plan, self.memory, self.throughput = serving_result(self.w, self.arch, self.gpu, self.offer, self.choice,
+                                                                         self.gpn, self.link)
         return self.plan, self.memory, self.throughput
 
     @property
     def fits(self) -> bool:
+        if self.nowhere:
+            return False
+        if self.train is not None:
+            return self.train.fits
         return self.choice is not None or bool(self.plan is not None and self.plan.fits)
 
     @property
     def gpus(self) -> int:
+        if self.train is not None:
+            return self.train.gpus
         return self.choice.gpus if self.choice is not None else (self.plan.gpus if self.plan is not None else 0)
+
+    @property
+    def per_gpu_gb(self) -> float | None:
+        """The busiest GPU's GB where known without building (training), else from the built memory."""
+        if self.train is not None:
+            return round(self.train.per_gpu_gb, 3)
+        return self.memory.per_gpu_gb if self.memory is not None else None
+
+    @property
+    def gpu_hours(self) -> float | None:
+        """GPU-hours per run (training; None for serving or without a token count)."""
+        if self.train is not None:
+            return self.train.gpu_hours
+        t = self.throughput
+        return t.gpu_hours.value if t is not None and t.gpu_hours is not None else None
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Training tokens/s over all GPUs."""
+        if self.train is not None:
+            return self.train.tokens_per_s
+        t = self.throughput
+        return t.training_tokens_per_s.value if t is not None and t.training_tokens_per_s is not None else 0.0
 
     @property
     def copy_gpus(self) -> int:
         """GPUs one copy of the model spans (replicas need no fabric between them)."""
+        if self.nowhere:
+            return 0  # no copy fits: never an option
+        if self.train is not None:
+            return self.train.gpus
         if self.choice is not None:
             return self.choice.gpus_per_replica
         assert self.plan is not None and self.throughput is not None
@@ -318,15 +420,17 @@ class PlannedShape:
         """GPUs paid for: whole instances of the offer's shape."""
         if self.choice is not None:
             return max(self.choice.billed_gpus, self.choice.gpus)
-        assert self.plan is not None
+        gpus = self.gpus
         if offer is None or offer.gpus_per_node <= 0:
-            return self.plan.gpus
-        if self.plan.replicas:
-            return max(self.plan.nodes * offer.gpus_per_node, self.plan.gpus)
-        return int(math.ceil(self.plan.gpus / offer.gpus_per_node)) * offer.gpus_per_node
+            return gpus
+        if self.train is None and self.plan is not None and self.plan.replicas:
+            return max(self.plan.nodes * offer.gpus_per_node, gpus)
+        return int(math.ceil(gpus / offer.gpus_per_node)) * offer.gpus_per_node
 
     def misses(self) -> int:
-        """Serving targets missed (the deadline is counted by lateness instead)."""
+        """Serving targets missed (the deadline, training's only target, is counted by lateness instead)."""
+        if self.train is not None:
+            return 0
         if self.choice is not None:
             return len(self.choice.misses)
         assert self.throughput is not None
@@ -335,12 +439,13 @@ class PlannedShape:
 
 def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, scale_out: bool = True,
                memo: dict[tuple[object, ...], object] | None = None) -> PlannedShape:
-    """`plan_offer` for the catalog search: serving on a catalog offer is planned in numbers only."""
-    if (w.mode or "inference") not in TRAINING_MODES and offer is not None:
+    """`plan_offer` for the catalog search, in numbers only until an option is shown."""
+    if (w.mode or "inference") in TRAINING_MODES:
+        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out, memo))
+    if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)
         if choice is not None:
             return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
-        return PlannedShape(w, *serving_fits_nowhere(w, arch, gpu, offer, gpn, link))  # not searched again
-    plan, memory, throughput = plan_offer(w, arch, gpu, offer, scale_out=scale_out, memo=memo)
-    return PlannedShape(w, plan, memory, throughput)
+        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link, nowhere=True)  # not searched again
+    return PlannedShape(w, *plan_offer(w, arch, gpu, offer, scale_out=scale_out, memo=memo))

@@ -47,8 +47,9 @@ from engine.tco import (
 from engine.throughput import cloud_cost_per_1m_tokens, link_kind
 from engine.units import HOURS_PER_MONTH
 
-SHORTLIST_CHEAPEST = 25  # options built in full and returned, cheapest first
-SHORTLIST_FASTEST = 5
+SHORTLIST_CHEAPEST = 12  # options built in full and returned, cheapest first
+SHORTLIST_FASTEST = 3
+GPU_TYPE_SHORTLIST_FACTOR = 3.0  # the best plan of each GPU type is listed when within 3x of the cheapest
 PRICING_LABEL = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved"}
 
 
@@ -96,6 +97,18 @@ def compares_methods(w: Workload, given: Workload) -> bool:
     return given.mode is None and given.precision is None and w.mode == "lora"
 
 
+def compares_precisions(w: Workload, given: Workload) -> bool:
+    """Serving a 16-bit model with no precision named: BF16 and FP8 (W8A8) weights are both planned and
+    ranked together, FP8 on GPUs with FP8 tensor cores only. FP8 is how 70B-class models are usually
+    served on Hopper, Ada, Blackwell and MI300 (vLLM: half the weight memory, up to 1.6x throughput,
+    minimal accuracy loss), and it often halves the GPUs; the user can still say 'bf16'."""
+    return (w.mode or "inference") == "inference" and given.precision is None and w.precision == "bf16"
+
+
+# Labels of variants ranked together: the cheaper that fits (and meets the targets) is recommended
+RANKED_TOGETHER = {"LoRA", "QLoRA", "BF16", "FP8"}
+
+
 def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
     """The asked-for variant first, then cheaper-memory variants the user left open.
 
@@ -110,6 +123,8 @@ def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
         )
         return [(w, "LoRA"), (qlora, "QLoRA")]
     out: list[tuple[Workload, str]] = [(w, "")]
+    if compares_precisions(w, given):
+        out = [(w, "BF16"), (w.model_copy(update={"precision": "fp8"}), "FP8")]
     if mode == "inference" and given.precision is None:
         for precision in ("int8", "int4"):
             if precision != w.precision and not (precision == "int8" and w.precision == "int4"):
@@ -132,12 +147,30 @@ SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more 
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
 
 
+OWNED_PREFIX = "your own"
+SERVER_POWER_FACTOR = 1.8  # a GPU server draws ~1.8x its GPUs' TDP (NVIDIA DGX H100: 10.2 kW for 8 x 700 W)
+PUE = 1.3  # cooling and power distribution in a typical colocation site
+USD_PER_KWH = 0.12
+
+
+def owns_gpus(w: Workload) -> bool:
+    """"We have 16 A100s on prem": the user's own GPUs, not a rental. Costed at their power only; naming a
+    rate ('at $1.50/GPU-hour') or a provider prices them as given instead."""
+    return bool(w.data_location == "onprem" and w.gpu and (w.gpu_count or w.nodes)
+                and w.hourly_rate is None and w.provider is None)
+
+
+def power_usd_per_gpu_hour(gpu: GpuRecord) -> float:
+    """What an owned GPU costs per busy hour in electricity: its server share and cooling included."""
+    return (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE / 1000 * USD_PER_KWH
+
+
 def suspect_spot(offer: OfferRecord | None) -> bool:
     return bool(offer is not None and offer.spot_usd_per_hour and offer.on_demand_usd_per_hour
                 and offer.spot_usd_per_hour < SUSPECT_SPOT_FRACTION * offer.on_demand_usd_per_hour)
 
 
-def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate | None, billed: int) -> tuple[float, float]:
+def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int) -> tuple[float, float]:
     """(GPU-hours billed per run, wall-clock hours per run).
 
     Training: the work is fixed GPU-hours; extra GPUs in a whole node run data-parallel, so the
@@ -145,7 +178,7 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate | None, billed: int) -
     counted as one "run" per month.
     """
     if (w.mode or "inference") in TRAINING_MODES:
-        gpu_hours = t.gpu_hours.value if t is not None and t.gpu_hours is not None else math.nan
+        gpu_hours = run_gpu_hours if run_gpu_hours is not None else math.nan
         if w.pricing == "spot":
             gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
         setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
@@ -154,7 +187,10 @@ def _gpu_hours_per_run(w: Workload, t: ThroughputEstimate | None, billed: int) -
     return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
 
-def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str) -> str:
+def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str,
+          owned: bool = False) -> str:
+    if owned:
+        return f"{OWNED_PREFIX} {gpus}x {gpu.name} (power only{', ' + label if label else ''})"
     who = provider.name if provider is not None else (offer.provider if offer is not None else "your quote")
     shape = f"{gpus}x {gpu.name}"
     if offer is not None and 1 < offer.gpus_per_node < gpus:  # several rented instances: say so
@@ -209,9 +245,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     notes: list[str] = []
     largest: tuple[str, int, float] | None = None
     largest_gb = 0.0
+    tried: list[PlannedShape] = []
     egress_cache: dict[str, dict[str, Any]] = {}
     fit_only: FitOnly | None = None
     both_methods = compares_methods(w, given)
+    precisions = compares_precisions(w, given)
     training = (w.mode or "inference") in TRAINING_MODES
     guessed = training and given.dataset_tokens is None and given.dataset_gb is not None and bool(w.dataset_tokens)
     suspect_skipped: set[str] = set()
@@ -231,11 +269,20 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         storage = storage_footprint(variant, arch.total_params, trainable)
         found = 0
         memo: dict[tuple[object, ...], object] = {}  # serving search: what no offer changes, per variant
+        owned = owns_gpus(given)
         for gpu in _gpus_for(variant, data):
+            if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
+                    label == "FP8" or (arch.is_moe and not training and given.gpu is None)):
+                continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
+            if label == "BF16" and gpu.fp8_dense_tflops:
+                continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose
             plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
-            if variant.hourly_rate is not None:
+            if owned:  # their own GPUs, not a rental: planned on them alone, costed at their power
+                offers = [None]
+                variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(gpu), 4)})
+            elif variant.hourly_rate is not None:
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
@@ -258,8 +305,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
                     plans[shape] = planned
-                    if planned.memory is not None and planned.gpus * gpu.memory_gb > largest_gb:
-                        largest, largest_gb = (gpu.id, planned.gpus, planned.memory.per_gpu_gb), planned.gpus * gpu.memory_gb
+                    tried.append(planned)  # for the largest plan tried, read only if nothing fits anywhere
                 planned = plans[shape]
                 vw = planned.w
                 copy_gpus = planned.copy_gpus  # serving replicas need no fabric
@@ -280,21 +326,21 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 ckey = (shape, provider.id if provider is not None else "", offer.managed if offer else False,
                         offer.managed_premium_fraction if offer else None)
                 if ckey not in context:
-                    context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.throughput, storage,
-                                             egress_cache, source, gpu, pricing, label)
+                    context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
+                                             egress_cache, source, gpu, pricing, label, owned)
                 ctx = context[ckey]
                 if ctx is None:
-                    plan, memory, throughput = planned.built()
                     billed = planned.billed(offer)
                     hourly = rate * billed
                     # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
                     # node does not win a job one GPU does in an afternoon
-                    tokens_s = throughput.training_tokens_per_s.value if throughput.training_tokens_per_s else 0.0
+                    tokens_s = planned.tokens_per_s
                     run_hours = NOMINAL_RUN_TOKENS / tokens_s / 3600 + DEFAULT_SETUP_HOURS if tokens_s > 0 else math.inf
                     per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
                     risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
                     if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
-                        name = _name(provider, offer, gpu, billed, pricing, label)
+                        name = _name(provider, offer, gpu, billed, pricing, label, owned)
+                        plan, memory, throughput = planned.built()
                         fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
                                            throughput, offer, vw, per_token * risk)
                     continue
@@ -308,6 +354,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                   egress_cache[ckey[1]], misses, risk, work)
                     found += 1
+        if precisions and label in RANKED_TOGETHER:
+            found_by_label[label] = found
+            if label == "FP8" and (found or found_by_label.get("BF16")):
+                break  # BF16 and FP8 are ranked together; int8/int4 only when neither fits anywhere
+            continue
         if both_methods:
             found_by_label[label] = found
             if label == "QLoRA" and found and not found_by_label.get("LoRA"):
@@ -321,9 +372,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         notes.append(f"{len(suspect_skipped)} spot price(s) below a fifth of on-demand were left out as suspect (more likely a "
                      "stale or mistyped catalog row than a real price)")
     if not training and any(c.risk for c in candidates.values()):
-        notes.append("consumer GPUs and marketplace hosts are ranked as if 15% dearer for an always-on service: GeForce's "
-                     "driver licence excludes datacenter deployment and has no ECC, and marketplace machines come "
-                     "without an SLA; name the GPU or provider to rank it on price alone")
+        notes.append("consumer GPUs and marketplace hosts are not recommended for an always-on service unless named "
+                     "(listed, and named as the cheapest when they are): GeForce's driver licence excludes datacenter "
+                     "deployment and has no ECC, and marketplace machines come without an SLA; name the GPU or provider "
+                     "to rank it on price alone")
     if risky_stack and any(c.risk for c in candidates.values()):
         notes.append("AMD options are ranked as if 15% dearer for training: FlashAttention, bitsandbytes and custom CUDA "
                      "kernels in most fine-tuning stacks need porting or ROCm builds; name an AMD GPU to rank it on price alone")
@@ -339,9 +391,15 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         if per_b:
             notes.append(f"cost per 1B training tokens on the cheapest option: ${min(per_b):,.0f} (scale it to your real token count)")
 
+    if not candidates and fit_only is None:
+        for planned in tried:  # a serving shape that fits nowhere is built only now, for its breakdown
+            assert planned.gpu is not None
+            per_gpu_gb = planned.built()[1].per_gpu_gb if planned.nowhere else planned.per_gpu_gb
+            if per_gpu_gb is not None and planned.gpus * planned.gpu.memory_gb > largest_gb:
+                largest, largest_gb = (planned.gpu.id, planned.gpus, per_gpu_gb), planned.gpus * planned.gpu.memory_gb
     shortlisted = _shortlist(list(candidates.values()))
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
-    options = [_build(c) for c in shortlisted]
+    options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
     rec = recommend(ranked, w)
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
@@ -372,12 +430,13 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
 
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
-             throughput: ThroughputEstimate | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
-             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str) -> tuple[float, float, float, float, int, str] | None:
+             run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
+             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str,
+             owned: bool = False) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
-    and provider: the same arithmetic as engine.tco, without building models. `throughput` is only read
+    and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
     for training (serving is an always-on month)."""
-    gpu_hours, wall_hours = _gpu_hours_per_run(w, throughput, billed)
+    gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed)
     if not math.isfinite(gpu_hours):
         return None
     key = provider.id if provider is not None else ""
@@ -396,7 +455,8 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
     runs = float(w.runs_per_month or 1.0)
     per_rate = monthly_gpu_hours(gpu_hours, runs, billed, wall_hours) * base_factor * (1 + fraction)
     work_rate = gpu_hours * runs * base_factor * (1 + fraction)  # the runs asked for, however many months they take
-    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label)
+    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label,
+                                                                                    owned)
 
 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -404,6 +464,9 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     type, same-cloud and managed offer, plus the user's quote. Keeps a 5,000-offer catalog fast."""
     by_cost = sorted(candidates, key=lambda c: (c.misses, c.work * (1 + STACK_RISK_PREMIUM * c.risk), c.wall_hours, c.name))
     keep: dict[str, _Candidate] = {c.name: c for c in by_cost[:SHORTLIST_CHEAPEST]}
+    # a GPU type whose best plan costs several times the cheapest is not an option worth building
+    # (a B200 for a 7B chat model); providers, same-cloud, managed and the quote are kept regardless
+    cheapest = min((c.work for c in by_cost if not c.misses), default=math.inf)
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
     seen: set[tuple[str, str]] = set()
@@ -412,17 +475,21 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
                     ("same_cloud", str(bool(c.egress.get("same_cloud")))), ("managed", str(bool(c.offer and c.offer.managed)))):
             if key not in seen:
                 seen.add(key)
-                keep.setdefault(c.name, c)
+                if key[0] != "gpu" or c.misses or c.work <= GPU_TYPE_SHORTLIST_FACTOR * cheapest:
+                    keep.setdefault(c.name, c)
     return list(keep.values())
 
 
-def _build(c: _Candidate) -> Option:
+def _build(c: _Candidate, given: Workload | None = None) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
+    if c.name.startswith(OWNED_PREFIX):
+        rate_source = (f"your own GPUs at their power only: {c.gpu.tdp_w or 0:g} W TDP x {SERVER_POWER_FACTOR:g} for the "
+                       f"server x PUE {PUE:g} x ${USD_PER_KWH:g}/kWh; no purchase, space or staff cost counted")
     plan, memory, throughput = c.planned.built()
     plan = relabel(plan, c.gpu, c.offer) if c.offer is not None else plan
     billed = c.planned.billed(c.offer)
-    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput, billed)
+    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed)
     if billed > plan.gpus and c.offer is not None:
         rate_source += (
             f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: the {plan.gpus}-GPU plan runs data-parallel "
@@ -444,6 +511,11 @@ def _build(c: _Candidate) -> Option:
         if load >= 1.0:
             cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
+    if given is not None and throughput.targets:
+        # only the targets the user set are reported as met or missed (an assumed single user is not a target)
+        asked = tuple(t for t in throughput.targets if getattr(given, t.name, None) is not None)
+        if asked != throughput.targets:
+            throughput = throughput.model_copy(update={"targets": asked})
     return Option(
         name=c.name, offer_id=c.offer.id if c.offer is not None else None, gpu=c.gpu.id,
         mode=c.w.mode or "inference", precision=c.w.precision or "bf16", memory=memory,
@@ -458,12 +530,16 @@ TIE_FRACTION = 0.03  # costs within 3% are a tie: the plan with fewer nodes and 
 def _rank(options: list[Option], w: Workload | None = None,
           flags: dict[str, tuple[int, bool]] | None = None) -> list[Option]:
     """Cost first, with judgement: options that miss a target (speed, TTFT, rate, deadline) after those
-    that meet them; AMD for a CUDA-first training stack ranked as if 15% dearer; among options within
-    3% of the cheapest left, fewer nodes and fewer GPUs first (simpler to run, same money)."""
+    that meet them; AMD for a CUDA-first training stack ranked as if 15% dearer; for an always-on
+    service, consumer cards and marketplace hosts (no SLA, GeForce's licence) after the rest, still
+    named as the cheapest when they are; among options within 3% of the cheapest left, fewer nodes and
+    fewer GPUs first (simpler to run, same money), then the faster per user."""
     flags = flags or {}
+    serving = w is not None and (w.mode or "inference") not in TRAINING_MODES
 
-    lates = {o.name: (flags.get(o.name, (0, False))[0] if flags
-                      else int(w is not None and is_late(w, o.hours_per_run or 0.0))) for o in options}
+    lates = {o.name: 2 * (flags.get(o.name, (0, False))[0] if flags
+                          else int(w is not None and is_late(w, o.hours_per_run or 0.0)))
+             + int(serving and flags.get(o.name, (0, False))[1]) for o in options}
     scores = {o.name: work_usd(o, w) * (1 + STACK_RISK_PREMIUM * flags.get(o.name, (0, False))[1]) for o in options}
 
     def late(o: Option) -> int:
@@ -477,11 +553,16 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, score(o), o.name))
+        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, -_user_speed(o), score(o), o.name))
         by_cost.append(pick)
         pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
     return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
+
+
+def _user_speed(o: Option) -> float:
+    seq = o.throughput.decode_tokens_per_s_per_sequence
+    return seq.value if seq is not None else 0.0
 
 
 def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Option], Recommendation]:

@@ -51,7 +51,10 @@ def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
         if o is not None and o.name != primary.name and o.name not in {p.name for p in picks}:
             picks.append(o)
 
-    add(min(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd)))  # fastest
+    if primary.mode == "inference":  # always-on: the fastest is the one each user sees fastest, not a run time
+        add(max(options, key=lambda o: (_per_user_speed(o), -o.total_usd)))
+    else:
+        add(min(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd)))  # fastest
     add(next((o for o in options if any(t.workflow == "same_cloud" for t in o.tco)), None))  # best same-cloud
     add(next((o for o in options if any(r.item == "managed" and r.usd > 0 for t in o.tco for r in t.rows)), None))
     add(next((o for o in options if o.gpu != primary.gpu), None))  # cheapest other GPU type

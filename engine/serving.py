@@ -31,6 +31,9 @@ from engine.throughput import context_tokens, decode_step_function, loaded_step,
 TP_SIZES = (1, 2, 4, 8, 16)
 MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
+# With no per-user target, batches are kept at an interactive 20 tokens/s per user (about twice reading
+# speed; serving benchmarks such as NVIDIA NIM's and vLLM's treat 20-30 tokens/s per user as interactive).
+DEFAULT_TOKENS_PER_S_PER_USER = 20.0
 MAX_PIPELINE_STAGES = 16
 
 
@@ -65,7 +68,7 @@ def request_shape(w: Workload) -> tuple[int, int]:
 
 
 def user_floor(w: Workload) -> float:
-    return float(w.target_tokens_per_s_per_user or MIN_TOKENS_PER_S_PER_USER)
+    return float(w.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
 
 
 def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:
@@ -99,10 +102,14 @@ def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: 
     one = float(memo[key])  # type: ignore[arg-type]
     if one > limit_bytes:
         return 0
-    prec = w1.precision or "bf16"
-    split = tp if arch.is_mla else min(tp, arch.kv_heads)
-    stage = math.ceil(arch.layers / pp) / arch.layers
-    slope = kv_cache_bytes(arch, int(w1.seq_len or 2048), 1, 1.0 if prec == "fp8" else 2.0) * stage / split + arch.vocab * 4
+    slope_key = ("slope", tp, pp)
+    slope = cast(float | None, memo.get(slope_key))
+    if slope is None:
+        prec = w1.precision or "bf16"
+        split = tp if arch.is_mla else min(tp, arch.kv_heads)
+        stage = math.ceil(arch.layers / pp) / arch.layers
+        slope = memo[slope_key] = (kv_cache_bytes(arch, int(w1.seq_len or 2048), 1, 1.0 if prec == "fp8" else 2.0)
+                                   * stage / split + arch.vocab * 4)
     return 1 + int((limit_bytes - one) // max(slope, 1.0))
 
 
@@ -132,6 +139,63 @@ def _bill(replicas: int, group: int, gpn: int) -> tuple[int, int]:
     return nodes, nodes * gpn
 
 
+def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, kind: str,
+                limit: float, opts: MemoryOptions, memo: dict[tuple[object, ...], object], floor: float, prompt: int,
+                out_tokens: int, loaded: bool, fixed: int | None) -> tuple[int, int, int, float, float, float | None]:
+    """(batch capacity, batch, replicas, per-token seconds, TTFT, requests/s per replica) of one tp x pp
+    group: everything but the billing, so node shapes of one GPU (1, 2, 4, 8 per instance) share it.
+    A capacity of 0 means the group does not hold the model."""
+    cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), MAX_BATCH_PER_REPLICA)
+    if cap < 1:
+        return 0, 0, 0, 0.0, 0.0, None
+    group = tp * pp
+    step_key = ("step", gpu.id, tp, pp, kind)
+    if step_key not in memo:
+        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
+    step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
+
+    ttft_key = ("ttft", gpu.id, tp, prompt)
+    if ttft_key not in memo:
+        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt)
+    ttft = cast(float, memo[ttft_key])
+
+    def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
+                steps: dict[int, float] = steps, ttft: float = ttft) -> float:
+        """The per-token time a user sees at batch b (under load: prefills take their share)."""
+        if b not in steps:
+            steps[b] = step_at(b)[0]
+        return loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
+
+    # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
+    # user over a replica of their own for a few percent of speed
+    group_floor = floor if 1 / step_of(1) >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
+    b_ok = _largest_batch_meeting(step_of, cap, group_floor)
+    capacity: float | None = None
+    if w.requests_per_s:
+        # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
+        # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
+        capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
+        replicas = max(1, math.ceil(w.requests_per_s / capacity - 1e-9))
+        batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * steps[b_ok] + ttft))))
+    elif w.concurrency:
+        batch = min(b_ok, int(w.concurrency))
+        replicas = math.ceil(int(w.concurrency) / batch)
+        batch = math.ceil(int(w.concurrency) / replicas)
+    elif w.target_tokens_per_s:
+        batch = b_ok
+        replicas = max(1, math.ceil(w.target_tokens_per_s / (batch / step_of(batch)) - 1e-9))
+    else:
+        batch, replicas = 1, 1
+    if fixed:
+        replicas = fixed // group
+        if w.concurrency:
+            batch = math.ceil(int(w.concurrency) / replicas)
+            if batch > cap:
+                return cap, 0, 0, 0.0, ttft, capacity  # the user's GPUs cannot batch the users
+    step = step_of(batch)
+    return cap, batch, replicas, step, ttft, capacity
+
+
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
            options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None) -> ServingChoice | None:
     """The cheapest replica plan on this node shape that meets the targets; if none meets them, the one
@@ -148,7 +212,9 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     prompt = prompt_in if (w.requests_per_s or w.input_tokens) else ctx
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
-    w1 = w.model_copy(update={"concurrency": 1})
+    w1 = cast(Workload, memo.get(("w1",)))
+    if w1 is None:
+        w1 = memo[("w1",)] = w.model_copy(update={"concurrency": 1})
     loaded = bool(w.requests_per_s or (w.input_tokens and w.output_tokens))  # a request mix: prefills interleave
     tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
@@ -161,51 +227,17 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             continue
         if w.pipeline_parallel and pp != w.pipeline_parallel:
             continue
-        cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), MAX_BATCH_PER_REPLICA)
+        group_key = ("group", gpu.id, tp, pp, kind)
+        sized = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(group_key))
+        if sized is None:
+            sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo, floor, prompt,
+                                                  out_tokens, loaded, fixed)
+        cap, batch, replicas, step, ttft, capacity = sized
         if cap < 1:
             continue
         tp_only_fits = tp_only_fits or pp == 1
-        step_key = ("step", gpu.id, tp, pp, kind)
-        if step_key not in memo:
-            memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
-        step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
-
-        ttft = prefill_seconds_for(w, arch, gpu, tp, prompt)
-
-        def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
-                    steps: dict[int, float] = steps, ttft: float = ttft) -> float:
-            """The per-token time a user sees at batch b (under load: prefills take their share)."""
-            if b not in steps:
-                steps[b] = step_at(b)[0]
-            return loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
-
-        # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
-        # user over a replica of their own for a few percent of speed
-        group_floor = floor if 1 / step_of(1) >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
-        b_ok = _largest_batch_meeting(step_of, cap, group_floor)
-        capacity: float | None = None
-        if w.requests_per_s:
-            # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
-            # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
-            capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
-            replicas = max(1, math.ceil(w.requests_per_s / capacity - 1e-9))
-            batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * steps[b_ok] + ttft))))
-        elif w.concurrency:
-            batch = min(b_ok, int(w.concurrency))
-            replicas = math.ceil(int(w.concurrency) / batch)
-            batch = math.ceil(int(w.concurrency) / replicas)
-        elif w.target_tokens_per_s:
-            batch = b_ok
-            replicas = max(1, math.ceil(w.target_tokens_per_s / (batch / step_of(batch)) - 1e-9))
-        else:
-            batch, replicas = 1, 1
-        if fixed:
-            replicas = fixed // group
-            if w.concurrency:
-                batch = math.ceil(int(w.concurrency) / replicas)
-                if batch > cap:
-                    continue
-        step = step_of(batch)
+        if batch < 1:
+            continue
         nodes, billed = _bill(replicas, group, gpn)
         misses: list[tuple[str, float, float]] = []
         if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:

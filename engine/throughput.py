@@ -20,7 +20,7 @@ from catalog.records import GpuRecord
 from engine.architecture import Architecture
 from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
 from engine.models import BYTES_PER_TOKEN_TEXT, ClusterPlan, Figure, ThroughputEstimate, Workload
-from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure
+from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
 QUANT_KERNEL_EFFICIENCY = {"int8": 0.85, "int4": 0.6, "nf4": 0.6}  # dequant-bound (gpt-fast int8 52%, int4 42%)
@@ -45,7 +45,14 @@ ATTENTION_UTILISATION = 0.53  # relative to dense matmuls; fitted on calibration
 AMD_TRAINING_DISCOUNT = 0.7  # see default_mfu: software maturity, not silicon; revisit with a calibration row
 
 
-def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str]:
+MOE_TRAINING_FACTOR = 0.7  # DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active = ~33% MFU vs ~48% dense
+# Failures grow with the GPU count: Llama 3 405B on 16,384 H100s kept >90% effective training time after 466
+# interruptions in 54 days, so about 10% is lost per 16k GPUs (counted from 1,024 GPUs; below it, rare)
+GOODPUT_FROM_GPUS = 1024
+GOODPUT_LOSS_PER_16K_GPUS = 0.10
+
+
+def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) -> tuple[float, str]:
     """Model FLOPs utilisation a well-tuned run reaches, by GPU class and scale (calibration.csv)."""
     gpus = max(1, int(gpus or 1))
     if gpu.tier == "datacenter" and link_kind(gpu.scaleup_link) == "fast":
@@ -67,22 +74,38 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int) -> tuple[float, str
     if mode == "qlora":
         mfu *= 0.8
         why += "; x0.8 for NF4 dequantisation in every matmul (torchtune: QLoRA 2413 vs LoRA 3083 tok/s)"
+    if moe:
+        mfu *= MOE_TRAINING_FACTOR
+        why += ("; x0.7 for a mixture of experts (token routing, all-to-all and small expert matmuls: DeepSeek-V3's "
+                "reported 2.788M H800-hours for 14.8T tokens is ~33% MFU); a stack without expert parallelism "
+                "(plain PEFT on an MoE) runs lower still")
     return round(mfu, 4), why
+
+
+def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
+    """(factor, model FLOPs per token, of which attention) as plain numbers: what `flops_per_token`
+    states as a Figure, for the catalog search that only compares them."""
+    n = arch.active_params
+    if w.flops_per_token_factor:
+        return float(w.flops_per_token_factor), w.flops_per_token_factor * n, 0.0
+    factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
+    # summed over layers, each token attends to the whole sequence (global layers) or its window (local)
+    attn = 12 * arch.attended_tokens(int(w.seq_len or 2048)) * arch.heads * arch.head_dim * factor / 6
+    return factor, factor * n + attn, attn
 
 
 def flops_per_token(w: Workload, arch: Architecture) -> Figure:
     """Model FLOPs per trained token. The user's factor (w.flops_per_token_factor) replaces the whole
     count with factor x N (the back-of-envelope form); otherwise factor x N + attention."""
     n = arch.active_params
+    factor, total, attn = _flop_terms(w, arch)
     if w.flops_per_token_factor:
-        return figure(w.flops_per_token_factor * n, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
+        return figure(total, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
                       ("user-given factor: attention FLOPs not added",), digits=0)
-    factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
     s = int(w.seq_len or 2048)
-    attn = 12 * arch.layers * arch.heads * arch.head_dim * s * factor / 6
     notes = ["6 = forward 2N + backward 4N" if factor == 6 else
              "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
-    return figure(factor * n + attn, "FLOP/token", "factor x N_active + 12 x layers x heads x head_dim x seq (x factor/6)",
+    return figure(total, "FLOP/token", "factor x N_active + 12 x layers x heads x head_dim x seq (x factor/6)",
                   {"factor": factor, "N_active": n, "seq_len": s, "attention_flops": attn}, notes, digits=0)
 
 
@@ -94,16 +117,17 @@ def training_tokens(w: Workload) -> tuple[int | None, str]:
     return None, "no dataset size: GPU-hours not computed"
 
 
-def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> ThroughputEstimate:
-    """Tokens/s over all GPUs, GPU-hours and wall-clock per run."""
-    gpus = max(1, int(gpus or 1))
+def _training_terms(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
+                    ) -> tuple[float, str, float, str, float, float, float, float, float]:
+    """(peak TFLOPS, its label, utilisation, why, executed FLOPs/token, model FLOPs/token, time-equivalent
+    FLOPs/token, FLOP/s per GPU, tokens/s over all GPUs): the arithmetic of `estimate_training` once."""
     peak, peak_label = peak_tflops(gpu, "bf16" if w.precision in ("nf4", "int4", "int8") else w.precision)
-    model_flops = flops_per_token(w, arch)
+    _factor, model_flops, attention = _flop_terms(w, arch)
     if w.mfu:
-        util, why, executed = float(w.mfu), "MFU as given", model_flops.value
+        util, why, executed = float(w.mfu), "MFU as given", model_flops
     else:
-        util, why = default_mfu(gpu, w.mode, gpus)
-        executed = model_flops.value
+        util, why = default_mfu(gpu, w.mode, gpus, arch.is_moe)
+        executed = model_flops
         if w.gradient_checkpointing and not w.flops_per_token_factor:
             executed += 2 * arch.active_params
             util = min(0.9, util * CHECKPOINT_UTILISATION_GAIN)
@@ -112,9 +136,39 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
     # Attention's FLOPs run at about half the utilisation of the dense matmuls (FlashAttention's
     # backward especially), which only matters at long sequences: they are ~7% of the FLOPs at 2k
     # tokens for a 7B model but 70% at 64k (calibration d14: MFU 28.6% at 64k vs 46% at 2k).
-    attention = float(model_flops.inputs.get("attention_flops", 0.0))
     time_flops = executed + attention * (1 / ATTENTION_UTILISATION - 1)
     tps = gpus * rate / time_flops if time_flops > 0 else 0.0
+    return peak, peak_label, util, why, executed, model_flops, time_flops, rate, tps
+
+
+def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> tuple[float, float | None, float | None]:
+    """(tokens/s, GPU-hours per run, wall-clock hours per run) exactly as `estimate_training` states them
+    (same rounding), without building its Figures: the catalog search compares these for every node
+    shape and builds the estimate only for the options it shows."""
+    gpus = max(1, int(gpus or 1))
+    *_, time_flops, rate, tps = _training_terms(w, arch, gpu, gpus)
+    tokens, _why = training_tokens(w)
+    if not tokens:
+        return round(finite(tps), 1), None, None
+    gh = time_flops * tokens * float(w.epochs or 1) / (rate * SECONDS_PER_HOUR) if rate > 0 else 0.0
+    gh /= goodput(gpus)
+    return round(finite(tps), 1), round(finite(gh), 1), round(finite(gh / gpus), 2)
+
+
+def goodput(gpus: int) -> float:
+    """Share of a run's wall clock that trains: from 1,024 GPUs, hardware failures and restarts from
+    checkpoint cost time in proportion to the GPU count, 10% at 16,384 GPUs (Llama 3 405B: >90%
+    effective training time), at most 30%."""
+    if gpus < GOODPUT_FROM_GPUS:
+        return 1.0
+    return max(0.7, 1 - GOODPUT_LOSS_PER_16K_GPUS * gpus / 16384)
+
+
+def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> ThroughputEstimate:
+    """Tokens/s over all GPUs, GPU-hours and wall-clock per run."""
+    gpus = max(1, int(gpus or 1))
+    model_flops = flops_per_token(w, arch)
+    peak, peak_label, util, why, executed, _model, time_flops, rate, tps = _training_terms(w, arch, gpu, gpus)
     inputs = {"gpus": gpus, "peak_tflops": peak, "peak": peak_label, "utilisation": util, "flops_per_token": executed,
               "model_flops_per_token": model_flops.value, "attention_utilisation": ATTENTION_UTILISATION,
               "mfu": util * model_flops.value / time_flops if time_flops > 0 else util}
@@ -125,8 +179,14 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
     if tokens:
         epochs = float(w.epochs or 1)
         gh = time_flops * tokens * epochs / (rate * SECONDS_PER_HOUR) if rate > 0 else 0.0
-        hin = {**inputs, "tokens": tokens, "epochs": epochs}
-        hours = figure(gh, "GPU-hours", "FLOPs per token x tokens x epochs / (peak x utilisation x 3600)", hin, (tok_why, why), digits=1)
+        kept = goodput(gpus)
+        gh /= kept
+        hin = {**inputs, "tokens": tokens, "epochs": epochs, "goodput": kept}
+        hnotes = (tok_why, why) if kept == 1.0 else (tok_why, why, f"/ {kept:.3g} goodput: failures and restarts from checkpoint "
+                                                     "grow with the GPU count (Llama 3 405B: >90% effective training "
+                                                     "time on 16k GPUs)")
+        hours = figure(gh, "GPU-hours", "FLOPs per token x tokens x epochs / (peak x utilisation x 3600 x goodput)", hin,
+                       hnotes, digits=1)
         wall = figure(gh / gpus, "hours", "GPU-hours / gpus", {"gpus": gpus}, ("excludes data loading, checkpoint stalls, restarts",), digits=2)
     return ThroughputEstimate(training_tokens_per_s=tokens_s, gpu_hours=hours, wall_clock_hours=wall, notes=tuple(notes))
 
@@ -252,12 +312,29 @@ def decode_step_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp:
     return decode_step_function(w, arch, gpu, tp, pp, kind)(batch)
 
 
+def prefill_attention_flops(arch: Architecture, prompt_tokens: int) -> float:
+    """Causal self-attention FLOPs of one prompt: QK^T and AV, each 2 x L^2 x d per layer halved by the
+    causal mask, so 2 x layers x L^2 x heads x head_dim. Negligible at 1k tokens, about a third of the
+    linear FLOPs of a 70B model at 32k, and the larger part for a 128k prompt."""
+    length = float(prompt_tokens)
+    window = float(arch.sliding_window or 0)
+    local = min(arch.local_layers, arch.layers) if window and window < length else 0
+    # a local layer's causal attention over a window w: 2 x (2 L w - w^2) x d instead of 2 x L^2 x d
+    local_cost = 2.0 * (2 * length * window - window * window) if local else 0.0
+    return arch.heads * arch.head_dim * ((arch.layers - local) * 2.0 * length * length + local * local_cost)
+
+
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
-    """Compute-bound prefill of one prompt on a tp group, plus one weight read."""
+    """Compute-bound prefill of one prompt on a tp group: the linear layers at the weights' precision,
+    attention in BF16 at about half the matmul utilisation (FlashAttention; FP8 attention is not the
+    serving default), plus one weight read."""
     prec = w.precision or "bf16"
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
     w_read = weight_bytes_read_per_step(arch, prec, 1)
     return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
+            + prefill_attention_flops(arch, prompt_tokens)
+            / (attn_peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * ATTENTION_UTILISATION * tp)
             + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w)))
 
 
@@ -302,7 +379,10 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
                      inputs, notes, digits=1)
     agg_value = b / step
     agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
-    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": prompt}, digits=4)
+    prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + 2 x layers x prompt² x heads x head_dim / "
+                     "(BF16 peak x eff x attention utilisation x tp) + one weight read",
+                     {"input_tokens": prompt, "attention_flops": prefill_attention_flops(arch, prompt),
+                      "attention_utilisation": ATTENTION_UTILISATION}, digits=4)
     replicas = math.ceil(w.target_tokens_per_s / agg_value) if w.target_tokens_per_s and agg_value > 0 else None
     cost = None
     if w.hourly_rate:

@@ -1,11 +1,14 @@
 """Hardware phrases read with their neighbours: where the GPUs run, how many per node, what memory.
 
-"2 nodes, 8 GPUs each" multiplies; "one 24GB card" is a memory constraint, not a GPU; "run it
+"2 nodes, 8 GPUs each" multiplies; "on a 4090" / "an H100" is one GPU while "on 4090s" names only the
+type; "one 24GB card" is a memory constraint, not a GPU; "run it
 on-prem" is own hardware while "data stored locally" is where the data lives. (Which GPU a name
 is belongs to `names`.)
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from .said import Said
 
@@ -51,4 +54,25 @@ def _own_hardware(items: list[Said]) -> list[Said]:
             if (previous.kind in ("mode", "soft_mode") or previous.cues & {"train", "finetune"}
                     or previous.text in _RUN_WORDS):
                 items[index] = Said("own_hw", said.text, notes=[OWN_HARDWARE_NOTE])
+    return items
+
+
+# "on a", "with an": the provider rule reads "on" + a short word as one filler. "Would an MI300X work"
+# and "try an H100" ask about the type in a thread, so only these say the count.
+_ON_ONE = frozenset(f"{verb} {article}" for verb in ("on", "with", "using", "via") for article in ("a", "an"))
+
+
+def _one_gpu(items: list[Said]) -> list[Said]:
+    """'on a 4090', 'with an H100': one GPU, as 'on 1 4090' would be; a plural ('on 4090s') or a bare
+    name ('on H100') leaves the count to the engine ("L40S" ends in s, so the article decides, not the
+    spelling). Not in a price question: 'how much is an H100?' asks for the rate, not for single-GPU
+    instances only. ("one", "a single" arrive as the number 1 from normalize.py.)"""
+    if any("price" in s.cues for s in items):
+        return items
+    items = list(items)
+    for index, said in enumerate(items[1:], start=1):
+        previous = items[index - 1]
+        if (said.kind == "hardware" and "gpu" in said.values and "gpu_count" not in said.values
+                and previous.kind == "filler" and previous.text in _ON_ONE):
+            items[index] = replace(said, values={**said.values, "gpu_count": 1})
     return items

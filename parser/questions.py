@@ -20,9 +20,13 @@ time, and answer everything else at once with a stated assumption.
    curated 1B-token subset would cost 100x less). Small corpora are just assumed.
 5. Data location (training only, asked once): egress is paid per run when data and GPUs are in
    different clouds, so it matters only for a corpus of >= 100 GB pulled more than once a month.
+6. Load (serving only, asked once): with no concurrency, request rate or throughput target the
+   plan is sized for one stream, and the KV cache, the replica count, the GPU choice and the cost
+   per token all move 10-50x between 1 and 50 users. The figures are still shown, for one stream,
+   and the question says so.
 
 Never asked, only stated when assumed: epochs (1), precision, sequence length, batch size,
-concurrency, GPU type (candidates come from the catalog), hourly rate (catalog prices), runs
+GPU type (candidates come from the catalog), hourly rate (catalog prices), runs
 per month (1). A question the user ignored (3-5) is not asked again: the assumption stands.
 Questions about conflicting values (see `Conversation`) come first and count toward the two.
 """
@@ -100,6 +104,11 @@ def questions_for(
             and (workload.runs_per_month is None or workload.runs_per_month > 1)):
         wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
                                why="pulling the corpus across clouds every run costs egress"))
+    if serving_without_load(workload):
+        wanted.append(Question(
+            field="concurrency",
+            text="How many users at once (or requests per second)? Sized for 1 stream until you say (e.g. “50 users”).",
+            why="the KV cache, the replicas and the cost per token scale with the load"))
     if workload.requests_per_s and workload.output_tokens is None:
         wanted.append(Question(
             field="output_tokens",
@@ -110,6 +119,12 @@ def questions_for(
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]
+
+
+def serving_without_load(workload: Workload) -> bool:
+    """Serving with no concurrency, request rate or aggregate throughput said: sized for one stream."""
+    return (workload.mode == "inference" and workload.concurrency is None and workload.requests_per_s is None
+            and workload.target_tokens_per_s is None)
 
 
 def stated_assumptions(workload: Workload) -> list[str]:

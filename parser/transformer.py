@@ -19,7 +19,7 @@ from typing import Any
 from lark import Token, Transformer
 
 from .fold import fold
-from .hardware import OWN_HARDWARE_NOTE, _memory_card, _own_hardware, _per_node
+from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _per_node
 from .names import _NOT_NAMES, NameReader
 from .neighbours import _io_lengths, _negatives, _soft_modes, _token_wording, _zeros_and_ranges
 from .normalize import HUGE_NUMBER
@@ -357,6 +357,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _token_wording(items, self.current_mode)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
+        items = _one_gpu(items)
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)

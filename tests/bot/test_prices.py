@@ -17,15 +17,15 @@ NAMES = {"aws": "AWS (EC2)", "lambda": "Lambda", "h100-sxm": "H100 SXM5 80GB", "
 CONTRACT_KEYS = {"workload", "missing", "questions", "assumptions", "report"}
 
 
-def test_lines_per_price_kind_cheapest_first_and_a_suspect_spot_last() -> None:
+def test_lines_on_demand_first_then_reserved_then_spot_cheapest_first_within_each() -> None:
     offers = [offer("aws", "p5.48xlarge", "h100-sxm", 8, 55.04, spot_usd_per_hour=8.0, reserved_usd_per_hour=40.0),
               offer("lambda", "gpu_1x_h100_pcie", "h100-pcie", 1, 3.29)]
-    table = build_price_table(offers, [], {"gpu": "h100-sxm"}, ("h100-sxm", "h100-pcie"), NAMES)
+    table = build_price_table(offers, [], {"gpu": "h100-sxm"}, ("h100-sxm", "h100-pcie", "h100-nvl"), NAMES)
     kinds = [(line.provider, line.pricing, line.suspect) for line in table.lines]
-    assert kinds == [("lambda", "on_demand", False), ("aws", "reserved", False), ("aws", "on_demand", False),
+    assert kinds == [("lambda", "on_demand", False), ("aws", "on_demand", False), ("aws", "reserved", False),
                      ("aws", "spot", True)]  # $8 spot < a fifth of $55.04: flagged, after the credible lines
-    assert table.lines[2].usd_per_gpu_hour == pytest.approx(6.88) and table.lines[2].usd_per_instance_hour == 55.04
-    assert table.title == "H100 (SXM5 80GB, PCIe 80GB) prices"
+    assert table.lines[1].usd_per_gpu_hour == pytest.approx(6.88) and table.lines[1].usd_per_instance_hour == 55.04
+    assert table.title == "H100 (SXM5 80GB, PCIe 80GB) prices"  # the NVL nobody here sells is not in the title
     assert any("suspect" in note for note in table.notes)
     text = render_prices_text(table)
     assert "$/GPU-h" in text and "spot (suspect)" in text and "2026-11-01" in text
@@ -47,6 +47,24 @@ def test_a_spot_question_lists_spot_prices_only() -> None:
     offers = [offer("aws", "p5.48xlarge", "h100-sxm", 8, 55.04, spot_usd_per_hour=20.0)]
     table = build_price_table(offers, [], {"gpu": "h100-sxm", "pricing": "spot"}, ("h100-sxm",), NAMES)
     assert [line.pricing for line in table.lines] == ["spot"] and table.title.endswith("(spot)")
+    assert table.answer == "H100 SXM5 80GB: $2.50 per GPU-hour on spot (interruptible), $20.00/hour for a p5.48xlarge (8 GPUs) on AWS (EC2)."
+    assert "spot (interruptible)" in render_prices_text(table)
+
+
+def test_the_first_line_answers_with_the_on_demand_price_per_gpu_and_per_instance() -> None:
+    offers = [offer("aws", "p5.48xlarge", "h100-sxm", 8, 55.04, spot_usd_per_hour=12.69),
+              offer("aws", "p5.4xlarge", "h100-sxm", 1, 6.88)]
+    table = build_price_table(offers, [], {"gpu": "h100-sxm", "provider": "aws"}, ("h100-sxm",), NAMES)
+    assert table.answer == ("H100 SXM5 80GB at AWS (EC2): $6.88 per GPU-hour on demand, $55.04/hour for a p5.48xlarge "
+                            "(8 GPUs); p5.4xlarge (1 GPU) $6.88/hour.")  # not the $1.59 spot price
+    text = render_prices_text(table).splitlines()
+    assert text[0] == table.answer
+    spot = next(line for line in text if "12.69" in line)
+    assert "spot (interruptible)" in spot and text.index(spot) > max(i for i, t in enumerate(text) if "on-demand" in t
+                                                                       and "$" in t)
+    [message] = render_prices(table)
+    assert violations(message.blocks, text=message.text) == []
+    assert table.answer.replace("$", "") in json.dumps(message.blocks[1]).replace("$", "")
 
 
 def test_nothing_to_rent_is_said_plainly() -> None:
@@ -68,8 +86,12 @@ def test_a_price_question_is_answered_from_the_catalog(advisor: Advisor) -> None
     lines = response.prices.lines
     assert lines and {line.provider for line in lines} == {"aws"}
     assert {line.gpu for line in lines} <= {"h100-sxm", "h100-pcie", "h100-nvl"}
-    credible = [line.usd_per_gpu_hour for line in lines if not line.suspect]
-    assert credible == sorted(credible)
+    on_demand = [line for line in lines if line.pricing == "on_demand"]
+    assert lines[:len(on_demand)] == on_demand  # on-demand first, cheapest first
+    assert [line.usd_per_gpu_hour for line in on_demand] == sorted(line.usd_per_gpu_hour for line in on_demand)
+    assert response.prices.answer.startswith("H100 SXM5 80GB at AWS (EC2): $")
+    assert "per GPU-hour on demand" in response.prices.answer and "/hour for a p5.48xlarge (8 GPUs)" in response.prices.answer
+    assert "PCIe" not in response.prices.title and "NVL" not in response.prices.title  # AWS sells the SXM5 only
     for message in render_prices(response.prices):
         assert violations(message.blocks, text=message.text) == []
 
@@ -101,7 +123,9 @@ def test_ask_json_has_the_contract_keys_and_the_prices(capsys: pytest.CaptureFix
 def test_ask_prints_the_table_in_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "cheapest H200 per hour?"]) == 0
     out = capsys.readouterr().out
-    assert "prices" in out.splitlines()[0] and "$/GPU-h" in out and "$/instance-h" in out
+    first, second = out.splitlines()[:2]
+    assert "per GPU-hour on demand" in first and "/hour for a" in first  # the answer, in one sentence
+    assert "prices" in second and "$/GPU-h" in out and "$/instance-h" in out
 
 
 def test_the_reading_names_the_family_so_every_variant_is_priced(advisor: Advisor) -> None:

@@ -45,7 +45,8 @@ def _rows(compute: float) -> tuple[TcoRow, ...]:
 
 def serving_advice(*, targets: tuple[TargetCheck, ...] = (), accelerator: str | None = None) -> Advice:
     """Llama 3.1 70B on 2 replicas of 4 H100s (TP 4), three priced offers."""
-    workload = Workload(mode="inference", model="llama-3.1-70b", concurrency=64, unsupported_accelerator=accelerator)
+    stated = {"concurrency": 64, **{t.name: t.wanted for t in targets}}  # the targets checked are the user's
+    workload = Workload(mode="inference", model="llama-3.1-70b", unsupported_accelerator=accelerator, **stated)
     effective = workload.model_copy(update={"precision": "bf16", "gpu": "h100-sxm", "seq_len": 8192, "pricing": "on_demand"})
     memory = MemoryEstimate(per_gpu_gb=61.0, total_gb=488.0, gpus=8, usable_gb_per_gpu=72.0, fits=True,
                             components={"weights_gb": _fig(35.3, "GB"), "kv_cache_gb": _fig(24.0, "GB")})
@@ -83,6 +84,7 @@ def serving_advice(*, targets: tuple[TargetCheck, ...] = (), accelerator: str | 
 def long_job_advice() -> Advice:
     """Pre-training that runs past a month: per month AND the whole job."""
     advice = make_advice(runs=1)
+    advice = advice.model_copy(update={"workload": advice.workload.model_copy(update={"deadline_hours": 720.0})})
     option = advice.options[0]
     tco = option.tco[0].model_copy(update={"per_run_usd": 3_100_000.0, "job_usd": 3_100_000.0})
     option = option.model_copy(update={"tco": (tco,), "hours_per_run": 2_250.0})
@@ -131,7 +133,7 @@ def test_serving_plan_shows_replicas_tp_speed_targets_and_unit_cost() -> None:
     targets = (TargetCheck(name="target_tokens_per_s_per_user", wanted=20.0, got=31.0, met=True),
                TargetCheck(name="target_ttft_s", wanted=0.3, got=0.45, met=False))
     view = build_answer_view(_response(serving_advice(targets=targets)))
-    assert "2 replica(s) of 4 GPU(s) (TP 4)" in view.plan and "8× h100-sxm" in view.plan
+    assert "2 replicas of 4 GPUs (TP 4)" in view.plan and "8× h100-sxm" in view.plan
     assert "31 tokens/s per user" in view.speed and "first token in 0.45 s" in view.speed
     assert view.targets == ["per-user speed ≥ 20 tokens/s: target met (31 tokens/s)",
                             "time to first token ≤ 0.3 s: missed by 0.1 s (got 0.5 s)"] or \
@@ -229,3 +231,55 @@ def test_app_home_shows_what_a_new_user_needs() -> None:
     assert len(HOME_EXAMPLES) == 3 and all(example in text for example in HOME_EXAMPLES)
     assert "/vram" in text and "what about 40 runs?" in text and "`details`" in text
     assert "between 2026-10-02 and 2026-11-21 (52 days ago for the oldest)" in text
+
+
+def test_a_target_the_engine_assumed_is_not_reported_as_met() -> None:
+    """1 concurrent user / 10 tokens/s per user are assumptions: "target met" against them reads as a success."""
+    assumed = (TargetCheck(name="concurrency", wanted=1.0, got=1.0, met=True),
+               TargetCheck(name="target_tokens_per_s_per_user", wanted=10.0, got=31.0, met=True))
+    advice = serving_advice(targets=assumed)
+    advice = advice.model_copy(update={"workload": advice.workload.model_copy(update={
+        "concurrency": None, "target_tokens_per_s_per_user": None})})
+    view = build_answer_view(_response(advice))
+    assert view.targets == []
+    assert "at 1 stream" in view.cost  # no load given: the cost per token is a single stream's, and says so
+    given = build_answer_view(_response(serving_advice(targets=assumed[1:])))
+    assert given.targets and "target met" in given.targets[0] and "at 1 stream" not in given.cost
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$7,323 a month for 1 run(s)", "$7,323 a month for 1 run"),
+    ("for 30 run(s)", "for 30 runs"),
+    ("1 replica(s) of 1 GPU(s) (TP 1)", "1 replica of 1 GPU (TP 1)"),
+    ("2 nodes × 1 GPUs", "2 nodes × 1 GPU"),
+    ("does not fit on the 1 GPU(s) you fixed", "does not fit on the 1 GPU you fixed"),
+    ("3 more option(s), dearer", "3 more options, dearer"),
+    ("6 spot price(s) below", "6 spot prices below"),
+    ("0.1 GPUs, $1 runs, 11 GPUs, 21 nodes", "0.1 GPUs, $1 runs, 11 GPUs, 21 nodes"),  # not a count of one
+    ("an http(s) URL", "an http(s) URL"),
+])
+def test_counts_agree_with_their_words(text: str, expected: str) -> None:
+    from bot.formatting import tidy_plurals
+
+    assert tidy_plurals(text) == expected
+
+
+def test_no_rendered_message_says_s_in_brackets() -> None:
+    """Every string a template renders passes through `tidy_plurals`, the engine's sentences included."""
+    advice = make_advice(runs=1)
+    cluster = advice.cluster.model_copy(update={"nodes": 2, "gpus_per_node": 1, "replicas": 1, "gpus_per_replica": 1})
+    advice = advice.model_copy(update={"cluster": cluster, "notes": ("does not fit on the 1 GPU(s) you fixed",)})
+    response = _response(advice, notes=["read 1 run(s)"])
+    text = render_terminal(response, details=True)
+    blocks = json.dumps([m.blocks for m in render_response(response)])
+    for rendered in (text, blocks):
+        assert "(s)" not in rendered and "1 GPUs" not in rendered, rendered
+    assert "1 run," in text or "1 run " in text
+
+
+def test_the_assumed_per_user_floor_is_stated() -> None:
+    advice = serving_advice()
+    advice = advice.model_copy(update={"assumptions": (*advice.assumptions, Assumption(
+        field="target_tokens_per_s_per_user", value=10.0, why="a readable chat speed"))})
+    assert "≥10 tokens/s per user" in build_answer_view(_response(advice)).key_assumptions
+    assert "tokens/s per user" not in build_answer_view(_response(serving_advice())).key_assumptions

@@ -110,7 +110,12 @@ def test_gpu_families_default_with_candidates(
     res = catalog.resolve_gpu(text)
     assert res.id == default
     assert others <= set(res.candidates)
-    assert default in res.message and all(o in res.message for o in others)
+    names = {g.id: g.name for g in catalog.gpus()}
+    # a family is a choice among models, not a count: the note names the one used and the variants, not ids
+    assert "covers several GPUs" in res.message and "more than one" not in res.message
+    assert f"used {names[default]}" in res.message and default not in res.message
+    family = names[default].split()[0]
+    assert all(names[o].removeprefix(family).strip() in res.message for o in others)
 
 
 @pytest.mark.parametrize(("text", "expected"), MODEL_CASES)

@@ -122,3 +122,44 @@ def test_native_precision_from_quantization_config(quantization_config: dict | N
         config["quantization_config"] = quantization_config
     record = model_from_config(config, name="Test", source="test")
     assert record.native_precision == expected
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        # gpt-oss: alternating layer_types, 128-token window
+        ({"model_type": "gpt_oss", "sliding_window": 128, "max_position_embeddings": 131072,
+          "layer_types": ["sliding_attention", "full_attention"] * 12}, (128, 12)),
+        # Gemma 3: every 6th layer global
+        ({"model_type": "gemma3_text", "sliding_window": 1024, "sliding_window_pattern": 6,
+          "max_position_embeddings": 131072}, (1024, 62 - 62 // 6)),
+        # Gemma 2: alternating
+        ({"model_type": "gemma2", "sliding_window": 4096, "max_position_embeddings": 8192}, (4096, 21)),
+        # Llama 4: 8k chunks on 3 of 4 layers
+        ({"model_type": "llama4_text", "attention_chunk_size": 8192, "max_position_embeddings": 10485760}, (8192, 36)),
+        # Mistral 7B v0.1: every layer
+        ({"model_type": "mistral", "sliding_window": 4096, "max_position_embeddings": 32768}, (4096, 42)),
+        # Qwen2 carries a window it does not use
+        ({"model_type": "qwen2", "sliding_window": 131072, "use_sliding_window": False,
+          "max_position_embeddings": 32768}, (None, None)),
+        # a window as long as the context is no window
+        ({"model_type": "mistral", "sliding_window": 32768, "max_position_embeddings": 32768}, (None, None)),
+        ({"model_type": "llama"}, (None, None)),
+    ],
+)
+def test_local_attention_from_config(config: dict, expected: tuple) -> None:
+    from catalog.hf_config import local_attention
+
+    layers = 24 if config["model_type"] == "gpt_oss" else (62 if "gemma3" in config["model_type"] else
+                                                           (48 if "llama4" in config["model_type"] else 42))
+    assert local_attention(config, layers) == expected
+
+
+def test_windowed_models_in_the_catalog_say_so(catalog: Catalog) -> None:
+    """The reviewed rows carry their config.json's local attention (KV cache and prefill depend on it)."""
+    data = catalog.data()
+    expected = {"gemma-3-27b": (1024, 52), "gemma-2-9b": (4096, 21), "gpt-oss-120b": (128, 18),
+                "llama-4-scout": (8192, 36), "mistral-7b": (4096, 32), "llama-3.1-70b": (None, None)}
+    for model_id, (window, local) in expected.items():
+        m = data.model(model_id)
+        assert m is not None and (m.sliding_window, m.local_attention_layers) == (window, local), model_id

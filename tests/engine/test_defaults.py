@@ -62,3 +62,13 @@ def test_mode_guessed_and_said() -> None:
     assert eff.mode == "lora" and "mode" in by_field
     eff, by_field, _ = _run(model="llama-3.1-8b")
     assert eff.mode == "inference"
+
+
+def test_a_request_rate_sizes_each_sequence_at_its_request_not_the_serving_default() -> None:
+    """1,000 requests/s of 1,024 + 256 tokens hold 1,280 tokens of KV each, not the 4,096-token default:
+    reserving 4,096 would cut the batch per GPU ~3x and inflate the fleet."""
+    eff, by_field, _ = _run(mode="inference", model="llama-3.1-8b", requests_per_s=1000)
+    assert eff.seq_len == 1024 + 256
+    assert "assumed" in by_field["seq_len"].why
+    given, by_field, _ = _run(mode="inference", model="llama-3.1-8b", requests_per_s=50, input_tokens=2000, output_tokens=300)
+    assert given.seq_len == 2300 and "assumed" not in by_field["seq_len"].why

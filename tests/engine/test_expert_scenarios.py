@@ -92,6 +92,11 @@ def _check(advice: Advice, expect: dict[str, Any], data: CatalogData, scenario: 
             need(gpu.vendor.upper() == expect["vendor"], f"vendor {gpu.vendor} ({gpu.id})")
         if "gpu_family" in expect:
             need(any(cluster.gpu.startswith(p) for p in expect["gpu_family"]), f"gpu {cluster.gpu}")
+        if "not_gpu_family" in expect:
+            need(not any(cluster.gpu.startswith(p) for p in expect["not_gpu_family"]), f"gpu {cluster.gpu}")
+    if "per_user_tokens_s" in expect:
+        seq = throughput.decode_tokens_per_s_per_sequence if throughput else None
+        need(seq is not None and _within(seq.value, expect["per_user_tokens_s"]), f"per-user tokens/s {seq and seq.value}")
     if "targets" in expect:
         got = {t.name: t.met for t in (throughput.targets if throughput else ())}
         for name, met in expect["targets"].items():

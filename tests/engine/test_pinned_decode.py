@@ -29,6 +29,12 @@ from tests.engine.fixtures_physics import A100_80, H100_SXM, LLAMA2_7B, T4, work
 N = 6_738_415_616
 BW = 3.35e12 * 0.68  # bytes/s at decode efficiency
 PEAK = 989.4e12 * 0.5  # FLOP/s at matmul efficiency
+ATTN = 989.4e12 * 0.5 * 0.53  # FLOP/s of prefill attention: BF16, at 0.53 of the matmul utilisation
+
+
+def attention_flops(prompt: int) -> float:
+    """Causal prefill attention of Llama 2 7B: QK^T and AV, 2 x L^2 x 4096 each per layer, halved by the mask."""
+    return 2 * 32 * prompt**2 * 32 * 128
 
 
 def test_allreduce_hop_latencies() -> None:
@@ -48,7 +54,7 @@ def test_llama2_7b_on_two_h100s_serving_256_sequences() -> None:
     # 2 all-reduces x 32 layers, each 2(2-1) hops of 1.5 us + 2(1/2) x 256 x 4096 x 2 bytes over 450 GB/s
     allreduce_s = 2 * 32 * (2 * 1.5e-6 + 1.0 * 256 * 4096 * 2 / 450e9)
     raw = max(memory_s, compute_s) + allreduce_s
-    prefill = 2 * N * 1000 / (PEAK * 2) + weights / 2 / BW
+    prefill = 2 * N * 1000 / (PEAK * 2) + attention_flops(1000) / (ATTN * 2) + weights / 2 / BW
     # prefill share x: 0 = p x^2 - (200 raw + p + 256 p) x + 256 p, smaller root
     b_coef = 200 * raw + prefill + 256 * prefill
     busy = (b_coef - (b_coef**2 - 4 * prefill * 256 * prefill) ** 0.5) / (2 * prefill)
@@ -62,7 +68,7 @@ def test_llama2_7b_on_two_h100s_serving_256_sequences() -> None:
     assert est.decode_tokens_per_s_per_sequence.value == pytest.approx(1 / step, abs=0.06)
     assert est.decode_tokens_per_s.value == pytest.approx(256 / step, abs=0.06)  # ~6,972 tokens/s
     assert est.prefill_seconds is not None
-    assert est.prefill_seconds.value == pytest.approx(2 * N * 1000 / (PEAK * 2) + weights / 2 / BW, abs=1e-4)
+    assert est.prefill_seconds.value == pytest.approx(prefill, abs=1e-4)  # 13.6 ms linear + 0.5 ms attention + 2.9 ms weight read
     assert est.cost_per_1m_tokens_usd is not None
     assert est.cost_per_1m_tokens_usd.value == pytest.approx(2.0 * 2 / (256 / step * 3600) * 1e6, abs=1e-4)  # $0.16
     assert any("tensor parallel x2 over NVLink" in n and "ms per token" in n for n in est.notes)
@@ -130,7 +136,8 @@ def test_defaults_one_sequence_at_2048_tokens_worst_case() -> None:
     assert given.decode_tokens_per_s_per_sequence.inputs["context_tokens"] == 1050
     assert given.notes[0].endswith("context = prompt + half the output (mean context while decoding)")
     assert given.prefill_seconds is not None
-    assert given.prefill_seconds.value == pytest.approx(2 * N * 900 / PEAK + weight_bytes_read_per_step(arch, "bf16") / BW, abs=1e-4)
+    assert given.prefill_seconds.value == pytest.approx(
+        2 * N * 900 / PEAK + attention_flops(900) / ATTN + weight_bytes_read_per_step(arch, "bf16") / BW, abs=1e-4)
 
 
 def test_mla_kv_is_split_by_data_parallel_attention() -> None:
@@ -181,7 +188,9 @@ def test_inference_figures_carry_units_formulas_and_inputs() -> None:
     assert (agg.unit, agg.formula) == ("tokens/s", "sequences / step time (one replica)")
     assert agg.inputs["gpus_per_replica"] == 2 and agg.inputs["sequences"] == 4
     assert (prefill.unit, prefill.formula, prefill.inputs) == (
-        "s", "2 x N_active x prompt tokens / (peak x eff x tp) + one weight read", {"input_tokens": 500})
+        "s", "2 x N_active x prompt tokens / (peak x eff x tp) + 2 x layers x prompt² x heads x head_dim / "
+        "(BF16 peak x eff x attention utilisation x tp) + one weight read",
+        {"input_tokens": 500, "attention_flops": attention_flops(500), "attention_utilisation": 0.53})
     assert prefill.value == round(prefill.value, 4)
     assert est.notes[1] == "assumes an optimised server (vLLM/TGI/SGLang, CUDA graphs); eager HF generate is ~3x slower"
     assert est.cost_per_1m_tokens_usd is not None and est.cost_per_1m_tokens_usd.inputs["gpus"] == 2
@@ -208,3 +217,40 @@ def test_replicas_when_one_replica_is_slow() -> None:
     step = max(inputs["memory_time_s"], inputs["compute_time_s"]) + inputs["allreduce_s"]
     assert 1 / step < 1  # under one token a second per replica
     assert est.replicas == math.ceil(1.0 * step)  # target / per-replica rate, rounded up
+
+
+def test_long_prompts_pay_for_attention_in_prefill() -> None:
+    """At 32k tokens causal attention is no longer a rounding error: for Llama 3 70B it is 1.4 PFLOP against
+    4.6 PFLOP of linear layers, and it runs at about half the matmul utilisation. Leaving it out made a
+    32k-prompt first token look 1.5-2x faster than servers deliver."""
+    from engine.throughput import prefill_attention_flops, prefill_seconds_for
+    from tests.engine.fixtures_physics import LLAMA3_70B
+
+    arch = from_record(LLAMA3_70B)
+    assert prefill_attention_flops(arch, 32768) == 2 * 80 * 32768**2 * 64 * 128  # 1.41e15
+    w = workload(mode="inference", precision="bf16")
+    linear = 2 * arch.active_params * 32768 / (PEAK * 8)
+    attention = prefill_attention_flops(arch, 32768) / (ATTN * 8)
+    read = weight_bytes_read_per_step(arch, "bf16") / 8 / BW
+    assert prefill_seconds_for(w, arch, H100_SXM, 8, 32768) == pytest.approx(linear + attention + read, rel=1e-9)
+    assert attention / linear == pytest.approx(0.58, abs=0.02)  # 1.41 / 4.62 PFLOP at 0.53 of the utilisation
+
+
+def test_local_attention_layers_cache_and_attend_to_their_window_only() -> None:
+    """Gemma 3 27B at 32k: 10 global layers hold 32,768 tokens, 52 local layers 1,024: 380,928 token-layers
+    instead of 62 x 32,768 = 2,031,616, a 5.3x smaller cache; prefill attention shrinks the same way."""
+    from engine.architecture import Architecture
+    from engine.memory import kv_cache_bytes
+    from engine.throughput import prefill_attention_flops
+
+    base = dict(name="g", layers=62, hidden=5376, heads=32, kv_heads=16, head_dim=128, ffn=21504, vocab=262208,
+                total_params=27_000_000_000, active_params=27_000_000_000)
+    full = Architecture(**base)
+    local = Architecture(**base, sliding_window=1024, local_layers=52)
+    assert local.attended_tokens(32768) == 10 * 32768 + 52 * 1024
+    assert kv_cache_bytes(local, 32768, 1) == 2 * 16 * 128 * 2 * (10 * 32768 + 52 * 1024)
+    assert kv_cache_bytes(full, 32768, 1) == 2 * 16 * 128 * 2 * 62 * 32768
+    assert kv_cache_bytes(local, 512, 3) == kv_cache_bytes(full, 512, 3)  # shorter than the window: no saving
+    d = 32 * 128
+    assert prefill_attention_flops(local, 32768) == d * (10 * 2 * 32768**2 + 52 * 2 * (2 * 32768 * 1024 - 1024**2))
+    assert prefill_attention_flops(local, 1000) == prefill_attention_flops(full, 1000)

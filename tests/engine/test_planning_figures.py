@@ -15,7 +15,7 @@ from engine.architecture import generic_architecture
 from engine.models import Workload
 from engine.offer_plans import lateness, slot_hours
 from engine.recommend import SUSPECT_SPOT_FRACTION, TIE_FRACTION, suspect_spot
-from engine.serving import MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, _bill
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, MIN_TOKENS_PER_S_PER_USER, _bill, user_floor
 from engine.tco import monthly_gpu_hours
 from engine.throughput import ALLREDUCE_HOP_S, allreduce_seconds, link_kind, loaded_step
 from engine.units import HOURS_PER_MONTH
@@ -108,3 +108,52 @@ def test_suspect_spot_price() -> None:
     assert not suspect_spot(base.model_copy(update={"spot_usd_per_hour": None}))
     assert not suspect_spot(None)
     assert isinstance(base, OfferRecord) and math.isfinite(od)
+
+
+def test_buy_vs_rent_counts_the_server_and_its_cooling_not_only_the_gpus() -> None:
+    """8 H100s at $30k are a ~$360k server (+50% for CPUs, NICs, baseboard, chassis) drawing 1.8x the GPUs'
+    TDP (DGX H100: 10.2 kW for 8 x 700 W) at PUE 1.3. Against $1.87/GPU-hour: 360,000 / (8 x 1.87 -
+    8 x 0.7 kW x 1.8 x 1.3 x $0.12) = 26,891 busy hours, ~37 months around the clock: rent."""
+    from engine.advise import _break_even_note
+    from tests.engine.fixtures_physics import H100_SXM
+
+    gpu = H100_SXM.model_copy(update={"purchase_price_usd": 30_000.0, "tdp_w": 700.0})
+    note = _break_even_note(gpu, 8, 1.87)[0]
+    power = 8 * 0.7 * 1.8 * 1.3 * 0.12
+    hours = 360_000 / (8 * 1.87 - power)
+    assert f"{hours:,.0f} busy hours" in note and "26,891 busy hours" in note
+    assert note.startswith("buy vs rent: rent.") and "~$360,000" in note
+    cheap_power = _break_even_note(gpu, 8, 8.0)[0]  # at $8/GPU-hour the server pays off in ~8 months
+    assert cheap_power.startswith("buy vs rent: buying can pay off.")
+
+
+def test_an_unstated_per_user_speed_is_interactive_20_tokens_per_s() -> None:
+    """With no target, batches stop growing at 20 tokens/s per user (interactive chat); 10 is only the floor
+    a group falls back to when even one sequence cannot reach the target."""
+    from engine.models import Workload
+
+    assert DEFAULT_TOKENS_PER_S_PER_USER == 20.0
+    assert user_floor(Workload(mode="inference", concurrency=100)) == 20.0
+    assert user_floor(Workload(mode="inference", concurrency=100, target_tokens_per_s_per_user=35)) == 35.0
+
+
+def test_goodput_falls_with_the_gpu_count_from_1024_gpus() -> None:
+    """Failures scale with the GPU count: 10% of the time lost at 16,384 GPUs (Llama 3 405B: >90% effective
+    training time), proportionally less below, none counted under 1,024 GPUs, never more than 30%."""
+    from engine.throughput import goodput
+
+    assert goodput(1023) == 1.0
+    assert goodput(2048) == 1 - 0.1 * 2048 / 16384  # 0.9875
+    assert goodput(16384) == 0.9
+    assert goodput(100_000) == 0.7
+
+
+def test_moe_training_runs_at_seventy_percent_of_dense_utilisation() -> None:
+    """DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active is ~33% MFU against ~48% for dense runs."""
+    from engine.throughput import default_mfu
+    from tests.engine.fixtures_physics import H100_SXM
+
+    dense, _ = default_mfu(H100_SXM, "lora", 8)
+    moe, why = default_mfu(H100_SXM, "lora", 8, moe=True)
+    assert moe == round(dense * 0.7, 4) and "mixture of experts" in why
+    assert 6 * 37e9 * 14.8e12 / (2.788e6 * 3600) / 989.4e12 == pytest.approx(0.33, abs=0.01)

@@ -76,3 +76,29 @@ def test_run_longer_than_its_slot_scales_out_or_ranks_last() -> None:
     late = [o for o in advice.options if _late(advice.effective, o.hours_per_run or 0.0)]
     assert all(advice.options.index(o) > advice.options.index(primary) for o in late)
     assert all(any("longer than" in n for n in o.cluster.notes) for o in late)
+
+
+def test_own_gpus_on_prem_are_planned_on_them_and_costed_at_their_power() -> None:
+    """'We have 16 A100s on prem' is not a rental: the plan uses their 16 GPUs, no cloud offer is ranked, the
+    cost is electricity (server share and cooling included), and the unstated network between their
+    nodes is said, with the hybrid-sharding fallback for Ethernet."""
+    from engine.recommend import OWNED_PREFIX, power_usd_per_gpu_hour
+
+    gpu_id = next(g.id for g in DATA.gpus if g.id.startswith("a100"))
+    w = Workload(mode="full", model="llama-3.1-8b", gpu=gpu_id, gpu_count=16, data_location="onprem",
+                 dataset_tokens=2_000_000_000)
+    advice = advise(w, DATA)
+    assert advice.options and all(o.name.startswith(OWNED_PREFIX) for o in advice.options)
+    winner = advice.options[0]
+    assert winner.cluster.gpus == 16 and winner.offer_id is None
+    gpu = DATA.gpu(gpu_id)
+    assert gpu is not None and gpu.tdp_w
+    rate = power_usd_per_gpu_hour(gpu)
+    assert rate == gpu.tdp_w * 1.8 * 1.3 / 1000 * 0.12
+    compute = next(r for r in winner.tco[0].rows if r.item == "compute")
+    assert compute.usd > 0 and compute.inputs["usd_per_gpu_hour"] == round(rate, 4)
+    assert "between nodes: not stated" in winner.cluster.interconnect
+    if winner.cluster.zero_stage == 3:
+        assert any("HYBRID_SHARD" in n for n in winner.cluster.notes)
+    rented = advise(w.model_copy(update={"data_location": "aws", "gpu_count": 8}), DATA)  # not theirs: cloud offers
+    assert rented.options and not any(o.name.startswith(OWNED_PREFIX) for o in rented.options)

@@ -211,7 +211,8 @@ class FakeResolver:
         family = {_key(k): v for k, v in families.items()}.get(key) if families else None
         if family:
             default, others = family
-            return FakeResolution(text, default, others, f"“{text}” → assumed {default} (also: {', '.join(others)})")
+            return FakeResolution(text, default, others,
+                                  f"'{text}' covers several {kind}s ({', '.join((default, *others))}): used {default}.")
         options = {_key(k): v for k, v in ambiguous.items()}.get(key)
         if options:
             return FakeResolution(text, None, options, f"“{text}” could be {', '.join(options)}: which one?")

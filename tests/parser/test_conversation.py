@@ -62,7 +62,28 @@ def test_small_corpus_is_assumed_not_asked() -> None:
 
 
 def test_inference_does_not_ask_about_data() -> None:
-    assert questions_for(Workload(mode="inference", model="llama-3-8b")) == []
+    assert [q.field for q in questions_for(Workload(mode="inference", model="llama-3-8b"))] == ["concurrency"]
+    assert questions_for(Workload(mode="inference", model="llama-3-8b", concurrency=8)) == []
+
+
+@pytest.mark.parametrize("load", [{"concurrency": 50}, {"requests_per_s": 10.0, "output_tokens": 200},
+                                  {"target_tokens_per_s": 3000.0}])
+def test_serving_asks_for_the_load_until_one_is_given(load: dict[str, float]) -> None:
+    [question] = questions_for(Workload(mode="inference", model="llama-3-8b"))
+    assert question.field == "concurrency" and "users at once (or requests per second)" in question.text
+    assert "1 stream" in question.text  # the figures shown meanwhile are for one stream, and it says so
+    assert questions_for(Workload(mode="inference", model="llama-3-8b", **load)) == []
+
+
+def test_the_load_question_is_asked_once_and_a_bare_number_answers_it(resolver) -> None:
+    chat = Conversation(resolver)
+    first = chat.turn("serve llama 3 8b")
+    assert [q.field for q in first.questions] == ["concurrency"]
+    answered = chat.turn("40")
+    assert answered.workload.concurrency == 40 and answered.questions == ()
+    ignored = Conversation(resolver)
+    ignored.turn("serve llama 3 8b")
+    assert ignored.turn("in fp8").questions == ()  # not asked again: the 1-stream assumption stands
 
 
 def test_ignored_optional_question_is_not_asked_again(chat: Conversation) -> None:

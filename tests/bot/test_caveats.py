@@ -1,0 +1,132 @@
+"""The engine notes that change the decision reach the first message, short, most important first.
+
+The real catalog, parser and engine answer the questions here, so a note the engine rewords (and
+`bot.caveats` no longer recognises) fails a test rather than vanishing from the answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats
+from bot.limits import shown_lines, violations
+from bot.render import render_response
+from bot.summary import MAX_NOTES, build_answer_view
+from bot.terminal import render_terminal
+from tests.bot.factories import make_advice
+
+SLACK_LINES_MAX = 12  # as tests/bot/test_render_summary.py allows hand-made answers: the caveats fit in it
+
+
+def _answer(real_advisor, text: str):
+    response = real_advisor.respond(real_advisor.new_conversation(), text)
+    return response, build_answer_view(response, real_advisor.display_names())
+
+
+def _first_message_ok(response, real_advisor) -> str:
+    [message] = render_response(response, real_advisor.display_names())
+    assert violations(message.blocks, text=message.text) == []
+    assert shown_lines(message.blocks) <= SLACK_LINES_MAX, json.dumps(message.blocks, indent=1)
+    return json.dumps(message.blocks)
+
+
+def test_spot_training_warns_about_checkpoints_and_the_gang_of_nodes(real_advisor) -> None:
+    response, view = _answer(real_advisor, "pretrain a 13B model on 1T tokens using spot instances")
+    assert view.notes[0].startswith("Spot: checkpoint every 30-60 min"), view.notes
+    nodes = response.advice.cluster.nodes
+    assert (f"stalls all {nodes} nodes" if nodes > 1 else "a preemption waits") in view.notes[0]
+    assert "Llama 2 13B-like" in view.notes[1]  # no model named: the guess is said
+    blocks = _first_message_ok(response, real_advisor)
+    assert "Spot: checkpoint" in blocks and "Spot: checkpoint" in render_terminal(response, real_advisor.display_names())
+
+
+def test_geforce_on_a_marketplace_is_said_when_it_is_the_pick(real_advisor) -> None:
+    response, view = _answer(real_advisor, "cheapest way to serve Qwen2.5 7B for 50 users")
+    winner = view.comparison[0].name
+    kinds = response.hardware
+    option = next(o for o in response.advice.options if o.name == winner)
+    if option.gpu in kinds.consumer_gpus or option.tco[0].provider in kinds.marketplaces:
+        assert view.notes[0].startswith("The pick is a "), view.notes
+        assert "SLA" in view.notes[0] or "licence" in view.notes[0]
+    else:  # the engine stopped picking such hardware here: the caveat must not appear for a datacenter pick
+        assert not any(n.startswith("The pick is a ") for n in view.notes)
+    _first_message_ok(response, real_advisor)
+
+
+def test_no_caveat_for_a_datacenter_pick_the_user_named() -> None:
+    advice = make_advice()
+    advice = advice.model_copy(update={"notes": (
+        "consumer GPUs and marketplace hosts are ranked as if 15% dearer for an always-on service: ...",)})
+    assert decision_caveats(advice, HardwareKinds(consumer_gpus=frozenset({"rtx-4090"}))) == []
+    flagged = HardwareKinds(marketplaces=frozenset({"p1"}))  # the runner-up's provider
+    assert decision_caveats(advice, flagged) == [
+        "The runner-up is a marketplace host: one rented machine, no SLA (ranked 15% dearer for it)"]
+
+
+def test_managed_service_asked_for_but_not_picked_gets_its_price_line() -> None:
+    advice = make_advice()
+    advice = advice.model_copy(update={"workload": advice.workload.model_copy(update={"provider": "p2"})})
+    kinds = HardwareKinds(managed=frozenset({"p2"}), provider_names={"p2": "AWS SageMaker"})
+    [line] = decision_caveats(advice, kinds)
+    assert line.startswith("AWS SageMaker, as asked: Provider2 1x H100 SXM (on-demand) at $")
+    assert "(the pick: $" in line
+
+
+def test_at_most_two_caveats_and_three_notes(real_advisor) -> None:
+    response, view = _answer(real_advisor, "pretrain a 13B model on 1T tokens using spot instances on vast")
+    assert len(decision_caveats(response.advice, response.hardware)) <= 2
+    assert len(view.notes) <= MAX_NOTES
+
+
+def test_no_token_count_still_gives_the_hourly_price_of_the_cheapest_fit(real_advisor) -> None:
+    response, view = _answer(real_advisor, "QLoRA Llama 3.1 8B on SageMaker, data in S3, 30 runs a month")
+    assert view.questions, "the data size is asked"
+    assert "SageMaker" in view.cost and "/hour" in view.cost, view.cost
+    assert cheapest_fitting(response.advice) in view.cost
+
+
+@pytest.mark.parametrize("text", ["full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs, data in GCS", "QLoRA Llama 3.1 70B on 100M tokens"])
+def test_plain_answers_get_no_invented_caveats(real_advisor, text: str) -> None:
+    response, view = _answer(real_advisor, text)
+    assert not [n for n in view.notes if n.startswith(("Spot:", "The pick is", "The runner-up is", "No model named"))]
+
+
+def test_a_note_that_repeats_an_open_question_is_left_to_the_question(real_advisor) -> None:
+    response, view = _answer(real_advisor, "inference Llama 3.1 8B at 1000 requests per second")
+    assert "output_tokens" in response.question_fields
+    assert any("say the response length" in n for n in response.notes)  # the parser still notes it (JSON, details)
+    assert not any("say the response length" in n for n in view.notes)
+    _first_message_ok(response, real_advisor)
+
+
+def test_own_gpus_get_no_cloud_rental_quote(real_advisor) -> None:
+    response, view = _answer(real_advisor, "we have 16 A100 40GB on prem, can we full fine-tune a 13B model?")
+    assert cheapest_fitting(response.advice) is not None  # the engine found a rental; it is not their hardware
+    assert "/hour" not in view.cost and "your own GPUs" in view.cost
+
+
+def test_estimate_in_the_terminal_shows_the_caveats_too(capsys, real_advisor) -> None:
+    import io
+
+    from bot.cli import main
+
+    payload = json.dumps({"mode": "pretrain", "params_b": 13, "dataset_tokens": 1e12, "pricing": "spot"})
+    assert main(["estimate"], stdin=io.StringIO(payload)) == 0
+    out = capsys.readouterr().out
+    assert "Spot: checkpoint every 30-60 min" in out, out
+    serving = {"mode": "inference", "model": "qwen2.5 7b", "concurrency": 50}
+    advice, _ = real_advisor.estimate_workload(serving)
+    expected = decision_caveats(advice, real_advisor.hardware_kinds())  # GeForce / marketplace need the catalog's kinds
+    assert main(["estimate"], stdin=io.StringIO(json.dumps(serving))) == 0
+    out = capsys.readouterr().out
+    assert all(line in out for line in expected), (expected, out)
+
+
+def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message(real_advisor) -> None:
+    """Qwen3-235B LoRA on 8 H100s uses 98% of usable memory: 'Fits' alone would invite an OOM in week one."""
+    response, view = _answer(real_advisor, "LoRA Qwen3-235B-A22B")
+    assert any(n.startswith("Tight: ") and "GB usable per GPU (9" in n for n in view.notes), view.notes
+    _first_message_ok(response, real_advisor)
+    roomy_response, roomy = _answer(real_advisor, "QLoRA fine-tune Llama 3.1 8B on 50M tokens")
+    assert not any(n.startswith("Tight: ") for n in roomy.notes)

@@ -1,0 +1,67 @@
+"""The headline answers the question asked: a buy-or-rent question gets the break-even verdict, a run
+sized on a guessed token count leads with the price per 1B tokens and the question, not a months-long
+run on the guess. The real catalog, parser and engine answer, so the engine's wording is checked too."""
+
+from __future__ import annotations
+
+import json
+
+from bot.limits import violations
+from bot.render import render_response
+from bot.summary import build_answer_view
+from bot.terminal import render_terminal
+
+SLACK_HEADER_MAX = 150  # Slack's plain_text limit for a header block
+
+
+def _view(real_advisor, text: str):
+    response = real_advisor.respond(real_advisor.new_conversation(), text)
+    names = real_advisor.display_names()
+    [message] = render_response(response, names)
+    assert violations(message.blocks, text=message.text) == []
+    return response, build_answer_view(response, names), message
+
+
+def test_buy_or_rent_puts_the_break_even_verdict_in_the_headline(real_advisor) -> None:
+    response, view, message = _view(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
+    assert view.headline.startswith("💸 Buy or rent: rent, unless 8× H100"), view.headline
+    assert "months around the clock" in view.headline and "/GPU-h" in view.headline
+    assert len(view.headline) <= SLACK_HEADER_MAX
+    assert message.blocks[0]["type"] == "header" and "Buy or rent" in message.blocks[0]["text"]["text"]
+    assert not any(n.startswith("buy vs rent") for n in view.notes)  # said once, in the headline
+    assert "8× H100 SXM5 80GB" in view.plan  # what it is sized on is still said
+    assert render_terminal(response, real_advisor.display_names()).splitlines()[0] == view.headline
+
+
+def test_a_guessed_token_count_leads_with_the_price_per_1b_tokens_and_the_question(real_advisor) -> None:
+    response, view, message = _view(real_advisor, "QLoRA 70B, 500GB corpus in S3, 20 runs")
+    assert "dataset_tokens" in response.question_fields
+    assert view.headline.startswith("✅ Fits: QLoRA 70B on "), view.headline
+    assert "per 1B tokens; how many tokens per run?" in view.headline and "days" not in view.headline
+    assert len(view.headline) <= SLACK_HEADER_MAX
+    assert view.cost.startswith("*~$") and "per 1B tokens trained*" in view.cost
+    assert "at the guessed ~125B tokens" in view.cost and "20 runs ≈ $" in view.cost  # the asked 20 runs are said
+    assert "whole job" not in view.cost and "not 20" not in view.cost
+    assert "at the guessed ~125B tokens" in view.speed
+    assert "per 1B tokens" in json.dumps(message.blocks[0])
+
+
+def test_a_stated_token_count_keeps_the_plain_headline(real_advisor) -> None:
+    _, view, _ = _view(real_advisor, "QLoRA 70B, 500GB corpus in S3, 2B tokens, 20 runs")
+    assert view.headline.startswith("✅ Fits: QLoRA 70B on ") and "per 1B tokens" not in view.headline
+    assert "per run*" in view.cost
+
+
+def test_a_rejected_size_asks_nothing_past_it(real_advisor) -> None:
+    response, view, _ = _view(real_advisor, "fine-tune a 10 trillion parameter model on 1 token")
+    assert "beyond any model released" in view.headline and "check the units" in view.headline
+    assert response.questions == [] and view.questions == []  # not "QLoRA, LoRA or full?" for a model that cannot be
+    assert real_advisor.contract(response)["questions"] == []
+
+
+def test_an_accelerator_not_covered_is_said_once(real_advisor) -> None:
+    response, view, message = _view(real_advisor, "QLoRA 70B on TPU v5e")
+    text = render_terminal(response, real_advisor.display_names())
+    assert text.count("not covered") == 1 and json.dumps(message.blocks).count("not covered") == 1
+    assert view.headline.startswith("⚠️ TPU v5e is not covered; on GPUs:")
+    assert any(p.startswith("The catalog sizes GPUs") for p in view.problems)  # the why stays
