@@ -176,12 +176,17 @@ def build_chart_view(response: Response, names: Mapping[str, str] | None = None)
 
 # --- rendering ----------------------------------------------------------------------------------
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates kept in the user cache dir (keyed by each template's source checksum, so an
-    edited template is recompiled): a CLI start then skips compiling them (~10 ms). None when the
-    directory cannot be written: templates are compiled in memory as before."""
+    """Compiled templates kept in the user cache dir: a CLI start then skips compiling them (~10 ms).
+    jinja2 keys each file on the template's source checksum only, while the compiled code also
+    depends on the environment's options (`finalize`, ...) defined in this module: so the directory is
+    named for this module's source and the jinja2 version, and a change to either starts a fresh
+    one. None when the directory cannot be written: templates are compiled in memory as before."""
+    import hashlib
+
     import platformdirs
 
-    directory = Path(platformdirs.user_cache_dir("gpu-advisor", appauthor=False)) / "templates"
+    stamp = hashlib.sha1(Path(__file__).read_bytes() + jinja2.__version__.encode()).hexdigest()[:16]
+    directory = Path(platformdirs.user_cache_dir("gpu-advisor", appauthor=False)) / "templates" / stamp
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
