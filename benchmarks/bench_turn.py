@@ -7,8 +7,9 @@ reply) and every stage is timed with `time.perf_counter()` by wrapping the funct
 Why wrappers and not cProfile: cProfile triples the cost of small Python calls and only sees one
 thread, while a turn crosses three (the HTTP handler, Bolt's listener pool, the catalog's).
 
-The stages do not simply add up: the HTTP handler's thread sends the ack while Bolt's listener
-thread already parses, so the two overlap and share the GIL (the fake Slack runs in this process
+The HTTP stage runs from the start of the POST's handling to its ack being written. The stages do
+not simply add up: the HTTP handler's thread sends the ack while Bolt's listener thread already
+parses, so the two overlap and share the GIL (the fake Slack runs in this process
 too). The Web API stage includes the fake Slack's own handling of the call.
 """
 
@@ -37,7 +38,7 @@ from benchmarks.harness import (
 
 # (stage label, "module:Class.attr" wrapped); order is the order of a turn
 STAGES: tuple[tuple[str, str], ...] = (
-    ("HTTP adapter, signature check, Bolt ack (excl. claim)", "bot.http_server:_Handler.do_POST"),
+    ("HTTP adapter, signature check, Bolt ack (excl. claim)", "bot.http_server:_Handler"),
     ("journal claim (write transaction on the ack path)", "bot.journal:EventJournal.claim"),
     ("thread state load (read)", "bot.state:ThreadStore.load"),
     ("conversation restore", "bot.service:Advisor.load_conversation"),
@@ -67,8 +68,39 @@ class Recorder:
         self._lock = threading.Lock()
         self._undo: list[Callable[[], None]] = []
 
+    def wrap_ack(self, label: str, handler: Any) -> None:
+        """From the start of the POST's handling until its ack is written: what follows on that thread
+        (returning, waiting for the GIL the listener holds) is not part of the ack path."""
+        local = threading.local()
+        do_post, send = handler.do_POST, handler._send
+        recorder = self
+
+        def timed_post(this: Any) -> Any:
+            local.started = time.perf_counter()
+            return do_post(this)
+
+        def timed_send(this: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return send(this, *args, **kwargs)
+            finally:
+                started = getattr(local, "started", None)
+                if started is not None:
+                    ended = time.perf_counter()
+                    local.started = None
+                    with recorder._lock:
+                        recorder.spans.append((label, ended - started, ended))
+
+        handler.do_POST, handler._send = timed_post, timed_send
+        self._undo.append(lambda: (setattr(handler, "do_POST", do_post), setattr(handler, "_send", send)))
+
     def wrap(self, label: str, target: str) -> None:
         import importlib
+
+        if target == "bot.http_server:_Handler":
+            from bot.http_server import _Handler
+
+            self.wrap_ack(label, _Handler)
+            return
 
         module_name, _, path = target.partition(":")
         owner: Any = importlib.import_module(module_name)

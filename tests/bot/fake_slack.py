@@ -445,8 +445,9 @@ class FakeSlack:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
-            # headers and body go out in two writes: with Nagle on, a kept-alive client waits for
-            # its own delayed ACK (~40 ms) before the body arrives (Slack's servers do not do that)
+            # one write per response (buffered, flushed by http.server after each request) and no
+            # Nagle: a kept-alive client must not wait out its delayed ACK (~40 ms) for the body
+            wbufsize = 64 * 1024
             disable_nagle_algorithm = True
 
             def do_POST(self) -> None:  # noqa: N802
