@@ -62,7 +62,7 @@ class Replier:
     # re-validate the stored JSON (hundreds of KB, ~5 ms) when no other process saved the thread since
     _advice: OrderedDict[ThreadKey, tuple[int, Advice]] = field(default_factory=OrderedDict, init=False, repr=False)
     _advice_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
-    ADVICE_KEPT = 64
+    ADVICE_KEPT = 16  # about 1.2 MB each as objects
 
     def __post_init__(self) -> None:
         if self.journal is None:
