@@ -65,3 +65,40 @@ def cold_start(runs: int) -> list[StartupResult]:
             results.append(StartupResult(label, shown, runs, statistics.median(times), min(times),
                                          max(s[1] for s in samples)))
         return results
+
+
+# Modules whose import a cold `gpu-advisor ask` pays, in the order a reader looks for them
+TRACKED_IMPORTS = ("bot.cli", "pydantic", "catalog.records", "engine", "catalog.query", "sqlite_utils", "parser",
+                   "lark", "bot.service", "bot.terminal", "jinja2", "slack_sdk", "PIL")
+
+
+def import_times(runs: int = 3) -> tuple[dict[str, float | None], float]:
+    """Cumulative import time (ms, median of `runs`) of each of TRACKED_IMPORTS in `gpu-advisor ask`,
+    from `python -X importtime` (None: not imported at all), and the sum over top-level imports."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = tool_env({"GPU_ADVISOR_DB": str(Path(tmp) / "threads.db"),
+                        "GPU_ADVISOR_CATALOG_DIR": str(Path(tmp) / "catalog-extra")})
+        samples: list[dict[str, float]] = []
+        totals: list[float] = []
+        command = [sys.executable, "-X", "importtime", "-m", "bot", "ask", QUESTION]
+        subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)  # warm caches
+        for _ in range(max(1, runs)):
+            done = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+            found: dict[str, float] = {}
+            total = 0.0
+            for line in done.stderr.splitlines():
+                if not line.startswith("import time:") or "|" not in line:
+                    continue
+                _, cumulative, name = line.split("|", 2)
+                if not cumulative.strip().isdigit():
+                    continue
+                if not name.startswith("  ") and name.strip() not in ("site", "encodings"):
+                    total += int(cumulative) / 1e3  # a top-level import of the command itself
+                found.setdefault(name.strip(), int(cumulative) / 1e3)
+            samples.append(found)
+            totals.append(total)
+    out: dict[str, float | None] = {}
+    for name in TRACKED_IMPORTS:
+        values = [s[name] for s in samples if name in s]
+        out[name] = statistics.median(values) if values else None
+    return out, statistics.median(totals)

@@ -54,6 +54,7 @@ class Settings:
     engine_repeat: int = 50
     synthetic_repeat: int = 10
     turn_repeat: int = 30
+    stage_turns: int = 100  # mentions timed stage by stage in process (bench_turn)
     fuzz_budget_s: float = 15.0
     fuzz_max: int = 200_000
     startup_runs: int = 10
@@ -72,7 +73,7 @@ class Settings:
 
 
 FULL = Settings()
-QUICK = Settings(parse_repeat=5, engine_repeat=3, synthetic_repeat=1, turn_repeat=2, fuzz_budget_s=1.5, fuzz_max=300,
+QUICK = Settings(parse_repeat=5, engine_repeat=3, synthetic_repeat=1, turn_repeat=2, stage_turns=3, fuzz_budget_s=1.5, fuzz_max=300,
                  startup_runs=1, latency_events=10, rates=(5, 10), phase_s=1.0, max_events_per_server=50,
                  load=dict(channels=4, threads_per_channel=2, turns=2, workers=6), rate_limit=(1.5, 2.0, 3.0),
                  server_error=(0.5, 1.0, 3.0), long_outage_s=0.0, kill_threads=4, store_turns=20, cluster_rate=6.0, cluster_s=3.0)
@@ -138,6 +139,40 @@ def run_core(report: Report) -> None:
     report.add(Table("One bot turn in process", ["what", "message", "median ms", "best ms", "runs"], rows,
                      "Parse in the thread's context + engine + diff + Block Kit rendering: the work behind each "
                      "reply, without HTTP, SQLite or the Slack Web API."))
+    run_stages(report)
+
+
+# Per-stage medians (ms) from the same tool before this round of work (commit afde4a0, same machine, charts off)
+STAGES_BEFORE = {"HTTP adapter": 1.01, "journal claim": 0.16, "thread state load": 0.30, "conversation restore": 0.08,
+                 "parse": 2.24, "engine": 12.95, "render": 0.82, "scenario JSON": 0.91, "commit transaction": 0.67,
+                 "Web API": 3.53, "settle transaction": 0.13}
+
+
+def run_stages(report: Report) -> None:
+    """Where one turn's time goes in the serving process (bench_turn), stage by stage."""
+    from benchmarks import bench_turn
+
+    stages, e2e = bench_turn.breakdown(report.settings.stage_turns, warm=3 if report.quick else 10)
+    rows = []
+    for t in stages:
+        before = next((v for k, v in STAGES_BEFORE.items() if t.stage.startswith(k)), float("nan"))
+        rows.append([t.stage, t.median_ms, t.mean_ms, before])
+    outside = sum(t.median_ms for t in stages if not t.stage.startswith(("engine", "other")))
+    engine = next(t.median_ms for t in stages if t.stage.startswith("engine"))
+    report.add(Table("One turn in the serving process, stage by stage", ["stage", "median ms", "mean ms",
+                                                                        "median ms before"], rows,
+                     f"`benchmarks/bench_turn.py`: {len(e2e)} mentions one at a time into `bot.server.start` (real "
+                     "HTTP on loopback, Bolt, SQLite file, charts off) with the fake Slack in the same process; each "
+                     "stage timed by wrapping the function that does it. End to end (POST to the reply at the fake) "
+                     f"p50 {percentile(e2e, 50):.1f} ms; outside the engine, the stages' medians add up to "
+                     f"{outside:.1f} ms (engine {engine:.1f} ms), though the HTTP stage overlaps the listener's start "
+                     "(two threads sharing the GIL). \"Before\" is the same tool on the code before "
+                     "this round (Web API call on a new connection per reply with the fake checking every block; "
+                     "catalog look-ups crossing to the catalog's thread each time)."))
+    report.summary.append(["one turn in the serving process: outside the engine (sum of stage medians) / engine",
+                           f"{outside:.1f} ms / {engine:.1f} ms (before: "
+                           f"{sum(v for k, v in STAGES_BEFORE.items() if k != 'engine'):.1f} ms / "
+                           f"{STAGES_BEFORE['engine']:.1f} ms)"])
 
 
 def run_fuzz(report: Report) -> None:
@@ -165,7 +200,29 @@ def run_startup(report: Report) -> None:
                                     "peak RSS MiB", "runs"], rows))
     ask = next(r for r in results if r.label == "gpu-advisor ask")
     report.summary.append(["cold start `gpu-advisor ask` vs `python -c pass`",
-                           f"{ask.median_ms:.0f} ms vs {floor:.0f} ms ({ask.peak_rss_kib / 1024:.0f} MiB peak)"])
+                           f"{ask.median_ms:.0f} ms vs {floor:.0f} ms ({ask.median_ms / floor:.0f}x; target under 10x; "
+                           f"{ask.peak_rss_kib / 1024:.0f} MiB peak; before this round 560 ms)"])
+    imports, total = bench_startup.import_times(3 if not report.quick else 1)
+    rows = [[name, "not imported" if ms is None else ms,
+             "not imported" if IMPORTS_BEFORE.get(name) is None else IMPORTS_BEFORE[name]]
+            for name, ms in imports.items()]
+    rows.append(["all imports of the command (top level)", total, IMPORTS_BEFORE["total"]])
+    report.add(Table("Cold start: what `gpu-advisor ask` imports", ["module", "cumulative import ms", "before ms"], rows,
+                     "`python -X importtime -m bot ask '...'`, median of 3; cumulative = the module and what it "
+                     "imports first (nested figures are inside their parents'). \"Before\" is the code before this "
+                     "round (commit afde4a0). Pydantic model classes are now built on first use (`defer_build`), "
+                     "so part of their cost moved from import into the first answer; slack_sdk is no longer "
+                     "imported for terminal output; compiled templates come from the user cache directory. "
+                     "Still paid: pydantic itself and the catalog's record models (`catalog.records`), "
+                     "sqlite_utils imported by `catalog.query` through `catalog.refresh` on the read path, the "
+                     "engine's modules, lark and the grammar load."))
+
+
+# `python -X importtime` of `gpu-advisor ask` before this round (commit afde4a0, same machine), ms
+IMPORTS_BEFORE: dict[str, float | None] = {
+    "bot.cli": 34.8, "pydantic": 21.2, "catalog.records": 91.9, "engine": 149.1, "catalog.query": 63.1,
+    "sqlite_utils": 36.5, "parser": 46.4, "lark": 15.5, "bot.service": 153.5, "bot.terminal": 66.0, "jinja2": 14.8,
+    "slack_sdk": 28.6, "PIL": None, "total": 397.9}
 
 
 def run_store(report: Report) -> None:
@@ -307,25 +364,29 @@ def run_cluster(report: Report) -> None:
                                   kill_after_s=s.cluster_s / 2)
     report.add(Table("Two servers on one PostgreSQL, Slack retries sprayed across both, kill -9 of one mid-load",
                      ["events/s", "events", "Slack retries sent", "re-sent after the kill", "replied", "lost",
-                      "duplicated", "killed at s", "held by the killed server", "of those answered once", "p50 ms",
-                      "p99 ms"],
+                      "duplicated", "killed at s", "held by the killed server", "of those answered once",
+                      "threads read before a resend", "found already posted", "p50 ms", "p99 ms"],
                      [[run.rate_per_s, run.sent, run.retries_sent, run.failed_over, run.delivered, run.lost,
-                       run.duplicates, run.killed_at_s, run.in_flight_at_kill, run.in_flight_answered_once, run.p50,
-                       run.p99]],
+                       run.duplicates, run.killed_at_s, run.in_flight_at_kill, run.in_flight_answered_once,
+                       run.thread_checks, run.found_posted, run.p50, run.p99]],
                      "Each server is `gpu-advisor serve --workers 1` on its own port with the same GPU_ADVISOR_DB "
                      "(postgresql://...). Events alternate between them; every third is also re-delivered to the "
                      "other with X-Slack-Retry-Num. At half time the first server acknowledges a burst of 8 more "
                      "events and is killed with SIGKILL at once: what it had acknowledged and not answered (\"held\") "
                      "is replayed by the survivor (or taken over by a retry), and deliveries it "
-                     "refuses are re-sent to the survivor as Slack retries them. Latency counts from the scheduled "
+                     "refuses are re-sent to the survivor as Slack retries them. A reply the killed server had leased "
+                     "(it may have been posting it as it died) is taken over only after reading the thread "
+                     "(conversations.replies with include_all_metadata) for its outbox id: \"found already posted\" "
+                     "are replies the dead server did post, settled without a second post; any second copy in a "
+                     "thread counts as duplicated. Latency counts from the scheduled "
                      "send, so the turns the dead server held show as the tail."))
     report.facts["cluster"] = {"lost": run.lost, "duplicates": run.duplicates, "sent": run.sent,
                                "held": run.in_flight_at_kill, "held_answered_once": run.in_flight_answered_once,
-                               "kill_instant_duplicates": run.kill_instant_duplicates,
+                               "thread_checks": run.thread_checks, "found_posted": run.found_posted,
                                "duplicate_offsets_s": run.duplicate_offsets_s}
     report.summary.append(["two servers on one PostgreSQL, retries sprayed, kill -9 of one mid-load",
-                           f"{run.sent} events, {run.lost} lost, {run.duplicates} duplicated ({run.kill_instant_duplicates} "
-                           "more sent again because the killed server was sending them as it died); "
+                           f"{run.sent} events, {run.lost} lost, {run.duplicates} duplicated (a reply the killed server "
+                           f"was posting as it died counts; {run.found_posted} such found in the thread and not resent); "
                            f"{run.in_flight_at_kill} "
                            f"held by the killed server, {run.in_flight_answered_once} of them answered once by the other"])
 
@@ -363,10 +424,10 @@ def run_robustness(report: Report) -> None:
         report.add(Table("Slack Web API failing for a while", ["run", "chat.postMessage answers", "events",
                                                                "replies delivered", "of which answers",
                                                                "lost", "duplicates", "failed calls", "slowest reply s"],
-                         rows, "The bot's WebClient retries 429 after Retry-After (3 times) and 500 with back-off "
-                               "(twice; slack_sdk shares the count between both handlers). A reply still undelivered "
-                               "after that waits in the SQLite outbox and is resent with back-off (1 s to 30 s, for up "
-                               "to 30 minutes), in order per thread."))
+                         rows, "The bot's WebClient retries a 429 after Retry-After (3 times). A 500 on chat.postMessage is "
+                               "not retried by the client (Slack may have stored the message): the reply waits in the "
+                               "outbox and is resent with back-off (1 s to 30 s, for up to 30 minutes), in order per "
+                               "thread, each resend after reading the thread for the reply's outbox id."))
         server.stop()
         kill = bench_robustness.kill9_run(harness, threads=s.kill_threads)
     report.add(Table("kill -9 mid-conversation, then restart on the same database",
@@ -471,8 +532,8 @@ python -m benchmarks.bench_parser              # the parser owner's own benchmar
 python -m benchmarks.bench_engine              # the engine owner's own benchmark
 ```
 
-Figures move by tens of percent between runs on a shared 2-core machine (see the load average
-below); compare ratios and orders of magnitude, not single milliseconds. Needs only loopback: every server binds 127.0.0.1 on a free port and is stopped when the run ends.
+Figures are noisy: they move by tens of percent between runs on a 2-core machine shared with other
+work (see the load average below); compare ratios and orders of magnitude, not single milliseconds. Needs only loopback: every server binds 127.0.0.1 on a free port and is stopped when the run ends.
 Peak memory uses GNU `/usr/bin/time -v` when installed (else `getrusage(RUSAGE_CHILDREN)`).
 
 ## Machine
@@ -515,6 +576,12 @@ Peak memory uses GNU `/usr/bin/time -v` when installed (else `getrusage(RUSAGE_C
 - **Cluster** (`benchmarks/bench_cluster.py`): two servers on two ports, one PostgreSQL database,
   events alternating between them plus Slack-style retries to the other one, kill -9 of the first
   right after it acknowledged a burst; every thread's replies counted at the fake Slack.
+- **Load generator**: senders post over plain `http.client` (a new connection per event, as Slack
+  opens them) and the fake Slack checks the full Block Kit of one post in ten (the bot's tests check
+  every post), so the load generator takes a few % of one core; its CPU is stated with the rates.
+- **One turn, stage by stage** (`benchmarks/bench_turn.py`): the app started in process as `serve`
+  starts it, each stage timed by wrapping the function that does it (wall time on its thread:
+  the HTTP handler and the listener overlap and share the GIL).
 - **Core timings** reuse `benchmarks/bench_parser.py` (`median_ms`, `TYPICAL`, its fake resolver) and
   `benchmarks/bench_engine.py` (`WORKLOADS`, `synthetic_catalog(5_000)`).
 - **Fuzz** (`benchmarks/fuzz.py`): seeded random text (user phrasings, Slack markup, control

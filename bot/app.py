@@ -9,16 +9,13 @@ first (`check_token`) and prints one line; Bolt then calls `auth.test` lazily on
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 
 from bot.config import Config, ConfigError
@@ -26,22 +23,25 @@ from bot.listeners import register_listeners
 from bot.replies import Replier
 from bot.service import Advisor
 from bot.state import ThreadStore
+from bot.webapi import SafeRetryOnConnectionError, SafeRetryOnServerError, reuse_connections
 
 log = logging.getLogger(__name__)
 
 
 def web_client(config: Config, token: str | None = None) -> WebClient:
-    """A WebClient for SLACK_API_URL that retries 429 (after Retry-After) and 500/503 (with back-off)."""
+    """A WebClient for SLACK_API_URL on kept-alive connections (`bot.webapi`) that retries 429 (after
+    Retry-After), and 500/503 (with back-off) and broken connections except for chat.postMessage,
+    which the outbox retries after checking the thread (a retry there could post twice)."""
     client = WebClient(token=token if token is not None else config.bot_token, base_url=config.api_url, timeout=15)
     client.retry_handlers = [
-        ConnectionErrorRetryHandler(max_retry_count=2),
+        SafeRetryOnConnectionError(max_retry_count=2),
         RateLimitErrorRetryHandler(max_retry_count=3),
-        ServerErrorRetryHandler(
+        SafeRetryOnServerError(
             max_retry_count=2,
             interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=config.retry_backoff_s),
         ),
     ]
-    return client
+    return reuse_connections(client)
 
 
 def check_token(client: WebClient) -> dict:
@@ -79,5 +79,13 @@ def build_app(config: Config, advisor: Advisor, store: ThreadStore, *, client: W
         ignoring_self_events_enabled=True,
         logger=logging.getLogger("bot.bolt"),
     )
+
+    @app.middleware
+    def keep_alive(context: BoltContext, next: Callable[[], Any]) -> Any:
+        """Bolt builds a new WebClient per request: send its calls over the thread's kept-alive connections."""
+        if context.client is not None:
+            reuse_connections(context.client)
+        return next()
+
     register_listeners(app, advisor, store, charts=config.charts, replier=replier)
     return app

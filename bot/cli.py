@@ -154,9 +154,11 @@ def cmd_serve(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _serve_one(args: argparse.Namespace, config: Config) -> int:
+    from bot import gc_settings
     from bot.server import start
 
     running = start(config, host=args.host, port=args.port, background=False)
+    gc_settings.serving()
 
     def stop_on_sigterm(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -227,6 +229,9 @@ def _serve_worker(args: argparse.Namespace, config: Config) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"gpu-advisor serve (worker {args.worker_index}): {exc}\n")
         return START_ERROR
+    from bot import gc_settings
+
+    gc_settings.serving()
 
     def stop_on_sigterm(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -456,10 +461,15 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdo
     out = stdout or sys.stdout
     config = Config.from_env()
     name = " ".join(filter(None, [args.command, getattr(args, "catalog_command", None)]))
+    from bot import gc_settings
+
     try:
-        if getattr(args, "stdin", False):
-            return args.run(args, config, out, stdin or sys.stdin)
-        return args.run(args, config, out)
+        if args.command == "serve":  # the workers tune their collector once they are built
+            return args.run(args, config, out)
+        with gc_settings.one_shot():
+            if getattr(args, "stdin", False):
+                return args.run(args, config, out, stdin or sys.stdin)
+            return args.run(args, config, out)
     except UsageError as exc:
         sys.stderr.write(f"gpu-advisor {name}: {exc}\n")
         return USAGE_ERROR

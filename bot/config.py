@@ -58,6 +58,7 @@ class Config:
     outbox_max_age_s: float = 1800.0  # a reply still not accepted this long after its turn is dropped (logged)
     maintenance_tick_s: float = 0.5  # how often the background loop sends due replies
     test_hold_turns: bool = False  # GPU_ADVISOR_TEST_HOLD_TURNS=1, tests only: turns block after the claim
+    test_hold_after_post: bool = False  # GPU_ADVISOR_TEST_HOLD_AFTER_POST=1, tests only: block once Slack took a post
     # Hugging Face Hub lookups (docs/catalog.md): HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE as huggingface_hub
     # reads them; GPU_ADVISOR_HUB=0 turns lookups off
     hub_lookups: bool = True
@@ -100,6 +101,7 @@ class Config:
             catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else default_db_path().parent / "catalog",
             charts=(get("GPU_ADVISOR_CHARTS") or "1").lower() not in FALSE_WORDS,
             test_hold_turns=(get("GPU_ADVISOR_TEST_HOLD_TURNS") or "0").lower() not in FALSE_WORDS,
+            test_hold_after_post=(get("GPU_ADVISOR_TEST_HOLD_AFTER_POST") or "0").lower() not in FALSE_WORDS,
             hub_lookups=(get("GPU_ADVISOR_HUB") or "1").lower() not in FALSE_WORDS,
             hf_endpoint=(get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/"),
             hf_token=get("HF_TOKEN") or get("HUGGING_FACE_HUB_TOKEN"),

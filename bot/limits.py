@@ -14,36 +14,26 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackObjectFormationError
-from slack_sdk.models.blocks import (
-    ActionsBlock,
-    ButtonElement,
-    ContextBlock,
-    HeaderBlock,
-    Option,
-    SectionBlock,
-    StaticSelectElement,
-)
-from slack_sdk.models.blocks import Block as SdkBlock
-from slack_sdk.models.blocks.block_elements import InteractiveElement
-
-# Limits slack_sdk's Block Kit models know are read from them (one source of truth, maintained by
-# Slack); the rest are from docs.slack.dev/reference/block-kit (section fields, context text, table).
+# Limits slack_sdk's Block Kit models know are the values of those models' `*_max_length`
+# attributes (Slack maintains them); tests/bot/test_limits.py checks every one against slack_sdk,
+# so they are written out here instead of read at import: importing slack_sdk costs ~40 ms of
+# every CLI start, and `gpu-advisor ask` in a terminal never talks to Slack. The rest are from
+# docs.slack.dev/reference/block-kit (section fields, context text, table).
 MAX_BLOCKS_MESSAGE = 50
 MAX_BLOCKS_VIEW = 100
-SECTION_TEXT = SectionBlock.text_max_length  # 3000
-FIELDS_PER_SECTION = SectionBlock.fields_max_length  # 10
+SECTION_TEXT = 3000  # SectionBlock.text_max_length
+FIELDS_PER_SECTION = 10  # SectionBlock.fields_max_length
 FIELD_TEXT = 2000
-HEADER_TEXT = HeaderBlock.text_max_length  # 150
-BUTTON_TEXT = ButtonElement.text_max_length  # 75
-BUTTON_VALUE = ButtonElement.value_max_length  # 2000
-ACTION_ID = InteractiveElement.action_id_max_length  # 255
-BLOCK_ID = SdkBlock.block_id_max_length  # 255
-ACTIONS_ELEMENTS = ActionsBlock.elements_max_length  # 25
-CONTEXT_ELEMENTS = ContextBlock.elements_max_length  # 10
+HEADER_TEXT = 150  # HeaderBlock.text_max_length
+BUTTON_TEXT = 75  # ButtonElement.text_max_length
+BUTTON_VALUE = 2000  # ButtonElement.value_max_length
+ACTION_ID = 255  # InteractiveElement.action_id_max_length
+BLOCK_ID = 255  # Block.block_id_max_length
+ACTIONS_ELEMENTS = 25  # ActionsBlock.elements_max_length
+CONTEXT_ELEMENTS = 10  # ContextBlock.elements_max_length
 CONTEXT_TEXT = 3000
-OPTION_TEXT = Option.label_max_length  # 75
-OPTIONS_PER_SELECT = StaticSelectElement.options_max_length  # 100
+OPTION_TEXT = 75  # Option.label_max_length
+OPTIONS_PER_SELECT = 100  # StaticSelectElement.options_max_length
 TABLE_ROWS = 100
 TABLE_CELLS_PER_ROW = 20
 TABLES_PER_MESSAGE = 1  # Slack renders one table block per message
@@ -148,6 +138,9 @@ def violations(blocks: list[Block], *, max_blocks: int = MAX_BLOCKS_MESSAGE, tex
 
 def _sdk_violations(block: Block) -> list[str]:
     """What slack_sdk's model for this block type rejects (its validators stop at the first)."""
+    from slack_sdk.errors import SlackObjectFormationError
+    from slack_sdk.models.blocks import Block as SdkBlock
+
     try:
         model = SdkBlock.parse(deepcopy(block))
         if model is not None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk import WebClient
@@ -34,7 +35,7 @@ from bot.outbox import Row as OutboxRow
 from bot.render import build_chart_view, build_formulas_view, render_error, render_formulas, render_response
 from bot.routing import thread_key as thread_key  # re-exported for the listeners
 from bot.service import Advisor, Response, thread_word
-from bot.state import StaleThread, ThreadKey, ThreadStore
+from bot.state import StaleThread, ThreadKey, ThreadState, ThreadStore
 from engine.models import Advice
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,11 @@ class Replier:
     outbox: Outbox = None  # type: ignore[assignment]  # default: retries with the documented back-off
     chart_worker: ChartWorker | None = None  # None: charts drawn inline (after the reply was sent)
     hold_turns: bool = False  # tests only (GPU_ADVISOR_TEST_HOLD_TURNS): block after the claim, never answer
+    # the last advice of recent threads, by (thread, version): a follow-up here does not read and
+    # re-validate the stored JSON (hundreds of KB, ~5 ms) when no other process saved the thread since
+    _advice: OrderedDict[ThreadKey, tuple[int, Advice]] = field(default_factory=OrderedDict, init=False, repr=False)
+    _advice_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    ADVICE_KEPT = 16  # about 1.2 MB each as objects
 
     def __post_init__(self) -> None:
         if self.journal is None:
@@ -87,9 +93,8 @@ class Replier:
         try:
             for _ in range(3):
                 with self.store.locked(key):
-                    state = self.store.load(key)
+                    state, previous = self._load(key)
                     conversation = self.advisor.load_conversation(state.conversation if state else None)
-                    previous = Advice.model_validate_json(state.advice_json) if state and state.advice_json else None
                     response = self.advisor.respond(conversation, text, previous)
                     messages = render_response(response, self.advisor.display_names(), tables=self.tables,
                                                charts=self.charts)
@@ -99,6 +104,7 @@ class Replier:
                                                  version=state.version if state else 0)
                         if not committed:
                             return None
+                        self._remember(key, (state.version if state else 0) + 1, response.advice)
                         break
                     except StaleThread:  # another process saved this thread meanwhile: start again from its state
                         continue
@@ -110,6 +116,29 @@ class Replier:
             return None
         self.outbox.deliver(client, key, leased=committed.leased)  # the chart is offered, not pushed
         return response
+
+    def _load(self, key: ThreadKey) -> tuple[ThreadState | None, Advice | None]:
+        """The thread's state and its advice (from memory when this process saved that version)."""
+        with self._advice_lock:
+            cached = self._advice.get(key)
+        state = self.store.load(key, unless_version=cached[0] if cached else None)
+        if state is None:
+            return None, None
+        if state.advice_omitted and cached is not None:
+            return state, cached[1]
+        advice = Advice.model_validate_json(state.advice_json) if state.advice_json else None
+        self._remember(key, state.version, advice)
+        return state, advice
+
+    def _remember(self, key: ThreadKey, version: int, advice: Advice | None) -> None:
+        with self._advice_lock:
+            if advice is None:
+                self._advice.pop(key, None)
+                return
+            self._advice[key] = (version, advice)
+            self._advice.move_to_end(key)
+            while len(self._advice) > self.ADVICE_KEPT:
+                self._advice.popitem(last=False)
 
     def _commit(self, key: ThreadKey, event_id: str | None, messages: list[Message], *, kind: str = "answer",
                 conversation: dict[str, Any] | None = None, advice_json: str | None = None,
@@ -175,8 +204,7 @@ class Replier:
 
         Read from the thread store (not process memory), so a button pressed after a restart works."""
         try:
-            state = self.store.load(key)
-            advice = Advice.model_validate_json(state.advice_json) if state and state.advice_json else None
+            _, advice = self._load(key)
             response = Response(word, word, advice.workload if advice else None, advice)
             if advice is None:
                 messages = render_response(Response("", "help", None, None))

@@ -79,7 +79,8 @@ def start(config: Config, *, host: str = "127.0.0.1", port: int = 3000, advisor:
     advisor = advisor or Advisor.open(config.catalog_path, [config.catalog_dir], hub_settings=config.hub_settings())
     journal = EventJournal(store, replay_window_s=config.replay_window_s)
     outbox = Outbox(store, retry_base_s=config.outbox_retry_base_s, retry_max_s=config.outbox_retry_max_s,
-                    max_age_s=config.outbox_max_age_s, apology=render_error, journal=journal)
+                    max_age_s=config.outbox_max_age_s, apology=render_error, journal=journal,
+                    hold_after_post=config.test_hold_after_post)
     charts = ChartWorker().start() if config.charts and config.chart_process else None
     replier = Replier(advisor, store, charts=config.charts, journal=journal, outbox=outbox,
                       hold_turns=config.test_hold_turns, chart_worker=charts)

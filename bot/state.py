@@ -56,6 +56,7 @@ class ThreadState:
     advice_json: str | None
     updated_at: float
     version: int = 0
+    advice_omitted: bool = False  # load(..., unless_version=v) matched v: the caller has this advice already
 
 
 class ThreadStore:
@@ -113,19 +114,27 @@ class ThreadStore:
                 self._depth = 0
 
     # --- threads -----------------------------------------------------------------------------
-    def load(self, key: ThreadKey) -> ThreadState | None:
+    def load(self, key: ThreadKey, *, unless_version: int | None = None) -> ThreadState | None:
+        """The thread's state. With `unless_version`, the advice JSON (hundreds of KB) is not read
+        when the stored version is that one: the caller holds that advice already (`advice_omitted`)."""
         with self._lock:
             row = self.backend.conn.execute(
-                "select conversation, advice, updated_at, coalesce(version, 0) from threads"
+                "select conversation, case when coalesce(version, 0) = ? then null else advice end, updated_at,"
+                " coalesce(version, 0), advice is not null from threads"
                 " where team_id = ? and channel = ? and thread_ts = ?",
-                [key.team_id, key.channel, key.thread_ts],
+                [-1 if unless_version is None else unless_version, key.team_id, key.channel, key.thread_ts],
             ).fetchone()
         if row is None:
             return None
-        return ThreadState(key, json.loads(row[0]), row[1], row[2], row[3])
+        omitted = row[1] is None and bool(row[4])
+        return ThreadState(key, json.loads(row[0]), row[1], row[2], row[3], omitted)
 
     def has_scenario(self, key: ThreadKey) -> bool:
-        return self.load(key) is not None
+        with self._lock:
+            return self.backend.conn.execute(
+                "select 1 from threads where team_id = ? and channel = ? and thread_ts = ?",
+                [key.team_id, key.channel, key.thread_ts]).fetchone() is not None
+
 
     def save(self, key: ThreadKey, conversation: dict[str, Any], advice_json: str | None, *,
              expected_version: int | None = None) -> None:

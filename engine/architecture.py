@@ -29,7 +29,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 class Architecture(BaseModel):
     """One transformer's shape. Parameter counts are exact integers computed from the shape."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     layers: int

@@ -37,7 +37,7 @@ class MemoryOptions(BaseModel):
     """Knobs the Workload does not carry: which mixed-precision recipe, and switches that let a test
     run a source "with its assumptions" (no activations, no overhead)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     recipe: Recipe = "amp_fp32_grads"  # 18 B/param Adam; "amp_bf16_grads" = 16 (ZeRO paper)
     include_activations: bool = True

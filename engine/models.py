@@ -36,7 +36,7 @@ DEFAULT_OUTPUT_TOKENS = 256
 class Workload(BaseModel):
     """A scenario as the user described it. `None` means 'not said': the engine assumes and says so."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     # --- contract fields (docs/json.md); never rename ---
     mode: Mode | None = None
@@ -104,7 +104,7 @@ class Workload(BaseModel):
 class Assumption(BaseModel):
     """A value the engine used that the user did not give, and why that value."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str
     value: Any
@@ -114,7 +114,7 @@ class Assumption(BaseModel):
 class Figure(BaseModel):
     """A number with its provenance: formula name, the inputs it was computed from, and notes."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     value: float
     unit: str
@@ -126,7 +126,7 @@ class Figure(BaseModel):
 class Problem(BaseModel):
     """Why the engine could not answer (part of) a question. Never raised, always returned."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     code: str  # "unknown_model", "unknown_gpu", "invalid_value", "fits_nowhere", "implausible"
     field: str | None = None
@@ -137,7 +137,7 @@ class Problem(BaseModel):
 class MemoryEstimate(BaseModel):
     """Peak memory on the busiest GPU and across the cluster, with per-component breakdown."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     per_gpu_gb: float
     total_gb: float  # all GPUs together (for unsharded state: per_gpu x gpus)
@@ -151,7 +151,7 @@ class MemoryEstimate(BaseModel):
 class ClusterPlan(BaseModel):
     """How many GPUs and nodes, how they talk, and how the model is split."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     gpu: str
     gpus: int
@@ -178,7 +178,7 @@ class TargetCheck(BaseModel):
     the plan meets it. `name` is the Workload field; for per-user speed and rate, higher is better;
     for TTFT and deadlines, lower is better."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     wanted: float
@@ -187,7 +187,7 @@ class TargetCheck(BaseModel):
 
 
 class ThroughputEstimate(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     training_tokens_per_s: Figure | None = None  # all GPUs together
     gpu_hours: Figure | None = None  # per run
@@ -204,7 +204,7 @@ class ThroughputEstimate(BaseModel):
 
 
 class TcoRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     item: TcoItem
     usd: float
@@ -215,7 +215,7 @@ class TcoRow(BaseModel):
 class TcoOption(BaseModel):
     """The four TCO rows for one way of running the workload, for one month of `runs_per_month` runs."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str  # "Lambda 8x H100 SXM (on-demand)"
     offer_id: str | None
@@ -233,7 +233,7 @@ class TcoOption(BaseModel):
 class Option(BaseModel):
     """One candidate configuration, fully evaluated."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     offer_id: str | None
@@ -251,7 +251,7 @@ class Option(BaseModel):
 
 
 class Recommendation(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     primary: str | None  # Option.name
     alternatives: tuple[str, ...] = ()
@@ -266,7 +266,7 @@ class Recommendation(BaseModel):
 class Advice(BaseModel):
     """The engine's full answer for one workload. `to_contract()` gives the public JSON."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     workload: Workload  # as the user gave it (None where not said)
     effective: Workload  # after defaults: what was actually computed

@@ -37,7 +37,7 @@ _FLOAT_ANSWERS = {"runs_per_month", "epochs"}
 class Turn(BaseModel):
     """The result of one message: the scenario after it and what the reply should say."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     workload: Workload
     changed: dict[str, tuple[Any, Any]]  # field -> (old, new)

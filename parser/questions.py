@@ -57,7 +57,7 @@ ESSENTIAL = frozenset({"mode", "model"})
 class Question(BaseModel):
     """A follow-up question: the Workload field it fills, what the user reads, why it matters."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str
     text: str

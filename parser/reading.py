@@ -102,7 +102,7 @@ class NameFinder(Protocol):
 class Conflict(BaseModel):
     """One field given two different values in the same message; neither value is applied."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str
     values: tuple[Any, ...]
@@ -117,7 +117,7 @@ class Conflict(BaseModel):
 class Reading(BaseModel):
     """Everything the parser understood in one message, and nothing it guessed silently."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     text: str = ""  # the normalized text that was parsed
     updates: dict[str, Any] = Field(default_factory=dict)  # Workload field -> value

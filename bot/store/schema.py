@@ -3,7 +3,8 @@
 - `threads`: one row per (team_id, channel, thread_ts): the parser's conversation and the last
   advice as JSON, and a `version` bumped by every save (optimistic concurrency across processes).
 - `events`, `owners`: the event journal (`bot.journal`).
-- `outbox`: replies not yet accepted by Slack (`bot.outbox`).
+- `outbox`: replies not yet accepted by Slack (`bot.outbox`); `msg_id` is the id sent with the
+  message as Slack message metadata, `uncertain` marks a row an attempt may have posted.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "outbox": (("id", "id"), ("team_id", "text"), ("channel", "text"), ("thread_ts", "text"), ("text", "text"),
                ("blocks", "text"), ("kind", "text"), ("event_id", "text"), ("created_at", "float"),
                ("attempts", "int"), ("next_attempt_at", "float"), ("lease", "text"), ("lease_until", "float"),
-               ("last_error", "text")),
+               ("last_error", "text"), ("msg_id", "text"), ("uncertain", "int")),
 }
 PRIMARY_KEYS = {"threads": ("team_id", "channel", "thread_ts"), "events": ("event_id",), "owners": ("owner",)}
 INDEXES = (

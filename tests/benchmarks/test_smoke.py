@@ -47,9 +47,6 @@ def test_two_servers_on_one_postgres_lose_and_duplicate_nothing_through_a_kill_9
     cluster = report.facts["cluster"]
     assert cluster["sent"] > 0 and (cluster["lost"], cluster["duplicates"]) == (0, 0), cluster
     assert cluster["held_answered_once"] == cluster["held"]
-    # at least once only for what the killed server was posting at the instant it died: at most the
-    # burst of 8 it had just acknowledged (chat.postMessage has no idempotency key)
-    assert cluster["kill_instant_duplicates"] <= 8
 
 
 def test_load_run_answers_every_turn_once(report: bench_run.Report) -> None:

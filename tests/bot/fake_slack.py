@@ -23,6 +23,14 @@ client retry budget); `rate_limit(method, retry_after)` answers the next call wi
 `Retry-After` header. Each recorded call carries the HTTP `status` and the `error` it was answered
 with; `accepted(method)` lists only those Slack took (200 and ok), `rejected(method)` the rest.
 
+Messages posted with `chat.postMessage` are kept (`messages`), with their Slack message metadata
+(`{"event_type": ..., "event_payload": {...}}`, checked the way Slack checks it); as Slack does,
+`conversations.replies` (a thread: `ts` required) and `conversations.history` (a channel's top
+level) return them oldest first, filtered by `oldest`/`latest` (`inclusive`), paged by
+`limit`/`cursor` (`has_more`, `response_metadata.next_cursor`), and with `metadata` only when
+`include_all_metadata` is true. `drop_response(method, n)` stores the next n calls but answers them
+with a reset connection: the "did Slack post it?" case of a network error after the request.
+
 File uploads follow `files_upload_v2`: `files.getUploadURLExternal` hands out an upload URL on this
 server (`/upload/<file_id>`), the raw bytes POSTed there are kept in `uploads` (recorded as method
 "upload"), and `files.completeUploadExternal` answers with the completed `files`.
@@ -50,7 +58,8 @@ TEAM_ID = "T1"
 TS = re.compile(r"^\d+\.\d+$")  # Slack message timestamps: "1700000001.000100"
 APP_LEVEL_METHODS = frozenset({"apps.connections.open"})  # the only methods an xapp- token may call
 BOT_METHODS = frozenset({"auth.test", "chat.postMessage", "chat.update", "chat.postEphemeral", "views.publish",
-                         "files.getUploadURLExternal", "files.completeUploadExternal"})
+                         "files.getUploadURLExternal", "files.completeUploadExternal", "conversations.replies",
+                         "conversations.history"})
 MAX_TEXT = 40_000  # chat.postMessage: msg_too_long beyond this
 MAX_BLOCKS = {"message": 50, "home": 100}
 BLOCK_TYPES = frozenset({"section", "header", "context", "actions", "divider", "image", "rich_text", "input", "file",
@@ -146,6 +155,17 @@ class Call:
         return self.status == 200 and self.error is None
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that dies with a kept-alive connection open (kill -9 of a bot) is no error of the fake."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeSlack:
     def __init__(self, *, bad_tokens: tuple[str, ...] = ("xoxb-bad",)) -> None:
         self.calls: list[Call] = []
@@ -156,9 +176,11 @@ class FakeSlack:
         self.outages: dict[str, int] = {}  # method -> HTTP status answered until recover()
         self.uploads: dict[str, bytes] = {}  # file_id -> bytes POSTed to its upload URL
         self._upload_names: dict[str, str] = {}
+        self.messages: list[dict[str, Any]] = []  # every posted message, with channel and thread_ts
+        self.dropped_responses: dict[str, int] = {}  # method -> calls still to answer with a reset connection
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
@@ -201,6 +223,17 @@ class FakeSlack:
         """The next n calls of `method` answer 429 `ratelimited` with `Retry-After: retry_after`."""
         self.fail_next(n, 429, retry_after, method)
 
+    def drop_response(self, method: str = "chat.postMessage", n: int = 1) -> None:
+        """The next n calls of `method` take effect (a post is stored) but the connection is reset
+        before the answer: the client cannot tell whether Slack has it."""
+        with self._lock:
+            self.dropped_responses[method] = self.dropped_responses.get(method, 0) + n
+
+    def thread(self, channel: str, thread_ts: str) -> list[dict[str, Any]]:
+        """The messages posted in a thread (thread_ts "" : the channel's top level), oldest first."""
+        with self._lock:
+            return [m for m in self.messages if m["channel"] == channel and m.get("thread_ts", "") == thread_ts]
+
     def accepted(self, method: str = "chat.postMessage") -> list[Call]:
         """Calls Slack took: HTTP 200 and ok: true."""
         return [c for c in self.of(method) if c.ok]
@@ -231,6 +264,8 @@ class FakeSlack:
             self.refusals.clear()
             self.outages.clear()
             self.uploads.clear()
+            self.messages.clear()
+            self.dropped_responses.clear()
 
     # --- the server -------------------------------------------------------------------------------
     def _answer(self, method: str, params: dict[str, Any], token: str) -> tuple[int, dict[str, Any], dict[str, str]]:
@@ -265,9 +300,19 @@ class FakeSlack:
         if method == "apps.connections.open":
             return 200, {"ok": True, "url": self.ws_url or "ws://127.0.0.1:1/"}, {}
         if method in ("chat.postMessage", "chat.update"):
-            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
-            message = {"type": "message", "user": BOT_USER_ID, "ts": ts, "text": params.get("text", "")}
+            # chat.postMessage: a new ts, unique and increasing, on the wall clock like Slack's
+            ts = params.get("ts") if method == "chat.update" else f"{int(time.time())}.{next(self._ts):06d}"
+            message = {"type": "message", "user": BOT_USER_ID, "bot_id": "BBOT", "ts": ts,
+                       "text": params.get("text", "")}
+            if method == "chat.postMessage":
+                stored = {**message, "channel": params.get("channel"), "thread_ts": str(params.get("thread_ts") or "")}
+                if isinstance(params.get("metadata"), dict):
+                    stored["metadata"] = params["metadata"]
+                with self._lock:
+                    self.messages.append(stored)
             return 200, {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}, {}
+        if method in ("conversations.replies", "conversations.history"):
+            return 200, self._history(method, params), {}
         if method == "files.getUploadURLExternal":
             file_id = f"F{next(self._ts):06d}"
             with self._lock:
@@ -283,6 +328,30 @@ class FakeSlack:
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
         return 200, {"ok": True}, {}
+
+    def _history(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """conversations.replies / conversations.history over the stored posts, as Slack pages them."""
+        channel = str(params.get("channel"))
+        if method == "conversations.replies":
+            thread_ts = str(params.get("ts"))
+            found = self.thread(channel, thread_ts)
+        else:
+            found = self.thread(channel, "")
+        truthy = ("1", "true", "True", True, 1)
+        oldest, latest = float(params.get("oldest") or 0), float(params.get("latest") or 1e12)
+        inclusive = params.get("inclusive") in truthy
+        found = [m for m in found if (oldest <= float(m["ts"]) <= latest if inclusive
+                                      else oldest < float(m["ts"]) < latest)]
+        found.sort(key=lambda m: float(m["ts"]))
+        start = int(str(params.get("cursor") or "0").removeprefix("next_ts_") or 0)
+        limit = max(1, min(1000, int(params.get("limit") or 1000)))
+        page = found[start:start + limit]
+        more = start + limit < len(found)
+        with_metadata = params.get("include_all_metadata") in truthy
+        messages = [{k: v for k, v in m.items() if k not in ("channel",) and (with_metadata or k != "metadata")}
+                    for m in page]
+        return {"ok": True, "messages": messages, "has_more": more,
+                "response_metadata": {"next_cursor": f"next_ts_{start + limit}" if more else ""}}
 
     def _invalid(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
         """Slack's answer to a malformed call of `method` (error + details), or None when well-formed."""
@@ -304,6 +373,11 @@ class FakeSlack:
                 return {"error": "no_text"}
             if len(str(params.get("text") or "")) > MAX_TEXT:
                 return {"error": "msg_too_long"}
+            if "metadata" in params:
+                metadata = params["metadata"]
+                if (not isinstance(metadata, dict) or not isinstance(metadata.get("event_type"), str)
+                        or not isinstance(metadata.get("event_payload"), dict)):
+                    return {"error": "invalid_metadata_format"}
             if blocks is not None:
                 if not isinstance(blocks, list):
                     return {"error": "invalid_blocks_format"}
@@ -311,6 +385,14 @@ class FakeSlack:
                 if errors:
                     return {"error": "invalid_blocks", "errors": [e.removeprefix("[ERROR] ") for e in errors],
                             "response_metadata": {"messages": errors}}
+        elif method == "conversations.replies":
+            if not params.get("channel"):
+                return {"error": "channel_not_found"}
+            if not params.get("ts") or not TS.match(str(params["ts"])):
+                return arguments("missing required field: ts")
+        elif method == "conversations.history":
+            if not params.get("channel"):
+                return {"error": "channel_not_found"}
         elif method == "views.publish":
             view = params.get("view")
             if not params.get("user_id"):
@@ -363,6 +445,10 @@ class FakeSlack:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # one write per response (buffered, flushed by http.server after each request) and no
+            # Nagle: a kept-alive client must not wait out its delayed ACK (~40 ms) for the body
+            wbufsize = 64 * 1024
+            disable_nagle_algorithm = True
 
             def do_POST(self) -> None:  # noqa: N802
                 data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -377,7 +463,7 @@ class FakeSlack:
                         params = json.loads(raw or "{}")
                     else:
                         params = {k: v[0] for k, v in parse_qs(raw).items()}
-                    for key in ("blocks", "view", "attachments"):
+                    for key in ("blocks", "view", "attachments", "metadata"):
                         if isinstance(params, dict) and isinstance(params.get(key), str):
                             params[key] = json.loads(params[key])
                 except ValueError:
@@ -390,6 +476,16 @@ class FakeSlack:
                         status, body, headers = 200, {"ok": False, "error": "invalid_json"}, {}
                     else:
                         status, body, headers = fake._answer(method, params, token)
+                    with fake._lock:
+                        drop = fake.dropped_responses.get(method, 0) > 0
+                        if drop:
+                            fake.dropped_responses[method] -= 1
+                            fake.calls.append(Call(method, params if isinstance(params, dict) else {"raw": raw},
+                                                   dict(self.headers.items()), status=0, error="connection reset"))
+                    if drop:  # it took effect; the client never hears so
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
                     content_type = "application/json"
                     data = json.dumps(body).encode()
                     error = None if body.get("ok") else str(body.get("error"))

@@ -6,7 +6,9 @@
 - two servers started at once on that database: still exactly one answer;
 - Slack failing for longer than the client's retry budget: the reply is queued in the outbox and
   arrives once Slack recovers, before the later reply in the same thread;
-- the outbox survives a kill -9: a queued reply is sent by the next process.
+- the outbox survives a kill -9: a queued reply is sent by the next process;
+- kill -9 after Slack took the reply but before it was marked sent (GPU_ADVISOR_TEST_HOLD_AFTER_POST):
+  the next process reads the thread, finds the reply's outbox id in its metadata, and does not post it again.
 """
 
 from __future__ import annotations
@@ -72,6 +74,27 @@ def test_a_turn_killed_after_the_ack_is_answered_once_after_restart(fake_slack: 
         client.post(mention(SCENARIO, event_id="EvHeld"), retry_num=1)  # Slack's re-delivery, late
         time.sleep(0.5)
         assert len(fake_slack.of("chat.postMessage")) == 1
+    finally:
+        stop(process)
+
+
+def test_a_reply_posted_as_the_server_died_is_not_posted_again(fake_slack: FakeSlack, store_target: Path | str) -> None:
+    process, client = serve(fake_slack, store_target, GPU_ADVISOR_TEST_HOLD_AFTER_POST="1")
+    try:
+        assert client.post(mention(SCENARIO, event_id="EvPosted")).status == 200
+        [post] = fake_slack.wait_for("chat.postMessage", timeout=20)  # Slack has it; its row is not settled
+    finally:
+        kill9(process)
+    assert outbox_rows(store_target) == 1
+    process, _ = serve(fake_slack, store_target)
+    try:
+        deadline = time.monotonic() + 20
+        while outbox_rows(store_target) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert outbox_rows(store_target) == 0  # settled by the next process...
+        assert fake_slack.of("chat.postMessage") == [post]  # ...without a second post
+        [check] = fake_slack.of("conversations.replies")
+        assert check.params["ts"] == ROOT_TS and check.params["include_all_metadata"] in ("1", "true", True)
     finally:
         stop(process)
 

@@ -164,8 +164,24 @@ def test_view_allows_100_blocks_not_101() -> None:
 
 def test_limits_come_from_slack_sdk_models() -> None:
     """The figures fit_blocks repairs to are slack_sdk's, so a change in Slack's models shows up here."""
-    from slack_sdk.models.blocks import ButtonElement, HeaderBlock, SectionBlock
+    from slack_sdk.models.blocks import (
+        ActionsBlock,
+        Block,
+        ButtonElement,
+        ContextBlock,
+        HeaderBlock,
+        Option,
+        SectionBlock,
+        StaticSelectElement,
+    )
+    from slack_sdk.models.blocks.block_elements import InteractiveElement
 
     assert (limits.SECTION_TEXT, limits.FIELDS_PER_SECTION) == (SectionBlock.text_max_length, SectionBlock.fields_max_length) == (3000, 10)
     assert limits.HEADER_TEXT == HeaderBlock.text_max_length == 150
     assert limits.BUTTON_TEXT == ButtonElement.text_max_length == 75
+    written_out = (limits.BUTTON_VALUE, limits.ACTION_ID, limits.BLOCK_ID, limits.ACTIONS_ELEMENTS,
+                   limits.CONTEXT_ELEMENTS, limits.OPTION_TEXT, limits.OPTIONS_PER_SELECT)
+    assert written_out == (ButtonElement.value_max_length, InteractiveElement.action_id_max_length,
+                           Block.block_id_max_length, ActionsBlock.elements_max_length,
+                           ContextBlock.elements_max_length, Option.label_max_length,
+                           StaticSelectElement.options_max_length)
