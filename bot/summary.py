@@ -428,7 +428,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
     caveats = decision_caveats(advice, response.hardware)
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
-    notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 else 0)]
+    # an open question takes two lines of the ten-second read: one note fewer then
+    notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 else 0) - (1 if response.questions else 0)]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []
