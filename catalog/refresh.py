@@ -27,9 +27,10 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # only annotations here: answering reads the overlay with plain sqlite3 (cold start)
+    import sqlite_utils
 
 from catalog.records import OfferRecord
 from catalog.skypilot import missing_columns, read_skypilot_text
