@@ -62,11 +62,14 @@ def _picked(advice: Advice) -> list[tuple[str, Option]]:
     return [(role, by_name[n]) for role, n in wanted if n and n in by_name]
 
 
-def _consumer_line(advice: Advice, kinds: HardwareKinds) -> str | None:
+def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] = ("The pick", "The runner-up")
+                   ) -> str | None:
     note = _starting(advice.notes, CONSUMER_NOTE)
     if note is None:
         return None
     for role, option in _picked(advice):
+        if role not in roles:
+            continue
         geforce, market = option.gpu in kinds.consumer_gpus, _provider(option) in kinds.marketplaces
         if not (geforce or market):
             continue
@@ -176,7 +179,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
     lines = [_consumer_line(advice, kinds), _fp8_line(advice), _spot_line(advice), _tight_line(advice),
-             _reservation_line(advice), _price_line(advice), _rocm_line(advice),
+             _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
+             _rocm_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 

@@ -145,12 +145,20 @@ def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> _Tables:
     return _Tables(w, arch, opts)
 
 
+COMFORT_FRACTION = 0.95  # a layout within 95% of usable memory is preferred to a tighter one on the same GPUs
+
+
 def _first_fit(t: _Tables, n: int, gpn: int, max_tp: int, limit_bytes: float) -> tuple[Layout, float] | None:
+    """The first layout for n GPUs, in preference order, that leaves 5% of usable memory free; else the
+    first that fits at all (a plan at 99% fits on paper and OOMs on the first long batch)."""
+    tight: tuple[Layout, float] | None = None
     for lay in t.candidates(n, gpn, max_tp):
         b = t.size(lay)
-        if b <= limit_bytes:
+        if b <= limit_bytes * COMFORT_FRACTION:
             return lay, b
-    return None
+        if tight is None and b <= limit_bytes:
+            tight = (lay, b)
+    return tight
 
 
 def _fewest_gpus(w: Workload, arch: Architecture, limit_bytes: float, opts: MemoryOptions) -> int:

@@ -94,6 +94,10 @@ def _check(advice: Advice, expect: dict[str, Any], data: CatalogData, scenario: 
             need(any(cluster.gpu.startswith(p) for p in expect["gpu_family"]), f"gpu {cluster.gpu}")
         if "not_gpu_family" in expect:
             need(not any(cluster.gpu.startswith(p) for p in expect["not_gpu_family"]), f"gpu {cluster.gpu}")
+    if "max_memory_fraction" in expect:
+        mem = advice.memory
+        share = mem.per_gpu_gb / mem.usable_gb_per_gpu if mem is not None and mem.usable_gb_per_gpu else None
+        need(share is not None and share <= expect["max_memory_fraction"], f"memory share {share}")
     if "parallelism_contains" in expect:
         need(cluster is not None and expect["parallelism_contains"] in cluster.parallelism,
              f"parallelism {cluster and cluster.parallelism!r}")
