@@ -17,13 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from benchmarks.bench_e2e import MESSAGES
-from benchmarks.harness import Harness, Server, mention_body, percentile, post_event, unique_ts
+from benchmarks.harness import Delivered, Harness, Server, mention_body, post_event, unique_ts
 
 ALREADY_POSTED = "was already posted by an earlier attempt"  # bot.outbox's log line when a check finds the reply
 
 
 @dataclass
-class ClusterRun:
+class ClusterRun(Delivered):
     rate_per_s: float
     sent: int
     retries_sent: int
@@ -37,18 +37,6 @@ class ClusterRun:
     thread_checks: int = 0  # conversations.replies/history calls: a taken-over or uncertain reply checked first
     found_posted: int = 0  # of those, replies found already in the thread (settled without a second post)
     duplicate_offsets_s: list[tuple[float, ...]] = field(default_factory=list)  # arrival of each copy, from the kill
-
-    @property
-    def lost(self) -> int:
-        return self.sent - self.delivered
-
-    @property
-    def p50(self) -> float:
-        return percentile(self.latencies_ms, 50)
-
-    @property
-    def p99(self) -> float:
-        return percentile(self.latencies_ms, 99)
 
 
 def spray(harness: Harness, servers: list[Server], *, rate_per_s: float, seconds: float, kill_after_s: float | None,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from benchmarks.harness import Harness, Server, mention_body, percentile, post_event, unique_ts
+from benchmarks.harness import Delivered, Harness, Server, mention_body, percentile, post_event, unique_ts
 
 MESSAGES = (
     "QLoRA 70B, 500GB corpus in S3, 20 runs",
@@ -85,25 +85,13 @@ def latency(harness: Harness, server: Server, n: int, label: str) -> LatencyResu
 
 
 @dataclass
-class Phase:
+class Phase(Delivered):
     rate_per_s: float
     sent: int
     delivered: int
     duplicates: int
     non_200: int
     latencies_ms: list[float] = field(repr=False)
-
-    @property
-    def lost(self) -> int:
-        return self.sent - self.delivered
-
-    @property
-    def p50(self) -> float:
-        return percentile(self.latencies_ms, 50)
-
-    @property
-    def p99(self) -> float:
-        return percentile(self.latencies_ms, 99)
 
     @property
     def ok(self) -> bool:

@@ -226,6 +226,27 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[rank - 1]
 
 
+class Delivered:
+    """Lost replies and latency percentiles of a load run: a mixin for the result dataclasses that count
+    `sent` and `delivered` events and keep each reply's `latencies_ms`."""
+
+    sent: int
+    delivered: int
+    latencies_ms: list[float]
+
+    @property
+    def lost(self) -> int:
+        return self.sent - self.delivered
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.latencies_ms, 50)
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies_ms, 99)
+
+
 # --- processes -----------------------------------------------------------------------------------------
 def tool_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment for child processes: the repo first on PYTHONPATH.

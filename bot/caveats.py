@@ -67,7 +67,8 @@ def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] 
     note = _starting(advice.notes, CONSUMER_NOTE)
     if note is None:
         return None
-    for role, option in _picked(advice):
+    picked = _picked(advice)
+    for role, option in picked:
         if role not in roles:
             continue
         geforce, market = option.gpu in kinds.consumer_gpus, _provider(option) in kinds.marketplaces
@@ -79,7 +80,7 @@ def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] 
                 (False, True): "a marketplace host: one rented machine, no SLA"}[(geforce, market)]
         dearer = re.search(r"(\d+% dearer)", note)
         if role == "The cheapest":
-            pick = next((o for r, o in _picked(advice) if r == "The pick"), None)
+            pick = next((o for r, o in picked if r == "The pick"), None)
             if pick is not None and option.total_usd > CHEAPEST_WORTH_A_LINE * pick.total_usd:
                 return None  # a few percent cheaper is not worth a line of its own
             return (f"The cheapest, {option.name} at {fmt_usd_short(option.total_usd)}/month, is {what}; "

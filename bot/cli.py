@@ -18,9 +18,12 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.config import Config, ConfigError, default_catalog_cache
+
+if TYPE_CHECKING:  # the server is imported only by `serve`
+    from bot.server import Running
 
 USAGE_ERROR = 2
 CHAT_HINT = "More: type details, options or formulas."
@@ -159,19 +162,31 @@ def _serve_one(args: argparse.Namespace, config: Config) -> int:
 
     running = start(config, host=args.host, port=args.port, background=False)
     gc_settings.serving()
+    _stop_on_sigterm()
+    return _serve_until_stopped(running, announce=True)
 
-    def stop_on_sigterm(signum: int, frame: object) -> None:
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM stops a server as Ctrl-C does: a KeyboardInterrupt through its loop, so it stops in order."""
+
+    def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _serve_until_stopped(running: Running, announce: bool) -> int:
+    """Serve HTTP or hold the Socket Mode connection until interrupted, then stop the server."""
     try:
         if running.http is not None:
-            sys.stderr.write(f"gpu-advisor: listening on {running.http.url}/slack/events\n")
-            sys.stderr.flush()
+            if announce:
+                sys.stderr.write(f"gpu-advisor: listening on {running.http.url}/slack/events\n")
+                sys.stderr.flush()
             running.http.serve_forever(poll_interval=0.2)
         else:
-            sys.stderr.write("gpu-advisor: connected in Socket Mode\n")
-            sys.stderr.flush()
+            if announce:
+                sys.stderr.write("gpu-advisor: connected in Socket Mode\n")
+                sys.stderr.flush()
             import threading
 
             threading.Event().wait()
@@ -192,11 +207,7 @@ def _serve_supervised(args: argparse.Namespace, config: Config, workers: int) ->
 
         check_token(web_client(config))
     supervisor = Supervisor(workers, http=not config.socket_mode, host=args.host, port=args.port)
-
-    def stop_on_signal(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop_on_signal)
+    _stop_on_sigterm()
     try:
         try:
             supervisor.start()
@@ -232,25 +243,10 @@ def _serve_worker(args: argparse.Namespace, config: Config) -> int:
     from bot import gc_settings
 
     gc_settings.serving()
-
-    def stop_on_sigterm(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    _stop_on_sigterm()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the supervisor, which stops us in order
     signal_ready(args.ready_fd)
-    try:
-        if running.http is not None:
-            running.http.serve_forever(poll_interval=0.2)
-        else:
-            import threading
-
-            threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        running.stop()
-    return 0
+    return _serve_until_stopped(running, announce=False)
 
 
 def cmd_catalog_build(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -31,6 +31,7 @@ from bot.formatting import (
 )
 from bot.service import Response
 from engine.models import Advice, Option, TargetCheck
+from engine.recommend import owns_gpus
 from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
@@ -218,8 +219,7 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
-            w = advice.workload
-            if w.data_location == "onprem" and w.gpu and w.gpu_count and w.hourly_rate is None:
+            if owns_gpus(advice.workload):
                 # "we have 16 A100s on prem": a cloud rental quote would price hardware they own
                 return "not priced: your own GPUs (say e.g. “at $1.50/GPU-hour” to count their cost)"
             hourly = cheapest_fitting(advice)

@@ -28,7 +28,15 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.recommend import Ranked, bf16_reference, data_source, evaluate
+from engine.recommend import (
+    PUE,
+    SERVER_POWER_FACTOR,
+    USD_PER_KWH,
+    Ranked,
+    bf16_reference,
+    data_source,
+    evaluate,
+)
 from engine.recommendation import fits_nowhere_problem
 from engine.tco import row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
@@ -273,12 +281,9 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
 
 
 # Owning means owning the server, not only its GPUs: CPUs, memory, NICs, NVSwitch baseboard and chassis add
-# about half the GPUs' price (8-GPU HGX/DGX H100 systems were reported at ~$370k-400k against ~$30k a GPU),
-# and the server draws about 1.8x its GPUs' TDP (NVIDIA DGX H100 datasheet: 10.2 kW maximum for 8 x 700 W)
-# before cooling (PUE 1.3, a typical colocation figure). Estimates, stated in the answer.
+# about half the GPUs' price (8-GPU HGX/DGX H100 systems were reported at ~$370k-400k against ~$30k a GPU).
+# Its power (server share and cooling) is engine.recommend's, the same as an owned GPU's. Estimates, stated.
 SERVER_COST_FACTOR = 1.5
-SERVER_POWER_FACTOR = 1.8
-PUE = 1.3
 
 
 def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
@@ -287,7 +292,7 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
         return []
     hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
     watts = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE
-    even = buy_vs_rent_break_even(hardware, rate * gpus, tdp_w=watts, num_gpus=gpus)
+    even = buy_vs_rent_break_even(hardware, rate * gpus, tdp_w=watts, num_gpus=gpus, usd_per_kwh=USD_PER_KWH)
     if even.value <= 0:
         return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power of owned {gpu.name} servers"]
     months = even.value / HOURS_PER_MONTH
@@ -295,7 +300,8 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
     return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
             f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
             f"{even.value:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour; power for "
-            "the whole server with cooling (1.8x GPU TDP, PUE 1.3) at $0.12/kWh included; space, networking and staff are "
+            f"the whole server with cooling ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}) at ${USD_PER_KWH:g}/kWh included; "
+            "space, networking and staff are "
             "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
 
 

@@ -35,7 +35,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import PlannedShape, is_late, lateness, plan_shape, relabel
-from engine.recommendation import recommend, work_usd
+from engine.recommendation import per_user_speed, recommend, work_usd
 from engine.tco import (
     managed_split,
     monthly_gpu_hours,
@@ -250,6 +250,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     fit_only: FitOnly | None = None
     both_methods = compares_methods(w, given)
     precisions = compares_precisions(w, given)
+    owned = owns_gpus(given)
     training = (w.mode or "inference") in TRAINING_MODES
     guessed = training and given.dataset_tokens is None and given.dataset_gb is not None and bool(w.dataset_tokens)
     suspect_skipped: set[str] = set()
@@ -269,7 +270,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         storage = storage_footprint(variant, arch.total_params, trainable)
         found = 0
         memo: dict[tuple[object, ...], object] = {}  # serving search: what no offer changes, per variant
-        owned = owns_gpus(given)
+        owned_gpu = data.gpu(variant.gpu) if owned and variant.gpu else None
+        if owned_gpu is not None:  # their own GPUs, not a rental: costed at their power, as a quote would be
+            variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(owned_gpu), 4)})
         for gpu in _gpus_for(variant, data):
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
                     label == "FP8" or (arch.is_moe and not training and given.gpu is None)):
@@ -279,9 +282,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
-            if owned:  # their own GPUs, not a rental: planned on them alone, costed at their power
-                offers = [None]
-                variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(gpu), 4)})
+            if owned:
+                offers = [None]  # planned on their GPUs alone: no catalog offer is theirs
             elif variant.hourly_rate is not None:
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
@@ -557,16 +559,11 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, -_user_speed(o), score(o), o.name))
+        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, -per_user_speed(o), score(o), o.name))
         by_cost.append(pick)
         pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
     return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
-
-
-def _user_speed(o: Option) -> float:
-    seq = o.throughput.decode_tokens_per_s_per_sequence
-    return seq.value if seq is not None else 0.0
 
 
 def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Option], Recommendation]:

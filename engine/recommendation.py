@@ -52,7 +52,7 @@ def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
             picks.append(o)
 
     if primary.mode == "inference":  # always-on: the fastest is the one each user sees fastest, not a run time
-        add(max(options, key=lambda o: (_per_user_speed(o), -o.total_usd)))
+        add(max(options, key=lambda o: (per_user_speed(o), -o.total_usd)))
     else:
         add(min(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd)))  # fastest
     add(next((o for o in options if any(t.workflow == "same_cloud" for t in o.tco)), None))  # best same-cloud
@@ -108,15 +108,15 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
         if fastest is not None and (fastest.hours_per_run or math.inf) >= (primary.hours_per_run or math.inf) * 0.8:
             fastest = None
     else:
-        fastest = max(on_target, key=lambda o: (_per_user_speed(o), -o.total_usd), default=None)
-        if fastest is not None and _per_user_speed(fastest) <= _per_user_speed(primary) * 1.25:
+        fastest = max(on_target, key=lambda o: (per_user_speed(o), -o.total_usd), default=None)
+        if fastest is not None and per_user_speed(fastest) <= per_user_speed(primary) * 1.25:
             fastest = None
     if training and primary.hours_per_run is not None:
         why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
         if fastest is not None and fastest.hours_per_run is not None:
             why.append(f"fastest: {fastest.name}, {fastest.hours_per_run:,.1f} h per run for ${work_usd(fastest, w):,.0f}")
     elif fastest is not None:
-        why.append(f"fastest per user: {fastest.name}, {_per_user_speed(fastest):,.0f} tokens/s each for "
+        why.append(f"fastest per user: {fastest.name}, {per_user_speed(fastest):,.0f} tokens/s each for "
                    f"${fastest.total_usd:,.0f}/month")
     # within the tie band the ranking prefers fewer nodes and GPUs: say so when that is why
     tie = min((o for o in on_target if work_usd(o, w) < work_usd(primary, w)), key=lambda o: work_usd(o, w), default=None)
@@ -135,7 +135,8 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     )
 
 
-def _per_user_speed(option: Option) -> float:
+def per_user_speed(option: Option) -> float:
+    """Decode tokens/s one user sees on this option (0 for training)."""
     seq = option.throughput.decode_tokens_per_s_per_sequence
     return seq.value if seq is not None else 0.0
 

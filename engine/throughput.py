@@ -147,12 +147,20 @@ def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int)
     shape and builds the estimate only for the options it shows."""
     gpus = max(1, int(gpus or 1))
     *_, time_flops, rate, tps = _training_terms(w, arch, gpu, gpus)
+    gh = _run_gpu_hours(w, time_flops, rate, gpus)
+    if gh is None:
+        return round(finite(tps), 1), None, None
+    return round(finite(tps), 1), round(finite(gh), 1), round(finite(gh / gpus), 2)
+
+
+def _run_gpu_hours(w: Workload, time_flops: float, rate: float, gpus: int) -> float | None:
+    """GPU-hours of one run (time-equivalent FLOPs x tokens x epochs at `rate` FLOP/s per GPU, over the
+    goodput at this scale); None without a token count. Shared by both forms of the estimate."""
     tokens, _why = training_tokens(w)
     if not tokens:
-        return round(finite(tps), 1), None, None
+        return None
     gh = time_flops * tokens * float(w.epochs or 1) / (rate * SECONDS_PER_HOUR) if rate > 0 else 0.0
-    gh /= goodput(gpus)
-    return round(finite(tps), 1), round(finite(gh), 1), round(finite(gh / gpus), 2)
+    return gh / goodput(gpus)
 
 
 def goodput(gpus: int) -> float:
@@ -175,13 +183,11 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
     notes = [why, *model_flops.notes]
     tokens_s = figure(tps, "tokens/s", "gpus x peak x utilisation / FLOPs per token", inputs, notes, digits=1)
     tokens, tok_why = training_tokens(w)
+    gh = _run_gpu_hours(w, time_flops, rate, gpus)
     hours = wall = None
-    if tokens:
-        epochs = float(w.epochs or 1)
-        gh = time_flops * tokens * epochs / (rate * SECONDS_PER_HOUR) if rate > 0 else 0.0
+    if gh is not None:
         kept = goodput(gpus)
-        gh /= kept
-        hin = {**inputs, "tokens": tokens, "epochs": epochs, "goodput": kept}
+        hin = {**inputs, "tokens": tokens, "epochs": float(w.epochs or 1), "goodput": kept}
         hnotes = (tok_why, why) if kept == 1.0 else (tok_why, why, f"/ {kept:.3g} goodput: failures and restarts from checkpoint "
                                                      "grow with the GPU count (Llama 3 405B: >90% effective training "
                                                      "time on 16k GPUs)")
