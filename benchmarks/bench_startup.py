@@ -18,6 +18,10 @@ from pathlib import Path
 from benchmarks.harness import ROOT, TIME_V, gpu_advisor_command, tool_env
 
 QUESTION = "QLoRA 70B, 500GB corpus in S3, 20 runs"
+LIBRARIES_LABEL = "libraries alone (pydantic + 1 model, lark, jinja2)"
+LIBRARIES_CODE = ("import jinja2, lark, pydantic\n"
+                  "class M(pydantic.BaseModel):\n    x: int\n"
+                  "M(x=1)")
 
 
 @dataclass
@@ -55,6 +59,8 @@ def cold_start(runs: int) -> list[StartupResult]:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
+            # the floor under any answer in this stack: pydantic with one model validated, lark and jinja2 imported
+            LIBRARIES_LABEL: [sys.executable, "-c", LIBRARIES_CODE],
             "gpu-advisor --help": [*gpu_advisor_command(), "--help"],
             "gpu-advisor ask": [*gpu_advisor_command(), "ask", QUESTION],
             "gpu-advisor ask --json": [*gpu_advisor_command(), "ask", "--json", QUESTION],

@@ -28,6 +28,8 @@ NO_TOKENS_NOTE = "no token count, so no GPU-hours or monthly cost: the cheapest 
 TIGHT_NOTE = "tight memory: "
 PRICE_NOTE = "price to confirm: "
 FP8_NOTE = "FP8 assumed for weights and KV cache"
+UNSTATED_NETWORK_NOTE = "network between your nodes not stated"
+NO_FP8_CORES_NOTE = "has no FP8 tensor cores"
 
 MAX_CAVEATS = 2
 CHEAPEST_WORTH_A_LINE = 0.85  # a cheaper GeForce/marketplace option is named when it saves 15% or more  # the first message keeps its ten-second read: details hold the full sentences
@@ -150,6 +152,36 @@ def _rocm_line(advice: Advice) -> str | None:
     return "AMD pick: ROCm builds of vLLM/SGLang serve it; benchmark your model first, spec-sheet speeds are not always reached"
 
 
+def _weight_only_fp8_line(advice: Advice, role_wanted: str) -> str | None:
+    """FP8 asked for, and the pick or runner-up is an Ampere (or older) GPU: vLLM runs it weight-only (W8A16
+    Marlin), so it holds the memory saving but not the speed a reader expects from FP8."""
+    if advice.effective.mode != "inference":
+        return None
+    picked = _picked(advice)
+    if role_wanted != "The pick" and _weight_only_fp8_line(advice, "The pick"):
+        return None  # said once, for the pick
+    for role, option in picked:
+        note = next((n for n in option.cluster.notes if NO_FP8_CORES_NOTE in n), None)
+        if role == role_wanted and note is not None:
+            gpu = note.split(f" {NO_FP8_CORES_NOTE}")[0]
+            return (f"{role}'s {gpu} has no FP8 tensor cores: FP8 runs weight-only there (vLLM W8A16 Marlin), "
+                    "memory halved but matmuls in 16-bit")
+    return None
+
+
+def _network_line(advice: Advice) -> str | None:
+    """Their own multi-node cluster, fully sharded, with no network said: the speed holds on InfiniBand or
+    RoCE only, and over Ethernet the plan changes (hybrid sharding), which decides whether to start."""
+    cluster = advice.cluster
+    note = next((n for n in cluster.notes if n.startswith(UNSTATED_NETWORK_NOTE)), None) if cluster else None
+    if cluster is None or note is None:
+        return None
+    found = re.search(r": ([\d.,]+) GB per GPU, which (fits)?", note)
+    fallback = (f"over Ethernet shard within each node instead (FSDP HYBRID_SHARD, {found.group(1)} GB per GPU)"
+                if found and found.group(2) else "over Ethernet this plan is not practical (see details)")
+    return f"Network between your {cluster.nodes} nodes not stated: the speed assumes InfiniBand or RoCE; {fallback}"
+
+
 def _model_line(advice: Advice) -> str | None:
     note = _starting(advice.notes, ASSUMED_MODEL_NOTE)
     if note is None:
@@ -179,9 +211,10 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
-    lines = [_consumer_line(advice, kinds), _fp8_line(advice), _spot_line(advice), _tight_line(advice),
+    lines = [_consumer_line(advice, kinds), _fp8_line(advice), _weight_only_fp8_line(advice, "The pick"),
+             _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
-             _rocm_line(advice),
+             _rocm_line(advice), _weight_only_fp8_line(advice, "The runner-up"), _network_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 

@@ -317,7 +317,9 @@ def key_assumptions(advice: Advice) -> str:
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]
     pricing = advice.effective.pricing or (found["pricing"].value if "pricing" in found else None)
-    if pricing:
+    if owns_gpus(advice.workload):  # no rental: their GPUs cost the electricity they draw
+        bits.append("your own GPUs at power cost")
+    elif pricing:
         bits.append(f"{str(pricing).replace('_', '-')} prices")
     return "Assumes " + " · ".join(bits) if bits else ""
 

@@ -23,8 +23,6 @@ kept from the bundled row when a refreshed row replaces it.
 from __future__ import annotations
 
 import datetime as dt
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -113,7 +111,11 @@ def catalog_url(base_url: str, provider: str) -> str:
 
 
 def fetch_text(url: str, timeout_s: float = 30.0) -> str:
-    """The body of `url` as text; `RefreshError` with a readable reason on any failure."""
+    """The body of `url` as text; `RefreshError` with a readable reason on any failure. urllib is imported
+    here: answering a question reads this module (the price overlay) and must not pay for http/ssl/email."""
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"User-Agent": "gpu-advisor catalog refresh"})
     try:
         with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 - http(s) URL from config

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
 from engine.memory import (
+    DEFAULT_OPTIONS,
     GB,
     Layout,
     MemoryOptions,
@@ -141,8 +142,35 @@ class _Tables:
 
 
 @functools.lru_cache(maxsize=64)
-def _sized(w: Workload, arch: Architecture, opts: MemoryOptions) -> _Tables:
+def _tables(w: Workload, arch: Architecture, opts: MemoryOptions) -> _Tables:
     return _Tables(w, arch, opts)
+
+
+class _SizedCache:
+    """`_tables` with the last answer kept by identity: one question asks for the same workload's table a
+    few hundred times (every GPU, node shape and count), and hashing a frozen Workload walks all its
+    fields; comparing three object identities does not. A new question (a new Workload) takes the
+    hashed path once. The single slot is replaced whole, so threads at worst miss it."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: tuple[Workload, Architecture, MemoryOptions, _Tables] | None = None
+
+    def __call__(self, w: Workload, arch: Architecture, opts: MemoryOptions) -> _Tables:
+        last = self.last
+        if last is not None and last[0] is w and last[1] is arch and last[2] is opts:
+            return last[3]
+        t = _tables(w, arch, opts)
+        self.last = (w, arch, opts, t)
+        return t
+
+    def cache_clear(self) -> None:
+        self.last = None
+        _tables.cache_clear()
+
+
+_sized = _SizedCache()
 
 
 COMFORT_FRACTION = 0.95  # a layout within 95% of usable memory is preferred to a tighter one on the same GPUs
@@ -300,7 +328,7 @@ class Placement:
     fits: bool
     unfit: str | None = None  # "fixed": the user's count is too small; "search": nothing up to node_cap fits
     node_cap: int = MAX_NODES
-    opts: MemoryOptions = MemoryOptions()
+    opts: MemoryOptions = DEFAULT_OPTIONS
     limit_bytes: float = 0.0
 
 
@@ -308,7 +336,7 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
               options: MemoryOptions | None = None, max_nodes: int | None = None, fixed_gpus: int | None = None) -> Placement:
     """The choice `plan_cluster` makes, without its result objects. `fixed_gpus` is `w.gpu_count` set without
     copying the workload (the search's scale-out tries many counts; the layout caches stay shared)."""
-    opts = options or MemoryOptions()
+    opts = options or DEFAULT_OPTIONS
     gpn = offer.gpus_per_node if offer else DEFAULT_GPUS_PER_NODE
     if w.gpu_count and w.nodes:
         gpn = max(1, math.ceil(w.gpu_count / w.nodes))

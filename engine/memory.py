@@ -51,7 +51,7 @@ class MemoryOptions(BaseModel):
     prefill_chunk_tokens: int = 2048  # inference: tokens per prefill chunk (vLLM-style chunked prefill)
 
 
-_DEFAULT_OPTIONS = MemoryOptions()
+DEFAULT_OPTIONS = MemoryOptions()
 
 
 @dataclass(frozen=True)
@@ -346,8 +346,8 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
 def per_gpu_bytes(w: Workload, arch: Architecture, layout: Layout, options: MemoryOptions | None = None) -> float:
     """Fast path for the cluster search: the busiest GPU's total in bytes, no Figures built."""
     if w.mode != "inference":
-        return _training_sizer(w, arch, options or _DEFAULT_OPTIONS)(layout)
-    return sum(c[0] for c in _components(w, arch, layout, options or _DEFAULT_OPTIONS).values())
+        return _training_sizer(w, arch, options or DEFAULT_OPTIONS)(layout)
+    return sum(c[0] for c in _components(w, arch, layout, options or DEFAULT_OPTIONS).values())
 
 
 def usable_gb(gpu: GpuRecord, headroom: float | None) -> float:
@@ -368,7 +368,7 @@ def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuReco
                     tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
                     zero_stage: int | None = None, options: MemoryOptions | None = None) -> MemoryEstimate:
     """Per-GPU peak (busiest GPU) and cluster total, with one Figure per component in decimal GB."""
-    opts = options or MemoryOptions()
+    opts = options or DEFAULT_OPTIONS
     layout = resolve_layout(w, gpus, tensor_parallel, pipeline_parallel, zero_stage)
     cached, per_gpu = _figures(w, arch, layout, opts)
     comps = dict(cached)

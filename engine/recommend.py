@@ -582,10 +582,11 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         return ""
     pricing = w_bf16.pricing or "on_demand"
     best: tuple[float, int, float] | None = None
+    memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: a provider lists a shape per region
     for offer in data.offers:
         if offer.provider != picked.provider or offer.gpu != picked.gpu:
             continue
-        planned = plan_shape(w_bf16, arch, gpu, offer)
+        planned = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
         rate = _rate(offer, pricing, None)
         if not planned.fits or planned.choice is None or rate is None:
             continue

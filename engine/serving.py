@@ -24,7 +24,15 @@ from typing import cast
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
-from engine.memory import GB, MemoryOptions, kv_cache_bytes, per_gpu_bytes, resolve_layout, usable_gb
+from engine.memory import (
+    DEFAULT_OPTIONS,
+    GB,
+    MemoryOptions,
+    kv_cache_bytes,
+    per_gpu_bytes,
+    resolve_layout,
+    usable_gb,
+)
 from engine.models import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, Workload
 from engine.throughput import context_tokens, decode_step_function, loaded_step, prefill_seconds_for
 
@@ -206,7 +214,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
 
     `memo` (one per workload, shared across GPUs and node shapes) keeps what does not depend on the
     offer: a replica's memory at batch 1 per (tp, pp), and decode steps per (GPU, tp, pp, link, batch)."""
-    opts = options or MemoryOptions()
+    opts = options or DEFAULT_OPTIONS
     memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
     floor = user_floor(w)

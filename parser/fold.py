@@ -125,8 +125,8 @@ def _train_verb(items: list[Said]) -> bool:
     """'train' as a verb ("train a 21B model"), not a noun's modifier ("training data")."""
     for index, said in enumerate(items):
         if said.kind == "cue" and "train" in said.cues:
-            following = items[index + 1].text if index + 1 < len(items) else ""
-            if following not in _TRAINING_NOUNS:
+            following = items[index + 1].text.split(" ")[0] if index + 1 < len(items) else ""
+            if following not in _TRAINING_NOUNS:  # first word: "training tokens/s" is one filler token
                 return True
     return False
 

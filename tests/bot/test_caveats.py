@@ -168,3 +168,33 @@ def test_a_cheapest_option_on_a_marketplace_geforce_says_why_it_is_not_the_pick(
     assert rec is not None and rec.cheapest and rec.cheapest != rec.primary
     assert any(n.startswith("The cheapest, ") and "not recommended for a service unless you name it" in n
                for n in view.notes), view.notes
+
+
+def test_own_multi_node_cluster_says_its_unstated_network_first(real_advisor) -> None:
+    response, view = _answer(real_advisor, "we have 16 A100 40GB on prem, full fine-tune llama 2 13b on 2B tokens")
+    assert response.advice.cluster.nodes == 2
+    assert view.notes[0].startswith("Network between your 2 nodes not stated: the speed assumes InfiniBand or RoCE"), view.notes
+    assert "FSDP HYBRID_SHARD" in view.notes[0]
+    # no rental is priced, so the assumptions line does not claim a rental price basis
+    assert "your own GPUs at power cost" in view.key_assumptions
+    assert "on-demand prices" not in view.key_assumptions
+    _first_message_ok(response, real_advisor)
+
+
+def test_a_rented_multi_node_plan_has_no_unstated_network_line(real_advisor) -> None:
+    _, view = _answer(real_advisor, "full fine-tune llama 2 13b on 2B tokens on 16 A100 40GB")
+    assert not any(n.startswith("Network between your") for n in view.notes), view.notes
+
+
+def test_fp8_on_an_ampere_runner_up_is_said_to_be_weight_only(real_advisor) -> None:
+    response, view = _answer(real_advisor, "serve Llama 3.1 405B in fp8 for 20 users")
+    runner_up = next(o for o in response.advice.options if o.name == response.advice.recommendation.runner_up)
+    assert any("has no FP8 tensor cores" in n for n in runner_up.cluster.notes), runner_up.name
+    assert any(n.startswith("The runner-up's A100") and "weight-only" in n for n in view.notes), view.notes
+    _first_message_ok(response, real_advisor)
+
+
+def test_fp8_on_an_ampere_pick_is_said_once(real_advisor) -> None:
+    response, view = _answer(real_advisor, "serve Llama 3.1 70B in fp8 on A100s for 20 users")
+    lines = [n for n in view.notes if "no FP8 tensor cores" in n]
+    assert len(lines) == 1 and lines[0].startswith("The pick's A100"), view.notes
