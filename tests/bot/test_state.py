@@ -38,6 +38,33 @@ def test_sqlite_is_wal_with_normal_sync(tmp_path: Path) -> None:
     assert store.backend.pragma("journal_mode") == "wal" and store.backend.pragma("synchronous") == 1  # NORMAL
 
 
+def test_sqlite_checkpoints_off_the_committing_thread(tmp_path: Path) -> None:
+    """The answering connection never checkpoints (that put an fsync into one reply every ~30 turns); the
+    background checkpointer does, so the WAL is reused instead of growing with every turn."""
+    import time
+
+    from bot.store.sqlite import SqliteBackend
+
+    store = ThreadStore(tmp_path / "t.db")
+    backend = store.backend
+    assert isinstance(backend, SqliteBackend) and backend.pragma("wal_autocheckpoint") == 0
+    payload = {"workload": {"mode": "qlora", "notes": "x" * 3000}}  # ~1 page per save, as a turn's scenario
+    for i in range(600):
+        store.save(ThreadKey("T1", "C1", f"{i}.0"), payload, "{}")
+        if i % 100 == 99:
+            time.sleep(0.4)  # let the checkpointer run, as the gaps between events do
+    deadline = time.monotonic() + 5
+    while backend._checkpointer is not None and backend._checkpointer.checkpoints == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert backend._checkpointer is not None and backend._checkpointer.checkpoints > 0
+    wal = tmp_path / "t.db-wal"
+    # without checkpoints the WAL holds every page written (~3,200 pages here); reused after each checkpoint it
+    # stays near one burst's pages (~560)
+    assert wal.stat().st_size < 1500 * 4096, wal.stat().st_size
+    store.close()
+    assert not (backend._checkpointer._thread and backend._checkpointer._thread.is_alive())
+
+
 def test_an_uninstalled_workspace_is_forgotten(store_target: str | Path) -> None:
     store = ThreadStore(store_target)
     store.save(ThreadKey("T1", "C1", "1.0"), {"a": 1}, None)
