@@ -111,7 +111,7 @@ def _fp8_line(advice: Advice) -> str | None:
     if note is None:
         return None
     bf16 = re.search(r"; (BF16 as published[^;]*)$", note)
-    return "FP8 weights and KV cache assumed (vLLM --quantization fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
+    return "FP8 weights and KV cache assumed (vLLM --quantization fp8 --kv-cache-dtype fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
 
 
 def _tight_line(advice: Advice) -> str | None:
