@@ -29,6 +29,7 @@ from bot.formatting import (
     tidy_plurals,
     winner_name,
 )
+from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.models import Advice, Option, TargetCheck
 from engine.recommend import owns_gpus
@@ -376,7 +377,8 @@ def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) ->
 
 BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off)\. (\d+) x (.+?) as servers cost ~\$([\d,]+) .*? pay for "
                          r"themselves after ([\d,]+) busy hours \(~([\d.,]+) months around the clock\) against "
-                         r"\$([\d.,]+)/GPU-hour")
+                         r"\$([\d.,]+)/GPU-hour(?: \((.+?), the cheapest with an SLA\); against a \$([\d.,]+) marketplace "
+                         r"host: (~[\d,]+ months|never))?")
 
 
 def _buy_or_rent_headline(response: Response) -> str:
@@ -388,12 +390,18 @@ def _buy_or_rent_headline(response: Response) -> str:
     found = BUY_OR_RENT.match(note)
     if found is None:
         return ""
-    verdict, gpus, gpu, _, _, months, rate = found.groups()
+    verdict, gpus, gpu, _, _, months, rate, sla_name, market_rate, market = found.groups()
     busy = f"{float(months.replace(',', '')):,.0f}+ months around the clock"
-    if verdict == "rent":
-        return (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} (break-even vs ${rate}/GPU-h; "
-                "server and power counted)")
-    return f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} (vs ${rate}/GPU-h; server and power counted)"
+    # against a marketplace pick, the break-even is the SLA provider's; the marketplace figure follows it
+    basis = (f"vs ${rate}/GPU-h at {sla_name}; {market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name
+             else f"break-even vs ${rate}/GPU-h; server and power counted")
+    short = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else basis  # a header holds 150 characters
+    for said in (basis, short):
+        headline = (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} ({said})" if verdict == "rent"
+                    else f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} ({said})")
+        if len(headline) <= HEADER_TEXT:
+            break
+    return headline
 
 
 def _not_covered(advice: Advice) -> str:

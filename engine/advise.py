@@ -122,7 +122,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         gpus = max(1, fit.plan.gpus)
         fit_gpu = data.gpu(fit.plan.gpu)
         if fit_gpu is not None:
-            notes.extend(_break_even_note(fit_gpu, gpus, fit.usd_per_hour / gpus))
+            notes.extend(_break_even_note(fit_gpu, gpus, fit.usd_per_hour / gpus, data,
+                                          fit.offer.provider if fit.offer is not None else None))
         notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is {fit.name} "
                         f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
                         "say e.g. '1B tokens, 3 epochs' for the costs")
@@ -286,20 +287,54 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
 SERVER_COST_FACTOR = 1.5
 
 
-def _break_even_note(gpu: GpuRecord, gpus: int, rate: float) -> list[str]:
-    """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price."""
+def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
+    """The cheapest on-demand USD per GPU-hour for this GPU at a provider with an SLA (not a marketplace host,
+    not a managed service), and the provider's name: what a team weighing a purchase would rent instead."""
+    best: tuple[float, str] | None = None
+    for offer in data.offers:
+        provider = data.provider(offer.provider)
+        if (offer.gpu != gpu_id or not offer.on_demand_usd_per_hour or provider is None
+                or provider.kind in ("marketplace", "managed", "owned")):
+            continue
+        rate = offer.on_demand_usd_per_hour / offer.gpus_per_node
+        if best is None or rate < best[0]:
+            best = (rate, provider.name)
+    return best
+
+
+def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData | None = None,
+                     provider_id: str | None = None) -> list[str]:
+    """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price. When
+    `rate` is a marketplace host's (one machine, no SLA, prices that move daily), the verdict is taken against
+    the cheapest provider with an SLA instead, and the marketplace figure is given beside it: a purchase is
+    weighed against the rental a team would actually run on for years."""
     if not gpu.purchase_price_usd or rate <= 0:
         return []
     hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
     watts = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE
-    even = buy_vs_rent_break_even(hardware, rate * gpus, tdp_w=watts, num_gpus=gpus, usd_per_kwh=USD_PER_KWH)
-    if even.value <= 0:
+
+    def hours_at(usd_per_gpu_hour: float) -> float:
+        return buy_vs_rent_break_even(hardware, usd_per_gpu_hour * gpus, tdp_w=watts, num_gpus=gpus,
+                                      usd_per_kwh=USD_PER_KWH).value
+
+    provider = data.provider(provider_id) if data is not None and provider_id else None
+    alternative = ""
+    if data is not None and provider is not None and provider.kind == "marketplace":
+        sla = sla_rate(gpu.id, data)
+        if sla is not None and sla[0] > rate:
+            market_hours = hours_at(rate)
+            market = (f"~{market_hours / HOURS_PER_MONTH:,.0f} months" if market_hours > 0
+                      else "never: that rent barely covers the power")
+            alternative = f" ({sla[1]}, the cheapest with an SLA); against a ${rate:,.2f} marketplace host: {market}"
+            rate = sla[0]
+    even = hours_at(rate)
+    if even <= 0:
         return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power of owned {gpu.name} servers"]
-    months = even.value / HOURS_PER_MONTH
+    months = even / HOURS_PER_MONTH
     verdict = "rent" if months > 24 else "buying can pay off"
     return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
             f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
-            f"{even.value:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour; power for "
+            f"{even:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour{alternative}; power for "
             f"the whole server with cooling ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}) at ${USD_PER_KWH:g}/kWh included; "
             "space, networking and staff are "
             "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
@@ -314,7 +349,7 @@ def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
     rate = compute.inputs.get("usd_per_gpu_hour")
     if not isinstance(rate, int | float):
         return []
-    return _break_even_note(gpu, chosen.cluster.gpus, float(rate))
+    return _break_even_note(gpu, chosen.cluster.gpus, float(rate), data, chosen.tco[0].provider if chosen.tco else None)
 
 
 def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None,

@@ -27,6 +27,9 @@ def test_buy_or_rent_puts_the_break_even_verdict_in_the_headline(real_advisor) -
     assert view.headline.startswith("💸 Buy or rent: rent, unless 8× H100"), view.headline
     assert "months around the clock" in view.headline and "/GPU-h" in view.headline
     assert len(view.headline) <= SLACK_HEADER_MAX
+    # the cheapest H100 host is a marketplace machine: the verdict is against a provider with an SLA, and the
+    # marketplace break-even is said beside it
+    assert "/GPU-h at " in view.headline and "marketplace host" in view.headline, view.headline
     assert message.blocks[0]["type"] == "header" and "Buy or rent" in message.blocks[0]["text"]["text"]
     assert not any(n.startswith("buy vs rent") for n in view.notes)  # said once, in the headline
     assert "8× H100 SXM5 80GB" in view.plan  # what it is sized on is still said

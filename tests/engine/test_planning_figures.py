@@ -133,6 +133,38 @@ def test_buy_vs_rent_counts_the_server_and_its_cooling_not_only_the_gpus() -> No
     assert cheap_power.startswith("buy vs rent: buying can pay off.")
 
 
+def test_buy_vs_rent_against_a_marketplace_host_takes_the_cheapest_sla_rate() -> None:
+    """A purchase is weighed against the rental a team would run on for years: when the pick is one marketplace
+    host, the verdict uses the cheapest on-demand rate at a provider with an SLA (managed services excluded), and
+    the marketplace break-even follows it. $2.69: 360,000 / (8 x 2.69 - 1.5725) = 17,999 h = 24.7 months: rent."""
+    from catalog.records import CatalogData
+    from engine.advise import _break_even_note, sla_rate
+    from tests.engine.fixtures_physics import H100_SXM
+
+    gpu = H100_SXM.model_copy(update={"purchase_price_usd": 30_000.0, "tdp_w": 700.0})
+
+    def provider(pid: str, kind: str):
+        from catalog.records import ProviderRecord
+        return ProviderRecord(id=pid, name=pid.title(), kind=kind, egress_tiers=(), storage_usd_per_gb_month=0.02,
+                              storage_product="disk", source="test", observed_on="2026-11-01")
+
+    def offer(pid: str, usd_per_node_hour: float):
+        return OfferRecord(id=f"{pid}:8x", provider=pid, instance_type="8x", gpu=gpu.id, gpus_per_node=8,
+                           intra_node_link="NVLink 4", inter_node_fabric=None, inter_node_gbps=None,
+                           on_demand_usd_per_hour=usd_per_node_hour, region="r", source="test", observed_on="2026-11-01")
+
+    data = CatalogData(gpus=(gpu,), models=(), providers=(provider("vast", "marketplace"), provider("runpod", "gpu_cloud"),
+                                                          provider("sagemaker", "managed")),
+                       offers=(offer("vast", 8 * 1.87), offer("runpod", 8 * 2.69), offer("sagemaker", 8 * 1.0)))
+    assert sla_rate(gpu.id, data) == (2.69, "Runpod")  # the managed $1.00 and the marketplace $1.87 are not it
+    note = _break_even_note(gpu, 8, 1.87, data, "vast")[0]
+    power = 8 * 0.7 * 1.8 * 1.3 * 0.12
+    assert f"{360_000 / (8 * 2.69 - power):,.0f} busy hours" in note and "against $2.69/GPU-hour (Runpod" in note
+    assert note.startswith("buy vs rent: rent.") and "against a $1.87 marketplace host: ~37 months" in note
+    # a pick at a provider with an SLA keeps its own rate
+    assert "marketplace" not in _break_even_note(gpu, 8, 2.69, data, "runpod")[0]
+
+
 def test_an_unstated_per_user_speed_is_interactive_20_tokens_per_s() -> None:
     """With no target, batches stop growing at 20 tokens/s per user (interactive chat); 10 is only the floor
     a group falls back to when even one sequence cannot reach the target."""
