@@ -311,6 +311,10 @@ def key_assumptions(advice: Advice) -> str:
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
             plural = "s" if name == "concurrency" and a.value != 1 else ""
             bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
+    shape = found.get("output_tokens") or found.get("input_tokens")  # request lengths assumed under load
+    if shape is not None and _is_serving(advice) and isinstance(shape.value, str) and " in / " in shape.value:
+        prompt, reply = (part.split()[0] for part in shape.value.split(" / "))
+        bits.append(f"{int(prompt):,}-token prompts, {int(reply):,}-token replies")
     floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
     if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
         bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user")

@@ -12,8 +12,8 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
-from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, request_shape, user_floor
-from engine.throughput import default_mfu
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, user_floor
+from engine.throughput import default_mfu, request_shape, turns_assumed
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -147,6 +147,14 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                     value=f"{prompt_in} in / {out} out",
                     why=f"{w.requests_per_s:,.0f} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
                         "request: the fleet scales with the output length, so give yours ('300 output tokens each')"))
+        elif turns_assumed(w):
+            prompt_in, out = request_shape(w)
+            assumptions.append(Assumption(
+                field="output_tokens" if w.output_tokens is None else "input_tokens",
+                value=f"{prompt_in} in / {out} out",
+                why=f"each user's turn sized at {prompt_in:,} new prompt tokens (earlier turns prefix-cached) and {out:,} "
+                    "output tokens: under load the prefills share the GPU with every user's decoding, which lowers "
+                    "the per-user speed; give yours ('2k-token prompts, 500-token answers')"))
         if w.concurrency is None and (w.target_tokens_per_s or w.requests_per_s):
             assumptions.append(Assumption(
                 field="concurrency", value="per option",

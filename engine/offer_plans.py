@@ -24,12 +24,13 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.serving import RATE_UTILISATION, ServingChoice, choose, request_shape
+from engine.serving import RATE_UTILISATION, ServingChoice, choose, user_floor
 from engine.throughput import (
     context_tokens,
     estimate_inference,
     estimate_training,
     link_kind,
+    request_shape,
     training_numbers,
 )
 from engine.units import HOURS_PER_MONTH
@@ -435,7 +436,11 @@ class PlannedShape:
         if self.train is not None:
             return 0
         if self.choice is not None:
-            return len(self.choice.misses)
+            # below the interactive floor assumed when no per-user speed was asked: ranked like a missed target
+            # (after the options that keep it), though not reported as the user's target
+            below = (self.w.target_tokens_per_s_per_user is None
+                     and self.choice.per_user_tokens_s < user_floor(self.w) * 0.999)
+            return len(self.choice.misses) + int(below)
         assert self.throughput is not None
         return sum(1 for t in self.throughput.targets if not t.met and t.name != "deadline_hours")
 

@@ -19,7 +19,15 @@ from collections.abc import Callable
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
 from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
-from engine.models import BYTES_PER_TOKEN_TEXT, ClusterPlan, Figure, ThroughputEstimate, Workload
+from engine.models import (
+    BYTES_PER_TOKEN_TEXT,
+    DEFAULT_INPUT_TOKENS,
+    DEFAULT_OUTPUT_TOKENS,
+    ClusterPlan,
+    Figure,
+    ThroughputEstimate,
+    Workload,
+)
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
@@ -255,6 +263,25 @@ def decode_efficiency(w: Workload) -> float:
     return w.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0)
 
 
+def request_shape(w: Workload) -> tuple[int, int]:
+    """(input, output) tokens per request, the defaults where not given (they matter under load only)."""
+    return int(w.input_tokens or DEFAULT_INPUT_TOKENS), int(w.output_tokens or DEFAULT_OUTPUT_TOKENS)
+
+
+def turns_assumed(w: Workload) -> bool:
+    """Concurrent users with no request lengths said: each user's turns are sized at the default prompt and
+    reply (DEFAULT_INPUT_TOKENS new prompt tokens, earlier turns prefix-cached, DEFAULT_OUTPUT_TOKENS out), so
+    the per-user speed counts the prefills that share the GPU, as it does for a request rate."""
+    return bool(w.concurrency and w.concurrency > 1 and not w.requests_per_s
+                and not (w.input_tokens and w.output_tokens))
+
+
+def under_load(w: Workload) -> bool:
+    """New requests keep arriving while others decode (a request rate, a stated request mix, or concurrent
+    users' turns): their prefills take a share of each replica's time (`loaded_step`)."""
+    return bool(w.requests_per_s or (w.input_tokens and w.output_tokens) or turns_assumed(w))
+
+
 def context_tokens(w: Workload) -> tuple[int, str]:
     """Mean context a sequence holds while decoding (KV bytes read per step)."""
     if w.input_tokens is not None and w.output_tokens is not None:
@@ -333,11 +360,12 @@ def prefill_attention_flops(arch: Architecture, prompt_tokens: int) -> float:
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
     """Compute-bound prefill of one prompt on a tp group: the linear layers at the weights' precision,
     attention in BF16 at about half the matmul utilisation (FlashAttention; FP8 attention is not the
-    serving default), plus one weight read."""
+    serving default), plus one read of the weights the prompt's tokens touch (for MoE, a prompt of a few
+    hundred tokens routes to nearly every expert: all of them are read, not one token's share)."""
     prec = w.precision or "bf16"
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
-    w_read = weight_bytes_read_per_step(arch, prec, 1)
+    w_read = weight_bytes_read_per_step(arch, prec, max(1, prompt_tokens))
     return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
             + prefill_attention_flops(arch, prompt_tokens)
             / (attn_peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * ATTENTION_UTILISATION * tp)
@@ -357,11 +385,12 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     kind = link_kind(link if link is not None else gpu.scaleup_link)
     ctx, ctx_why = context_tokens(w)
     step, mem_s, comp_s, comm_s = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind)
-    prompt = int(w.input_tokens or context_tokens(w)[0])
+    loaded = under_load(w)
+    prompt_in, out_tokens = request_shape(w)
+    prompt = prompt_in if (loaded or w.input_tokens) else context_tokens(w)[0]
     pre = prefill_seconds_for(w, arch, gpu, tp, prompt)
-    loaded = w.input_tokens is not None and w.output_tokens is not None
     if loaded:
-        step = loaded_step(step, b, pre, int(w.output_tokens or 0))
+        step = loaded_step(step, b, pre, out_tokens)
     peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     bound = "bandwidth" if mem_s >= comp_s else "compute"
     ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)

@@ -16,6 +16,7 @@ from engine.throughput import (
     cost_per_1m_tokens,
     decode_step_seconds,
     estimate_inference,
+    loaded_step,
     weight_bytes_read_per_step,
 )
 from tests.engine.fixtures_physics import H100_SXM, LLAMA2_7B, MIXTRAL_8X7B, RTX_3090, workload
@@ -57,8 +58,12 @@ def test_figures_are_rounded_from_the_step_time() -> None:
     est = estimate_inference(workload(mode="inference", concurrency=3, hourly_rate=2.0, utilization=0.5), arch, H100_SXM)
     inputs = est.decode_tokens_per_s_per_sequence.inputs
     step = max(inputs["memory_time_s"], inputs["compute_time_s"]) + inputs["allreduce_s"]
-    assert est.decode_tokens_per_s_per_sequence.value == round(1 / step, 1)
-    assert est.decode_tokens_per_s.value == round(3 / step, 1)
+    # three users' turns (1,024 prompt tokens, 256 out, the defaults): their prefills share each step
+    assert est.prefill_seconds is not None and est.prefill_seconds.inputs["input_tokens"] == 1024
+    felt = loaded_step(step, 3, est.prefill_seconds.value, 256)
+    assert felt > step
+    assert est.decode_tokens_per_s_per_sequence.value == round(1 / felt, 1)
+    assert est.decode_tokens_per_s.value == round(3 / felt, 1)
     assert est.decode_tokens_per_s_per_sequence.notes == est.notes
     assert est.cost_per_1m_tokens_usd is not None and est.cost_per_1m_tokens_usd.inputs["utilization"] == 0.5
 

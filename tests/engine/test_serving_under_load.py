@@ -1,0 +1,67 @@
+"""Concurrent users are served under load: their turns' prefills share each replica's time with every
+user's decoding, as serving benchmarks measure a concurrency level at a stated prompt/output length. With
+no lengths given, each turn is sized at 1,024 new prompt tokens and 256 output tokens (the defaults a request
+rate uses), the plan keeps the interactive floor (20 tokens/s per user) where some group can, and the speed
+shown is the one the plan was sized at."""
+
+from __future__ import annotations
+
+from engine.architecture import from_record
+from engine.memory import GB, usable_gb
+from engine.models import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
+from engine.serving import DEFAULT_OPTIONS, ServingChoice, _size_group, choose
+from engine.throughput import (
+    decode_step_seconds_for,
+    estimate_inference,
+    loaded_step,
+    prefill_seconds_for,
+    request_shape,
+    turns_assumed,
+    under_load,
+)
+from tests.engine.fixtures_physics import H100_SXM, L40S, LLAMA2_70B, LLAMA3_8B, workload
+
+
+def test_who_is_served_under_load() -> None:
+    assert turns_assumed(workload(mode="inference", concurrency=20))
+    assert not turns_assumed(workload(mode="inference", concurrency=1))  # one stream stalls no one
+    assert not turns_assumed(workload(mode="inference", concurrency=20, input_tokens=2000, output_tokens=500))
+    assert not turns_assumed(workload(mode="inference", concurrency=None, requests_per_s=50.0))
+    assert under_load(workload(mode="inference", concurrency=20))
+    assert under_load(workload(mode="inference", concurrency=None, requests_per_s=50.0))
+    assert not under_load(workload(mode="inference", concurrency=1))
+    assert request_shape(workload(mode="inference", concurrency=20)) == (DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS)
+
+
+def test_the_speed_shown_for_concurrent_users_counts_their_prefills() -> None:
+    """Llama 3 8B, 32 users on one H100: the decode step of 32 sequences, stretched by the share of time the
+    1,024-token prefills of new turns take (loaded_step), not the idle step."""
+    arch = from_record(LLAMA3_8B)
+    w = workload(mode="inference", concurrency=32, seq_len=4096)
+    est = estimate_inference(w, arch, H100_SXM)
+    idle = decode_step_seconds_for(w, arch, H100_SXM, 1, 1, 32, "fast")[0]
+    prefill = prefill_seconds_for(w, arch, H100_SXM, 1, DEFAULT_INPUT_TOKENS)
+    felt = loaded_step(idle, 32, prefill, DEFAULT_OUTPUT_TOKENS)
+    assert est.decode_tokens_per_s_per_sequence.value == round(1 / felt, 1)
+    assert est.decode_tokens_per_s_per_sequence.value < round(1 / idle, 1) * 0.95  # the prefills cost > 5% here
+    assert est.ttft_s.inputs["input_tokens"] == DEFAULT_INPUT_TOKENS  # a turn's new tokens, not the whole context
+    # the same users with their lengths said are sized at those
+    said = estimate_inference(w.model_copy(update={"input_tokens": 3000, "output_tokens": 500}), arch, H100_SXM)
+    assert said.ttft_s.inputs["input_tokens"] == 3000
+
+
+def test_a_group_that_keeps_the_floor_beats_a_cheaper_one_that_cannot() -> None:
+    """Llama 2 70B in FP8 for 20 users on 4-GPU L40S instances: two TP2 replicas fit on one instance but give
+    each user well under 20 tokens/s under load; the plan takes TP4 replicas (two instances) that keep 20+."""
+    arch = from_record(LLAMA2_70B)
+    w = workload(mode="inference", precision="fp8", concurrency=20, seq_len=4096)
+    w1 = w.model_copy(update={"concurrency": 1})
+    limit = usable_gb(L40S, w.headroom) * GB
+    memo: dict[tuple[object, ...], object] = {}
+    tp2 = _size_group(w, w1, arch, L40S, 2, 1, "pcie", limit, DEFAULT_OPTIONS, memo, 20.0, DEFAULT_INPUT_TOKENS,
+                      DEFAULT_OUTPUT_TOKENS, True, None)
+    assert tp2[0] >= 1 and 1 / tp2[3] < 20  # fits, but below the floor at any batch
+    choice = choose(w, arch, L40S, 4, "pcie", False)
+    assert isinstance(choice, ServingChoice)
+    assert choice.tp >= 4 and choice.per_user_tokens_s >= 20 * 0.999, choice
+    assert choice.misses == ()  # the floor is not the user's target: nothing is reported as missed
