@@ -389,7 +389,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         notes.append("spot for serving: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
                      "the load balancer; the figures are for the spot fleet alone")
     if guessed and w.dataset_tokens:
-        per_b = [c.total * 1e9 / (float(w.dataset_tokens) * float(w.epochs or 1)) for c in candidates.values()]
+        # the runs' whole cost (a job longer than a month is not one monthly bill)
+        per_b = [c.work * 1e9 / (float(w.dataset_tokens) * float(w.epochs or 1)) for c in candidates.values()]
         if per_b:
             notes.append(f"cost per 1B training tokens on the cheapest option: ${min(per_b):,.0f} (scale it to your real token count)")
 

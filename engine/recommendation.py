@@ -26,10 +26,16 @@ def _tco(option: Option, workflow: str) -> TcoOption | None:
     return next((t for t in option.tco if t.workflow == workflow), None)
 
 
-def _workflow_total(option: Option, workflow: str) -> float:
-    """Monthly total under a workflow; same-cloud/none options cost the same under every workflow."""
+def _workflow_total(option: Option, workflow: str, w: Workload | None = None) -> float:
+    """What the runs cost under a workflow, as `work_usd` counts them: the monthly total, or for a job longer
+    than a month its whole cost (a monthly bill would call a one-GPU plan that takes years the cheapest).
+    Same-cloud/none options cost the same under every workflow."""
     tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none")
-    return tco.total_usd if tco is not None else option.total_usd
+    if tco is None:
+        return work_usd(option, w)
+    if tco.job_usd is not None:
+        return tco.job_usd * max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
+    return tco.total_usd
 
 
 def _per_run_and_fixed(option: Option, workflow: str, runs: float) -> tuple[float, float]:
@@ -91,13 +97,22 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
         why = [f"lowest monthly total: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
     else:
         met = "that meets the targets" if primary.throughput.targets and not missed else ""
-        why = [f"lowest monthly total {met}: ${primary.total_usd:,.0f} always on".replace("  ", " ")]
+        lowest = "lowest monthly total" if primary.total_usd <= min(o.total_usd for o in options) * 1.0001 else "recommended"
+        why = [f"{' '.join(part for part in (lowest, met) if part)}: ${primary.total_usd:,.0f} always on"]
     if missed:
         why.append("closest to the targets, which no option meets: " + "; ".join(
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
     runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
     if runner is not None:
-        why.append(f"${work_usd(runner, w) - work_usd(primary, w):,.0f} less than {runner.name} (${work_usd(runner, w):,.0f})")
+        saved = work_usd(runner, w) - work_usd(primary, w)
+        if saved >= 0:
+            why.append(f"${saved:,.0f} less than {runner.name} (${work_usd(runner, w):,.0f})")
+        elif work_usd(runner, w) >= work_usd(primary, w) * 0.97:  # the tie band of engine.recommend._rank
+            why.append(f"{runner.name} costs ${-saved:,.0f} less (${work_usd(runner, w):,.0f}), within 3%: the ranking "
+                       "prefers fewer nodes and GPUs, then the faster per user")
+        else:
+            why.append(f"{runner.name} costs ${-saved:,.0f} less (${work_usd(runner, w):,.0f}) but is ranked after it: it "
+                       "misses a target or the 20 tokens/s per user floor, or runs on hardware without an SLA")
     on_target = [o for o in options if _on_target(o, w)]
     cheapest: Option | None = min(on_target, key=lambda o: work_usd(o, w), default=None)
     if cheapest is not None and work_usd(cheapest, w) >= work_usd(primary, w) * 0.97:
@@ -155,10 +170,10 @@ def _winner(options: Iterable[Option], workflow: str, w: Workload | None = None)
     8-GPU shape of one provider tie, and 'wins by $0' helps nobody). Options whose run overruns its
     target come last."""
     ordered = sorted(options, key=lambda o: (w is not None and is_late(w, o.hours_per_run or 0.0),
-                                             _workflow_total(o, workflow), o.name))
+                                             _workflow_total(o, workflow, w), o.name))
     first = ordered[0]
     second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
-    return first, _workflow_total(first, workflow), second, (_workflow_total(second, workflow) if second else math.nan)
+    return first, _workflow_total(first, workflow, w), second, (_workflow_total(second, workflow, w) if second else math.nan)
 
 
 def what_would_change(options: list[Option], w: Workload) -> list[str]:

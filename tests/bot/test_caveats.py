@@ -217,3 +217,17 @@ def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(re
     assert advice.options.index(pick) < advice.options.index(slower[0])
     assert "1,024-token prompts, 256-token replies" in view.key_assumptions
     _first_message_ok(response, real_advisor)
+
+
+@pytest.mark.parametrize("text", ["serve gpt-oss-20b on a 4090", "serve Llama 3.1 8B for 5000 concurrent users",
+                                  "serve Llama 3.1 70B on L40S for 20 users"])
+def test_why_the_pick_never_claims_to_be_cheapest_when_it_is_not(real_advisor, text: str) -> None:
+    """A pick ranked first for a reason other than price (a marketplace host or GeForce card behind it, the
+    interactive floor) is not called the lowest total, and a cheaper runner-up is never '$-248 less'."""
+    response, _ = _answer(real_advisor, text)
+    advice = response.advice
+    why = " ".join(advice.recommendation.why)
+    assert "$-" not in why, why
+    pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    cheapest = min(o.total_usd for o in advice.options)
+    assert ("lowest monthly total" in why) == (pick.total_usd <= cheapest * 1.0001), why

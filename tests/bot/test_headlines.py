@@ -68,3 +68,16 @@ def test_an_accelerator_not_covered_is_said_once(real_advisor) -> None:
     assert text.count("not covered") == 1 and json.dumps(message.blocks).count("not covered") == 1
     assert view.headline.startswith("⚠️ TPU v5e is not covered; on GPUs:")
     assert any(p.startswith("The catalog sizes GPUs") for p in view.problems)  # the why stays
+
+
+def test_the_cheapest_cost_per_billion_tokens_agrees_with_the_headline(real_advisor) -> None:
+    """A guessed token count: the headline gives the pick's cost per 1B tokens; the details' 'cheapest option'
+    figure counts each option's whole job the same way, so it is at most the pick's and of the same order (a
+    monthly bill of a job that runs for years once made it $6 against $623)."""
+    import re
+
+    response, view, _ = _view(real_advisor, "QLoRA 70B, 500GB corpus in S3, 20 runs")
+    pick = float(re.search(r"~\$([\d,]+) and", view.headline).group(1).replace(",", ""))
+    note = next(n for n in response.advice.notes if n.startswith("cost per 1B training tokens on the cheapest option"))
+    cheapest = float(re.search(r"\$([\d,]+)", note).group(1).replace(",", ""))
+    assert pick / 3 <= cheapest <= pick * 1.001, (cheapest, pick)
