@@ -169,6 +169,25 @@ def _weight_only_fp8_line(advice: Advice, role_wanted: str) -> str | None:
     return None
 
 
+def _marketplace_training_line(advice: Advice, kinds: HardwareKinds) -> str | None:
+    """A training pick on a marketplace host: the price is real and a restartable fine-tune can use it, but
+    the machine is someone else's, with no SLA, and its listed price moves daily; the reader should know
+    before sending a corpus there, and what the first provider with an SLA would cost."""
+    if (advice.effective.mode or "inference") == "inference":
+        return None
+    picked = dict(_picked(advice))
+    pick = picked.get("The pick")
+    if pick is None or _provider(pick) not in kinds.marketplaces:
+        return None
+    runner_up = picked.get("The runner-up")
+    other = next((o for o in advice.options if _provider(o) not in kinds.marketplaces), None)
+    # the runner-up line above already names a provider with an SLA unless it is a marketplace host too
+    instead = (f"; with an SLA: {other.name} at {fmt_usd_short(other.total_usd)}/month"
+               if other is not None and (runner_up is None or _provider(runner_up) in kinds.marketplaces) else "")
+    return ("The pick is a marketplace host (one machine, no SLA, price moves daily): fine for a restartable run; "
+            f"check where your data may go{instead}")
+
+
 def _network_line(advice: Advice) -> str | None:
     """Their own multi-node cluster, fully sharded, with no network said: the speed holds on InfiniBand or
     RoCE only, and over Ethernet the plan changes (hybrid sharding), which decides whether to start."""
@@ -215,6 +234,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
              _rocm_line(advice), _weight_only_fp8_line(advice, "The runner-up"), _network_line(advice),
+             _marketplace_training_line(advice, kinds),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 

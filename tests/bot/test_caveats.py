@@ -89,7 +89,8 @@ def test_no_token_count_still_gives_the_hourly_price_of_the_cheapest_fit(real_ad
 @pytest.mark.parametrize("text", ["full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs, data in GCS", "QLoRA Llama 3.1 70B on 100M tokens"])
 def test_plain_answers_get_no_invented_caveats(real_advisor, text: str) -> None:
     response, view = _answer(real_advisor, text)
-    assert not [n for n in view.notes if n.startswith(("Spot:", "The pick is", "The runner-up is", "No model named"))]
+    # (a marketplace pick for training is said: tests below; these plain answers invent nothing else)
+    assert not [n for n in view.notes if n.startswith(("Spot:", "The pick is a GeForce", "The runner-up is", "No model named"))]
 
 
 def test_a_note_that_repeats_an_open_question_is_left_to_the_question(real_advisor) -> None:
@@ -231,3 +232,14 @@ def test_why_the_pick_never_claims_to_be_cheapest_when_it_is_not(real_advisor, t
     pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
     cheapest = min(o.total_usd for o in advice.options)
     assert ("lowest monthly total" in why) == (pick.total_usd <= cheapest * 1.0001), why
+
+
+def test_a_training_pick_on_a_marketplace_host_says_so(real_advisor) -> None:
+    response, view = _answer(real_advisor, "QLoRA fine-tune Llama 3.1 8B on 50M tokens")
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert pick.tco[0].provider in response.hardware.marketplaces, pick.name  # the catalog's cheapest H100 host
+    assert any(n.startswith("The pick is a marketplace host") and "no SLA" in n for n in view.notes), view.notes
+    _first_message_ok(response, real_advisor)
+    # a pick at a provider with an SLA gets no such line
+    response, view = _answer(real_advisor, "QLoRA fine-tune Llama 3.1 8B on 50M tokens on Lambda")
+    assert not any(n.startswith("The pick is a marketplace host") for n in view.notes), view.notes
