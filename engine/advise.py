@@ -36,6 +36,7 @@ from engine.recommend import (
     bf16_reference,
     data_source,
     evaluate,
+    owns_gpus,
 )
 from engine.recommendation import fits_nowhere_problem
 from engine.tco import row_usd
@@ -386,7 +387,7 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
             f"egress priced on the source's monthly tier table ({basis}): {pulls:g} x {w.dataset_gb:g} GB = "
             f"${egress['uncached'].value:,.0f}; a flat $0.09/GB would say ${flat:,.0f}"
         )
-    if data is not None:
+    if data is not None and not owns_gpus(w):  # their own GPUs: already bought, priced at their power
         notes.extend(_buy_vs_rent(w, chosen, data))
     runs = float(w.runs_per_month or 1)
     if runs > 1 and w.mode in TRAINING_MODES and w.dataset_pulls_per_month is None:

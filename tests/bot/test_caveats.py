@@ -179,6 +179,7 @@ def test_own_multi_node_cluster_says_its_unstated_network_first(real_advisor) ->
     # no rental is priced, so the assumptions line does not claim a rental price basis
     assert "your own GPUs at power cost" in view.key_assumptions
     assert "on-demand prices" not in view.key_assumptions
+    assert not any(n.startswith("buy vs rent") for n in response.advice.notes)  # they bought them already
     _first_message_ok(response, real_advisor)
 
 
