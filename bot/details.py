@@ -27,7 +27,7 @@ from bot.formatting import (
 from bot.limits import Message, fit_message
 from bot.render import WORKFLOW_PHRASES, FormulasView, render_blocks, render_text
 from bot.summary import target_line
-from engine.models import Advice, Figure
+from engine.models import Advice, Assumption, Figure
 
 MAX_OPTIONS_LISTED = 12  # "All options": the ranked table stops here (the rest are dearer and slower)
 
@@ -120,9 +120,23 @@ def build_details_view(advice: Advice, names: Mapping[str, str] | None = None) -
         cluster_lines=cluster_lines,
         checklist=checklist,
         throughput_lines=throughput_lines,
-        assumptions=[f"{a.field.replace('_', ' ')} = {_value(a.value)} ({a.why})" for a in advice.assumptions],
+        assumptions=[_assumption_line(a, advice) for a in advice.assumptions],
         notes=notes,
     )
+
+
+def _assumption_line(a: Assumption, advice: Advice) -> str:
+    """One assumption as "field = value (why)". The engine's `mfu` assumption is the dense matmuls' share of
+    peak; the MFU the summary states counts every model FLOP (attention at about half that, recompute
+    excluded), so the line says both rather than show two different "MFU" figures for one plan."""
+    tp = advice.throughput
+    effective = tp.training_tokens_per_s.inputs.get("mfu") if tp and tp.training_tokens_per_s else None
+    if a.field == "mfu" and isinstance(effective, int | float):
+        if isinstance(a.value, int | float):
+            return (f"matmul utilisation = {_value(a.value)}, {effective:.0%} MFU over all model FLOPs as the summary "
+                    f"states ({a.why})")
+        return f"mfu = {_value(a.value)}, {effective:.0%} over all model FLOPs on the pick ({a.why})"
+    return f"{a.field.replace('_', ' ')} = {_value(a.value)} ({a.why})"
 
 
 def _value(value: object) -> str:

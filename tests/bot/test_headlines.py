@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.limits import violations
 from bot.render import render_response
 from bot.summary import build_answer_view
@@ -81,3 +83,18 @@ def test_the_cheapest_cost_per_billion_tokens_agrees_with_the_headline(real_advi
     note = next(n for n in response.advice.notes if n.startswith("cost per 1B training tokens on the cheapest option"))
     cheapest = float(re.search(r"\$([\d,]+)", note).group(1).replace(",", ""))
     assert pick / 3 <= cheapest <= pick * 1.001, (cheapest, pick)
+
+
+@pytest.mark.parametrize("text", ["full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs, on H100s",
+                                  "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs, data in GCS"])
+def test_the_details_do_not_show_a_second_mfu_figure(real_advisor, text: str) -> None:
+    """The summary's MFU counts every model FLOP; the engine's `mfu` assumption is the dense matmuls' share
+    (or "per GPU type" when no GPU is named). The details give the summary's figure beside it, so one plan
+    shows one MFU."""
+    from bot.details import build_details_view
+
+    response, view, _ = _view(real_advisor, text)
+    stated = view.key_assumptions.split("% MFU")[0].split()[-1]
+    details = build_details_view(response.advice, real_advisor.display_names())
+    line = next(a for a in details.assumptions if a.startswith(("matmul utilisation = ", "mfu = ")))
+    assert f", {stated}% " in line and "over all model FLOPs" in line, (stated, line)
