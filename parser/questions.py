@@ -116,9 +116,27 @@ def questions_for(
                  f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {DEFAULT_OUTPUT_TOKENS:,} output tokens each until "
                  "you say (e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
+    if long_prompts_unsaid(workload):
+        wanted.append(Question(
+            field="input_tokens",
+            text=f"How long are the prompts (new tokens per turn) and the replies? {workload.concurrency:,} users at "
+                 f"{workload.seq_len:,} tokens of context are sized at {DEFAULT_INPUT_TOKENS:,}-token prompts and "
+                 f"{DEFAULT_OUTPUT_TOKENS:,}-token replies until you say (e.g. “20k-token prompts, 500-token answers”).",
+            why="long prompts (documents, retrieval) are prefilled on the same GPUs and can need several times the hardware"))
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]
+
+
+LONG_CONTEXT_TOKENS = 16_384  # a stated context this long suggests long prompts, which the default turn would miss
+
+
+def long_prompts_unsaid(workload: Workload) -> bool:
+    """Concurrent users at a long stated context with no prompt length said: the default turn (1,024 new
+    prompt tokens) may be far from documents or retrieval prompts, and their prefills decide the hardware."""
+    return bool(workload.mode == "inference" and workload.concurrency and workload.concurrency > 1
+                and workload.requests_per_s is None and workload.input_tokens is None
+                and (workload.seq_len or 0) >= LONG_CONTEXT_TOKENS)
 
 
 def serving_without_load(workload: Workload) -> bool:

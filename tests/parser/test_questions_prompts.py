@@ -1,0 +1,22 @@
+"""A long stated context for concurrent users asks the prompt length: the default turn (1,024 new prompt
+tokens) can be several times off for documents or retrieval, and those prefills decide the hardware."""
+
+from __future__ import annotations
+
+from engine.models import Workload
+from parser import questions_for
+
+
+def _fields(**kw) -> list[str]:
+    return [q.field for q in questions_for(Workload(mode="inference", params_b=70, **kw))]
+
+
+def test_concurrent_users_at_a_long_context_are_asked_their_prompt_length() -> None:
+    assert "input_tokens" in _fields(concurrency=64, seq_len=32_768)
+
+
+def test_no_prompt_question_where_the_default_turn_is_a_fair_guess_or_the_length_was_said() -> None:
+    assert "input_tokens" not in _fields(concurrency=100, seq_len=8192)  # a chat window: prefix-cached turns
+    assert "input_tokens" not in _fields(concurrency=64, seq_len=32_768, input_tokens=20_000, output_tokens=500)
+    assert "input_tokens" not in _fields(concurrency=1, seq_len=131_072)  # one stream: no one else's prefills
+    assert "input_tokens" not in _fields(requests_per_s=10.0, seq_len=32_768)  # a rate asks its own question
