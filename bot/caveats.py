@@ -152,21 +152,21 @@ def _rocm_line(advice: Advice) -> str | None:
     return "AMD pick: ROCm builds of vLLM/SGLang serve it; benchmark your model first, spec-sheet speeds are not always reached"
 
 
-def _weight_only_fp8_line(advice: Advice, role_wanted: str) -> str | None:
-    """FP8 asked for, and the pick or runner-up is an Ampere (or older) GPU: vLLM runs it weight-only (W8A16
-    Marlin), so it holds the memory saving but not the speed a reader expects from FP8."""
+def _weight_only_fp8_lines(advice: Advice) -> tuple[str | None, str | None]:
+    """(pick's line, runner-up's line): FP8 asked for, and the pick or runner-up is an Ampere (or older) GPU:
+    vLLM runs it weight-only (W8A16 Marlin), so it holds the memory saving but not the speed a reader expects
+    from FP8. Said once: for the runner-up only when the pick has no such line."""
     if advice.effective.mode != "inference":
-        return None
-    picked = _picked(advice)
-    if role_wanted != "The pick" and _weight_only_fp8_line(advice, "The pick"):
-        return None  # said once, for the pick
-    for role, option in picked:
+        return None, None
+    lines: dict[str, str] = {}
+    for role, option in _picked(advice):
         note = next((n for n in option.cluster.notes if NO_FP8_CORES_NOTE in n), None)
-        if role == role_wanted and note is not None:
+        if note is not None:
             gpu = note.split(f" {NO_FP8_CORES_NOTE}")[0]
-            return (f"{role}'s {gpu} has no FP8 tensor cores: FP8 runs weight-only there (vLLM W8A16 Marlin), "
-                    "memory halved but matmuls in 16-bit")
-    return None
+            lines[role] = (f"{role}'s {gpu} has no FP8 tensor cores: FP8 runs weight-only there (vLLM W8A16 Marlin), "
+                           "memory halved but matmuls in 16-bit")
+    pick = lines.get("The pick")
+    return pick, (None if pick else lines.get("The runner-up"))
 
 
 def _marketplace_training_line(advice: Advice, kinds: HardwareKinds) -> str | None:
@@ -230,10 +230,11 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
-    lines = [_consumer_line(advice, kinds), _fp8_line(advice), _weight_only_fp8_line(advice, "The pick"),
+    fp8_pick, fp8_runner_up = _weight_only_fp8_lines(advice)
+    lines = [_consumer_line(advice, kinds), _fp8_line(advice), fp8_pick,
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
-             _rocm_line(advice), _weight_only_fp8_line(advice, "The runner-up"), _network_line(advice),
+             _rocm_line(advice), fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]

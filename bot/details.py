@@ -26,7 +26,7 @@ from bot.formatting import (
 )
 from bot.limits import Message, fit_message
 from bot.render import WORKFLOW_PHRASES, FormulasView, render_blocks, render_text
-from bot.summary import target_line
+from bot.summary import stated_mfu, target_line
 from engine.models import Advice, Assumption, Figure
 
 MAX_OPTIONS_LISTED = 12  # "All options": the ranked table stops here (the rest are dearer and slower)
@@ -129,9 +129,8 @@ def _assumption_line(a: Assumption, advice: Advice) -> str:
     """One assumption as "field = value (why)". The engine's `mfu` assumption is the dense matmuls' share of
     peak; the MFU the summary states counts every model FLOP (attention at about half that, recompute
     excluded), so the line says both rather than show two different "MFU" figures for one plan."""
-    tp = advice.throughput
-    effective = tp.training_tokens_per_s.inputs.get("mfu") if tp and tp.training_tokens_per_s else None
-    if a.field == "mfu" and isinstance(effective, int | float):
+    effective = stated_mfu(advice)
+    if a.field == "mfu" and effective is not None:
         if isinstance(a.value, int | float):
             return (f"matmul utilisation = {_value(a.value)}, {effective:.0%} MFU over all model FLOPs as the summary "
                     f"states ({a.why})")

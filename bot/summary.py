@@ -286,6 +286,13 @@ def _stated(advice: Advice, check: TargetCheck) -> bool:
     return getattr(advice.workload, check.name, None) is not None
 
 
+def stated_mfu(advice: Advice) -> float | None:
+    """The MFU a training answer states: every model FLOP over peak (attention included, recompute not)."""
+    tp = advice.throughput
+    mfu = tp.training_tokens_per_s.inputs.get("mfu") if tp and tp.training_tokens_per_s else None
+    return float(mfu) if isinstance(mfu, int | float) else None
+
+
 def key_assumptions(advice: Advice) -> str:
     """The assumptions that move the answer most, in a few words each: token count, utilisation, pricing."""
     found = {a.field: a for a in advice.assumptions}
@@ -295,8 +302,8 @@ def key_assumptions(advice: Advice) -> str:
         source = f" from {fmt_gb(advice.effective.dataset_gb)} of text" if advice.effective.dataset_gb else ""
         bits.append(f"~{fmt_count(float(tokens.value))} tokens per epoch{source}")
     tp = advice.throughput
-    mfu = tp.training_tokens_per_s.inputs.get("mfu") if tp and tp.training_tokens_per_s else None
-    if isinstance(mfu, int | float):
+    mfu = stated_mfu(advice)
+    if mfu is not None:
         bits.append(f"{mfu:.0%} MFU")
     elif tp is not None and tp.decode_tokens_per_s is not None:
         efficiency = tp.decode_tokens_per_s.inputs.get("bandwidth_efficiency")

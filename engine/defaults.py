@@ -139,22 +139,16 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "a subset: give the token count if you train on less",
             )
     else:
-        if w.requests_per_s:
+        if (w.requests_per_s or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
             prompt_in, out = request_shape(w)
-            if w.input_tokens is None or w.output_tokens is None:
-                assumptions.append(Assumption(
-                    field="output_tokens" if w.output_tokens is None else "input_tokens",
-                    value=f"{prompt_in} in / {out} out",
-                    why=f"{w.requests_per_s:,.0f} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
-                        "request: the fleet scales with the output length, so give yours ('300 output tokens each')"))
-        elif turns_assumed(w):
-            prompt_in, out = request_shape(w)
-            assumptions.append(Assumption(
-                field="output_tokens" if w.output_tokens is None else "input_tokens",
-                value=f"{prompt_in} in / {out} out",
-                why=f"each user's turn sized at {prompt_in:,} new prompt tokens (earlier turns prefix-cached) and {out:,} "
-                    "output tokens: under load the prefills share the GPU with every user's decoding, which lowers "
-                    "the per-user speed; give yours ('2k-token prompts, 500-token answers')"))
+            why = (f"{w.requests_per_s:,.0f} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
+                   "request: the fleet scales with the output length, so give yours ('300 output tokens each')"
+                   if w.requests_per_s else
+                   f"each user's turn sized at {prompt_in:,} new prompt tokens (earlier turns prefix-cached) and {out:,} "
+                   "output tokens: under load the prefills share the GPU with every user's decoding, which lowers "
+                   "the per-user speed; give yours ('2k-token prompts, 500-token answers')")
+            assumptions.append(Assumption(field="output_tokens" if w.output_tokens is None else "input_tokens",
+                                          value=f"{prompt_in} in / {out} out", why=why))
         if w.concurrency is None and (w.target_tokens_per_s or w.requests_per_s):
             assumptions.append(Assumption(
                 field="concurrency", value="per option",

@@ -24,7 +24,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.serving import RATE_UTILISATION, ServingChoice, choose, user_floor
+from engine.serving import RATE_UTILISATION, ServingChoice, below_floor, choose
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -438,9 +438,7 @@ class PlannedShape:
         if self.choice is not None:
             # below the interactive floor assumed when no per-user speed was asked: ranked like a missed target
             # (after the options that keep it), though not reported as the user's target
-            below = (self.w.target_tokens_per_s_per_user is None
-                     and self.choice.per_user_tokens_s < user_floor(self.w) * 0.999)
-            return len(self.choice.misses) + int(below)
+            return len(self.choice.misses) + int(below_floor(self.w, self.choice.per_user_tokens_s))
         assert self.throughput is not None
         return sum(1 for t in self.throughput.targets if not t.met and t.name != "deadline_hours")
 

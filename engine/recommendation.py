@@ -33,9 +33,7 @@ def _workflow_total(option: Option, workflow: str, w: Workload | None = None) ->
     tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none")
     if tco is None:
         return work_usd(option, w)
-    if tco.job_usd is not None:
-        return tco.job_usd * max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
-    return tco.total_usd
+    return tco.job_usd * _runs(w) if tco.job_usd is not None else tco.total_usd
 
 
 def _per_run_and_fixed(option: Option, workflow: str, runs: float) -> tuple[float, float]:
@@ -73,9 +71,12 @@ def work_usd(option: Option, w: Workload | None) -> float:
     """What the runs asked for cost, however many months they take: the monthly total, or for a job
     longer than a month its whole cost (a monthly bill would favour the slowest plan)."""
     jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
-    if jobs:
-        return min(jobs) * max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
-    return option.total_usd
+    return min(jobs) * _runs(w) if jobs else option.total_usd
+
+
+def _runs(w: Workload | None) -> float:
+    """Runs a month, at least one: a job longer than a month is counted once per run asked for."""
+    return max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
 
 
 def recommend(options: list[Option], w: Workload) -> Recommendation:

@@ -35,10 +35,10 @@ from engine.memory import (
 )
 from engine.models import Workload
 from engine.throughput import (
-    context_tokens,
     decode_step_function,
     loaded_step,
     prefill_seconds_for,
+    prefill_tokens,
     request_shape,
     under_load,
 )
@@ -82,6 +82,12 @@ class ServingChoice:
 
 def user_floor(w: Workload) -> float:
     return float(w.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
+
+
+def below_floor(w: Workload, per_user_tokens_s: float) -> bool:
+    """Slower per user than the interactive floor assumed when no per-user speed was asked (an asked speed is
+    a target, checked as one). Not reported as missed, but ranked after the plans that keep it."""
+    return w.target_tokens_per_s_per_user is None and per_user_tokens_s < user_floor(w) * 0.999
 
 
 def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:
@@ -220,13 +226,12 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
     floor = user_floor(w)
-    ctx, _ = context_tokens(w)
-    prompt_in, out_tokens = request_shape(w)
+    _, out_tokens = request_shape(w)
     # a request mix: prefills interleave with the batch's decode steps. Concurrent users keep sending turns, so
     # with no request lengths given each turn is sized at the default shape (as serving benchmarks run a
     # concurrency level at a stated prompt/output length); one stream alone has no one to stall
     loaded = under_load(w)
-    prompt = prompt_in if (loaded or w.input_tokens) else ctx
+    prompt = prefill_tokens(w)
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
     w1 = cast(Workload, memo.get(("w1",)))
@@ -267,8 +272,9 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         # the interactive floor (20 tokens/s per user when none was asked) is not the user's target, so it is not
         # reported as missed; but a group that keeps it beats a cheaper one that cannot (two TP2 replicas of a 70B
         # model on L40S at 13 tokens/s are not an interactive service), and among groups that cannot, the closest wins
-        below_floor = 0.0 if w.target_tokens_per_s_per_user or 1 / step >= floor * 0.999 else math.log(floor * step)
-        key = (float(len(misses)), float(below_floor > 0), shortfall, below_floor, float(billed), float(nodes), -1 / step)
+        slow = below_floor(w, 1 / step)
+        key = (float(len(misses)), float(slow), shortfall, math.log(floor * step) if slow else 0.0, float(billed),
+               float(nodes), -1 / step)
         if best is None or key < best[0]:
             best = (key, choice)
     return best[1] if best is not None else None

@@ -282,6 +282,11 @@ def under_load(w: Workload) -> bool:
     return bool(w.requests_per_s or (w.input_tokens and w.output_tokens) or turns_assumed(w))
 
 
+def prefill_tokens(w: Workload) -> int:
+    """The prompt one request prefills: its stated or assumed length under load, else the whole context."""
+    return request_shape(w)[0] if (under_load(w) or w.input_tokens) else context_tokens(w)[0]
+
+
 def context_tokens(w: Workload) -> tuple[int, str]:
     """Mean context a sequence holds while decoding (KV bytes read per step)."""
     if w.input_tokens is not None and w.output_tokens is not None:
@@ -385,12 +390,11 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     kind = link_kind(link if link is not None else gpu.scaleup_link)
     ctx, ctx_why = context_tokens(w)
     step, mem_s, comp_s, comm_s = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind)
-    loaded = under_load(w)
-    prompt_in, out_tokens = request_shape(w)
-    prompt = prompt_in if (loaded or w.input_tokens) else context_tokens(w)[0]
+    prompt = prefill_tokens(w)
     pre = prefill_seconds_for(w, arch, gpu, tp, prompt)
+    loaded = under_load(w)
     if loaded:
-        step = loaded_step(step, b, pre, out_tokens)
+        step = loaded_step(step, b, pre, request_shape(w)[1])
     peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     bound = "bandwidth" if mem_s >= comp_s else "compute"
     ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)

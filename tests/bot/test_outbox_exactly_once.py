@@ -88,13 +88,19 @@ def test_a_live_processs_lease_is_not_taken_over(fake_slack: FakeSlack, store_ta
     assert fake_slack.of("chat.postMessage") == [] and fake_slack.of("conversations.replies") == []
 
 
-def test_an_unknown_outcome_is_checked_before_the_retry(fake_slack: FakeSlack, store_target: str | Path) -> None:
-    """The connection breaks after Slack stored the post: the retry finds it in the thread and stops."""
+def _post_whose_answer_is_lost(fake_slack: FakeSlack, store_target: str | Path, key):
+    """One reply queued for `key` whose chat.postMessage Slack stores but whose response never arrives."""
     clock = Clock()
     outbox = process(store_target, clock, "a")
     client = web_client(make_config(fake_slack, store_target))
     fake_slack.drop_response("chat.postMessage", 1)
-    outbox.enqueue(KEY, [msg("the answer")])
+    outbox.enqueue(key, [msg("the answer")])
+    return clock, outbox, client
+
+
+def test_an_unknown_outcome_is_checked_before_the_retry(fake_slack: FakeSlack, store_target: str | Path) -> None:
+    """The connection breaks after Slack stored the post: the retry finds it in the thread and stops."""
+    clock, outbox, client = _post_whose_answer_is_lost(fake_slack, store_target, KEY)
 
     assert outbox.deliver(client, KEY) is False  # unknown outcome: queued, not re-sent by the client itself
     assert len(fake_slack.of("chat.postMessage")) == 1
@@ -108,11 +114,7 @@ def test_an_unknown_outcome_is_checked_before_the_retry(fake_slack: FakeSlack, s
 
 
 def test_a_dm_top_level_is_checked_through_the_channel_history(fake_slack: FakeSlack, store_target: str | Path) -> None:
-    clock = Clock()
-    outbox = process(store_target, clock, "a")
-    client = web_client(make_config(fake_slack, store_target))
-    fake_slack.drop_response("chat.postMessage", 1)
-    outbox.enqueue(DM, [msg("the answer")])
+    clock, outbox, client = _post_whose_answer_is_lost(fake_slack, store_target, DM)
     outbox.deliver(client, DM)
     clock.now += 5
     outbox.drain(client)
