@@ -36,6 +36,7 @@ from engine.models import (
 )
 from engine.offer_plans import PlannedShape, is_late, lateness, plan_shape, relabel
 from engine.recommendation import per_user_speed, recommend, work_usd
+from engine.serving import below_floor
 from engine.tco import (
     managed_split,
     monthly_gpu_hours,
@@ -582,7 +583,7 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     if picked is None or gpu is None:
         return ""
     pricing = w_bf16.pricing or "on_demand"
-    best: tuple[float, int, float] | None = None
+    best: tuple[bool, float, int, float] | None = None  # (below the floor, monthly, billed GPUs, per-user speed)
     memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: a provider lists a shape per region
     for offer in data.offers:
         if offer.provider != picked.provider or offer.gpu != picked.gpu:
@@ -592,10 +593,12 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         if not planned.fits or planned.choice is None or rate is None:
             continue
         billed = planned.billed(offer)
-        monthly = rate * billed * HOURS_PER_MONTH
-        if best is None or monthly < best[0]:
-            best = (monthly, billed, planned.choice.per_user_tokens_s)
+        # ranked as the options are: a plan that keeps the interactive floor before a cheaper one that cannot
+        candidate = (below_floor(w_bf16, planned.choice.per_user_tokens_s), rate * billed * HOURS_PER_MONTH, billed,
+                     planned.choice.per_user_tokens_s)
+        if best is None or candidate[:2] < best[:2]:
+            best = candidate
     if best is None:
         return f"BF16 as published does not fit {gpu.name} instances at this load"
-    monthly, billed, speed = best
+    _, monthly, billed, speed = best
     return f"BF16 as published: {billed}x {gpu.name}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"

@@ -218,6 +218,11 @@ def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(re
     assert slower and all(o.total_usd < pick.total_usd for o in slower[:1])  # cheaper, and ranked after the pick
     assert advice.options.index(pick) < advice.options.index(slower[0])
     assert "1,024-token prompts, 256-token replies" in view.key_assumptions
+    # the BF16 price beside the FP8 assumption is ranked the same way: a plan that keeps 20 tokens/s per user
+    import re
+
+    bf16 = re.search(r"BF16 as published: .*?, ([\d.]+) tokens/s per user", " ".join(response.advice.notes))
+    assert bf16 is not None and float(bf16.group(1)) >= 20 * 0.999, response.advice.notes[:1]
     _first_message_ok(response, real_advisor)
 
 
