@@ -144,11 +144,14 @@ def _price_line(advice: Advice) -> str | None:
 
 
 def _rocm_line(advice: Advice) -> str | None:
-    """An AMD pick: the figures come from spec sheets and vLLM/SGLang support it, but a benchmark first is
-    what a team would do before committing."""
+    """An AMD pick: the figures come from spec sheets and the stack has ROCm builds (vLLM/SGLang to serve,
+    PyTorch FSDP to train), but a benchmark first is what a team would do before committing."""
     notes = advice.cluster.notes if advice.cluster is not None else ()
     if not any("runs ROCm, not CUDA" in n for n in notes):
         return None
+    if advice.effective.mode not in (None, "inference"):
+        return ("AMD pick: PyTorch's ROCm builds train it with FSDP (FlashAttention has a ROCm port; custom CUDA kernels "
+                "and some bitsandbytes paths do not); run a few hundred steps first, spec-sheet speeds are not always reached")
     return "AMD pick: ROCm builds of vLLM/SGLang serve it; benchmark your model first, spec-sheet speeds are not always reached"
 
 

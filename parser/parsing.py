@@ -42,7 +42,25 @@ def grammar() -> Lark:
             _GRAMMAR = Lark.open("grammar.lark", rel_to=__file__, cache=_CACHE_FILE or False, **options)
         except Exception:  # an unwritable or corrupt cache must never stop parsing
             _GRAMMAR = Lark.open("grammar.lark", rel_to=__file__, **options)
+        _share_lexers(_GRAMMAR)
     return _GRAMMAR
+
+
+def _share_lexers(lark: Lark) -> None:
+    """Point the parser states whose lexers match the same terminals at one lexer. Lark keys a state's
+    lexer on the parser's accepted terminals before the ignored ones are added, so states that lex
+    identically still get separate lexers, each compiling its own scanner (one large regular
+    expression, ~8 ms of a cold start) the first time it is used."""
+    contextual = getattr(lark.parser, "lexer", None)
+    lexers = getattr(contextual, "lexers", None)
+    if not isinstance(lexers, dict):
+        return
+    shared: dict[tuple[str, ...], Any] = {}
+    for state, lexer in lexers.items():
+        lexers[state] = shared.setdefault(tuple(t.name for t in lexer.terminals), lexer)
+    root = getattr(contextual, "root_lexer", None)
+    if root is not None:
+        contextual.root_lexer = shared.get(tuple(t.name for t in root.terminals), root)
 
 FALLBACK_NOTE = "I could not read that message as a whole; I only looked for a few keywords."
 

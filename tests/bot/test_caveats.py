@@ -249,3 +249,11 @@ def test_a_training_pick_on_a_marketplace_host_says_so(real_advisor) -> None:
     # a pick at a provider with an SLA gets no such line
     response, view = _answer(real_advisor, "QLoRA fine-tune Llama 3.1 8B on 50M tokens on Lambda")
     assert not any(n.startswith("The pick is a marketplace host") for n in view.notes), view.notes
+
+
+def test_an_amd_training_pick_names_the_training_stack_not_the_serving_one(real_advisor) -> None:
+    response, _ = _answer(real_advisor, "full fine-tune Llama 3.1 70B on 1B tokens on MI300X")
+    caveats = decision_caveats(response.advice, response.hardware)
+    amd = [c for c in caveats if c.startswith("AMD pick")]
+    assert len(amd) == 1 and "FSDP" in amd[0] and "vLLM" not in amd[0], caveats
+    _first_message_ok(response, real_advisor)
