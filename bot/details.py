@@ -182,7 +182,7 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
         options=views,
         why=list(rec.why) if rec else [],
         what_would_change_it=list(rec.what_would_change_it) if rec else [],
-        more=max(len(advice.options) - len(listed), 0),
+        more=max((advice.options_ranked or len(advice.options)) - len(listed), 0),
     )
 
 

@@ -99,12 +99,13 @@ class Replier:
                     messages = render_response(response, self.advisor.display_names(), tables=self.tables,
                                                charts=self.charts)
                     try:
+                        stored = response.stored_advice()  # what any worker will load for this thread's next turn
                         committed = self._commit(key, event_id, messages, conversation=conversation.to_dict(),
-                                                 advice_json=response.advice_json(),
+                                                 advice_json=stored.model_dump_json() if stored else None,
                                                  version=state.version if state else 0)
                         if not committed:
                             return None
-                        self._remember(key, (state.version if state else 0) + 1, response.advice)
+                        self._remember(key, (state.version if state else 0) + 1, stored)
                         break
                     except StaleThread:  # another process saved this thread meanwhile: start again from its state
                         continue

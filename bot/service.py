@@ -55,8 +55,15 @@ class Response:
         """True when there is a workload worth keeping for the thread."""
         return self.advice is not None
 
+    def stored_advice(self) -> Advice | None:
+        """The answer as the thread keeps it: the options a later layer can show (bot.stored)."""
+        from bot.stored import stored_advice
+
+        return stored_advice(self.advice) if self.advice else None
+
     def advice_json(self) -> str | None:
-        return self.advice.model_dump_json() if self.advice else None
+        stored = self.stored_advice()
+        return stored.model_dump_json() if stored else None
 
 
 def _text_of(item: Any) -> str:

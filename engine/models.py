@@ -277,6 +277,7 @@ class Advice(BaseModel):
     cluster: ClusterPlan | None = None
     throughput: ThroughputEstimate | None = None
     options: tuple[Option, ...] = ()  # ranked, cheapest first
+    options_ranked: int | None = None  # set when a stored answer keeps fewer options than were ranked (bot.stored)
     recommendation: Recommendation | None = None
     quantization: tuple[dict[str, Any], ...] = ()  # footprint per precision with caveats
     egress: dict[str, Any] | None = None  # per-run / cached / tier table used, migration friction
