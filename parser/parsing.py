@@ -51,9 +51,9 @@ def _share_lexers(lark: Lark) -> None:
     lexer on the parser's accepted terminals before the ignored ones are added, so states that lex
     identically still get separate lexers, each compiling its own scanner (one large regular
     expression, ~8 ms of a cold start) the first time it is used."""
-    contextual = getattr(lark.parser, "lexer", None)
+    contextual: Any = getattr(lark.parser, "lexer", None)
     lexers = getattr(contextual, "lexers", None)
-    if not isinstance(lexers, dict):
+    if contextual is None or not isinstance(lexers, dict):
         return
     shared: dict[tuple[str, ...], Any] = {}
     for state, lexer in lexers.items():
