@@ -70,24 +70,38 @@ def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] 
     if note is None:
         return None
     picked = _picked(advice)
-    for role, option in picked:
-        if role not in roles:
-            continue
+    pick = next((o for r, o in picked if r == "The pick"), None)
+
+    def what(option: Option) -> str | None:
         geforce, market = option.gpu in kinds.consumer_gpus, _provider(option) in kinds.marketplaces
         if not (geforce or market):
-            continue
-        what = {(True, True): "a GeForce card on a marketplace host: its driver licence excludes datacenters, "
+            return None
+        return {(True, True): "a GeForce card on a marketplace host: its driver licence excludes datacenters, "
                               "no ECC, no SLA",
                 (True, False): "a GeForce card: its driver licence excludes datacenters, no ECC",
                 (False, True): "a marketplace host: one rented machine, no SLA"}[(geforce, market)]
+
+    for role, option in picked:
+        said = what(option) if role in roles else None
+        if said is None:
+            continue
         dearer = re.search(r"(\d+% dearer)", note)
         if role == "The cheapest":
-            pick = next((o for r, o in picked if r == "The pick"), None)
             if pick is not None and option.total_usd > CHEAPEST_WORTH_A_LINE * pick.total_usd:
                 return None  # a few percent cheaper is not worth a line of its own
-            return (f"The cheapest, {option.name} at {fmt_usd_short(option.total_usd)}/month, is {what}; "
+            return (f"The cheapest, {option.name} at {fmt_usd_short(option.total_usd)}/month, is {said}; "
                     "not recommended for a service unless you name it")
-        return f"{role} is {what}" + (f" (ranked {dearer.group(1)} for it)" if dearer else "")
+        if role == "The runner-up" and pick is not None and option.total_usd < pick.total_usd:
+            # listed second though cheaper: the reader needs the reason in the same line
+            return f"The runner-up, {option.name} at {fmt_usd_short(option.total_usd)}/month, is cheaper but {said}"
+        line = f"{role} is {said}" + (f" (ranked {dearer.group(1)} for it)" if dearer else "")
+        runner_up = next((o for r, o in picked if r == "The runner-up"), None)
+        if (role == "The pick" and runner_up is not None and runner_up.total_usd < option.total_usd
+                and _provider(runner_up) in kinds.marketplaces and _provider(option) not in kinds.marketplaces):
+            # why the cheaper one is second: the reader would otherwise take it
+            line += (f"; the runner-up, {fmt_usd_short(runner_up.total_usd)}/month, is cheaper but a marketplace host "
+                     "(one rented machine, no SLA)")
+        return line
     return None
 
 

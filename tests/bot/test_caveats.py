@@ -257,3 +257,14 @@ def test_an_amd_training_pick_names_the_training_stack_not_the_serving_one(real_
     amd = [c for c in caveats if c.startswith("AMD pick")]
     assert len(amd) == 1 and "FSDP" in amd[0] and "vLLM" not in amd[0], caveats
     _first_message_ok(response, real_advisor)
+
+
+def test_a_cheaper_marketplace_runner_up_is_said_with_why_it_ranks_second(real_advisor) -> None:
+    response, view = _answer(real_advisor, "serve gpt-oss-20b on a 4090")
+    advice = response.advice
+    by_name = {o.name: o for o in advice.options}
+    pick, runner_up = by_name[advice.recommendation.primary], by_name[advice.recommendation.runner_up]
+    assert runner_up.total_usd < pick.total_usd and "marketplace" in runner_up.name
+    line = next(n for n in view.notes if n.startswith("The pick is a GeForce card"))
+    assert "the runner-up, $292/month, is cheaper but a marketplace host" in line, line
+    _first_message_ok(response, real_advisor)
