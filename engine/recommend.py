@@ -351,7 +351,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 total = rate * per_rate + fixed_usd
                 work = rate * work_rate + fixed_usd
                 best = candidates.get(name)
-                if best is None or work < best.work:
+                if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
                     misses = planned.misses() + lateness(vw, wall_hours)
                     risk = risky(gpu, provider)
                     candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
@@ -430,6 +430,14 @@ class _Candidate:
     misses: int = 0  # targets missed (per-user speed, TTFT, request rate, deadline)
     risk: bool = False  # ranked with a premium: see `risky` in `evaluate`
     work: float = 0.0  # the runs asked for, however many months they take (ranking key; total is per month)
+
+
+def _abroad(offer: OfferRecord | None) -> bool:
+    """A row outside the US. One provider often lists a shape at one price in several regions; with no region
+    asked, the tie goes to the US row (the catalog's prices are USD list prices, mostly of US regions), so
+    an answer does not silently pick, say, a provider's India SKU."""
+    region = (offer.region or "").lower() if offer is not None else ""
+    return bool(region) and not region.startswith("us")
 
 
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:

@@ -102,3 +102,15 @@ def test_own_gpus_on_prem_are_planned_on_them_and_costed_at_their_power() -> Non
         assert any("HYBRID_SHARD" in n for n in winner.cluster.notes)
     rented = advise(w.model_copy(update={"data_location": "aws", "gpu_count": 8}), DATA)  # not theirs: cloud offers
     assert rented.options and not any(o.name.startswith(OWNED_PREFIX) for o in rented.options)
+
+
+def test_one_price_listed_in_several_regions_goes_to_the_us_row() -> None:
+    """With no region asked, a provider's shape listed at one price in India and in the US is the US row,
+    whichever comes first in the catalog."""
+    lambda_rows = [o for o in DATA.offers if o.id.startswith("lambda:")]
+    assert lambda_rows
+    for order in (1, -1):
+        abroad = [o.model_copy(update={"id": o.id + ":in", "region": "IN"}) for o in lambda_rows]
+        offers = (*abroad, *DATA.offers)[::order]
+        advice = advise(QLORA.model_copy(update={"provider": "lambda"}), DATA.model_copy(update={"offers": offers}))
+        assert advice.options and all(not (o.offer_id or "").endswith(":in") for o in advice.options)
