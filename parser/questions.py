@@ -116,6 +116,13 @@ def questions_for(
                  f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {DEFAULT_OUTPUT_TOKENS:,} output tokens each until "
                  "you say (e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
+    if online_users_unsaid(workload, cues):
+        wanted.append(Question(
+            field="concurrency",
+            text=f"Are all {workload.concurrency:,} users generating at the same moment, or online? Of users online, "
+                 f"typically 10-20% wait on a reply at once; say e.g. “{_active_example(workload.concurrency or 0):,} at once” "
+                 f"to size for that. Sized for {workload.concurrency:,} at once until you say.",
+            why="the fleet is sized for the streams generating at once: users online can be 5-10x more"))
     if long_prompts_unsaid(workload):
         wanted.append(Question(
             field="input_tokens",
@@ -126,6 +133,24 @@ def questions_for(
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]
+
+
+LARGE_AUDIENCE = 1_000  # "users" this many are often users online, not streams generating at once
+
+
+def online_users_unsaid(workload: Workload, cues: Iterable[str] = ()) -> bool:
+    """A large count of "users" for a service, with no request rate: users online or generating at once? A
+    chat product's users online are mostly reading or typing, and sizing every one of them as a stream
+    can overbuy the fleet 5-10x, so it is asked (once) rather than assumed."""
+    return bool(workload.mode == "inference" and (workload.concurrency or 0) >= LARGE_AUDIENCE
+                and workload.requests_per_s is None and "users_counted" in set(cues))
+
+
+def _active_example(users: int) -> int:
+    """15% of the users, rounded to a number a person would type."""
+    active = users * 0.15
+    step = 10 ** max(0, len(str(int(active))) - 2)
+    return max(1, int(round(active / step) * step))
 
 
 LONG_CONTEXT_TOKENS = 16_384  # a stated context this long suggests long prompts, which the default turn would miss

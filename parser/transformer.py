@@ -225,7 +225,12 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("filler", _text(items), cues=frozenset({"ignored"}),
                         notes=[f"concurrency can't be 0: ignored “{_text(items)}”"])
         notes = [f"read “{_text(items)}” as {count} at the same time (concurrency)"] if items[-1].type == "USERS" else []
-        return Said("concurrency", _text(items), {"concurrency": count}, notes=notes)
+        # "5,000 users" (concurrent or not) may be users online, of whom a fraction generate at once: a question
+        # when the count is large (parser.questions); "5,000 streams" or "at once" says generating
+        users = any(t.type in ("USERS", "CONCURRENT") and re.search(r"\busers?\b", str(t)) and "at " not in str(t)
+                    for t in items)
+        return Said("concurrency", _text(items), {"concurrency": count}, frozenset({"users_counted"}) if users else frozenset(),
+                    notes=notes)
 
     def throughput(self, items: list[Token]) -> Said:
         """'3000 tokens/s' is the aggregate; '30 tokens/s per user', '40 tok/s each' what one user sees;
