@@ -200,7 +200,9 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
             bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
         first = tp.ttft_s or tp.prefill_seconds
         if first is not None:
-            bits.append(f"first token in {first.value:,.2g} s")
+            # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
+            busy = (advice.effective.concurrency or 1) > 1 or bool(advice.effective.requests_per_s)
+            bits.append(f"first token in {first.value:,.2g} s" + (" (its prefill, before any queueing)" if busy else ""))
         return " · ".join(bits)
     bits = []
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)

@@ -24,6 +24,10 @@ time, and answer everything else at once with a stated assumption.
    plan is sized for one stream, and the KV cache, the replica count, the GPU choice and the cost
    per token all move 10-50x between 1 and 50 users. The figures are still shown, for one stream,
    and the question says so.
+7. Audience (serving only, asked once): 1,000 or more "users" may be users online, of whom typically
+   10-20% wait on a reply at once; sized for all of them generating at once until the user says.
+8. Prompt length (serving only, asked once): concurrent users at a stated context of 16k+ tokens, or a
+   request rate, with no prompt and reply lengths: long prompts are prefilled on the same GPUs.
 
 Never asked, only stated when assumed: epochs (1), precision, sequence length, batch size,
 GPU type (candidates come from the catalog), hourly rate (catalog prices), runs

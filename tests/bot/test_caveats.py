@@ -268,3 +268,10 @@ def test_a_cheaper_marketplace_runner_up_is_said_with_why_it_ranks_second(real_a
     line = next(n for n in view.notes if n.startswith("The pick is a GeForce card"))
     assert "the runner-up, $292/month, is cheaper but a marketplace host" in line, line
     _first_message_ok(response, real_advisor)
+
+
+def test_time_to_first_token_under_load_says_it_is_the_prefill_before_queueing(real_advisor) -> None:
+    _, loaded = _answer(real_advisor, "serve Llama 3.1 8B for 64 concurrent users")
+    assert "first token in" in loaded.speed and "(its prefill, before any queueing)" in loaded.speed, loaded.speed
+    _, alone = _answer(real_advisor, "serve gpt-oss-20b on a 4090")
+    assert "first token in" in alone.speed and "queueing" not in alone.speed, alone.speed
