@@ -227,7 +227,8 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
                 return "not priced: your own GPUs (say e.g. “at $1.50/GPU-hour” to count their cost)"
             hourly = cheapest_fitting(advice)
             if asking:
-                return "priced once the open question is answered" + (f"; meanwhile {hourly}" if hourly else "")
+                return "priced once the open question is answered" + (f"; meanwhile the cheapest per token trained: {hourly}"
+                                                                      if hourly else "")
             return hourly or "no offer in the catalog is priced for this configuration"
         return ""
     best = best_tco(winner)

@@ -125,7 +125,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         if fit_gpu is not None:
             notes.extend(_break_even_note(fit_gpu, gpus, fit.usd_per_hour / gpus, data,
                                           fit.offer.provider if fit.offer is not None else None))
-        notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest fitting configuration is {fit.name} "
+        notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest per token trained is {fit.name} "
                         f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
                         "say e.g. '1B tokens, 3 epochs' for the costs")
     elif chosen is None:

@@ -408,7 +408,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     rec = recommend(ranked, w)
     if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
         rec = rec.model_copy(update={"why": (
-            f"fits; no token count yet, so no run cost to rank by: the cheapest fitting configuration is {fit_only.name} at "
+            f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "
             f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
 
