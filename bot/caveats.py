@@ -248,10 +248,15 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
     kinds = kinds or HardwareKinds()
     fp8_pick, fp8_runner_up = _weight_only_fp8_lines(advice)
-    lines = [_consumer_line(advice, kinds), _fp8_line(advice), fp8_pick,
+    fp8, rocm = _fp8_line(advice), _rocm_line(advice)
+    if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
+        # an AMD pick served in FP8: one line says both, so a first message with a question open keeps them
+        fp8, rocm = fp8.replace("FP8 weights and KV cache assumed (vLLM", "AMD pick, FP8 weights and KV cache assumed "
+                                "(benchmark your model first, spec-sheet speeds are not always reached; ROCm vLLM", 1), None
+    lines = [_consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
-             _rocm_line(advice), fp8_runner_up, _network_line(advice),
+             rocm, fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]

@@ -156,9 +156,12 @@ def test_fp8_by_default_is_said_with_the_bf16_price(real_advisor) -> None:
     """FP8 halves the hardware of a 70B service; a team serving the published BF16 checkpoint must see
     that it assumed FP8 and what BF16 would cost, in the first message."""
     response, view = _answer(real_advisor, "serve Llama 3.3 70B for 100 concurrent users at 8k context")
-    line = next(n for n in view.notes if n.startswith("FP8 weights and KV cache assumed"))
-    assert "BF16 as published: " in line and "/month" in line
+    line = next(n for n in view.notes if "FP8 weights and KV cache assumed" in n)
+    assert "BF16 as published: " in line and "/month" in line and "--kv-cache-dtype fp8" in line
     assert response.advice.effective.precision == "fp8"
+    if response.advice.cluster.gpu == "mi300x":  # an AMD pick says both in one line, ROCm first
+        assert line.startswith("AMD pick, FP8 weights") and "benchmark your model first" in line
+        assert not any(n.startswith("AMD pick: ") for n in view.notes)
     given, given_view = _answer(real_advisor, "serve Llama 3.3 70B in bf16 for 100 concurrent users at 8k context")
     assert not any(n.startswith("FP8 weights") for n in given_view.notes)
 
@@ -275,3 +278,11 @@ def test_time_to_first_token_under_load_says_it_is_the_prefill_before_queueing(r
     assert "first token in" in loaded.speed and "(its prefill, before any queueing)" in loaded.speed, loaded.speed
     _, alone = _answer(real_advisor, "serve gpt-oss-20b on a 4090")
     assert "first token in" in alone.speed and "queueing" not in alone.speed, alone.speed
+
+
+def test_an_amd_fp8_pick_keeps_its_rocm_line_while_a_question_is_open(real_advisor) -> None:
+    response, view = _answer(real_advisor, "inference Llama 3.1 8B at 1000 requests per second")
+    assert response.questions and response.advice.cluster.gpu == "mi300x"
+    assert view.notes[0].startswith("AMD pick, FP8 weights and KV cache assumed (benchmark your model first"), view.notes
+    assert "BF16 as published: " in view.notes[0]
+    _first_message_ok(response, real_advisor)
