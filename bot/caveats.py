@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.formatting import fmt_usd, fmt_usd_short, winner_name
+from engine.advise import METHODS_NOTE
 from engine.models import Advice, Option
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -157,6 +158,16 @@ def _price_line(advice: Advice) -> str | None:
     return f"Price to confirm: the provider's page listed {found.group(1)} at ${found.group(2)}/GPU-h{here}"
 
 
+def _methods_line(advice: Advice) -> str | None:
+    """GPUs stated (to buy, or owned) for fine-tuning with no method named: which methods they hold. A full
+    fine-tune that does not fit is what decides a purchase, so it comes first."""
+    note = _starting(advice.notes, METHODS_NOTE)
+    found = re.match(re.escape(METHODS_NOTE) + r"(\d+) x (.+?): (.+)$", note or "")
+    if found is None:
+        return None
+    return f"{found.group(1)}× {found.group(2)}: {found.group(3)}"
+
+
 def _rocm_line(advice: Advice) -> str | None:
     """An AMD pick: the figures come from spec sheets and the stack has ROCm builds (vLLM/SGLang to serve,
     PyTorch FSDP to train), but a benchmark first is what a team would do before committing."""
@@ -253,7 +264,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
         # an AMD pick served in FP8: one line says both, so a first message with a question open keeps them
         fp8, rocm = fp8.replace("FP8 weights and KV cache assumed (vLLM", "AMD pick, FP8 weights and KV cache assumed "
                                 "(benchmark your model first, spec-sheet speeds are not always reached; ROCm vLLM", 1), None
-    lines = [_consumer_line(advice, kinds), fp8, fp8_pick,
+    lines = [_methods_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

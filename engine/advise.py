@@ -134,6 +134,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
             problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data))
+    notes.extend(methods_on_stated_gpus(w, effective, arch, data))
     return Advice(
         workload=w,
         effective=effective,
@@ -161,6 +162,30 @@ def disputed_price_note(chosen: Option | None, data: CatalogData) -> list[str]:
         return []
     said = "; ".join(part.strip() for part in offer.notes.split(";") if "re-check" in part or "listed" in part)
     return [f"price to confirm: {chosen.name} is priced from {offer.source}, but {said}"]
+
+
+METHODS_NOTE = "methods on "
+
+
+def methods_on_stated_gpus(given: Workload, effective: Workload, arch: Architecture, data: CatalogData) -> list[str]:
+    """Fine-tuning with no method named on a stated number of GPUs (to buy, or already owned): whether those GPUs
+    also hold a full fine-tune. The plan shown is LoRA (the cheaper method that fits), and LoRA fitting says
+    nothing of a full fine-tune's ~16 bytes of weights, gradients and Adam state per parameter: a team buying 8
+    GPUs "for fine-tuning" should know which methods it is buying."""
+    if given.mode is not None or effective.mode not in ("lora", "qlora") or not given.gpu or not given.gpu_count:
+        return []
+    gpu = data.gpu(given.gpu)
+    if gpu is None:
+        return []
+    full, _, _ = apply_defaults(given.model_copy(update={"mode": "full"}), data)
+    on_theirs, _ = plan_cluster(full, arch, gpu)
+    said = f"{METHODS_NOTE}{given.gpu_count} x {gpu.name}: "
+    if on_theirs.fits:
+        return [said + "LoRA, QLoRA and a full fine-tune of this model all fit"]
+    anywhere, _ = plan_cluster(full.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpu)
+    need = f"{anywhere.gpus} GPUs" + (f" on {anywhere.nodes} nodes" if anywhere.nodes > 1 else "") if anywhere.fits \
+        else "more GPUs than the search tried"
+    return [said + f"LoRA and QLoRA of this model fit; a full fine-tune does not (it needs {need})"]
 
 
 TIGHT_MEMORY_FRACTION = 0.95

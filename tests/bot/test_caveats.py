@@ -286,3 +286,10 @@ def test_an_amd_fp8_pick_keeps_its_rocm_line_while_a_question_is_open(real_advis
     assert view.notes[0].startswith("AMD pick, FP8 weights and KV cache assumed (benchmark your model first"), view.notes
     assert "BF16 as published: " in view.notes[0]
     _first_message_ok(response, real_advisor)
+
+
+def test_buying_gpus_for_fine_tuning_says_which_methods_they_hold(real_advisor) -> None:
+    response, view = _answer(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
+    line = next(n for n in view.notes if n.startswith("8× H100"))
+    assert "a full fine-tune does not (it needs 24 GPUs on 3 nodes)" in line, view.notes
+    _first_message_ok(response, real_advisor)
