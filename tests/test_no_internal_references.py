@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Built from pieces so that this file does not match itself.
 WORDS = re.compile("|".join((
     r"\bseed[ _-]?0\d\d", r"\bseed articles?\b", r"\bseeds'", "ERR" + "ATA", r"\.\./" + "shared",
-    "shared" + "/reference",
+    "shared" + "/reference", r"[\"']" + "shared" + r"[\"']\s*/\s*[\"']reference",  # a path built with pathlib's /
 )), re.IGNORECASE)
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".j2", ".lark", ".yaml", ".yml", ".toml", ".csv", ".json", ".cfg", ".ini", ""}
 
