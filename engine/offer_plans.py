@@ -357,6 +357,14 @@ class PlannedShape:
     train: TrainingChoice | None = None
     nowhere: bool = False  # serving: no group of this node shape holds the model (built only if asked why)
 
+    def slower(self) -> PlannedShape | None:
+        """The cheaper plan on this node shape that is below the interactive floor (`ServingChoice.cheaper_slower`):
+        a candidate of its own, ranked after the plans that keep the floor."""
+        alt = self.choice.cheaper_slower if self.choice is not None else None
+        if alt is None:
+            return None
+        return PlannedShape(self.w, choice=alt, arch=self.arch, gpu=self.gpu, offer=self.offer, gpn=self.gpn, link=self.link)
+
     def built(self) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
         if self.plan is None or self.memory is None or self.throughput is None:
             assert self.arch is not None and self.gpu is not None

@@ -280,7 +280,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
             if label == "BF16" and gpu.fp8_dense_tflops:
                 continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose
-            plans: dict[tuple[Any, ...] | None, PlannedShape] = {}
+            plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if owned:
@@ -307,56 +307,59 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     on_gpu = _on_gpu(variant, gpu, given)
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
-                    plans[shape] = planned
+                    slower = planned.slower()
+                    plans[shape] = (planned, slower) if slower is not None else (planned,)
                     tried.append(planned)  # for the largest plan tried, read only if nothing fits anywhere
-                planned = plans[shape]
-                vw = planned.w
-                copy_gpus = planned.copy_gpus  # serving replicas need no fabric
-                if not planned.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
-                    continue  # an offer without an inter-node fabric is sold as single nodes only
-                if gpu.tier == "consumer" and copy_gpus > (offer.gpus_per_node if offer is not None else 8):
-                    continue  # consumer cards are never clustered across nodes (no fabric, no NVLink, no support)
-                if pricing == "spot" and suspect_spot(offer):
-                    suspect_skipped.add(offer.id if offer is not None else "")
-                    continue
-                provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
-                rate = _rate(offer, pricing, variant.hourly_rate)
-                if rate is None:
-                    continue
-                if (pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None
-                        and provider is not None and provider.kind == "marketplace"):
-                    continue  # a marketplace sells no commitments: no estimated reserved price for it
-                ckey = (shape, provider.id if provider is not None else "", offer.managed if offer else False,
-                        offer.managed_premium_fraction if offer else None)
-                if ckey not in context:
-                    context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
-                                             egress_cache, source, gpu, pricing, label, owned)
-                ctx = context[ckey]
-                if ctx is None:
-                    billed = planned.billed(offer)
-                    hourly = rate * billed
-                    # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
-                    # node does not win a job one GPU does in an afternoon
-                    tokens_s = planned.tokens_per_s
-                    run_hours = NOMINAL_RUN_TOKENS / tokens_s / 3600 + DEFAULT_SETUP_HOURS if tokens_s > 0 else math.inf
-                    per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
-                    risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
-                    if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
-                        name = _name(provider, offer, gpu, billed, pricing, label, owned)
-                        plan, memory, throughput = planned.built()
-                        fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
-                                           throughput, offer, vw, per_token * risk)
-                    continue
-                per_rate, work_rate, fixed_usd, wall_hours, _billed, name = ctx
-                total = rate * per_rate + fixed_usd
-                work = rate * work_rate + fixed_usd
-                best = candidates.get(name)
-                if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                    misses = planned.misses() + lateness(vw, wall_hours)
-                    risk = risky(gpu, provider)
-                    candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
-                                                  egress_cache[ckey[1]], misses, risk, work)
-                    found += 1
+                for alternative, planned in enumerate(plans[shape]):  # the plan, then a cheaper one below the floor
+                    vw = planned.w
+                    copy_gpus = planned.copy_gpus  # serving replicas need no fabric
+                    if not planned.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
+                        continue  # an offer without an inter-node fabric is sold as single nodes only
+                    if gpu.tier == "consumer" and copy_gpus > (offer.gpus_per_node if offer is not None else 8):
+                        continue  # consumer cards are never clustered across nodes (no fabric, no NVLink, no support)
+                    if pricing == "spot" and suspect_spot(offer):
+                        suspect_skipped.add(offer.id if offer is not None else "")
+                        continue
+                    provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
+                    if alternative and risky(gpu, provider):
+                        continue  # a slower plan on hardware not recommended for a service is not worth a row
+                    rate = _rate(offer, pricing, variant.hourly_rate)
+                    if rate is None:
+                        continue
+                    if (pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None
+                            and provider is not None and provider.kind == "marketplace"):
+                        continue  # a marketplace sells no commitments: no estimated reserved price for it
+                    ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
+                            offer.managed_premium_fraction if offer else None)
+                    if ckey not in context:
+                        context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
+                                                 egress_cache, source, gpu, pricing, label, owned)
+                    ctx = context[ckey]
+                    if ctx is None:
+                        billed = planned.billed(offer)
+                        hourly = rate * billed
+                        # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
+                        # node does not win a job one GPU does in an afternoon
+                        tokens_s = planned.tokens_per_s
+                        run_hours = NOMINAL_RUN_TOKENS / tokens_s / 3600 + DEFAULT_SETUP_HOURS if tokens_s > 0 else math.inf
+                        per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
+                        risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
+                        if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
+                            name = _name(provider, offer, gpu, billed, pricing, label, owned)
+                            plan, memory, throughput = planned.built()
+                            fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
+                                               throughput, offer, vw, per_token * risk)
+                        continue
+                    per_rate, work_rate, fixed_usd, wall_hours, _billed, name = ctx
+                    total = rate * per_rate + fixed_usd
+                    work = rate * work_rate + fixed_usd
+                    best = candidates.get(name)
+                    if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
+                        misses = planned.misses() + lateness(vw, wall_hours)
+                        risk = risky(gpu, provider)
+                        candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
+                                                      egress_cache[ckey[2]], misses, risk, work)
+                        found += 1
         if precisions and label in RANKED_TOGETHER:
             found_by_label[label] = found
             if label == "FP8" and (found or found_by_label.get("BF16")):

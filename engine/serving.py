@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast
 
 from catalog.records import GpuRecord
@@ -46,6 +46,9 @@ from engine.throughput import (
 TP_SIZES = (1, 2, 4, 8, 16)
 MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
+# a plan below the assumed interactive floor is listed beside the one that keeps it only when it stays close to it
+# (15 tokens/s of the default 20): half the GPUs at 18 tokens/s is a real choice, 10 tokens/s is not a chat
+CHEAPER_SLOWER_FRACTION = 0.75
 # With no per-user target, batches are kept at an interactive 20 tokens/s per user (about twice reading
 # speed; serving benchmarks such as NVIDIA NIM's and vLLM's treat 20-30 tokens/s per user as interactive).
 DEFAULT_TOKENS_PER_S_PER_USER = 20.0
@@ -70,6 +73,9 @@ class ServingChoice:
     per_user_tokens_s: float
     misses: tuple[tuple[str, float, float], ...]  # (target field, wanted, got)
     capacity_rps: float | None = None  # requests/s one replica sustains (request-rate sizing)
+    # on the same node shape, the cheapest plan below the interactive floor assumed when no per-user speed was
+    # asked (4 L40S in one TP4 replica at 18 tokens/s beside the 8 that keep 20+): listed after, for the price
+    cheaper_slower: ServingChoice | None = None
 
     @property
     def gpus_per_replica(self) -> int:
@@ -233,6 +239,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     loaded = under_load(w)
     prompt = prefill_tokens(w)
     best: tuple[tuple[float, ...], ServingChoice] | None = None
+    cheapest_slow: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
     w1 = cast(Workload, memo.get(("w1",)))
     if w1 is None:
@@ -277,4 +284,33 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                float(nodes), -1 / step)
         if best is None or key < best[0]:
             best = (key, choice)
-    return best[1] if best is not None else None
+        if slow and not misses and 1 / step >= CHEAPER_SLOWER_FRACTION * floor:
+            cheap_key = (float(billed), float(nodes), -1 / step)
+            if cheapest_slow is None or cheap_key < cheapest_slow[0]:
+                cheapest_slow = (cheap_key, choice)
+        if w.target_tokens_per_s_per_user is None and not fixed and not slow and replicas > 1:
+            # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
+            # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
+            low_key = ("group_low", gpu.id, tp, pp, kind)
+            low = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(low_key))
+            if low is None:
+                low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo,
+                                                  MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
+            _, low_batch, low_replicas, low_step, low_ttft, low_capacity = low
+            if low_batch >= 1 and low_replicas < replicas and below_floor(w, 1 / low_step) \
+                    and 1 / low_step >= CHEAPER_SLOWER_FRACTION * floor \
+                    and not (w.target_ttft_s and low_ttft > w.target_ttft_s * 1.001):
+                low_nodes, low_billed = _bill(low_replicas, group, gpn)
+                cheap_key = (float(low_billed), float(low_nodes), -1 / low_step)
+                if cheapest_slow is None or cheap_key < cheapest_slow[0]:
+                    cheapest_slow = (cheap_key, ServingChoice(
+                        tp=tp, pp=pp, batch=low_batch, replicas=low_replicas, step_s=low_step, ttft_s=low_ttft,
+                        billed_gpus=low_billed, nodes=low_nodes, per_user_tokens_s=1 / low_step, misses=(),
+                        capacity_rps=low_capacity))
+    if best is None:
+        return None
+    chosen = best[1]
+    if (cheapest_slow is not None and cheapest_slow[1].billed_gpus < chosen.billed_gpus
+            and not below_floor(w, chosen.per_user_tokens_s)):
+        return replace(chosen, cheaper_slower=cheapest_slow[1])
+    return chosen

@@ -65,3 +65,18 @@ def test_a_group_that_keeps_the_floor_beats_a_cheaper_one_that_cannot() -> None:
     assert isinstance(choice, ServingChoice)
     assert choice.tp >= 4 and choice.per_user_tokens_s >= 20 * 0.999, choice
     assert choice.misses == ()  # the floor is not the user's target: nothing is reported as missed
+
+
+def test_the_cheaper_plan_just_below_the_floor_is_offered_beside_it() -> None:
+    """The same 20 users: one TP4 replica on one 4-GPU instance batches all 20 a little below 20 tokens/s,
+    for half the GPUs of the two replicas that keep it. That plan is kept as `cheaper_slower` (listed after,
+    for its price); a plan far below the floor, or any when the user asked a per-user speed, is not."""
+    arch = from_record(LLAMA2_70B)
+    w = workload(mode="inference", precision="fp8", concurrency=20, seq_len=4096)
+    choice = choose(w, arch, L40S, 4, "pcie", False)
+    assert choice is not None and choice.billed_gpus == 8
+    slower = choice.cheaper_slower
+    assert slower is not None and slower.billed_gpus == 4 and (slower.tp, slower.replicas) == (4, 1), slower
+    assert 15 <= slower.per_user_tokens_s < 20, slower.per_user_tokens_s
+    asked = choose(w.model_copy(update={"target_tokens_per_s_per_user": 20.0}), arch, L40S, 4, "pcie", False)
+    assert asked is not None and asked.cheaper_slower is None
