@@ -251,14 +251,22 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
     else:
         runs = advice.effective.runs_per_month
         asked = advice.workload.runs_per_month
-        if best is not None and best.per_run_usd:
-            bits.append(f"*{fmt_usd(best.per_run_usd)} per run*")
         month = f" for {runs:g} run(s)" if runs else ""
         if asked and runs and asked != runs:
             month = f" for {runs:g} run (not {asked:g}: the token count is a guess)"
-        bits.append(f"{fmt_usd(winner.total_usd)} a month{month}, storage and data transfer included")
-        if best is not None and best.job_usd:
-            bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month)")
+        one_run = (runs or 1) <= 1 and not (best is not None and best.job_usd) and month.startswith(" for 1 run(s)")
+        if (one_run and best is not None and best.per_run_usd
+                and abs(winner.total_usd - best.per_run_usd) <= 0.02 * winner.total_usd):
+            # one run whose storage and transfer are a rounding error: one figure, not two that differ by $8
+            bits.append(f"*{fmt_usd(winner.total_usd)} for the run*, storage and data transfer included")
+        elif best is not None and best.job_usd:
+            # a run longer than a month: what the decision is about is the whole job, the monthly bill after it
+            bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month; "
+                        f"{fmt_usd(winner.total_usd)} a month while it runs, storage and data transfer included)")
+        else:
+            if best is not None and best.per_run_usd:
+                bits.append(f"*{fmt_usd(best.per_run_usd)} per run*")
+            bits.append(f"{fmt_usd(winner.total_usd)} a month{month}, storage and data transfer included")
         if best is not None and best.usd_per_1b_tokens and "dataset_tokens" in {a.field for a in advice.assumptions}:
             bits.append(f"~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained")
     return " · ".join(bits) + f" on {winner.name}"

@@ -297,3 +297,10 @@ def test_buying_gpus_for_fine_tuning_says_which_methods_they_hold(real_advisor) 
     line = next(n for n in view.notes if n.startswith("8× H100"))
     assert "a full fine-tune does not (it needs 24 GPUs on 3 nodes)" in line, view.notes
     _first_message_ok(response, real_advisor)
+
+
+def test_one_run_costs_one_figure_when_storage_is_a_rounding_error(real_advisor) -> None:
+    _, view = _answer(real_advisor, "pretrain a 13B model on 1T tokens using spot instances")
+    assert view.cost.startswith("*$93,240 for the run*, storage and data transfer included"), view.cost
+    _, kept = _answer(real_advisor, "QLoRA Mistral Large 2 on 100M tokens")  # storage is 29% of this month: both shown
+    assert "per run*" in kept.cost and "a month for 1 run" in kept.cost, kept.cost

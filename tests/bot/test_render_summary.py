@@ -147,7 +147,8 @@ def test_serving_plan_shows_replicas_tp_speed_targets_and_unit_cost() -> None:
 
 def test_a_run_longer_than_a_month_shows_the_whole_job_and_the_missed_deadline() -> None:
     view = build_answer_view(_response(long_job_advice()))
-    assert "$3,100,000 per run" in view.cost and "for the whole job" in view.cost and "a month" in view.cost
+    # the whole job leads (the monthly bill while it runs follows), not a month's rent beside it
+    assert view.cost.startswith("*$3,100,000 for the whole job*") and "a month while it runs" in view.cost, view.cost
     assert "2,250 h (93.8 days) per run" in view.speed
     assert view.targets and "missed by" in view.targets[0] and "time per run" in view.targets[0]
     assert "40% MFU" in view.key_assumptions
