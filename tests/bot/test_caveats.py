@@ -304,3 +304,10 @@ def test_one_run_costs_one_figure_when_storage_is_a_rounding_error(real_advisor)
     assert view.cost.startswith("*$93,240 for the run*, storage and data transfer included"), view.cost
     _, kept = _answer(real_advisor, "QLoRA Mistral Large 2 on 100M tokens")  # storage is 29% of this month: both shown
     assert "per run*" in kept.cost and "a month for 1 run" in kept.cost, kept.cost
+
+
+def test_a_grace_hopper_pick_says_its_hosts_are_arm(real_advisor) -> None:
+    response, view = _answer(real_advisor, "serve Mixtral 8x7B at 50 concurrent users, fp8")
+    assert response.advice.cluster.gpu == "gh200"
+    assert any(n.startswith("The pick's hosts are Arm (Grace CPU)") and "arm64" in n for n in view.notes), view.notes
+    _first_message_ok(response, real_advisor)
