@@ -56,6 +56,6 @@ def test_a_long_ranking_is_stored_at_a_fraction_of_its_size(real_advisor) -> Non
 
 
 def test_a_short_ranking_is_stored_whole(real_advisor) -> None:
-    response = real_advisor.respond(real_advisor.new_conversation(), "serve qwen2.5-72b for 64 users at 4k context on A100 80GB")
+    response = real_advisor.respond(real_advisor.new_conversation(), "full fine-tune Llama 3.1 70B on 1B tokens on MI300X")
     assert response.advice is not None and len(response.advice.options) <= 12
     assert stored_advice(response.advice) is response.advice
