@@ -31,6 +31,7 @@ from bot.formatting import (
 )
 from bot.limits import HEADER_TEXT
 from bot.service import Response
+from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, Option, TargetCheck
 from engine.recommend import owns_gpus
 from parser.questions import serving_without_load
@@ -195,7 +196,11 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     if tp.decode_tokens_per_s is not None or tp.decode_tokens_per_s_per_sequence is not None:
         bits = []
         if tp.decode_tokens_per_s_per_sequence is not None:
-            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per user*")
+            # a reasoning model's reply carries its thinking: how long a user waits for one, on the speed it comes at
+            wait = re.search(r"tokens: ([\d,]+-[\d,]+ s) at ", next((n for n in advice.notes if n.startswith(REASONING_NOTE)), ""))
+            reply = f" (a reply with its reasoning, {REASONING_REPLY_TOKENS[0] // 1000}-{REASONING_REPLY_TOKENS[1] // 1000}k " \
+                    f"tokens: {wait.group(1)})" if wait else ""
+            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per user*{reply}")
         if tp.decode_tokens_per_s is not None:
             bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
         first = tp.ttft_s or tp.prefill_seconds

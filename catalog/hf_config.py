@@ -214,12 +214,23 @@ def model_from_config(
         total_params_b=round(total / 1e9, 2),
         active_params_b=round(active / 1e9, 2),
         native_precision=native_precision(config),
+        reasoning=reasoning_by_name(" ".join(filter(None, (model_id, name, extra["hf_repo"])))),
         sliding_window=window,
         local_attention_layers=local_layers,
         notes="imported from config.json; parameter counts computed from the architecture",
         source=source,
         observed_on=observed_on or dt.date.today().isoformat(),
     )
+
+
+_REASONING_NAME = re.compile(r"(?:^|[-_/ ])(?:r1|qwq|qwen3|gpt-oss|thinking|reasoning|reasoner)(?:$|[-_/ .])", re.IGNORECASE)
+
+
+def reasoning_by_name(name: str) -> bool:
+    """config.json does not say whether a model thinks before it answers; its name does for the families that
+    do by default (DeepSeek-R1 and distills, QwQ, Qwen3, gpt-oss, "-Thinking" releases). A reviewer sets the
+    column by hand for a row kept in models.csv."""
+    return bool(_REASONING_NAME.search(name))
 
 
 def _csv_value(value: Any) -> str:

@@ -83,6 +83,9 @@ class ModelRecord(_Record):
     # the format the weights are released in: "bf16" (most), "fp8" (DeepSeek-V3/R1, Kimi K2), "mxfp4"
     # (gpt-oss), "int4" (GPTQ/AWQ repos), "int8" (bitsandbytes 8-bit); serving defaults to it
     native_precision: str = "bf16"
+    # thinks before it answers by default (DeepSeek-R1 and its distills, QwQ, Qwen3, gpt-oss): a reply carries its
+    # reasoning, often thousands of tokens, which decides how long a user waits at a given tokens/s
+    reasoning: bool = False
     # local attention: `local_attention_layers` of the layers attend only to the last `sliding_window`
     # tokens (Gemma 2/3 sliding window, gpt-oss alternating 128-token window, Llama 4 8k chunks); they
     # hold that much KV cache at most, which vLLM's and SGLang's hybrid allocators exploit

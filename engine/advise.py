@@ -135,6 +135,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
+    notes.extend(reasoning_reply_note(effective, model, throughput))
     return Advice(
         workload=w,
         effective=effective,
@@ -162,6 +163,27 @@ def disputed_price_note(chosen: Option | None, data: CatalogData) -> list[str]:
         return []
     said = "; ".join(part.strip() for part in offer.notes.split(";") if "re-check" in part or "listed" in part)
     return [f"price to confirm: {chosen.name} is priced from {offer.source}, but {said}"]
+
+
+REASONING_NOTE = "reasoning model: "
+REASONING_REPLY_TOKENS = (1_000, 4_000)  # a reply with its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces
+
+
+def reasoning_reply_note(effective: Workload, model: Any, throughput: ThroughputEstimate | None) -> list[str]:
+    """Serving a model that thinks before it answers: its replies carry the reasoning, often 1,000-4,000 tokens
+    (the DeepSeek-R1 paper's responses grow to thousands of tokens), so the per-user speed decides whether a user
+    waits seconds or minutes. Said with the plan's speed, unless the user gave the reply length."""
+    if effective.mode != "inference" or model is None or not getattr(model, "reasoning", False) \
+            or effective.output_tokens is not None or throughput is None:
+        return []
+    speed = throughput.decode_tokens_per_s_per_sequence
+    if speed is None or speed.value <= 0:
+        return []
+    short, long = (n / speed.value for n in REASONING_REPLY_TOKENS)
+    return [f"{REASONING_NOTE}{model.name} thinks before it answers, so a reply often runs to "
+            f"{REASONING_REPLY_TOKENS[0]:,}-{REASONING_REPLY_TOKENS[1]:,} tokens: {short:,.0f}-{long:,.0f} s at "
+            f"{speed.value:,.1f} tokens/s per user; say a per-user speed (e.g. “60 tokens/s per user”) if answers "
+            "must come sooner"]
 
 
 METHODS_NOTE = "methods on "

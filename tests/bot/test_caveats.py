@@ -311,3 +311,14 @@ def test_a_grace_hopper_pick_says_its_hosts_are_arm(real_advisor) -> None:
     assert response.advice.cluster.gpu == "gh200"
     assert any(n.startswith("The pick's hosts are Arm (Grace CPU)") and "arm64" in n for n in view.notes), view.notes
     _first_message_ok(response, real_advisor)
+
+
+def test_a_reasoning_model_says_how_long_a_reply_with_its_thinking_takes(real_advisor) -> None:
+    response, view = _answer(real_advisor, "serve gpt-oss-20b on a 4090")
+    speed = response.advice.throughput.decode_tokens_per_s_per_sequence.value
+    wait = f"{1000 / speed:,.0f}-{4000 / speed:,.0f} s"
+    assert f"tokens/s per user* (a reply with its reasoning, 1-4k tokens: {wait})" in view.speed, view.speed
+    _, plain = _answer(real_advisor, "serve Mistral Small 3 24B")  # not a reasoning model
+    assert "reasoning" not in plain.speed
+    _, said = _answer(real_advisor, "serve gpt-oss-20b on a 4090 with 300-token replies")  # the length was given
+    assert "reasoning" not in said.speed
