@@ -149,7 +149,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
     throughput = estimate_training(w, arch, gpu, choice.gpus)
     if choice.as_given:
-        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node))
+        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None)
         if extra:
             plan = plan.model_copy(update={"notes": (*extra, *plan.notes)})
         return plan, memory, with_deadline(w, throughput)
@@ -172,7 +172,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
                          f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
                          "once, same GPU-hours and cost); assumes the runs are independent experiments")
-    notes.extend(scale_notes(plan, gpn))
+    notes.extend(scale_notes(plan, gpn, offer is not None))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, with_deadline(w, throughput)
@@ -190,10 +190,11 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
 FAILURE_NOTE_GPUS = 1024
 
 
-def scale_notes(plan: ClusterPlan, gpn: int) -> list[str]:
-    """What changes at scale that the arithmetic does not show: buying capacity, and failures."""
+def scale_notes(plan: ClusterPlan, gpn: int, rented: bool = True) -> list[str]:
+    """What changes at scale that the arithmetic does not show: buying capacity (for a catalog rental; not for
+    GPUs the team owns or a price it was quoted), and failures."""
     out: list[str] = []
-    if plan.gpus > RESERVATION_NODES * gpn:
+    if rented and plan.gpus > RESERVATION_NODES * gpn:
         out.append(f"{plan.gpus:,} GPUs is a reserved-cluster negotiation (capacity, price and fabric), not an on-demand "
                    "order: the on-demand price here is an upper bound")
     if plan.gpus >= FAILURE_NOTE_GPUS:

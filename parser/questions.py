@@ -28,6 +28,8 @@ time, and answer everything else at once with a stated assumption.
    10-20% wait on a reply at once; sized for all of them generating at once until the user says.
 8. Prompt length (serving only, asked once): concurrent users at a stated context of 16k+ tokens, or a
    request rate, with no prompt and reply lengths: long prompts are prefilled on the same GPUs.
+9. Ownership (asked once): a stated GPU count of 256 or more with no provider, rate or pricing said may be
+   the team's own cluster; priced as a rental until the user says "on prem".
 
 Never asked, only stated when assumed: epochs (1), precision, sequence length, batch size,
 GPU type (candidates come from the catalog), hourly rate (catalog prices), runs
@@ -104,6 +106,12 @@ def questions_for(
             text=f"How many tokens per epoch? From {workload.dataset_gb:g} GB I'm assuming ~{_billions(guess)} "
                  f"(~{BYTES_PER_TOKEN} bytes/token); if you train on a subset, say e.g. “1B tokens”.",
             why="cost is linear in tokens; a big corpus makes the guess expensive if wrong"))
+    if ownership_unsaid(workload):
+        wanted.append(Question(
+            field="data_location",
+            text=f"Are the {_gpus_stated(workload):,} GPUs yours or to rent? Priced as a rental until you say "
+                 "“on prem” (then costed at their power).",
+            why="GPUs a team owns cost their power, about a tenth of their rent"))
     if (training and workload.data_location is None and (workload.dataset_gb or 0) >= EGRESS_WORTH_ASKING_GB
             and (workload.runs_per_month is None or workload.runs_per_month > 1)):
         wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
@@ -137,6 +145,20 @@ def questions_for(
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]
+
+
+OWNED_CLUSTER_GPUS = 256  # "with 2048 H100s": at this size a team often runs its own (or a reserved) cluster
+
+
+def _gpus_stated(workload: Workload) -> int:
+    return int(workload.gpu_count or 0) or int(workload.nodes or 0) * 8
+
+
+def ownership_unsaid(workload: Workload) -> bool:
+    """A GPU count of cluster size with nothing saying rent or own (no provider, rate, pricing or on-prem):
+    priced as a rental it can be ten times what the team's own cluster costs in power, so it is asked."""
+    return bool(workload.gpu and _gpus_stated(workload) >= OWNED_CLUSTER_GPUS and workload.provider is None
+                and workload.hourly_rate is None and workload.pricing is None and workload.data_location != "onprem")
 
 
 LARGE_AUDIENCE = 1_000  # "users" this many are often users online, not streams generating at once

@@ -141,7 +141,8 @@ def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message() -> None:
 def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(real_advisor) -> None:
     """2,048 H100s for three months is bought as a reservation, and the pick's price row carries a newer
     list price from the provider's page: both change what the user should do with the figure."""
-    response, view = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s")
+    # "on demand" says it is a rental (with nothing said, whether 2,048 GPUs are theirs is asked first)
+    response, view = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s on demand")
     assert view.notes[0] == "2,048 GPUs is a reserved-cluster negotiation: the on-demand price here is an upper bound"
     winner = response.advice.recommendation.primary if response.advice.recommendation else ""
     assert "Nebius" in (winner or "")  # the cheapest listed H100 cluster; its row carries the newer list price
@@ -322,3 +323,15 @@ def test_a_reasoning_model_says_how_long_a_reply_with_its_thinking_takes(real_ad
     assert "reasoning" not in plain.speed
     _, said = _answer(real_advisor, "serve gpt-oss-20b on a 4090 with 300-token replies")  # the length was given
     assert "reasoning" not in said.speed
+
+
+def test_a_cluster_said_to_be_on_prem_is_costed_at_power_without_a_reservation_line(real_advisor) -> None:
+    conversation = real_advisor.new_conversation()
+    first = real_advisor.respond(conversation, "pretrain a 70B model on 15T tokens with 2048 H100s")
+    assert any("yours or to rent" in q for q in first.questions)
+    owned = real_advisor.respond(conversation, "on prem", first.advice)
+    view = build_answer_view(owned, real_advisor.display_names())
+    assert owned.advice.recommendation.primary.startswith("your own 2048x H100")
+    assert "your own GPUs at power cost" in view.key_assumptions
+    assert not any("reserved-cluster" in n for n in view.notes), view.notes
+    assert owned.advice.options[0].total_usd < 0.1 * first.advice.options[0].total_usd  # power, not rent

@@ -1,0 +1,40 @@
+"""A cluster-sized GPU count with nothing saying rent or own is asked: priced as a rental it can be ten times
+what the team's own cluster costs in power."""
+
+from __future__ import annotations
+
+from fake_resolver import FakeResolver
+
+from parser import Conversation
+
+RESOLVER = FakeResolver()
+
+
+def _questions(*texts: str) -> tuple[Conversation, list[str]]:
+    conversation = Conversation(resolver=RESOLVER)
+    reading = None
+    for text in texts:
+        reading = conversation.turn(text)
+    assert reading is not None
+    return conversation, [q.text for q in reading.questions]
+
+
+def test_two_thousand_gpus_with_nothing_said_are_asked_whether_they_are_owned() -> None:
+    _, asked = _questions("pretrain a 70b model on 15T tokens with 2048 H100s")
+    assert any(q.startswith("Are the 2,048 GPUs yours or to rent?") and "“on prem”" in q for q in asked), asked
+
+
+def test_no_ownership_question_when_rent_or_own_was_said_or_the_count_is_small() -> None:
+    for text in ("pretrain a 70b model on 15T tokens with 2048 H100s on AWS",
+                 "pretrain a 70b model on 15T tokens with 2048 H100s at $2/hr",
+                 "pretrain a 70b model on 15T tokens with 2048 H100s on spot",
+                 "we have 2048 H100s on prem, pretrain a 70b model on 15T tokens",
+                 "full fine-tune llama 3 8b on 2B tokens on 8 H100s"):
+        _, asked = _questions(text)
+        assert not any("yours or to rent" in q for q in asked), (text, asked)
+
+
+def test_on_prem_answers_it() -> None:
+    conversation, asked = _questions("pretrain a 70b model on 15T tokens with 2048 H100s", "on prem")
+    assert conversation.workload.data_location == "onprem"
+    assert not any("yours or to rent" in q for q in asked)
