@@ -161,7 +161,9 @@ def _comparison_row(role: str, option: Option, serving: bool, winner: str) -> Co
         per_user = _per_user(option)
         speed = f"{fmt_num(per_user)} tokens/s per user" if per_user is not None else ""
     else:
-        unit_cost = f"{fmt_usd(best.per_run_usd)}/run" if best is not None and best.per_run_usd else ""
+        # a run longer than a month is costed whole (job_usd); a shorter one per run
+        per_run = (best.job_usd or best.per_run_usd) if best is not None else None
+        unit_cost = f"{fmt_usd(per_run) if per_run < 100_000 else fmt_usd_short(per_run)}/run" if per_run else ""
         speed = f"{fmt_hours(option.hours_per_run, compact=True)}/run" if option.hours_per_run is not None else ""
     return ComparisonRow(role, option.name, f"{fmt_usd_short(option.total_usd)}/month", unit_cost, speed,
                          option.name == winner)
@@ -262,8 +264,11 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         one_run = (runs or 1) <= 1 and not (best is not None and best.job_usd) and month.startswith(" for 1 run(s)")
         if (one_run and best is not None and best.per_run_usd
                 and abs(winner.total_usd - best.per_run_usd) <= 0.02 * winner.total_usd):
-            # one run whose storage and transfer are a rounding error: one figure, not two that differ by $8
-            bits.append(f"*{fmt_usd(winner.total_usd)} for the run*, storage and data transfer included")
+            # one run whose storage and transfer are a rounding error: the run's figure (as the table shows it),
+            # with what the month adds said in words rather than as a second total that differs by $8
+            extra = winner.total_usd - best.per_run_usd
+            bits.append(f"*{fmt_usd(best.per_run_usd)} per run*" + (
+                f" (storage and data transfer add {fmt_usd(extra)} for the month)" if extra >= 0.5 else ""))
         elif best is not None and best.job_usd:
             # a run longer than a month: what the decision is about is the whole job, the monthly bill after it
             bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month; "
