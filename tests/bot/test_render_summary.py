@@ -284,3 +284,16 @@ def test_the_assumed_per_user_floor_is_stated() -> None:
         field="target_tokens_per_s_per_user", value=10.0, why="a readable chat speed"))})
     assert "≥10 tokens/s per user" in build_answer_view(_response(advice)).key_assumptions
     assert "tokens/s per user" not in build_answer_view(_response(serving_advice())).key_assumptions
+
+
+def test_a_target_met_by_a_hair_says_so() -> None:
+    from bot.summary import target_line
+
+    thin = TargetCheck(name="target_tokens_per_s_per_user", wanted=20.0, got=20.1, met=True)
+    assert target_line(thin) == "per-user speed ≥ 20 tokens/s: target met (20.1 tokens/s, 0.5% to spare: plan headroom)"
+    roomy = TargetCheck(name="target_tokens_per_s_per_user", wanted=20.0, got=24.0, met=True)
+    assert "to spare" not in target_line(roomy)
+    latency = TargetCheck(name="target_ttft_s", wanted=0.5, got=0.49, met=True)
+    assert "2.0% to spare" in target_line(latency)
+    users = TargetCheck(name="concurrency", wanted=100, got=102, met=True)  # users held is a count, not a margin
+    assert "to spare" not in target_line(users)
