@@ -158,16 +158,6 @@ def _price_line(advice: Advice) -> str | None:
     return f"Price to confirm: the provider's page listed {found.group(1)} at ${found.group(2)}/GPU-h{here}"
 
 
-def _arm_line(advice: Advice) -> str | None:
-    """A Grace Hopper pick: the host CPU is Arm, so every container image must be an arm64 build, which an x86
-    shop finds out on deploy day otherwise."""
-    notes = advice.cluster.notes if advice.cluster is not None else ()
-    note = next((n for n in notes if "run an Arm (Grace) CPU" in n), None)
-    if note is None:
-        return None
-    return "The pick's hosts are Arm (Grace CPU): container images need arm64 builds (vLLM, PyTorch and NCCL publish them)"
-
-
 def _methods_line(advice: Advice) -> str | None:
     """GPUs stated (to buy, or owned) for fine-tuning with no method named: which methods they hold. A full
     fine-tune that does not fit is what decides a purchase, so it comes first."""
@@ -277,7 +267,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     lines = [_methods_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
-             rocm, _arm_line(advice), fp8_runner_up, _network_line(advice),
+             rocm, fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]

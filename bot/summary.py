@@ -175,7 +175,8 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
         return f"{fmt_gb(mem.per_gpu_gb)} peak per GPU" if mem else ""
     gpu = gpu_name(cluster.gpu, names)
     nodes = tidy_plurals(f"{cluster.nodes} nodes × {cluster.gpus_per_node} GPU(s)") if cluster.nodes > 1 else "1 node"
-    bits = [f"*{cluster.gpus}× {gpu}* on {nodes}"]
+    arm = " (Arm hosts: arm64 images)" if any("run an Arm (Grace) CPU" in n for n in cluster.notes) else ""
+    bits = [f"*{cluster.gpus}× {gpu}*{arm} on {nodes}"]
     if cluster.replicas and cluster.gpus_per_replica:
         dp_attention = " + DP attention" if "data-parallel attention" in cluster.parallelism else ""
         split = [f"TP {cluster.tensor_parallel}{dp_attention}"] if cluster.tensor_parallel > 1 else []
