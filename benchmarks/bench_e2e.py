@@ -35,6 +35,7 @@ class LatencyResult:
     lost: int
 
     texts: list[str] = field(default_factory=list)  # the message of each sample, same order
+    why_lost: str = ""  # for lost events: the acks' HTTP statuses and the server's last log lines
 
     def by_message(self) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
@@ -48,13 +49,17 @@ class LatencyResult:
                 "ack_p50": percentile(self.ack_ms, 50), "ack_p99": percentile(self.ack_ms, 99), "lost": self.lost}
 
 
+LAST_STATUS: dict[str, int] = {}  # the latest HTTP status per server URL (0: the connection failed)
+
+
 def one_event(harness: Harness, server: Server, text: str, channel: str, timeout: float = 15.0) -> tuple[float, float, bool]:
     """Send one mention and wait for its reply: (ack ms, reply ms, delivered)."""
     ts = unique_ts()
     started = time.perf_counter()
     status = post_event(server.url, mention_body(text, channel=channel, ts=ts, event_id=f"Ev{ts}"))
+    LAST_STATUS[server.url] = status
     ack_ms = (time.perf_counter() - started) * 1e3
-    posts = harness.slack.wait_replies(channel, ts, 1, timeout=timeout)
+    posts = harness.slack.wait_replies(channel, ts, 1, timeout=timeout) if status == 200 else []
     if status != 200 or not posts:
         return ack_ms, float("nan"), False
     return ack_ms, (posts[0].at - started) * 1e3, True
@@ -72,6 +77,7 @@ def warm_up(harness: Harness, server: Server, n: int = 12) -> float:
 def latency(harness: Harness, server: Server, n: int, label: str) -> LatencyResult:
     """n mentions one after another (each waits for its reply), cycling through typical messages."""
     samples, acks, texts, lost = [], [], [], 0
+    statuses: dict[int, int] = {}
     for i in range(n):
         text = MESSAGES[i % len(MESSAGES)]
         ack_ms, reply_ms, ok = one_event(harness, server, text, f"CLAT{i % 10}")
@@ -81,7 +87,12 @@ def latency(harness: Harness, server: Server, n: int, label: str) -> LatencyResu
             texts.append(text)
         else:
             lost += 1
-    return LatencyResult(label, samples, acks, lost, texts)
+            statuses[LAST_STATUS.get(server.url, -1)] = statuses.get(LAST_STATUS.get(server.url, -1), 0) + 1
+    why = ""
+    if lost:  # kept for the report: a lost event must explain itself (status 0 = connection failed)
+        why = (f"acks by HTTP status {dict(sorted(statuses.items()))}; server log tail:\n"
+               + server.log_tail(20))
+    return LatencyResult(label, samples, acks, lost, texts, why)
 
 
 @dataclass

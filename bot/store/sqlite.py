@@ -20,6 +20,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,27 @@ from bot.store import Connection
 _ROW_LOCKS = re.compile(r"\s+for update( skip locked)?", re.IGNORECASE)
 log = logging.getLogger(__name__)
 CHECKPOINT_DELAY_S = 0.25  # commits within this window share one checkpoint (one fsync)
+
+
+WAL_SWITCH_TIMEOUT_S = 10.0
+
+
+def _enable_wal(raw: sqlite3.Connection) -> None:
+    """`journal_mode=wal`, retried while another process holds the lock. Workers started together on a fresh
+    file all switch it at once, and SQLite answers the losers "database is locked" at once instead of waiting
+    on the busy timeout (a lock upgrade that could deadlock is refused, not queued): without the retry one
+    worker of `serve --workers 2` died at start now and then."""
+    deadline = time.monotonic() + WAL_SWITCH_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            raw.execute("pragma journal_mode=wal")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
 
 class SqliteBackend:
@@ -40,7 +62,7 @@ class SqliteBackend:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             raw = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10, isolation_level=None)
-            raw.execute("pragma journal_mode=wal")
+            _enable_wal(raw)
             raw.execute("pragma synchronous=normal")
             raw.execute("pragma wal_autocheckpoint=0")  # the checkpointer thread does it, off the answering path
         self.raw = raw
