@@ -221,6 +221,20 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     return cap, batch, replicas, step, ttft, capacity
 
 
+def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
+            gpn: int) -> ServingChoice:
+    """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses."""
+    _, batch, replicas, step, ttft, capacity = sized
+    nodes, billed = _bill(replicas, tp * pp, gpn)
+    misses: list[tuple[str, float, float]] = []
+    if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
+        misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))
+    if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
+        misses.append(("target_ttft_s", w.target_ttft_s, ttft))
+    return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed,
+                         nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses), capacity_rps=capacity)
+
+
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
            options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None) -> ServingChoice | None:
     """The cheapest replica plan on this node shape that meets the targets; if none meets them, the one
@@ -260,21 +274,14 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         if sized is None:
             sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo, floor, prompt,
                                                   out_tokens, loaded, fixed)
-        cap, batch, replicas, step, ttft, capacity = sized
+        cap, batch, replicas, step, _, _ = sized
         if cap < 1:
             continue
         tp_only_fits = tp_only_fits or pp == 1
         if batch < 1:
             continue
-        nodes, billed = _bill(replicas, group, gpn)
-        misses: list[tuple[str, float, float]] = []
-        if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
-            misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))
-        if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
-            misses.append(("target_ttft_s", w.target_ttft_s, ttft))
-        choice = ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft,
-                               billed_gpus=billed, nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses),
-                               capacity_rps=capacity)
+        choice = _choice(w, tp, pp, sized, gpn)
+        misses, billed, nodes = choice.misses, choice.billed_gpus, choice.nodes
         shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses)
         # the interactive floor (20 tokens/s per user when none was asked) is not the user's target, so it is not
         # reported as missed; but a group that keeps it beats a cheaper one that cannot (two TP2 replicas of a 70B
@@ -284,10 +291,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                float(nodes), -1 / step)
         if best is None or key < best[0]:
             best = (key, choice)
-        if slow and not misses and 1 / step >= CHEAPER_SLOWER_FRACTION * floor:
-            cheap_key = (float(billed), float(nodes), -1 / step)
-            if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                cheapest_slow = (cheap_key, choice)
+        below = [choice]
         if w.target_tokens_per_s_per_user is None and not fixed and not slow and replicas > 1:
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
@@ -296,17 +300,14 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             if low is None:
                 low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo,
                                                   MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
-            _, low_batch, low_replicas, low_step, low_ttft, low_capacity = low
-            if low_batch >= 1 and low_replicas < replicas and below_floor(w, 1 / low_step) \
-                    and 1 / low_step >= CHEAPER_SLOWER_FRACTION * floor \
-                    and not (w.target_ttft_s and low_ttft > w.target_ttft_s * 1.001):
-                low_nodes, low_billed = _bill(low_replicas, group, gpn)
-                cheap_key = (float(low_billed), float(low_nodes), -1 / low_step)
+            if low[1] >= 1 and low[2] < replicas:
+                below.append(_choice(w, tp, pp, low, gpn))
+        for candidate in below:  # the cheapest plan close below the floor, with no target of the user's missed
+            if (below_floor(w, candidate.per_user_tokens_s) and not candidate.misses
+                    and candidate.per_user_tokens_s >= CHEAPER_SLOWER_FRACTION * floor):
+                cheap_key = (float(candidate.billed_gpus), float(candidate.nodes), -candidate.per_user_tokens_s)
                 if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                    cheapest_slow = (cheap_key, ServingChoice(
-                        tp=tp, pp=pp, batch=low_batch, replicas=low_replicas, step_s=low_step, ttft_s=low_ttft,
-                        billed_gpus=low_billed, nodes=low_nodes, per_user_tokens_s=1 / low_step, misses=(),
-                        capacity_rps=low_capacity))
+                    cheapest_slow = (cheap_key, candidate)
     if best is None:
         return None
     chosen = best[1]
