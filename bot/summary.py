@@ -259,10 +259,11 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
     else:
         runs = advice.effective.runs_per_month
         asked = advice.workload.runs_per_month
+        guessed_runs = bool(asked and runs and asked != runs)
         month = f" for {runs:g} run(s)" if runs else ""
-        if asked and runs and asked != runs:
+        if guessed_runs:
             month = f" for {runs:g} run (not {asked:g}: the token count is a guess)"
-        one_run = (runs or 1) <= 1 and not (best is not None and best.job_usd) and month.startswith(" for 1 run(s)")
+        one_run = runs == 1 and not guessed_runs and not (best is not None and best.job_usd)
         if (one_run and best is not None and best.per_run_usd
                 and abs(winner.total_usd - best.per_run_usd) <= 0.02 * winner.total_usd):
             # one run whose storage and transfer are a rounding error: the run's figure (as the table shows it),
