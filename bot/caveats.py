@@ -120,13 +120,16 @@ def _spot_line(advice: Advice) -> str | None:
     return None
 
 
-def _fp8_line(advice: Advice) -> str | None:
-    """No precision named and FP8 won: the assumption that halves the hardware, with the BF16 price."""
+def _fp8_line(advice: Advice, amd: bool = False) -> str | None:
+    """No precision named and FP8 won: the assumption that halves the hardware, with the BF16 price. `amd`: the
+    pick is AMD, and the ROCm advice is said in the same line (a first message with a question open keeps one)."""
     note = _starting(advice.notes, FP8_NOTE)
     if note is None:
         return None
     bf16 = re.search(r"; (BF16 as published[^;]*)$", note)
-    return "FP8 weights and KV cache assumed (vLLM --quantization fp8 --kv-cache-dtype fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
+    said = ("AMD pick, FP8 weights and KV cache assumed (benchmark your model first, spec-sheet speeds are not always "
+            "reached; ROCm vLLM" if amd else "FP8 weights and KV cache assumed (vLLM")
+    return f"{said} --quantization fp8 --kv-cache-dtype fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
 
 
 def _tight_line(advice: Advice) -> str | None:
@@ -261,9 +264,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
     fp8_pick, fp8_runner_up = _weight_only_fp8_lines(advice)
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
     if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
-        # an AMD pick served in FP8: one line says both, so a first message with a question open keeps them
-        fp8, rocm = fp8.replace("FP8 weights and KV cache assumed (vLLM", "AMD pick, FP8 weights and KV cache assumed "
-                                "(benchmark your model first, spec-sheet speeds are not always reached; ROCm vLLM", 1), None
+        fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
     lines = [_methods_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),

@@ -12,6 +12,7 @@ while each turn writes, and each button click parses, a third as much.
 from __future__ import annotations
 
 from bot.details import MAX_OPTIONS_LISTED
+from engine.diff import provider_of
 from engine.models import Advice
 
 
@@ -21,7 +22,7 @@ def stored_advice(advice: Advice) -> Advice:
     named = {n for n in (rec.primary, rec.runner_up, rec.cheapest, rec.fastest, *rec.alternatives) if n} if rec else set()
     kept, providers = [], set()
     for rank, option in enumerate(advice.options):
-        provider = option.tco[0].provider if option.tco else option.name  # as engine.diff and bot.caveats read it
+        provider = provider_of(option)  # as a follow-up's runner-up and the caveats look options up
         first_of_provider = provider not in providers
         providers.add(provider)
         if rank < MAX_OPTIONS_LISTED or option.name in named or first_of_provider:

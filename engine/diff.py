@@ -79,14 +79,15 @@ def row_changes(before: Option, after: Option) -> list[str]:
     return out
 
 
-def _provider(option: Option) -> str:
+def provider_of(option: Option) -> str:
+    """The provider an option rents from (its name when it has no cost rows): how options are grouped by provider."""
     return option.tco[0].provider if option.tco else option.name
 
 
 def _margin(advice: Advice, winner: Option) -> tuple[float, str] | None:
     """How much the winner saves over the best option from another provider (two shapes of one
     provider often tie, and 'wins by $0' says nothing)."""
-    runner = next((o for o in advice.options if o.name != winner.name and _provider(o) != _provider(winner)), None)
+    runner = next((o for o in advice.options if o.name != winner.name and provider_of(o) != provider_of(winner)), None)
     if runner is None:
         return None
     return runner.total_usd - winner.total_usd, runner.name
