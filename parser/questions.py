@@ -109,7 +109,7 @@ def questions_for(
     if ownership_unsaid(workload):
         wanted.append(Question(
             field="data_location",
-            text=f"Are the {_gpus_stated(workload):,} GPUs yours or to rent? Priced as a rental until you say "
+            text=f"Are the {_cluster_said(workload)} yours or to rent? Priced as a rental until you say "
                  "“on prem” (then costed at their power).",
             why="GPUs a team owns cost their power, about a tenth of their rent"))
     if (training and workload.data_location is None and (workload.dataset_gb or 0) >= EGRESS_WORTH_ASKING_GB
@@ -151,7 +151,13 @@ OWNED_CLUSTER_GPUS = 256  # "with 2048 H100s": at this size a team often runs it
 
 
 def _gpus_stated(workload: Workload) -> int:
+    """The GPUs said, or the nodes said at 8 GPUs each (the usual server) for the size test only."""
     return int(workload.gpu_count or 0) or int(workload.nodes or 0) * 8
+
+
+def _cluster_said(workload: Workload) -> str:
+    """The cluster in the user's own unit: "2,048 GPUs", or "256 nodes" when only nodes were said."""
+    return f"{workload.gpu_count:,} GPUs" if workload.gpu_count else f"{int(workload.nodes or 0):,} nodes"
 
 
 def ownership_unsaid(workload: Workload) -> bool:

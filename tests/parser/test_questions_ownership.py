@@ -38,3 +38,12 @@ def test_on_prem_answers_it() -> None:
     conversation, asked = _questions("pretrain a 70b model on 15T tokens with 2048 H100s", "on prem")
     assert conversation.workload.data_location == "onprem"
     assert not any("yours or to rent" in q for q in asked)
+
+
+def test_a_cluster_given_in_nodes_is_asked_about_in_nodes() -> None:
+    from engine.models import Workload
+    from parser import questions_for
+
+    asked = [q.text for q in questions_for(Workload(mode="pretrain", params_b=70, gpu="h100-sxm", nodes=40,
+                                                    dataset_tokens=10**12))]
+    assert any(q.startswith("Are the 40 nodes yours or to rent?") for q in asked), asked
