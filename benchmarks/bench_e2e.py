@@ -49,26 +49,23 @@ class LatencyResult:
                 "ack_p50": percentile(self.ack_ms, 50), "ack_p99": percentile(self.ack_ms, 99), "lost": self.lost}
 
 
-LAST_STATUS: dict[str, int] = {}  # the latest HTTP status per server URL (0: the connection failed)
-
-
-def one_event(harness: Harness, server: Server, text: str, channel: str, timeout: float = 15.0) -> tuple[float, float, bool]:
-    """Send one mention and wait for its reply: (ack ms, reply ms, delivered)."""
+def one_event(harness: Harness, server: Server, text: str, channel: str,
+              timeout: float = 15.0) -> tuple[float, float, bool, int]:
+    """Send one mention and wait for its reply: (ack ms, reply ms, delivered, HTTP status; 0 = no connection)."""
     ts = unique_ts()
     started = time.perf_counter()
     status = post_event(server.url, mention_body(text, channel=channel, ts=ts, event_id=f"Ev{ts}"))
-    LAST_STATUS[server.url] = status
     ack_ms = (time.perf_counter() - started) * 1e3
     posts = harness.slack.wait_replies(channel, ts, 1, timeout=timeout) if status == 200 else []
     if status != 200 or not posts:
-        return ack_ms, float("nan"), False
-    return ack_ms, (posts[0].at - started) * 1e3, True
+        return ack_ms, float("nan"), False, status
+    return ack_ms, (posts[0].at - started) * 1e3, True, status
 
 
 def warm_up(harness: Harness, server: Server, n: int = 12) -> float:
     """The first replies after a start pay one-off costs (Bolt's lazy auth.test, imports, caches).
     Returns the first reply's latency in ms, then sends a few in parallel so every worker is warm."""
-    _, first_ms, _ = one_event(harness, server, MESSAGES[0], "CWARM", timeout=60)
+    _, first_ms, _, _ = one_event(harness, server, MESSAGES[0], "CWARM", timeout=60)
     with ThreadPoolExecutor(max_workers=n) as pool:
         list(pool.map(lambda i: one_event(harness, server, MESSAGES[i % len(MESSAGES)], f"CWARM{i}", 60), range(n)))
     return first_ms
@@ -80,14 +77,14 @@ def latency(harness: Harness, server: Server, n: int, label: str) -> LatencyResu
     statuses: dict[int, int] = {}
     for i in range(n):
         text = MESSAGES[i % len(MESSAGES)]
-        ack_ms, reply_ms, ok = one_event(harness, server, text, f"CLAT{i % 10}")
+        ack_ms, reply_ms, ok, status = one_event(harness, server, text, f"CLAT{i % 10}")
         acks.append(ack_ms)
         if ok:
             samples.append(reply_ms)
             texts.append(text)
         else:
             lost += 1
-            statuses[LAST_STATUS.get(server.url, -1)] = statuses.get(LAST_STATUS.get(server.url, -1), 0) + 1
+            statuses[status] = statuses.get(status, 0) + 1
     why = ""
     if lost:  # kept for the report: a lost event must explain itself (status 0 = connection failed)
         why = (f"acks by HTTP status {dict(sorted(statuses.items()))}; server log tail:\n"
