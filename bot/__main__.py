@@ -1,7 +1,5 @@
 """`python -m bot` is `gpu-advisor`."""
 
-import sys
+from bot.cli import run
 
-from bot.cli import main
-
-sys.exit(main())
+run()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from bot.user_dirs import user_cache_dir, user_data_dir
 
 DEFAULT_API_URL = "https://slack.com/api/"
 SECRET_FIELDS = ("bot_token", "signing_secret", "app_token", "hf_token", "client_secret", "db_path")
@@ -30,13 +30,13 @@ class ConfigError(Exception):
 
 def default_db_path() -> Path:
     """Thread state lives under the user's data directory unless GPU_ADVISOR_DB says otherwise."""
-    return Path(platformdirs.user_data_dir("gpu-advisor", appauthor=False)) / "threads.db"
+    return user_data_dir() / "threads.db"
 
 
 def default_catalog_cache() -> Path:
     """The catalog database is derived data: a cache file, rebuilt when the data files change, so a
     CLI call does not rebuild it every time (about a third of a cold start)."""
-    return Path(platformdirs.user_cache_dir("gpu-advisor", appauthor=False)) / "catalog.db"
+    return user_cache_dir() / "catalog.db"
 
 
 @dataclass(frozen=True, repr=False)

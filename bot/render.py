@@ -183,10 +183,10 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     one. None when the directory cannot be written: templates are compiled in memory as before."""
     import hashlib
 
-    import platformdirs
+    from bot.user_dirs import user_cache_dir
 
     stamp = hashlib.sha1(Path(__file__).read_bytes() + jinja2.__version__.encode()).hexdigest()[:16]
-    directory = Path(platformdirs.user_cache_dir("gpu-advisor", appauthor=False)) / "templates" / stamp
+    directory = user_cache_dir() / "templates" / stamp
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -27,3 +27,14 @@ def test_serving_freezes_what_exists_and_raises_the_young_threshold() -> None:
             " print(gc.get_freeze_count() > before, gc.get_threshold())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"True {gc_settings.SERVING_THRESHOLDS}"
+
+
+def test_one_shot_leaves_collection_off_when_the_process_ends_with_the_command() -> None:
+    """Re-enabling would make the next allocation collect everything the command built, just before exit."""
+    assert gc.isenabled()
+    try:
+        with gc_settings.one_shot(exiting=True):
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
