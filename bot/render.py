@@ -19,11 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from bot.chart import ChartBar
 from bot.formatting import (
     best_tco,
     fmt_gb,
@@ -40,6 +39,9 @@ from bot.limits import Message, fit_message, fit_view
 from bot.service import Response
 from bot.summary import ACTION_SHARE_VRAM, AnswerView, build_answer_view
 from engine.models import Advice, Figure
+
+if TYPE_CHECKING:  # the chart module is imported only to draw a chart (cold start of the CLI)
+    from bot.chart import ChartBar
 
 RUN_CHOICES = (1, 5, 10, 20, 40, 80)
 
@@ -147,6 +149,8 @@ def build_chart_view(response: Response, names: Mapping[str, str] | None = None)
     priced = [(o, t) for o in shown_options(advice) if (t := best_tco(o)) is not None]
     if not priced:
         return None
+    from bot.chart import ChartBar  # the chart module only when a chart is drawn (cold start of the CLI)
+
     workflows = list(dict.fromkeys(t.workflow for _, t in priced))
     common = WORKFLOW_PHRASES.get(workflows[0], "") if len(workflows) == 1 else ""
     bars = [

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.details import build_details_view, build_options_view, formulas_text
 from bot.render import build_formulas_view, build_help_view, render_text, unchanged_help
 from bot.service import Response
 from bot.summary import build_answer_view
@@ -29,6 +28,9 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         response, names, vram_only=vram_only, hint="" if details or vram_only else hint))
     if not details:
         return summary
+    # the other layers only when asked (cold start of a plain `ask`)
+    from bot.details import build_details_view, build_options_view, formulas_text
+
     return "\n".join([summary, render_text("details.txt.j2", view=build_details_view(response.advice, names)),
                       render_text("options.txt.j2", view=build_options_view(response.advice, names)),
                       formulas_text(build_formulas_view(response.advice))])
@@ -36,6 +38,8 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
 
 def render_layer(word: str, response: Response, names: Mapping[str, str] | None = None) -> str:
     """`details`, `options` or `formulas` typed in `gpu-advisor chat`: that layer of the last answer."""
+    from bot.details import build_details_view, build_options_view, formulas_text
+
     advice = response.advice
     if advice is None:
         return render_text("help.txt.j2", view=build_help_view(None))

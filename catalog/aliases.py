@@ -13,9 +13,12 @@ then display name, then HF repo; within a level, sorted by id. Deterministic by 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from catalog.files import CatalogDataError, RawData
 from catalog.normalize import alias_key, model_name_variants
+
+if TYPE_CHECKING:  # building the table reads the data files; answering only reads it (cold start)
+    from catalog.files import RawData
 
 KINDS = ("gpu", "model", "provider")
 UNSUPPORTED = "unsupported"  # accelerators the catalog knows it does not cover; `id` holds the display name
@@ -45,6 +48,8 @@ def _ids_by_kind(raw: RawData) -> dict[str, set[str]]:
 
 def build_alias_entries(raw: RawData) -> list[AliasEntry]:
     """All alias entries, one per (kind, key), checked against the records they point to."""
+    from catalog.files import CatalogDataError
+
     ids = _ids_by_kind(raw)
     entries: list[AliasEntry] = []
     for row in raw.aliases:

@@ -9,7 +9,6 @@ row with the same id, which is how `open_catalog(extra_data_dirs=...)` adds loca
 from __future__ import annotations
 
 import csv
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from catalog.fingerprint import (  # noqa: F401 - re-exported: catalog.files was their home
+    DATA_FILES,
+    DEFAULT_DATA_DIR,
+    SCHEMA_VERSION,
+    content_hash,
+    data_dirs_or_default,
+)
 from catalog.records import EgressTier, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
-SCHEMA_VERSION = "2"  # of the built database (catalog.build writes it, catalog.query checks it); 2: native_precision, unsupported accelerators
-
-DEFAULT_DATA_DIR = Path(__file__).parent / "data"
-DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv", "unsupported.csv")
 # Columns kept in the files for reviewers and tests, not part of the records.
 REVIEW_ONLY_COLUMNS = frozenset({"params_b_vendor", "active_params_b_vendor"})
 
@@ -66,22 +68,6 @@ class RawData:
     providers: list[ProviderRecord] = field(default_factory=list)
     aliases: list[AliasRow] = field(default_factory=list)
     unsupported: list[UnsupportedRow] = field(default_factory=list)
-
-
-def data_dirs_or_default(data_dirs: Sequence[Path] | None) -> list[Path]:
-    return [DEFAULT_DATA_DIR] if not data_dirs else [Path(d) for d in data_dirs]
-
-
-def content_hash(data_dirs: Sequence[Path]) -> str:
-    """sha256 over (directory order, file name, bytes) of every data file present."""
-    digest = hashlib.sha256()
-    for position, directory in enumerate(data_dirs):
-        for name in DATA_FILES:
-            path = Path(directory) / name
-            if path.is_file():
-                digest.update(f"{position}:{name}:".encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def _clean(row: dict[str, Any]) -> dict[str, Any]:

@@ -42,7 +42,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from catalog.hf_config import ConfigError, model_from_config
 from catalog.records import ModelRecord
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -173,6 +172,8 @@ def record_from_hub(
     the header count: they take memory and run on every token, so they are added to the active count.
     Raises `ConfigError` when the config lacks what the count needs.
     """
+    from catalog.hf_config import model_from_config  # only once a repo is fetched (cold start)
+
     text = language_config(config)
     text.setdefault("_name_or_path", repo_id)
     precision = native_precision(config)
@@ -410,6 +411,8 @@ class HubClient:
         except Exception as exc:  # noqa: BLE001 - mapped to one user-facing outcome below
             return self._remember(_from_error(repo_id, exc), _why(exc))
         fetched_on = self.today()
+        from catalog.hf_config import ConfigError
+
         try:
             record = record_from_hub(info.id or repo_id, config, revision=revision, fetched_on=fetched_on,
                                      exact_params=exact, endpoint=self.settings.endpoint)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from catalog.aliases import AliasEntry
-from catalog.files import DEFAULT_DATA_DIR, content_hash
+from catalog.fingerprint import DEFAULT_DATA_DIR, content_hash
+from catalog.overlay import apply_overlay, load_overlay
 from catalog.records import (
     CatalogData,
     EgressTier,
@@ -27,7 +28,6 @@ from catalog.records import (
     ProviderRecord,
     Resolution,
 )
-from catalog.refresh import apply_overlay, load_overlay
 from catalog.resolve import Resolver
 
 
@@ -222,7 +222,7 @@ def open_catalog(db_path: str | Path | None = None, *, extra_data_dirs: Sequence
 
 def _stored_hash(conn: sqlite3.Connection) -> str | None:
     """`catalog.build.stored_hash` with plain sqlite3 (same answer; no sqlite-utils import)."""
-    from catalog.files import SCHEMA_VERSION
+    from catalog.fingerprint import SCHEMA_VERSION
 
     if conn.execute("select 1 from sqlite_master where type = 'table' and name = 'meta'").fetchone() is None:
         return None

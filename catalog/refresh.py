@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # only annotations here: answering reads the overlay with plain sqlite3 (cold start)
     import sqlite_utils
 
+from catalog.overlay import apply_overlay, load_overlay  # noqa: F401 - re-exported (see __all__)
 from catalog.records import OfferRecord
 from catalog.skypilot import missing_columns, read_skypilot_text
 
@@ -258,26 +259,6 @@ def store_refreshes(db: sqlite_utils.Database, results: Sequence[ProviderRefresh
 
 def _has_row(db: sqlite_utils.Database, provider: str) -> bool:
     return bool(db.execute("SELECT 1 FROM refresh_log WHERE provider = ?", [provider]).fetchall())
-
-
-def load_overlay(db: Any) -> dict[str, tuple[bool, OfferRecord]]:
-    """offer id -> (removed, record) from the overlay; empty when nothing was ever refreshed. `db`: a
-    sqlite3 connection or a sqlite-utils Database; read with plain sqlite3 so answering never needs
-    sqlite-utils (cold start)."""
-    conn = getattr(db, "conn", db)
-    if conn.execute("select 1 from sqlite_master where type = 'table' and name = 'offer_overlay'").fetchone() is None:
-        return {}
-    return {row_id: (bool(removed), OfferRecord.model_validate_json(record))
-            for row_id, removed, record in conn.execute("select id, removed, record from offer_overlay order by id")}
-
-
-def apply_overlay(bundled: Iterable[OfferRecord], overlay: dict[str, tuple[bool, OfferRecord]]) -> tuple[OfferRecord, ...]:
-    """The offers answers use: bundled rows, replaced or hidden by refreshed ones, plus new ones."""
-    if not overlay:
-        return tuple(bundled)
-    kept = [o for o in bundled if o.id not in overlay]
-    kept += [record for removed, record in overlay.values() if not removed]
-    return tuple(sorted(kept, key=lambda o: o.id))
 
 
 def refresh_status(db: sqlite_utils.Database) -> list[dict[str, Any]]:
