@@ -374,100 +374,117 @@ def cmd_catalog_lookup(args: argparse.Namespace, config: Config, out: TextIO) ->
 
 
 # --- the parser ---------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = ("ask", "estimate", "chat", "vram", "serve", "catalog")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with `command` (one of COMMANDS) only that command's parser: argparse
+    looks up translations of its own messages for every parser it builds (~4 ms for all of them), and
+    a command needs only its own. Help and errors for that command read the same either way."""
+
+    def wanted(name: str) -> bool:
+        return command is None or command == name
+
     parser = argparse.ArgumentParser(
         prog="gpu-advisor",
         description="Which GPUs, how many, how fast and what it costs, for an ML workload — in Slack and here.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("ask", help="answer one question, as the bot would in Slack",
-                       description="Answer one question, rendered for the terminal (or as JSON with --json).")
-    p.add_argument("text", nargs="+", help="the question, e.g. 'QLoRA 70B, 500GB corpus in S3, 20 runs'")
-    p.add_argument("--json", action="store_true", help="print only the machine-readable answer (docs/json.md)")
-    p.add_argument("--details", action="store_true",
-                   help="after the summary, the memory breakdown, interconnect checklist, every assumption, "
-                        "every option's four cost rows and the formulas")
-    p.set_defaults(run=cmd_ask)
+    if wanted("ask"):
+        p = sub.add_parser("ask", help="answer one question, as the bot would in Slack",
+                           description="Answer one question, rendered for the terminal (or as JSON with --json).")
+        p.add_argument("text", nargs="+", help="the question, e.g. 'QLoRA 70B, 500GB corpus in S3, 20 runs'")
+        p.add_argument("--json", action="store_true", help="print only the machine-readable answer (docs/json.md)")
+        p.add_argument("--details", action="store_true",
+                       help="after the summary, the memory breakdown, interconnect checklist, every assumption, "
+                            "every option's four cost rows and the formulas")
+        p.set_defaults(run=cmd_ask)
 
-    p = sub.add_parser("estimate", help="estimate a workload given as JSON on stdin",
-                       description="Read a workload object (field names in docs/json.md) on stdin and estimate it.")
-    p.add_argument("--json", action="store_true", help="print the same JSON as `ask --json` (docs/json.md)")
-    p.set_defaults(run=cmd_estimate, stdin=True)
+    if wanted("estimate"):
+        p = sub.add_parser("estimate", help="estimate a workload given as JSON on stdin",
+                           description="Read a workload object (field names in docs/json.md) on stdin and estimate it.")
+        p.add_argument("--json", action="store_true", help="print the same JSON as `ask --json` (docs/json.md)")
+        p.set_defaults(run=cmd_estimate, stdin=True)
 
-    p = sub.add_parser("chat", help="multi-turn conversation over stdin",
-                       description="A conversation like a Slack thread: questions, answers, refinements, undo.")
-    p.set_defaults(run=cmd_chat, stdin=True)
+    if wanted("chat"):
+        p = sub.add_parser("chat", help="multi-turn conversation over stdin",
+                           description="A conversation like a Slack thread: questions, answers, refinements, undo.")
+        p.set_defaults(run=cmd_chat, stdin=True)
 
-    p = sub.add_parser("vram", help="quick VRAM check, the terminal twin of /vram",
-                       description="Memory per GPU for a model and mode, e.g. `gpu-advisor vram 70B qlora`.")
-    p.add_argument("text", nargs="+", help="model and mode, e.g. '70B qlora'")
-    p.set_defaults(run=cmd_vram)
+    if wanted("vram"):
+        p = sub.add_parser("vram", help="quick VRAM check, the terminal twin of /vram",
+                           description="Memory per GPU for a model and mode, e.g. `gpu-advisor vram 70B qlora`.")
+        p.add_argument("text", nargs="+", help="model and mode, e.g. '70B qlora'")
+        p.set_defaults(run=cmd_vram)
 
-    p = sub.add_parser("serve", help="run the Slack app (HTTP or Socket Mode)",
-                       description="Run the Slack app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP with "
-                                   "events, commands and interactivity at POST /slack/events. Environment: "
-                                   "SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN, SLACK_API_URL, "
-                                   "GPU_ADVISOR_DB (a SQLite path or a postgresql:// URL), and for installs in "
-                                   "many workspaces SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SCOPES.")
-    p.add_argument("--host", default="127.0.0.1", help="interface to listen on in HTTP mode (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=3000, help="port in HTTP mode (default 3000; 0 picks a free one)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="serving processes sharing the port and the store (default: the number of cores)")
-    p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)  # set by the supervisor
-    p.add_argument("--worker-fd", type=int, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
-    p.set_defaults(run=cmd_serve)
+    if wanted("serve"):
+        p = sub.add_parser("serve", help="run the Slack app (HTTP or Socket Mode)",
+                           description="Run the Slack app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP with "
+                                       "events, commands and interactivity at POST /slack/events. Environment: "
+                                       "SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN, SLACK_API_URL, "
+                                       "GPU_ADVISOR_DB (a SQLite path or a postgresql:// URL), and for installs in "
+                                       "many workspaces SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SCOPES.")
+        p.add_argument("--host", default="127.0.0.1", help="interface to listen on in HTTP mode (default 127.0.0.1)")
+        p.add_argument("--port", type=int, default=3000, help="port in HTTP mode (default 3000; 0 picks a free one)")
+        p.add_argument("--workers", type=int, default=None,
+                       help="serving processes sharing the port and the store (default: the number of cores)")
+        p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)  # set by the supervisor
+        p.add_argument("--worker-fd", type=int, default=None, help=argparse.SUPPRESS)
+        p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
+        p.set_defaults(run=cmd_serve)
 
-    cat = sub.add_parser("catalog", help="build, list and extend the GPU / model / offer catalog",
-                         description="The catalog of GPUs, models, offers and provider prices.")
-    csub = cat.add_subparsers(dest="catalog_command", required=True, metavar="SUBCOMMAND")
-    p = csub.add_parser("build", help="rebuild the catalog database from the data files",
-                        description="Rebuild the SQLite catalog from the packaged data plus imported rows.")
-    p.add_argument("--db", help="where to write the database (default: GPU_ADVISOR_CATALOG_DB or the data dir)")
-    p.set_defaults(run=cmd_catalog_build)
-    for kind, columns, what in (
-        ("gpus", ("id", "name", "memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "scaleup_link"), "GPUs"),
-        ("offers", ("id", "gpu", "gpus_per_node", "on_demand_usd_per_hour", "inter_node_fabric"), "rentable offers"),
-        ("models", ("id", "name", "total_params_b", "active_params_b", "num_layers", "max_context"), "models"),
-    ):
-        p = csub.add_parser(kind, help=f"list {what}", description=f"List the catalog's {what}.")
-        p.add_argument("--json", action="store_true", help="print records as JSON")
-        p.set_defaults(run=_listing(kind, columns))
-    p = csub.add_parser("import-model", help="add a model from a Hugging Face config.json",
-                        description="Compute a model's shape and parameter count from its config.json and add it "
-                                    "to the imported catalog rows.")
-    p.add_argument("config", help="path to config.json")
-    p.add_argument("--name", required=True, help="display name, e.g. 'My Llama 13B'")
-    p.add_argument("--id", help="catalog id (default: derived from the name)")
-    p.set_defaults(run=cmd_import_model)
-    p = csub.add_parser("import-skypilot", help="import offers from a SkyPilot vms.csv",
-                        description="Import a provider's instance types and prices from a SkyPilot catalog CSV.")
-    p.add_argument("file", help="path to the SkyPilot vms.csv")
-    p.add_argument("--provider", required=True, help="provider id, e.g. aws, gcp, lambda")
-    p.add_argument("--observed-on", default=dt.date.today().isoformat(), help="date the prices were read (ISO)")
-    p.set_defaults(run=cmd_import_skypilot)
-    p = csub.add_parser("refresh", help="download current prices from SkyPilot's hosted catalog",
-                        description="Download SkyPilot's current vms.csv per provider, show what changed against the "
-                                    "bundled prices, and keep the new prices (with URL and date) for later answers. "
-                                    "A failed download keeps the previous prices. Environment: "
-                                    "GPU_ADVISOR_CATALOG_URL (base URL), GPU_ADVISOR_CATALOG_DB.")
-    p.add_argument("--provider", action="append", metavar="ID",
-                   help="only this provider (repeatable; default: every provider SkyPilot covers)")
-    p.add_argument("--base-url", help="where the <cloud>/vms.csv files are (default: GPU_ADVISOR_CATALOG_URL or "
-                                      "SkyPilot's public catalog, schema v8)")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each download (default 30)")
-    p.add_argument("--all-regions", action="store_true",
-                   help="keep every region (default: the regions the bundled data prices)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(run=cmd_catalog_refresh)
-    p = csub.add_parser("lookup", help="look a model up on the Hugging Face Hub",
-                        description="Read a model's config.json and safetensors headers from the Hugging Face Hub "
-                                    "(a repo id like Qwen/Qwen3-32B, or a name to search) and cache it in the "
-                                    "catalog. Environment: HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE.")
-    p.add_argument("name", help="repo id (org/name) or model name")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(run=cmd_catalog_lookup)
+    if wanted("catalog"):
+        cat = sub.add_parser("catalog", help="build, list and extend the GPU / model / offer catalog",
+                             description="The catalog of GPUs, models, offers and provider prices.")
+        csub = cat.add_subparsers(dest="catalog_command", required=True, metavar="SUBCOMMAND")
+        p = csub.add_parser("build", help="rebuild the catalog database from the data files",
+                            description="Rebuild the SQLite catalog from the packaged data plus imported rows.")
+        p.add_argument("--db", help="where to write the database (default: GPU_ADVISOR_CATALOG_DB or the data dir)")
+        p.set_defaults(run=cmd_catalog_build)
+        for kind, columns, what in (
+            ("gpus", ("id", "name", "memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "scaleup_link"), "GPUs"),
+            ("offers", ("id", "gpu", "gpus_per_node", "on_demand_usd_per_hour", "inter_node_fabric"), "rentable offers"),
+            ("models", ("id", "name", "total_params_b", "active_params_b", "num_layers", "max_context"), "models"),
+        ):
+            p = csub.add_parser(kind, help=f"list {what}", description=f"List the catalog's {what}.")
+            p.add_argument("--json", action="store_true", help="print records as JSON")
+            p.set_defaults(run=_listing(kind, columns))
+        p = csub.add_parser("import-model", help="add a model from a Hugging Face config.json",
+                            description="Compute a model's shape and parameter count from its config.json and add it "
+                                        "to the imported catalog rows.")
+        p.add_argument("config", help="path to config.json")
+        p.add_argument("--name", required=True, help="display name, e.g. 'My Llama 13B'")
+        p.add_argument("--id", help="catalog id (default: derived from the name)")
+        p.set_defaults(run=cmd_import_model)
+        p = csub.add_parser("import-skypilot", help="import offers from a SkyPilot vms.csv",
+                            description="Import a provider's instance types and prices from a SkyPilot catalog CSV.")
+        p.add_argument("file", help="path to the SkyPilot vms.csv")
+        p.add_argument("--provider", required=True, help="provider id, e.g. aws, gcp, lambda")
+        p.add_argument("--observed-on", default=dt.date.today().isoformat(), help="date the prices were read (ISO)")
+        p.set_defaults(run=cmd_import_skypilot)
+        p = csub.add_parser("refresh", help="download current prices from SkyPilot's hosted catalog",
+                            description="Download SkyPilot's current vms.csv per provider, show what changed against the "
+                                        "bundled prices, and keep the new prices (with URL and date) for later answers. "
+                                        "A failed download keeps the previous prices. Environment: "
+                                        "GPU_ADVISOR_CATALOG_URL (base URL), GPU_ADVISOR_CATALOG_DB.")
+        p.add_argument("--provider", action="append", metavar="ID",
+                       help="only this provider (repeatable; default: every provider SkyPilot covers)")
+        p.add_argument("--base-url", help="where the <cloud>/vms.csv files are (default: GPU_ADVISOR_CATALOG_URL or "
+                                          "SkyPilot's public catalog, schema v8)")
+        p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each download (default 30)")
+        p.add_argument("--all-regions", action="store_true",
+                       help="keep every region (default: the regions the bundled data prices)")
+        p.add_argument("--json", action="store_true", help="print the report as JSON")
+        p.set_defaults(run=cmd_catalog_refresh)
+        p = csub.add_parser("lookup", help="look a model up on the Hugging Face Hub",
+                            description="Read a model's config.json and safetensors headers from the Hugging Face Hub "
+                                        "(a repo id like Qwen/Qwen3-32B, or a name to search) and cache it in the "
+                                        "catalog. Environment: HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE.")
+        p.add_argument("name", help="repo id (org/name) or model name")
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
+        p.set_defaults(run=cmd_catalog_lookup)
+
     return parser
 
 
@@ -475,8 +492,9 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdo
          exiting: bool = False) -> int:
     """Run one command and return its exit code. `exiting`: the process ends with this command (the
     console script), so a one-shot command leaves without the interpreter's teardown (`_leave`)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(given[0] if given and given[0] in COMMANDS else None)
+    args = parser.parse_args(given)
     out = stdout or sys.stdout
     config = Config.from_env()
     name = " ".join(filter(None, [args.command, getattr(args, "catalog_command", None)]))

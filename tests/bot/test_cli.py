@@ -180,3 +180,36 @@ def test_catalog_import_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 def test_catalog_import_model_bad_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "import-model", str(tmp_path / "missing.json"), "--name", "X"]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["ask", "--json", "QLoRA 70B"], ["ask", "--details", "serve", "8B"], ["estimate", "--json"], ["chat"],
+    ["vram", "70B", "qlora"], ["serve", "--port", "0", "--workers", "2"], ["catalog", "gpus", "--json"],
+    ["catalog", "refresh", "--provider", "aws", "--timeout", "5"], ["catalog", "lookup", "Qwen/Qwen3-32B"],
+])
+def test_a_parser_built_for_one_command_reads_it_as_the_whole_parser_does(argv: list[str]) -> None:
+    def read(parser: argparse.ArgumentParser) -> dict[str, object]:
+        args = vars(parser.parse_args(argv))
+        run = args.pop("run")  # a listing's function is made per parser: compare what it is made of
+        return {**args, "run": (run.__qualname__, [c.cell_contents for c in run.__closure__ or ()])}
+
+    assert read(build_parser(argv[0])) == read(build_parser())
+
+
+@pytest.mark.parametrize("argv", [["ask", "--help"], ["ask"], ["vram"], ["catalog", "--help"], ["serve", "--port", "x"]])
+def test_help_and_usage_errors_of_a_command_read_the_same_from_its_own_parser(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    said = []
+    for parser in (build_parser(argv[0]), build_parser()):
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        said.append(capsys.readouterr())
+    assert said[0] == said[1]
+    assert said[0].out or said[0].err
+
+
+def test_an_unknown_command_lists_every_command() -> None:
+    done = run("frobnicate")
+    assert done.returncode == 2
+    assert "invalid choice: 'frobnicate'" in done.stderr
+    assert all(name in done.stderr for name in ("ask", "estimate", "chat", "vram", "serve", "catalog"))
