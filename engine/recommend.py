@@ -392,11 +392,6 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     elif pricing == "spot":
         notes.append("spot for serving: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
                      "the load balancer; the figures are for the spot fleet alone")
-    if guessed and w.dataset_tokens:
-        # the runs' whole cost (a job longer than a month is not one monthly bill)
-        per_b = [c.work * 1e9 / (float(w.dataset_tokens) * float(w.epochs or 1)) for c in candidates.values()]
-        if per_b:
-            notes.append(f"cost per 1B training tokens on the cheapest option: ${min(per_b):,.0f} (scale it to your real token count)")
 
     if not candidates and fit_only is None:
         for planned in tried:  # a serving shape that fits nowhere is built only now, for its breakdown
@@ -405,6 +400,14 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             if per_gpu_gb is not None and planned.gpus * planned.gpu.memory_gb > largest_gb:
                 largest, largest_gb = (planned.gpu.id, planned.gpus, per_gpu_gb), planned.gpus * planned.gpu.memory_gb
     shortlisted = _shortlist(list(candidates.values()))
+    if guessed and w.dataset_tokens:
+        # the runs' whole cost (a job longer than a month is not one monthly bill), on an option the answer lists;
+        # named, since it need not be the pick (a cheaper, slower one is ranked after a faster one)
+        tokens = float(w.dataset_tokens) * float(w.epochs or 1)
+        cheapest_c = min(shortlisted, key=lambda c: (c.work, c.name), default=None)
+        if cheapest_c is not None:
+            notes.append(f"cost per 1B training tokens on the cheapest option ({cheapest_c.name}): "
+                         f"${cheapest_c.work * 1e9 / tokens:,.0f} (scale it to your real token count)")
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
     options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)

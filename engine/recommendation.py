@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from catalog.records import CatalogData
 from engine.models import TRAINING_MODES, Option, Problem, Recommendation, TcoOption, Workload
-from engine.offer_plans import is_late
+from engine.offer_plans import is_late, lateness
 from engine.tco import row_usd
 
 if TYPE_CHECKING:
@@ -91,15 +91,23 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     training = (w.mode or "inference") in TRAINING_MODES
     job = min((t.job_usd for t in primary.tco if t.job_usd is not None), default=None)
     missed = [t for t in primary.throughput.targets if not t.met]
+    # cheaper options the ranking puts after the pick because their runs overrun the slot further
+    later = sorted((o for o in options if _late(o, w) > _late(primary, w) and work_usd(o, w) < work_usd(primary, w)),
+                   key=lambda o: (work_usd(o, w), o.name))
+    lowest = f"lowest cost among the options that {_finish(primary, w)}" if later else "lowest cost"
     if job is not None and primary.hours_per_run:
-        why = [f"lowest cost for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
+        why = [f"{lowest} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
                f"(${primary.total_usd:,.0f} a month)"]
     elif training:
-        why = [f"lowest monthly total: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
+        why = [f"{lowest.replace('lowest cost', 'lowest monthly total')}: ${primary.total_usd:,.0f} for "
+               f"{w.runs_per_month or 1:g} run(s)"]
     else:
         met = "that meets the targets" if primary.throughput.targets and not missed else ""
         lowest = "lowest monthly total" if primary.total_usd <= min(o.total_usd for o in options) * 1.0001 else "recommended"
         why = [f"{' '.join(part for part in (lowest, met) if part)}: ${primary.total_usd:,.0f} always on"]
+    if later and later[0].hours_per_run:
+        why.append(f"cheapest: {later[0].name}, ${work_usd(later[0], w):,.0f}, but {later[0].hours_per_run / 24:,.0f} days "
+                   "per run: ranked after options that finish sooner")
     if missed:
         why.append("closest to the targets, which no option meets: " + "; ".join(
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
@@ -166,12 +174,22 @@ def _provider_of(option: Option) -> str:
     return option.tco[0].provider if option.tco else option.name
 
 
+def _late(option: Option, w: Workload | None) -> int:
+    """How far a training run overruns its slot, as the ranking counts it (0: on time)."""
+    return lateness(w, option.hours_per_run or 0.0) if w is not None else 0
+
+
+def _finish(option: Option, w: Workload | None) -> str:
+    """What the options ranked with `option` have in common when cheaper ones are ranked after it."""
+    return "finish in time" if _late(option, w) == 0 else "finish soonest"
+
+
 def _winner(options: Iterable[Option], workflow: str, w: Workload | None = None) -> tuple[Option, float, Option | None, float]:
     """Cheapest option under a workflow and the cheapest from a *different* provider (a 1-GPU and an
     8-GPU shape of one provider tie, and 'wins by $0' helps nobody). Options whose run overruns its
-    target come last."""
-    ordered = sorted(options, key=lambda o: (w is not None and is_late(w, o.hours_per_run or 0.0),
-                                             _workflow_total(o, workflow, w), o.name))
+    target come after, the latest last, as they are ranked: when every option overruns, a cheaper one
+    that runs twice as long is not the winner the ranking shows."""
+    ordered = sorted(options, key=lambda o: (_late(o, w), _workflow_total(o, workflow, w), o.name))
     first = ordered[0]
     second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
     return first, _workflow_total(first, workflow, w), second, (_workflow_total(second, workflow, w) if second else math.nan)
@@ -185,8 +203,11 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
         cw, c_total, c_second, c_second_total = _winner(options, "cached", w)
         uw, u_total, u_second, u_second_total = _winner(options, "uncached", w)
         if c_second is not None and u_second is not None and _provider_of(cw) == _provider_of(uw):
+            # a cheaper option whose runs overrun their slot further is ranked after: the winner is not "cheapest"
+            undercut = any(_late(o, w) > _late(cw, w) and _workflow_total(o, "cached", w) < c_total for o in options)
+            stays = f"stays first of the options that {_finish(cw, w)}" if undercut else "stays cheapest"
             lines.append(
-                f"cached or pulled every run, {cw.name} stays cheapest: by ${c_second_total - c_total:,.0f} cached, "
+                f"cached or pulled every run, {cw.name} {stays}: by ${c_second_total - c_total:,.0f} cached, "
                 f"${u_second_total - u_total:,.0f} pulling every run"
             )
         elif c_second is not None:
@@ -198,7 +219,10 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
     workflow = "uncached" if w.cache_dataset is not True and has_both else "cached"
     p_fixed, p_per_run = _per_run_and_fixed(primary, workflow, runs)
     best: tuple[float, Option] | None = None
-    for other in [o for o in options if _provider_of(o) != _provider_of(primary)][:12]:
+    # only options that finish as early as the pick: a cheaper one that overruns its slot further is ranked
+    # after it whatever the run count
+    rivals = [o for o in options if _provider_of(o) != _provider_of(primary) and _late(o, w) <= _late(primary, w)]
+    for other in rivals[:12]:
         o_fixed, o_per_run = _per_run_and_fixed(other, workflow, runs)
         if o_per_run < p_per_run - 1e-9:
             crossing = (o_fixed - p_fixed) / (p_per_run - o_per_run)
