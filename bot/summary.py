@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.caveats import cheapest_fitting, decision_caveats
+from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -32,6 +32,7 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
+from engine.diff import provider_of
 from engine.models import Advice, Option, TargetCheck
 from engine.recommend import owns_gpus
 from parser.questions import serving_without_load
@@ -125,8 +126,10 @@ def _per_user(option: Option) -> float | None:
     return fig.value if fig is not None else None
 
 
-def _comparison(advice: Advice) -> list[ComparisonRow]:
-    """Winner, runner-up, and whichever of the cheapest / fastest alternative is not already shown."""
+def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[ComparisonRow]:
+    """Winner, runner-up, and whichever of the cheapest / fastest alternative is not already shown. A
+    cheapest row a service should not run on says why in its label ("cheapest, no SLA"), since the
+    sentence about it is the first the one-note budget drops when a question is open."""
     if not advice.options:
         return []
     by_name = {o.name: o for o in advice.options}
@@ -147,10 +150,22 @@ def _comparison(advice: Advice) -> list[ComparisonRow]:
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
-        picked.append(("cheapest, slower" if slower else "cheapest", cheapest))
+        unfit = _unfit_for_service(cheapest, kinds) if serving else None
+        picked.append((f"cheapest, {unfit}" if unfit else "cheapest, slower" if slower else "cheapest", cheapest))
     elif fastest is not None and fastest.name not in shown:
         picked.append(("fastest", fastest))
     return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
+
+
+def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | None:
+    """Why an always-on service would not run on this option, in two words, or None."""
+    if kinds is None:
+        return None
+    if provider_of(option) in kinds.marketplaces:
+        return "no SLA"  # one rented machine (a GeForce card there too: the SLA is the first thing missing)
+    if option.gpu in kinds.consumer_gpus:
+        return "GeForce"  # NVIDIA's driver licence excludes datacenter deployment, and the cards have no ECC
+    return None
 
 
 def _comparison_row(role: str, option: Option, serving: bool, winner: str) -> ComparisonRow:
@@ -522,7 +537,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         targets=[target_line(t) for t in tp.targets if _stated(advice, t)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
-        comparison=_comparison(advice),
+        comparison=_comparison(advice, response.hardware),
         unit_cost_label="per 1M tokens" if serving else "per run",
         speed_label="per user" if serving else "time per run",
         key_assumptions=assumptions,

@@ -1,0 +1,57 @@
+"""The first message's comparison rows: a cheapest row that an always-on service should not run on says why in
+its label, since the sentence about it is the first the one-note budget drops when a question is open."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from bot.caveats import HardwareKinds
+from bot.summary import _comparison, _unfit_for_service
+from bot.terminal import render_terminal
+from engine.diff import provider_of
+
+
+def _compared(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Compared ("))
+    return [line for line in lines[start + 1:] if line.startswith(("  * ", "  - "))]
+
+
+def test_a_marketplace_cheapest_row_for_a_service_says_no_sla(real_advisor: Any) -> None:
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve Mistral Small 3 24B")
+    rows = _compared(render_terminal(response, real_advisor.display_names()))
+    cheapest = next(row for row in rows if "cheapest" in row)
+    assert cheapest.startswith("  - cheapest, no SLA Vast.ai (marketplace)")
+
+
+def test_the_role_column_widens_for_a_long_label_and_keeps_names_aligned(real_advisor: Any) -> None:
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve Mistral Small 3 24B")
+    geforce = frozenset(o.gpu for o in response.advice.options if "GeForce" in o.name)
+    response = dataclasses.replace(response, hardware=HardwareKinds(consumer_gpus=geforce))  # no marketplaces known
+    names = {o.name for o in response.advice.options}
+    rows = _compared(render_terminal(response, real_advisor.display_names()))
+    assert any(row.startswith("  - cheapest, GeForce ") for row in rows)  # 17 characters: past the usual 16
+    starts = {min(row.index(n) for n in names if n in row) for row in rows}
+    assert len(starts) == 1, rows  # every option name starts in the same column
+
+
+def test_why_a_service_should_not_run_on_an_option(real_advisor: Any) -> None:
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve Mistral Small 3 24B")
+    option = next(o for o in response.advice.options if "RTX 5090" in o.name)
+    provider = provider_of(option)
+    assert _unfit_for_service(option, None) is None
+    assert _unfit_for_service(option, HardwareKinds()) is None
+    assert _unfit_for_service(option, HardwareKinds(marketplaces=frozenset({provider}))) == "no SLA"
+    assert _unfit_for_service(option, HardwareKinds(consumer_gpus=frozenset({option.gpu}))) == "GeForce"
+    both = HardwareKinds(consumer_gpus=frozenset({option.gpu}), marketplaces=frozenset({provider}))
+    assert _unfit_for_service(option, both) == "no SLA"
+
+
+def test_a_training_answer_labels_a_marketplace_cheapest_row_as_it_always_did(real_advisor: Any) -> None:
+    """A restartable training run can use a marketplace host: its own line says so, the label does not."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "full fine-tune llama 3 8b on 2B tokens, 3 epochs")
+    every = HardwareKinds(marketplaces=frozenset(provider_of(o) for o in response.advice.options),
+                          consumer_gpus=frozenset(o.gpu for o in response.advice.options))
+    roles = [row.role for row in _comparison(response.advice, every)]
+    assert roles and not any("SLA" in r or "GeForce" in r for r in roles)
