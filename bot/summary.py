@@ -433,7 +433,8 @@ def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) ->
 BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off)\. (\d+) x (.+?) as servers cost ~\$([\d,]+) .*? pay for "
                          r"themselves after ([\d,]+) busy hours \(~([\d.,]+) months around the clock\) against "
                          r"\$([\d.,]+)/GPU-hour(?: \((.+?), the cheapest with an SLA\); against a \$([\d.,]+) marketplace "
-                         r"host: (~[\d,]+ months|never))?")
+                         r"host: (~[\d,]+ months|never))?(?:; against 1-3 year reserved capacity \(~\d+% below on-demand, "
+                         r"\$[\d.,]+/GPU-hour\): (~[\d,]+ months|never))?")
 
 
 def _buy_or_rent_headline(response: Response) -> str:
@@ -445,13 +446,18 @@ def _buy_or_rent_headline(response: Response) -> str:
     found = BUY_OR_RENT.match(note)
     if found is None:
         return ""
-    verdict, gpus, gpu, _, _, months, rate, sla_name, market_rate, market = found.groups()
+    verdict, gpus, gpu, _, _, months, rate, sla_name, market_rate, market, reserved = found.groups()
     busy = f"{float(months.replace(',', '')):,.0f}+ months around the clock"
-    # against a marketplace pick, the break-even is the SLA provider's; the marketplace figure follows it
-    basis = (f"vs ${rate}/GPU-h at {sla_name}; {market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name
-             else f"break-even vs ${rate}/GPU-h; server and power counted")
-    short = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else basis  # a header holds 150 characters
-    for said in (basis, short):
+    # against a marketplace pick, the break-even is the SLA provider's; the marketplace figure follows it. Hardware
+    # kept busy for years is also weighed against reserved rent, which a header says before the marketplace figure
+    at = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else f"vs ${rate}/GPU-h" + (" on-demand" if reserved else "")
+    versus_reserved = f"{reserved.lstrip('~')} vs 1-3 yr reserved" if reserved and reserved != "never" else ""
+    versus_market = f"{market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name and market else ""
+    candidates = ["; ".join(p for p in (at, versus_reserved, versus_market) if p),
+                  "; ".join(p for p in (at, versus_reserved) if p), at]
+    if not (sla_name or versus_reserved):  # the rate is the pick's own (reserved or spot, as asked)
+        candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
+    for said in candidates:  # the fullest that fits: a header holds 150 characters
         headline = (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} ({said})" if verdict == "rent"
                     else f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} ({said})")
         if len(headline) <= HEADER_TEXT:

@@ -39,7 +39,7 @@ from engine.recommend import (
     owns_gpus,
 )
 from engine.recommendation import fits_nowhere_problem
-from engine.tco import row_usd
+from engine.tco import RESERVED_DISCOUNT_ASSUMED, row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
 from engine.validate import blocking, duration_problem, validate
@@ -124,7 +124,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         fit_gpu = data.gpu(fit.plan.gpu)
         if fit_gpu is not None:
             notes.extend(_break_even_note(fit_gpu, gpus, fit.usd_per_hour / gpus, data,
-                                          fit.offer.provider if fit.offer is not None else None))
+                                          fit.offer.provider if fit.offer is not None else None, effective.pricing))
         notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest per token trained is {fit.name} "
                         f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
                         "say e.g. '1B tokens, 3 epochs' for the costs")
@@ -351,11 +351,12 @@ def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
 
 
 def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData | None = None,
-                     provider_id: str | None = None) -> list[str]:
+                     provider_id: str | None = None, pricing: str | None = None) -> list[str]:
     """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price. When
     `rate` is a marketplace host's (one machine, no SLA, prices that move daily), the verdict is taken against
     the cheapest provider with an SLA instead, and the marketplace figure is given beside it: a purchase is
-    weighed against the rental a team would actually run on for years."""
+    weighed against the rental a team would actually run on for years; for the same reason an on-demand rate is
+    also weighed as 1-3 year reserved capacity (`pricing`: the rate's basis, on-demand when not given)."""
     if not gpu.purchase_price_usd or rate <= 0:
         return []
     hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
@@ -380,6 +381,14 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
         return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power of owned {gpu.name} servers"]
     months = even / HOURS_PER_MONTH
     verdict = "rent" if months > 24 else "buying can pay off"
+    if (pricing or "on_demand") == "on_demand":
+        # hardware kept busy for years is weighed against the rent a team would commit to for that long
+        reserved_rate = rate * (1 - RESERVED_DISCOUNT_ASSUMED)
+        reserved_hours = hours_at(reserved_rate)
+        reserved = (f"~{reserved_hours / HOURS_PER_MONTH:,.0f} months" if reserved_hours > 0
+                    else "never: that rent barely covers the power")
+        alternative += (f"; against 1-3 year reserved capacity (~{RESERVED_DISCOUNT_ASSUMED:.0%} below on-demand, "
+                        f"${reserved_rate:,.2f}/GPU-hour): {reserved}")
     return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
             f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
             f"{even:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour{alternative}; power for "
@@ -397,7 +406,8 @@ def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:
     rate = compute.inputs.get("usd_per_gpu_hour")
     if not isinstance(rate, int | float):
         return []
-    return _break_even_note(gpu, chosen.cluster.gpus, float(rate), data, chosen.tco[0].provider if chosen.tco else None)
+    return _break_even_note(gpu, chosen.cluster.gpus, float(rate), data, chosen.tco[0].provider if chosen.tco else None,
+                            w.pricing)
 
 
 def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: dict[str, Any] | None,

@@ -161,6 +161,9 @@ def test_buy_vs_rent_against_a_marketplace_host_takes_the_cheapest_sla_rate() ->
     power = 8 * 0.7 * 1.8 * 1.3 * 0.12
     assert f"{360_000 / (8 * 2.69 - power):,.0f} busy hours" in note and "against $2.69/GPU-hour (Runpod" in note
     assert note.startswith("buy vs rent: rent.") and "against a $1.87 marketplace host: ~37 months" in note
+    # and against committing to rent for years: on-demand less 30%, $1.883/GPU-hour -> 27,071 h = 37 months
+    reserved_months = 360_000 / (8 * 2.69 * 0.7 - power) / 730
+    assert f"against 1-3 year reserved capacity (~30% below on-demand, $1.88/GPU-hour): ~{reserved_months:,.0f} months" in note
     # a pick at a provider with an SLA keeps its own rate
     assert "marketplace" not in _break_even_note(gpu, 8, 2.69, data, "runpod")[0]
 
