@@ -337,6 +337,9 @@ def stated_mfu(advice: Advice) -> float | None:
     return float(mfu) if isinstance(mfu, int | float) else None
 
 
+TRAINING_SEQ_SAID_AT = 0.85  # share of usable memory from which a training plan's assumed sequence length is said
+
+
 def key_assumptions(advice: Advice) -> str:
     """The assumptions that move the answer most, in a few words each: token count, utilisation, pricing."""
     found = {a.field: a for a in advice.assumptions}
@@ -357,6 +360,12 @@ def key_assumptions(advice: Advice) -> str:
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):
             bits.append(f"busy {busy:.0%} of the time")
+    seq = found.get("seq_len")
+    mem = advice.memory
+    if (seq is not None and not _is_serving(advice) and isinstance(seq.value, int | float) and mem is not None
+            and mem.usable_gb_per_gpu and mem.per_gpu_gb >= TRAINING_SEQ_SAID_AT * mem.usable_gb_per_gpu):
+        # a training plan this full would not hold much longer sequences: the length it assumed is said up front
+        bits.append(f"{int(seq.value):,}-token sequences")
     for name, what in (("concurrency", "concurrent user"), ("seq_len", "tokens of context")):
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):

@@ -1,0 +1,34 @@
+"""The first message's "Assumes" line: a training plan whose memory is nearly full says the sequence length
+it assumed, since a longer one may not fit (full fine-tune of 70B on 8 MI300X: 164 of 173 GB at 2,048 tokens)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.summary import TRAINING_SEQ_SAID_AT, build_answer_view
+
+
+def _assumes(real_advisor: Any, *texts: str) -> tuple[str, Any]:
+    conversation = real_advisor.new_conversation()
+    for text in texts:
+        response = real_advisor.respond(conversation, text)
+    view = build_answer_view(response, real_advisor.display_names())
+    return view.key_assumptions, response.advice
+
+
+def test_a_nearly_full_training_plan_says_its_assumed_sequence_length(real_advisor: Any) -> None:
+    line, advice = _assumes(real_advisor, "full fine-tune Llama 3.1 70B on 1B tokens on MI300X")
+    assert advice.memory.per_gpu_gb >= TRAINING_SEQ_SAID_AT * advice.memory.usable_gb_per_gpu
+    assert "· 2,048-token sequences ·" in line, line
+
+
+@pytest.mark.parametrize("texts", [
+    ("QLoRA fine-tune Llama 3.1 8B on 50M tokens",),  # 10 of 72 GB: the length cannot change the plan
+    ("full fine-tune Llama 3.1 70B on 1B tokens on MI300X", "8k-token sequences"),  # stated, not assumed
+    ("serve Llama 3.1 8B for 32 users",),  # serving says its context its own way
+])
+def test_otherwise_the_sequence_length_is_not_in_the_line(real_advisor: Any, texts: tuple[str, ...]) -> None:
+    line, _ = _assumes(real_advisor, *texts)
+    assert "-token sequences" not in line, line
