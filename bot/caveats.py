@@ -65,6 +65,11 @@ def _picked(advice: Advice) -> list[tuple[str, Option]]:
     return [(role, by_name[n]) for role, n in wanted if n and n in by_name]
 
 
+def service_risks(option: Option, kinds: HardwareKinds) -> tuple[bool, bool]:
+    """(a GeForce card, a marketplace host): why an always-on service would not run on this option."""
+    return option.gpu in kinds.consumer_gpus, _provider(option) in kinds.marketplaces
+
+
 def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] = ("The pick", "The runner-up")
                    ) -> str | None:
     note = _starting(advice.notes, CONSUMER_NOTE)
@@ -74,7 +79,7 @@ def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] 
     pick = next((o for r, o in picked if r == "The pick"), None)
 
     def what(option: Option) -> str | None:
-        geforce, market = option.gpu in kinds.consumer_gpus, _provider(option) in kinds.marketplaces
+        geforce, market = service_risks(option, kinds)
         if not (geforce or market):
             return None
         return {(True, True): "a GeForce card on a marketplace host: its driver licence excludes datacenters, "

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats
+from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats, service_risks
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -32,7 +32,6 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
-from engine.diff import provider_of
 from engine.models import Advice, Option, TargetCheck
 from engine.recommend import owns_gpus
 from parser.questions import serving_without_load
@@ -161,11 +160,10 @@ def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | Non
     """Why an always-on service would not run on this option, in two words, or None."""
     if kinds is None:
         return None
-    if provider_of(option) in kinds.marketplaces:
+    geforce, market = service_risks(option, kinds)
+    if market:
         return "no SLA"  # one rented machine (a GeForce card there too: the SLA is the first thing missing)
-    if option.gpu in kinds.consumer_gpus:
-        return "GeForce"  # NVIDIA's driver licence excludes datacenter deployment, and the cards have no ECC
-    return None
+    return "GeForce" if geforce else None  # NVIDIA's driver licence excludes datacenters, and no ECC
 
 
 def _comparison_row(role: str, option: Option, serving: bool, winner: str) -> ComparisonRow:
@@ -459,12 +457,13 @@ def _buy_or_rent_headline(response: Response) -> str:
     busy = f"{float(months.replace(',', '')):,.0f}+ months around the clock"
     # against a marketplace pick, the break-even is the SLA provider's; the marketplace figure follows it. Hardware
     # kept busy for years is also weighed against reserved rent, which a header says before the marketplace figure
-    at = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else f"vs ${rate}/GPU-h" + (" on-demand" if reserved else "")
     versus_reserved = f"{reserved.lstrip('~')} vs 1-3 yr reserved" if reserved and reserved != "never" else ""
-    versus_market = f"{market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name and market else ""
-    candidates = ["; ".join(p for p in (at, versus_reserved, versus_market) if p),
-                  "; ".join(p for p in (at, versus_reserved) if p), at]
-    if not (sla_name or versus_reserved):  # the rate is the pick's own (reserved or spot, as asked)
+    if sla_name or versus_reserved:
+        at = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else f"vs ${rate}/GPU-h on-demand"
+        versus_market = f"{market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name and market else ""
+        candidates = ["; ".join(p for p in (at, versus_reserved, versus_market) if p),
+                      "; ".join(p for p in (at, versus_reserved) if p), at]
+    else:  # the rate is the pick's own (reserved or spot, as asked)
         candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
     for said in candidates:  # the fullest that fits: a header holds 150 characters
         headline = (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} ({said})" if verdict == "rent"

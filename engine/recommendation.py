@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from catalog.records import CatalogData
+from engine.diff import provider_of
 from engine.models import TRAINING_MODES, Option, Problem, Recommendation, TcoOption, Workload
 from engine.offer_plans import is_late, lateness
 from engine.tco import row_usd
@@ -63,7 +64,7 @@ def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
     add(next((o for o in options if any(r.item == "managed" and r.usd > 0 for t in o.tco for r in t.rows)), None))
     add(next((o for o in options if o.gpu != primary.gpu), None))  # cheapest other GPU type
     add(next((o for o in options if o.offer_id is None), None))  # your quote
-    add(next((o for o in options if _provider_of(o) != _provider_of(primary)), None))  # runner-up elsewhere
+    add(next((o for o in options if provider_of(o) != provider_of(primary)), None))  # runner-up elsewhere
     return picks[:MAX_ALTERNATIVES]
 
 
@@ -94,13 +95,12 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     # cheaper options the ranking puts after the pick because their runs overrun the slot further
     later = sorted((o for o in options if _late(o, w) > _late(primary, w) and work_usd(o, w) < work_usd(primary, w)),
                    key=lambda o: (work_usd(o, w), o.name))
-    lowest = f"lowest cost among the options that {_finish(primary, w)}" if later else "lowest cost"
+    among = f" among the options that {_finish(primary, w)}" if later else ""
     if job is not None and primary.hours_per_run:
-        why = [f"{lowest} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
+        why = [f"lowest cost{among} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
                f"(${primary.total_usd:,.0f} a month)"]
     elif training:
-        why = [f"{lowest.replace('lowest cost', 'lowest monthly total')}: ${primary.total_usd:,.0f} for "
-               f"{w.runs_per_month or 1:g} run(s)"]
+        why = [f"lowest monthly total{among}: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
     else:
         met = "that meets the targets" if primary.throughput.targets and not missed else ""
         lowest = "lowest monthly total" if primary.total_usd <= min(o.total_usd for o in options) * 1.0001 else "recommended"
@@ -111,7 +111,7 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     if missed:
         why.append("closest to the targets, which no option meets: " + "; ".join(
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
-    runner = next((o for o in options[1:] if _provider_of(o) != _provider_of(primary)), None)
+    runner = next((o for o in options[1:] if provider_of(o) != provider_of(primary)), None)
     if runner is not None:
         saved = work_usd(runner, w) - work_usd(primary, w)
         if saved >= 0:
@@ -170,10 +170,6 @@ def _on_target(option: Option, w: Workload) -> bool:
     return all(t.met for t in option.throughput.targets) and not is_late(w, option.hours_per_run or 0.0)
 
 
-def _provider_of(option: Option) -> str:
-    return option.tco[0].provider if option.tco else option.name
-
-
 def _late(option: Option, w: Workload | None) -> int:
     """How far a training run overruns its slot, as the ranking counts it (0: on time)."""
     return lateness(w, option.hours_per_run or 0.0) if w is not None else 0
@@ -191,7 +187,7 @@ def _winner(options: Iterable[Option], workflow: str, w: Workload | None = None)
     that runs twice as long is not the winner the ranking shows."""
     ordered = sorted(options, key=lambda o: (_late(o, w), _workflow_total(o, workflow, w), o.name))
     first = ordered[0]
-    second = next((o for o in ordered[1:] if _provider_of(o) != _provider_of(first)), None)
+    second = next((o for o in ordered[1:] if provider_of(o) != provider_of(first)), None)
     return first, _workflow_total(first, workflow, w), second, (_workflow_total(second, workflow, w) if second else math.nan)
 
 
@@ -202,7 +198,7 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
     if has_both:
         cw, c_total, c_second, c_second_total = _winner(options, "cached", w)
         uw, u_total, u_second, u_second_total = _winner(options, "uncached", w)
-        if c_second is not None and u_second is not None and _provider_of(cw) == _provider_of(uw):
+        if c_second is not None and u_second is not None and provider_of(cw) == provider_of(uw):
             # a cheaper option whose runs overrun their slot further is ranked after: the winner is not "cheapest"
             undercut = any(_late(o, w) > _late(cw, w) and _workflow_total(o, "cached", w) < c_total for o in options)
             stays = f"stays first of the options that {_finish(cw, w)}" if undercut else "stays cheapest"
@@ -212,7 +208,7 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
             )
         elif c_second is not None:
             lines.append(f"if you cache the dataset after one pull: {cw.name} wins by ${c_second_total - c_total:,.0f} (over {c_second.name})")
-        if u_second is not None and _provider_of(cw) != _provider_of(uw):
+        if u_second is not None and provider_of(cw) != provider_of(uw):
             lines.append(f"if every run pulls the dataset from {w.data_location}: {uw.name} wins by ${u_second_total - u_total:,.0f} (over {u_second.name})")
     runs = float(w.runs_per_month or 1.0)
     primary = options[0]
@@ -221,7 +217,7 @@ def what_would_change(options: list[Option], w: Workload) -> list[str]:
     best: tuple[float, Option] | None = None
     # only options that finish as early as the pick: a cheaper one that overruns its slot further is ranked
     # after it whatever the run count
-    rivals = [o for o in options if _provider_of(o) != _provider_of(primary) and _late(o, w) <= _late(primary, w)]
+    rivals = [o for o in options if provider_of(o) != provider_of(primary) and _late(o, w) <= _late(primary, w)]
     for other in rivals[:12]:
         o_fixed, o_per_run = _per_run_and_fixed(other, workflow, runs)
         if o_per_run < p_per_run - 1e-9:

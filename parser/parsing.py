@@ -32,7 +32,7 @@ _LOADED_FROM_CACHE = False  # whether the current parser was read back from the 
 
 def use_grammar_cache(path: str | None) -> None:
     """Let the caller (the bot/CLI, which owns files) name a file that keeps the parser ready to use:
-    the LALR tables and lexers as built, so a cold start reads them back (~2 ms) instead of building
+    the LALR tables and lexers as built, so a cold start reads them back (~5 ms) instead of building
     them (~80 ms) or loading Lark's own cache (~13 ms, spent rebuilding ~10,000 table entries one by
     one). The file is keyed on the grammar, the Lark and Python versions and the options, so any
     change rebuilds it. Without a call the parser touches no file."""
