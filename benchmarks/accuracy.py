@@ -287,6 +287,10 @@ def render(results: dict[str, list[dict]], extra: list[dict]) -> str:
               "engine.throughput.loaded_step): NIM's 5k-token prompts at 25 in flight come out at -1% (f09). Server runs are "
               "otherwise 10-28% faster in the estimate than measured (scheduler and sampling time per step are not modelled); "
               "the worst is TensorRT-LLM on H200 (f02), whose measured speed-up over H100 is 1.17x against a 1.43x bandwidth ratio.",
+              "- AMD serving: bandwidth and compute efficiencies x0.7 on AMD GPUs. Oracle Cloud's vLLM run of Llama 3.1 405B FP8 "
+              "on 8 MI300X (f19-f20) comes out at +42% / +52% without it and +8% / +15% with it, in line with the NVIDIA rows; "
+              "MLPerf Inference v4.1 (Llama 2 70B offline) measured 8 MI300X level with 8 H100 and about 30% behind 8 H200, "
+              "whose bandwidth and FP8 peak are lower. Two rows of one model and one stack: low confidence.",
               "- Training utilisation on NVLink datacenter GPUs: dense matmuls at 0.48 of peak and attention FLOPs at 0.53 of that "
               "(PaLM convention, attention FLOPs counted), the two fitted jointly to the Llama 2 and MosaicML rows, d14's 64k-token run "
               "included; x0.9 beyond 1,024 GPUs; checkpointing +2N FLOPs at x1.25 hardware utilisation (MosaicML HFU 57-68%). "

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.formatting import fmt_usd, fmt_usd_short, winner_name
-from engine.advise import METHODS_NOTE
+from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.models import Advice, Option
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -137,9 +137,13 @@ def _fp8_line(advice: Advice, amd: bool = False) -> str | None:
     return f"{said} --quantization fp8 --kv-cache-dtype fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
 
 
+def _note_match(advice: Advice, prefix: str, pattern: str) -> re.Match[str] | None:
+    """The engine note that starts with `prefix`, matched against `pattern` right after it (None when absent)."""
+    return re.match(re.escape(prefix) + pattern, _starting(advice.notes, prefix) or "")
+
+
 def _tight_line(advice: Advice) -> str | None:
-    note = _starting(advice.notes, TIGHT_NOTE)
-    found = re.match(re.escape(TIGHT_NOTE) + r"([\d.,]+) of ([\d.,]+) GB usable per GPU \((\d+%)", note or "")
+    found = _note_match(advice, TIGHT_NOTE, r"([\d.,]+) of ([\d.,]+) GB usable per GPU \((\d+%)")
     if found is None:
         return None
     return (f"Tight: {found.group(1)} of {found.group(2)} GB usable per GPU ({found.group(3)}); test the peak on one "
@@ -169,11 +173,19 @@ def _price_line(advice: Advice) -> str | None:
 def _methods_line(advice: Advice) -> str | None:
     """GPUs stated (to buy, or owned) for fine-tuning with no method named: which methods they hold. A full
     fine-tune that does not fit is what decides a purchase, so it comes first."""
-    note = _starting(advice.notes, METHODS_NOTE)
-    found = re.match(re.escape(METHODS_NOTE) + r"(\d+) x (.+?): (.+)$", note or "")
+    found = _note_match(advice, METHODS_NOTE, r"(\d+) x (.+?): (.+)$")
     if found is None:
         return None
     return f"{found.group(1)}× {found.group(2)}: {found.group(3)}"
+
+
+def _adapter_scale_line(advice: Advice) -> str | None:
+    """LoRA/QLoRA over tens of billions of tokens: the method, not the GPUs, is the first thing to question."""
+    found = _note_match(advice, ADAPTER_SCALE_NOTE, r"(~[\d,]+B) tokens")
+    if found is None:
+        return None
+    return (f"{found.group(1)} tokens per run is continued pre-training: there LoRA and QLoRA learn clearly less than a "
+            "full fine-tune (Biderman et al. 2024); reply “full fine-tune” to compare, or give the tokens you train on")
 
 
 def _rocm_line(advice: Advice) -> str | None:
@@ -262,17 +274,18 @@ def _managed_line(advice: Advice, kinds: HardwareKinds) -> str | None:
             f"(the pick: {fmt_usd_short(winner.total_usd)}/month)")
 
 
-def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list[str]:
+def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapest_labelled: bool = False) -> list[str]:
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
-    for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about."""
+    for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about.
+    `cheapest_labelled`: the comparison's cheapest row already says why a service should not run on it."""
     kinds = kinds or HardwareKinds()
     fp8_pick, fp8_runner_up = _weight_only_fp8_lines(advice)
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
     if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
-    lines = [_methods_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
+    lines = [_methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
-             _reservation_line(advice), _price_line(advice), _consumer_line(advice, kinds, ("The cheapest",)),
+             _reservation_line(advice), _price_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds),
              _model_line(advice), _managed_line(advice, kinds)]
@@ -282,10 +295,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None) -> list
 def cheapest_fitting(advice: Advice) -> str | None:
     """'AWS SageMaker 1x H100 SXM5 80GB (on-demand) at $7.91/hour' when there is no token count to
     cost a run: the hourly price of the cheapest configuration that fits, from the engine's note."""
-    note = _starting(advice.notes, NO_TOKENS_NOTE)
-    if note is None:
-        return None
-    found = re.match(re.escape(NO_TOKENS_NOTE) + r"(.+?) at \$([\d,]+(?:\.\d+)?)/hour", note)
+    found = _note_match(advice, NO_TOKENS_NOTE, r"(.+?) at \$([\d,]+(?:\.\d+)?)/hour")
     if found is None:
         return None
     return f"{found.group(1)} at {fmt_usd(float(found.group(2).replace(',', '')))}/hour"

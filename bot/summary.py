@@ -34,6 +34,7 @@ from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, Option, TargetCheck
 from engine.recommend import owns_gpus
+from engine.throughput import AMD_SERVING_NOTE
 from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
@@ -152,7 +153,8 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
         unfit = _unfit_for_service(cheapest, kinds) if serving else None
         picked.append((f"cheapest, {unfit}" if unfit else "cheapest, slower" if slower else "cheapest", cheapest))
     elif fastest is not None and fastest.name not in shown:
-        picked.append(("fastest", fastest))
+        unfit = _unfit_for_service(fastest, kinds) if serving else None
+        picked.append((f"fastest, {unfit}" if unfit else "fastest", fastest))
     return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
 
 
@@ -285,9 +287,17 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             bits.append(f"*{fmt_usd(best.per_run_usd)} per run*" + (
                 f" (storage and data transfer add {fmt_usd(extra)} for the month)" if extra >= 0.5 else ""))
         elif best is not None and best.job_usd:
-            # a run longer than a month: what the decision is about is the whole job, the monthly bill after it
-            bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month; "
-                        f"{fmt_usd(winner.total_usd)} a month while it runs, storage and data transfer included)")
+            # a run longer than a month: what the decision is about is the whole job, the monthly bill after it;
+            # several runs are that many jobs, and one run planned for a guessed token count says it is one
+            monthly = f"{fmt_usd(winner.total_usd)} a month while it runs, storage and data transfer included"
+            if guessed_runs:
+                bits.append(f"*{fmt_usd(best.job_usd)} for one run* (not {asked:g}: the token count is a guess; a run "
+                            f"lasts longer than a month; {monthly})")
+            elif runs and runs > 1:
+                bits.append(f"*{fmt_usd(best.job_usd * runs)} for {runs:g} runs* ({fmt_usd(best.job_usd)} each; a run "
+                            f"lasts longer than a month; {monthly})")
+            else:
+                bits.append(f"*{fmt_usd(best.job_usd)} for the whole job* (a run lasts longer than a month; {monthly})")
         else:
             if best is not None and best.per_run_usd:
                 bits.append(f"*{fmt_usd(best.per_run_usd)} per run*")
@@ -310,16 +320,26 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
 TARGET_MARGIN = 0.05  # a speed or latency target met with less than 5% to spare says so
 
 
-def target_line(check: TargetCheck) -> str:
-    """"per-user speed ≥ 20 tokens/s: target met (31)" or "... missed by 4.2 tokens/s (got 15.8)"."""
+def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
+    """"per-user speed ≥ 20 tokens/s: target met (31)" or "... missed by 4.2 tokens/s (got 15.8)".
+    `sized_margin`: the share over a per-user speed target the engine sized for, said when the plan has it."""
     label, unit, higher = TARGET_LABELS.get(check.name, (check.name.replace("_", " "), "", True))
     wanted = f"{'≥' if higher else '≤'} {fmt_num(check.wanted, unit)}"
     if check.met:
         margin = (check.got / check.wanted - 1 if higher else 1 - check.got / check.wanted) if check.wanted else 1.0
         # a target met by a hair is met on paper: real prompts, a slower kernel or a burst take the margin
         thin = f", {margin:.1%} to spare: plan headroom" if 0 <= margin < TARGET_MARGIN and check.name != "concurrency" else ""
+        if (not thin and sized_margin and check.name == "target_tokens_per_s_per_user"
+                and margin >= sized_margin * 0.999):
+            thin = f"; sized with {sized_margin:.0%} to spare"  # why the plan has more GPUs than the target alone needs
         return f"{label} {wanted}: target met ({fmt_num(check.got, unit)}{thin})"
     return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
+
+
+def speed_margin(advice: Advice) -> float | None:
+    """The margin over a stated per-user speed the engine sized the plan for (its `speed_margin` assumption)."""
+    found = next((a.value for a in advice.assumptions if a.field == "speed_margin"), None)
+    return float(found) if isinstance(found, int | float) else None
 
 
 def _stated(advice: Advice, check: TargetCheck) -> bool:
@@ -353,7 +373,9 @@ def key_assumptions(advice: Advice) -> str:
     elif tp is not None and tp.decode_tokens_per_s is not None:
         efficiency = tp.decode_tokens_per_s.inputs.get("bandwidth_efficiency")
         if isinstance(efficiency, int | float):
-            bits.append(f"{efficiency:.0%} of peak memory bandwidth")
+            per_user = tp.decode_tokens_per_s_per_sequence
+            amd = per_user is not None and any(n.startswith(AMD_SERVING_NOTE[:5]) for n in per_user.notes)
+            bits.append(f"{efficiency:.0%} of peak memory bandwidth" + (" (x0.7 on AMD)" if amd else ""))
     if tp is not None and tp.cost_per_1m_tokens_usd is not None:
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):
@@ -454,15 +476,20 @@ def _buy_or_rent_headline(response: Response) -> str:
     if found is None:
         return ""
     verdict, gpus, gpu, _, _, months, rate, sla_name, market_rate, market, reserved = found.groups()
-    busy = f"{float(months.replace(',', '')):,.0f}+ months around the clock"
-    # against a marketplace pick, the break-even is the SLA provider's; the marketplace figure follows it. Hardware
-    # kept busy for years is also weighed against reserved rent, which a header says before the marketplace figure
-    versus_reserved = f"{reserved.lstrip('~')} vs 1-3 yr reserved" if reserved and reserved != "never" else ""
-    if sla_name or versus_reserved:
-        at = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else f"vs ${rate}/GPU-h on-demand"
-        versus_market = f"{market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name and market else ""
-        candidates = ["; ".join(p for p in (at, versus_reserved, versus_market) if p),
-                      "; ".join(p for p in (at, versus_reserved) if p), at]
+    on_demand_months = f"{float(months.replace(',', '')):,.0f}"
+    busy = f"{on_demand_months}+ months around the clock"
+    at = f"vs ${rate}/GPU-h at {sla_name}" if sla_name else f"vs ${rate}/GPU-h on-demand"
+    # against a marketplace pick, the break-even is the SLA provider's; the marketplace figure follows it
+    versus_market = f"{market.lstrip('~')} vs a ${market_rate} marketplace host" if sla_name and market else ""
+    if reserved and reserved != "never":
+        # hardware kept busy for years competes with a 1-3 year commitment, not with hourly rent: that break-even
+        # leads, the on-demand one follows
+        busy = f"{float(reserved.lstrip('~').split()[0].replace(',', '')):,.0f}+ months around the clock"
+        at_on_demand = f"{on_demand_months} months {at}"
+        candidates = ["; ".join(p for p in ("vs 1-3 yr reserved", at_on_demand, versus_market) if p),
+                      f"vs 1-3 yr reserved; {at_on_demand}", "vs 1-3 yr reserved"]
+    elif sla_name:
+        candidates = ["; ".join(p for p in (at, versus_market) if p), at]
     else:  # the rate is the pick's own (reserved or spot, as asked)
         candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
     for said in candidates:  # the fullest that fits: a header holds 150 characters
@@ -505,7 +532,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if " buy" in f" {response.text.lower()}":  # "should I buy or rent": the break-even is the answer, up front
         notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
-    caveats = decision_caveats(advice, response.hardware)
+    comparison = [] if vram_only else _comparison(advice, response.hardware)
+    # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
+    labelled = any(row.role.startswith("cheapest, ") and row.role != "cheapest, slower" for row in comparison)
+    caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled)
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
     # an open question takes two lines of the ten-second read: one note fewer then
     notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 else 0) - (1 if response.questions else 0)]
@@ -548,10 +578,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         plan=_plan_line(advice, names),
         speed=_speed_line(advice, guessing) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
         cost=_cost_line(advice, asking, guessing),
-        targets=[target_line(t) for t in tp.targets if _stated(advice, t)] if tp else [],
+        targets=[target_line(t, speed_margin(advice)) for t in tp.targets if _stated(advice, t)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
-        comparison=_comparison(advice, response.hardware),
+        comparison=comparison,
         unit_cost_label="per 1M tokens" if serving else "per run",
         speed_label="per user" if serving else "time per run",
         key_assumptions=assumptions,

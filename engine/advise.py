@@ -135,6 +135,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
+    notes.extend(adapter_scale_note(effective))
     notes.extend(reasoning_reply_note(effective, model, throughput))
     return Advice(
         workload=w,
@@ -184,6 +185,25 @@ def reasoning_reply_note(effective: Workload, model: Any, throughput: Throughput
             f"{REASONING_REPLY_TOKENS[0]:,}-{REASONING_REPLY_TOKENS[1]:,} tokens: {short:,.0f}-{long:,.0f} s at "
             f"{speed.value:,.1f} tokens/s per user; say a per-user speed (e.g. “60 tokens/s per user”) if answers "
             "must come sooner"]
+
+
+ADAPTER_SCALE_NOTE = "adapters at pre-training scale: "
+ADAPTER_SCALE_TOKENS = 10e9  # tokens per run from which LoRA/QLoRA is questioned (typical fine-tuning sets are < 1B)
+
+
+def adapter_scale_note(effective: Workload) -> list[str]:
+    """LoRA or QLoRA over tens of billions of tokens per run: that is continued pre-training, where adapters learn
+    clearly less than a full fine-tune (Biderman et al. 2024, "LoRA Learns Less and Forgets Less", on 20B tokens
+    of code and math). The plan is right for what was asked; the method may not be what the team wants."""
+    if effective.mode not in ("lora", "qlora") or not effective.dataset_tokens:
+        return []
+    tokens = float(effective.dataset_tokens) * float(effective.epochs or 1)
+    if tokens < ADAPTER_SCALE_TOKENS:
+        return []
+    return [f"{ADAPTER_SCALE_NOTE}~{tokens / 1e9:,.0f}B tokens per run is continued pre-training, where LoRA and QLoRA "
+            "learn clearly less than a full fine-tune (Biderman et al. 2024, 'LoRA Learns Less and Forgets Less', "
+            "arXiv:2405.09673, on 20B tokens of code and math); reply 'full fine-tune' to compare its cost, or give the "
+            "tokens per run if you train on a sample"]
 
 
 METHODS_NOTE = "methods on "

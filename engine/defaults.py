@@ -12,7 +12,12 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
-from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, MAX_BATCH_PER_REPLICA, user_floor
+from engine.serving import (
+    DEFAULT_TOKENS_PER_S_PER_USER,
+    MAX_BATCH_PER_REPLICA,
+    SPEED_TARGET_MARGIN,
+    user_floor,
+)
 from engine.throughput import default_mfu, request_shape, turns_assumed
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
@@ -163,6 +168,13 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "
                     "chat, about twice reading speed); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
                     "'10 tokens/s per user' for a cheaper, batch-heavy one"))
+        elif w.target_tokens_per_s_per_user and not w.gpu_count:
+            assumptions.append(Assumption(
+                field="speed_margin", value=SPEED_TARGET_MARGIN,
+                why=f"batches sized for {w.target_tokens_per_s_per_user * (1 + SPEED_TARGET_MARGIN):g}+ tokens/s per user, "
+                    f"{SPEED_TARGET_MARGIN:.0%} over the {w.target_tokens_per_s_per_user:g} asked (as a request rate is "
+                    "sized at 80% of capacity): longer prompts, another kernel build or the estimate's own error take "
+                    "a plan met on paper below its target; a replica that cannot reach the margin is sized to the target"))
 
     gpu = data.gpu(w.gpu) if w.gpu else None
     if w.flash_attention is None:

@@ -56,6 +56,11 @@ MAX_PIPELINE_STAGES = 16
 # A fleet sized for a request rate runs each replica at 80% of the rate it can sustain: at 100% the queue
 # (and the time to first token) grows without bound with any burst
 RATE_UTILISATION = 0.8
+# A per-user speed the user asked for is sized with 10% to spare, as a rate is sized at 80% of capacity: a
+# plan that meets "50 ms per token" by 0.5% on paper misses it with a longer prompt, a slower kernel build or
+# the estimate's own error (about ±10% against published vLLM runs). Met and missed are still judged against
+# the target itself; a group that cannot reach the margin at batch 1 but reaches the target is sized to the target.
+SPEED_TARGET_MARGIN = 0.10
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,9 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
 
     # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
     # user over a replica of their own for a few percent of speed
-    group_floor = floor if 1 / step_of(1) >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
+    sizing = floor * (1 + SPEED_TARGET_MARGIN) if w.target_tokens_per_s_per_user else floor
+    alone = 1 / step_of(1)
+    group_floor = sizing if alone >= sizing else floor if alone >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
     b_ok = _largest_batch_meeting(step_of, cap, group_floor)
     capacity: float | None = None
     if w.requests_per_s:

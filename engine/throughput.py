@@ -51,6 +51,14 @@ def peak_tflops(gpu: GpuRecord, precision: str | None) -> tuple[float, str]:
 
 ATTENTION_UTILISATION = 0.53  # relative to dense matmuls; fitted on calibration d14 (64k tokens, H100), stated
 AMD_TRAINING_DISCOUNT = 0.7  # see default_mfu: software maturity, not silicon; revisit with a calibration row
+# Serving on AMD reaches about 70% of what the spec sheet predicts through the same arithmetic as NVIDIA (low
+# confidence, no AMD run in calibration.csv): MLPerf Inference v4.1 (MLCommons, Llama 2 70B offline) measured
+# 8x MI300X at 23,515 tokens/s, level with 8x H100 and about 30% behind 8x H200, whose bandwidth and FP8 peak
+# are lower; Oracle's 2024 vLLM run of Llama 3.1 405B FP8 on 8x MI300X decoded 36 tokens/s at batch 1 where the
+# bandwidth model says 51. Applied to the bandwidth and compute efficiencies of AMD GPUs alike.
+AMD_SERVING_EFFICIENCY = 0.7
+AMD_SERVING_NOTE = ("AMD: bandwidth and compute efficiency x0.7 (MLPerf Inference v4.1 measured 8x MI300X level with "
+                    "8x H100 on Llama 2 70B, about 30% behind 8x H200 despite more bandwidth; low confidence)")
 
 
 MOE_TRAINING_FACTOR = 0.7  # DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active = ~33% MFU vs ~48% dense
@@ -258,9 +266,24 @@ def allreduce_seconds(arch: Architecture, gpu: GpuRecord, tp: int, batch: int, k
     return 2 * arch.layers * per
 
 
-def decode_efficiency(w: Workload) -> float:
+def vendor_serving_factor(gpu: GpuRecord | None) -> float:
+    """How much of the spec-sheet arithmetic a GPU's serving stack reaches, relative to NVIDIA's (see
+    AMD_SERVING_EFFICIENCY)."""
+    return AMD_SERVING_EFFICIENCY if gpu is not None and gpu.vendor.upper() == "AMD" else 1.0
+
+
+def decode_efficiency(w: Workload, gpu: GpuRecord | None = None) -> float:
+    """Fraction of peak HBM bandwidth a decode step reaches: the user's figure as given, else the default for
+    the weights' kernels, on AMD x0.7."""
+    if w.bandwidth_efficiency:
+        return w.bandwidth_efficiency
     prec = w.precision or "bf16"
-    return w.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0)
+    return DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0) * vendor_serving_factor(gpu)
+
+
+def compute_efficiency(gpu: GpuRecord | None = None) -> float:
+    """Fraction of dense tensor peak that decode and prefill matmuls reach, on AMD x0.7."""
+    return DEFAULT_COMPUTE_EFFICIENCY * vendor_serving_factor(gpu)
 
 
 def request_shape(w: Workload) -> tuple[int, int]:
@@ -307,9 +330,9 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     ctx, _ = context_tokens(w)
     kv_per_seq = kv_cache_bytes(arch, ctx, 1, 1.0 if prec == "fp8" else 2.0)
     kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
-    bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w)
+    bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w, gpu)
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
-    compute_rate = peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp
+    compute_rate = peak * 1e12 * compute_efficiency(gpu) * tp
     flops_per_seq = 2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx
     dense_read = None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1)
     pipeline_s = (pp - 1) * PIPELINE_HOP_S
@@ -371,10 +394,11 @@ def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
     w_read = weight_bytes_read_per_step(arch, prec, max(1, prompt_tokens))
-    return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * tp)
+    eff = compute_efficiency(gpu)
+    return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * eff * tp)
             + prefill_attention_flops(arch, prompt_tokens)
-            / (attn_peak * 1e12 * DEFAULT_COMPUTE_EFFICIENCY * ATTENTION_UTILISATION * tp)
-            + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w)))
+            / (attn_peak * 1e12 * eff * ATTENTION_UTILISATION * tp)
+            + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w, gpu)))
 
 
 def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None,
@@ -398,17 +422,19 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     bound = "bandwidth" if mem_s >= comp_s else "compute"
     ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)
-    eff = decode_efficiency(w)
+    eff = decode_efficiency(w, gpu)
     inputs = {"weight_bytes_read": int(weight_bytes_read_per_step(arch, prec, b)),
               "kv_bytes_read": int(kv_cache_bytes(arch, ctx, b, 1.0 if prec == "fp8" else 2.0)), "context_tokens": ctx,
               "sequences": b, "bandwidth_tb_s": gpu.memory_bandwidth_tb_s, "bandwidth_efficiency": eff,
               "tensor_parallel": tp, "pipeline_parallel": pp, "peak_tflops": peak,
-              "compute_efficiency": DEFAULT_COMPUTE_EFFICIENCY, "allreduce_s": round(comm_s, 6),
+              "compute_efficiency": compute_efficiency(gpu), "allreduce_s": round(comm_s, 6),
               "memory_time_s": mem_s, "compute_time_s": comp_s, "ridge_flop_per_byte": round(ridge, 1)}
     notes = [f"{bound}-bound: ridge point {ridge:.0f} FLOP/byte ({peak_label}); context = {ctx_why}",
              "assumes an optimised server (vLLM/TGI/SGLang, CUDA graphs); eager HF generate is ~3x slower"]
     if loaded:
         notes.append("per-token time under load: new requests' prefills take their share of each replica's time")
+    if vendor_serving_factor(gpu) != 1.0 and not w.bandwidth_efficiency:
+        notes.append(AMD_SERVING_NOTE)
     if tp > 1:
         over = ("Infinity Fabric" if "infinity" in (link or gpu.scaleup_link or "").lower() else "NVLink") \
             if kind == "fast" else "PCIe"

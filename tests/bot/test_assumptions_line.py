@@ -32,3 +32,12 @@ def test_a_nearly_full_training_plan_says_its_assumed_sequence_length(real_advis
 def test_otherwise_the_sequence_length_is_not_in_the_line(real_advisor: Any, texts: tuple[str, ...]) -> None:
     line, _ = _assumes(real_advisor, *texts)
     assert "-token sequences" not in line, line
+
+
+def test_an_amd_serving_pick_says_its_bandwidth_is_derated(real_advisor: Any) -> None:
+    """48% of peak memory bandwidth reads as a typo next to NVIDIA answers' 68%: the line says why."""
+    line, advice = _assumes(real_advisor, "serve Llama 3.1 405B in fp8 on MI300X")
+    assert advice.cluster.gpu == "mi300x"
+    assert "48% of peak memory bandwidth (x0.7 on AMD)" in line, line
+    nvidia, advice = _assumes(real_advisor, "serve Llama 3.1 405B in fp8 on H200")
+    assert advice.cluster.gpu.startswith("h200") and "68% of peak memory bandwidth ·" in nvidia, nvidia

@@ -55,3 +55,11 @@ def test_a_training_answer_labels_a_marketplace_cheapest_row_as_it_always_did(re
                           consumer_gpus=frozenset(o.gpu for o in response.advice.options))
     roles = [row.role for row in _comparison(response.advice, every)]
     assert roles and not any("SLA" in r or "GeForce" in r for r in roles)
+
+
+def test_a_marketplace_fastest_row_for_a_service_says_no_sla(real_advisor: Any) -> None:
+    """405B in FP8 for one stream: the fastest option is 8 H200 on a marketplace host; its row says so."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve Llama 3.1 405B in fp8")
+    rows = _compared(render_terminal(response, real_advisor.display_names()))
+    fastest = next(row for row in rows if "fastest" in row)
+    assert fastest.startswith("  - fastest, no SLA  Vast.ai (marketplace)"), rows

@@ -154,6 +154,21 @@ def test_a_run_longer_than_a_month_shows_the_whole_job_and_the_missed_deadline()
     assert "40% MFU" in view.key_assumptions
 
 
+def test_several_long_runs_are_several_jobs_and_one_run_of_a_guess_says_so() -> None:
+    """A run longer than a month, asked 20 times: 20 jobs, not "the whole job" at one run's price. When the
+    token count is a guess and one run was planned instead of 20, the line says it is one run, and why."""
+    advice = long_job_advice()
+    effective = advice.effective.model_copy(update={"runs_per_month": 20.0})
+    twenty = advice.model_copy(update={"effective": effective,
+                                       "workload": advice.workload.model_copy(update={"runs_per_month": 20.0})})
+    view = build_answer_view(_response(twenty))
+    assert view.cost.startswith("*$62,000,000 for 20 runs* ($3,100,000 each; a run lasts longer than a month"), view.cost
+    guessed = twenty.model_copy(update={"effective": effective.model_copy(update={"runs_per_month": 1.0})})
+    view = build_answer_view(_response(guessed))
+    assert view.cost.startswith("*$3,100,000 for one run* (not 20: the token count is a guess"), view.cost
+    assert "whole job" not in view.cost
+
+
 def test_does_not_fit_says_on_what_and_what_would_make_it_fit() -> None:
     view = build_answer_view(_response(make_advice(fits=False)))
     assert view.headline.startswith("❌ Does not fit") and "46.2 GB per GPU" in view.headline

@@ -1,0 +1,35 @@
+"""How two planning choices read in the first message: the margin a stated per-user speed was sized with,
+and LoRA/QLoRA questioned at continued-pre-training scale (the engine's notes, as the caveat lines say them)."""
+
+from __future__ import annotations
+
+from bot.caveats import decision_caveats
+from bot.summary import target_line
+from engine.advise import ADAPTER_SCALE_NOTE, advise
+from engine.models import TargetCheck, Workload
+from tests.engine.fixtures_catalog import catalog_data
+
+DATA = catalog_data()
+
+
+def test_the_answer_says_the_margin_or_how_thin_it_is() -> None:
+    wide = TargetCheck(name="target_tokens_per_s_per_user", wanted=20.0, got=30.4, met=True)
+    assert target_line(wide, 0.10).endswith("target met (30.4 tokens/s; sized with 10% to spare)")
+    assert "sized with" not in target_line(wide)  # no margin assumed (their GPUs): nothing claimed
+    thin = TargetCheck(name="target_tokens_per_s_per_user", wanted=140.0, got=142.0, met=True)
+    assert "1.4% to spare: plan headroom" in target_line(thin, 0.10) and "sized with" not in target_line(thin, 0.10)
+    between = TargetCheck(name="target_tokens_per_s_per_user", wanted=140.0, got=150.0, met=True)
+    assert "to spare" not in target_line(between, 0.10)  # 7%: sized to the target, not claimed as sized with 10%
+
+
+def test_the_first_message_puts_it_before_the_other_caveats() -> None:
+    """QLoRA of a 70B model over a corpus guessed at ~125B tokens: the method line comes before the guessed
+    architecture's, and says how to compare ("full fine-tune") in the thread."""
+    advice = advise(Workload(params_b=70, mode="qlora", dataset_gb=500, runs_per_month=20), DATA)
+    assert any(n.startswith(ADAPTER_SCALE_NOTE + "~125B tokens") for n in advice.notes), advice.notes
+    lines = decision_caveats(advice)
+    assert lines[0].startswith("~125B tokens per run is continued pre-training: there LoRA and QLoRA learn clearly less"), lines
+    assert "reply “full fine-tune” to compare" in lines[0]
+    small = advise(Workload(model="llama-3.1-8b", mode="qlora", dataset_tokens=50e6), DATA)
+    assert not any(n.startswith(ADAPTER_SCALE_NOTE) for n in small.notes)
+    assert not any("continued pre-training" in line for line in decision_caveats(small))
