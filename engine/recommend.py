@@ -597,7 +597,7 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     if picked is None or gpu is None:
         return ""
     pricing = w_bf16.pricing or "on_demand"
-    best: tuple[bool, float, int, float] | None = None  # (below the floor, monthly, billed GPUs, per-user speed)
+    best: tuple[bool, float, int, float, str] | None = None  # (below the floor, monthly, billed, per-user speed, shape)
     memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: a provider lists a shape per region
     for offer in data.offers:
         if offer.provider != picked.provider or offer.gpu != picked.gpu:
@@ -608,11 +608,15 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
             continue
         billed = planned.billed(offer)
         # ranked as the options are: a plan that keeps the interactive floor before a cheaper one that cannot
-        candidate = (below_floor(w_bf16, planned.choice.per_user_tokens_s), rate * billed * HOURS_PER_MONTH, billed,
-                     planned.choice.per_user_tokens_s)
+        choice = planned.choice
+        # several replicas are there for the users' speed, not to hold the weights: the shape says which
+        shape = (f" ({choice.replicas} replicas of {choice.tp * choice.pp} GPUs)"
+                 if choice.replicas > 1 and choice.tp * choice.pp > 1 else "")
+        candidate = (below_floor(w_bf16, choice.per_user_tokens_s), rate * billed * HOURS_PER_MONTH, billed,
+                     choice.per_user_tokens_s, shape)
         if best is None or candidate[:2] < best[:2]:
             best = candidate
     if best is None:
         return f"BF16 as published does not fit {gpu.name} instances at this load"
-    _, monthly, billed, speed = best
-    return f"BF16 as published: {billed}x {gpu.name}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"
+    _, monthly, billed, speed, shape = best
+    return f"BF16 as published: {billed}x {gpu.name}{shape}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"

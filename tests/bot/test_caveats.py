@@ -239,6 +239,8 @@ def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(re
 
     bf16 = re.search(r"BF16 as published: .*?, ([\d.]+) tokens/s per user", " ".join(response.advice.notes))
     assert bf16 is not None and float(bf16.group(1)) >= 20 * 0.999, response.advice.notes[:1]
+    # 24 L40S would read as the memory BF16 needs (it fits on 8): the shape says they are replicas for the users
+    assert "BF16 as published: 24x L40S 48GB (3 replicas of 8 GPUs), $" in bf16.group(0), bf16.group(0)
     _first_message_ok(response, real_advisor)
 
 
