@@ -151,11 +151,14 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
         unfit = _unfit_for_service(cheapest, kinds) if serving else None
-        picked.append((f"cheapest, {unfit}" if unfit else "cheapest, slower" if slower else "cheapest", cheapest))
+        picked.append((", ".join(["cheapest", *(["slower"] if slower else []), *([unfit] if unfit else [])]), cheapest))
     elif fastest is not None and fastest.name not in shown:
         unfit = _unfit_for_service(fastest, kinds) if serving else None
         picked.append((f"fastest, {unfit}" if unfit else "fastest", fastest))
     return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
+
+
+UNFIT_LABELS = ("no SLA", "GeForce")  # what _unfit_for_service says, last in a comparison row's label
 
 
 def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | None:
@@ -332,6 +335,9 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
         if (not thin and sized_margin and check.name == "target_tokens_per_s_per_user"
                 and margin >= sized_margin * 0.999):
             thin = f"; sized with {sized_margin:.0%} to spare"  # why the plan has more GPUs than the target alone needs
+        if check.name == "requests_per_s" and check.got:
+            # the figure is what the fleet sustains; the fleet is sized to run below it (engine RATE_UTILISATION)
+            return f"{label} {wanted}: target met (capacity {fmt_num(check.got, unit)}, run at {check.wanted / check.got:.0%})"
         return f"{label} {wanted}: target met ({fmt_num(check.got, unit)}{thin})"
     return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
 
@@ -534,7 +540,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
     comparison = [] if vram_only else _comparison(advice, response.hardware)
     # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
-    labelled = any(row.role.startswith("cheapest, ") and row.role != "cheapest, slower" for row in comparison)
+    labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
     caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled)
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
     # an open question takes two lines of the ten-second read: one note fewer then

@@ -387,8 +387,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if p.unfit == "fixed":
         best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, p.limit_bytes, opts, node_cap)
         need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
-        notes.append(f"does not fit on the {n} GPU(s) you fixed; unconstrained it needs {need}; or "
-                     + " / ".join(memory_fixes(w)))
+        # what keeps their GPUs comes first (a team that fixed its GPUs usually owns or has them); more GPUs after
+        notes.append(f"does not fit on the {n} GPU(s) you fixed; to keep {'it' if n == 1 else 'them'}: " + " / ".join(memory_fixes(w))
+                     + f"; or, unconstrained, it needs {need}")
     elif p.unfit == "search":
         notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
                      "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")

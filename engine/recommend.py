@@ -589,34 +589,44 @@ def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Optio
 
 
 def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chosen: Option) -> str:
-    """What the FP8 pick would take with the BF16 weights as published, from the same provider and GPU
-    (any instance size): GPUs, monthly rent and per-user speed, so the FP8 assumption is a choice the
-    reader can see the price of."""
+    """What the FP8 pick would take with the BF16 weights as published, on the same GPU (any instance size,
+    from any provider a service would run on; the pick's own provider first on a tie, and only it when the user
+    named one): GPUs, monthly rent and per-user speed, so the FP8 assumption is a choice the reader can see the
+    price of. Held to the pick's provider, a provider selling 1- and 8-GPU shapes only priced BF16's 2 GPUs as 8."""
     picked = next((o for o in data.offers if o.id == chosen.offer_id), None)
     gpu = data.gpu(chosen.gpu)
     if picked is None or gpu is None:
         return ""
     pricing = w_bf16.pricing or "on_demand"
-    best: tuple[bool, float, int, float, str] | None = None  # (below the floor, monthly, billed, per-user speed, shape)
-    memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: a provider lists a shape per region
+    kinds = {p.id: p.kind for p in data.providers}
+    names = {p.id: p.name for p in data.providers}
+    marketplace_ok = kinds.get(picked.provider) == "marketplace"  # a marketplace pick compares with its peers
+    # (below the floor, monthly, another provider, billed, per-user speed, shape, provider)
+    best: tuple[bool, float, bool, int, float, str, str] | None = None
+    memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: providers list shapes per region
     for offer in data.offers:
-        if offer.provider != picked.provider or offer.gpu != picked.gpu:
+        if offer.gpu != picked.gpu or (w_bf16.provider is not None and offer.provider != picked.provider):
             continue
+        if offer.provider != picked.provider and kinds.get(offer.provider) == "marketplace" and not marketplace_ok:
+            continue  # no SLA: not where a service's BF16 price would come from
         planned = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
         rate = _rate(offer, pricing, None)
         if not planned.fits or planned.choice is None or rate is None:
             continue
+        if pricing == "reserved" and offer.reserved_usd_per_hour is None and kinds.get(offer.provider) == "marketplace":
+            continue  # a marketplace sells no commitments
         billed = planned.billed(offer)
         # ranked as the options are: a plan that keeps the interactive floor before a cheaper one that cannot
         choice = planned.choice
         # several replicas are there for the users' speed, not to hold the weights: the shape says which
         shape = (f" ({choice.replicas} replicas of {choice.tp * choice.pp} GPUs)"
                  if choice.replicas > 1 and choice.tp * choice.pp > 1 else "")
-        candidate = (below_floor(w_bf16, choice.per_user_tokens_s), rate * billed * HOURS_PER_MONTH, billed,
-                     choice.per_user_tokens_s, shape)
-        if best is None or candidate[:2] < best[:2]:
+        candidate = (below_floor(w_bf16, choice.per_user_tokens_s), round(rate * billed * HOURS_PER_MONTH, 2),
+                     offer.provider != picked.provider, billed, choice.per_user_tokens_s, shape, offer.provider)
+        if best is None or candidate[:3] < best[:3]:
             best = candidate
     if best is None:
         return f"BF16 as published does not fit {gpu.name} instances at this load"
-    _, monthly, billed, speed, shape = best
-    return f"BF16 as published: {billed}x {gpu.name}{shape}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"
+    _, monthly, elsewhere, billed, speed, shape, provider = best
+    at = f" at {names.get(provider, provider)}" if elsewhere else ""
+    return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"

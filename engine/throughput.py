@@ -72,7 +72,8 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) 
     """Model FLOPs utilisation a well-tuned run reaches, by GPU class and scale (calibration.csv)."""
     gpus = max(1, int(gpus or 1))
     if gpu.tier == "datacenter" and link_kind(gpu.scaleup_link) == "fast":
-        mfu, why = 0.48, ("NVLink datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to "
+        link = "Infinity Fabric" if gpu.vendor.upper() == "AMD" else "NVLink"
+        mfu, why = 0.48, (f"{link} datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to "
                           "the calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 "
                           "on A100 43-46%, MosaicML MPT on H100/A100 40-51% at 2k tokens")
     elif gpus == 1:

@@ -353,3 +353,20 @@ def test_a_cluster_said_to_be_on_prem_is_costed_at_power_without_a_reservation_l
     assert "your own GPUs at power cost" in view.key_assumptions
     assert not any("reserved-cluster" in n for n in view.notes), view.notes
     assert owned.advice.options[0].total_usd < 0.1 * first.advice.options[0].total_usd  # power, not rent
+
+
+def test_the_bf16_price_comes_from_any_provider_of_the_same_gpu(real_advisor) -> None:
+    """70B for 32 users on reserved pricing: the pick is one H200 at Nebius, which sells 1- and 8-GPU shapes only.
+    BF16 needs 2 GPUs; priced at Nebius alone it read as 8 GPUs and $14k/month, overstating what FP8 saves 3x.
+    The cheapest provider with an SLA that sells the 2-GPU shape is named."""
+    import re
+
+    response, _ = _answer(real_advisor, "serve Llama 3.1 70B for 32 users, reserved pricing")
+    assert response.advice.cluster.gpu.startswith("h200") and "Nebius" in (response.advice.recommendation.primary or "")
+    found = re.search(r"BF16 as published: (\d+)x H200 SXM 141GB at ([^,]+), \$([\d,]+)/month", " ".join(response.advice.notes))
+    assert found is not None, response.advice.notes[:1]
+    assert found.group(1) == "2" and found.group(2) == "RunPod" and int(found.group(3).replace(",", "")) < 6000
+    # a provider the pick's own plan is from is not named again
+    same = re.search(r"BF16 as published: [^;]*?tokens/s per user",
+                     " ".join(_answer(real_advisor, "serve Llama 3.1 70B on L40S for 20 users")[0].advice.notes))
+    assert same is not None and " at " not in same.group(0), same.group(0)

@@ -63,3 +63,14 @@ def test_a_marketplace_fastest_row_for_a_service_says_no_sla(real_advisor: Any) 
     rows = _compared(render_terminal(response, real_advisor.display_names()))
     fastest = next(row for row in rows if "fastest" in row)
     assert fastest.startswith("  - fastest, no SLA  Vast.ai (marketplace)"), rows
+
+
+def test_a_cheapest_row_both_slower_and_without_sla_says_both(real_advisor: Any) -> None:
+    """70B for 40 users: the cheapest option is a marketplace host at 11.8 tokens/s per user, under the 20 the
+    plan keeps; "no SLA" alone would read as a valid cheaper choice for the same speed."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve meta-llama/Llama-3.3-70B-Instruct for 40 users")
+    rows = _compared(render_terminal(response, real_advisor.display_names()))
+    cheapest = next(row for row in rows if "cheapest" in row)
+    assert cheapest.startswith("  - cheapest, slower, no SLA Vast.ai (marketplace)"), rows
+    assert not any(line.startswith("Note: The cheapest, ") for line in
+                   render_terminal(response, real_advisor.display_names()).splitlines())  # the label said it

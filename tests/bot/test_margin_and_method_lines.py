@@ -33,3 +33,12 @@ def test_the_first_message_puts_it_before_the_other_caveats() -> None:
     small = advise(Workload(model="llama-3.1-8b", mode="qlora", dataset_tokens=50e6), DATA)
     assert not any(n.startswith(ADAPTER_SCALE_NOTE) for n in small.notes)
     assert not any("continued pre-training" in line for line in decision_caveats(small))
+
+
+def test_a_request_rate_target_says_the_capacity_and_how_loaded_it_runs() -> None:
+    """1,000 requests/s on a fleet that sustains 1,261: "1.3k requests/s" beside 261k tokens/s in total (1,021
+    requests of 256 tokens) read as a mismatch; the fleet is sized to run at 80% of what it sustains."""
+    check = TargetCheck(name="requests_per_s", wanted=1000.0, got=1261.0, met=True)
+    assert target_line(check).endswith("target met (capacity 1.3k requests/s, run at 79%)"), target_line(check)
+    missed = TargetCheck(name="requests_per_s", wanted=1000.0, got=800.0, met=False)
+    assert "missed by" in target_line(missed)
