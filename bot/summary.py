@@ -34,7 +34,7 @@ from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, Option, TargetCheck
 from engine.recommend import owns_gpus
-from engine.throughput import AMD_SERVING_NOTE
+from engine.throughput import AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
@@ -237,8 +237,13 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         bits.append(f"*{fmt_hours(winner.hours_per_run)} per run*{guess} (start-up included)")
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
-    if tp.gpu_hours is not None:
-        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only)")  # the wall clock above adds start-up
+    if tp.gpu_hours is not None:  # the wall clock above adds start-up
+        spread = ""
+        if advice.effective.mode == "pretrain":  # a whole run's budget: the spread of published runs around the model
+            low, high = (tp.gpu_hours.value * f for f in WHOLE_RUN_RANGE)
+            low_said, high_said = (fmt_num(x) if x >= 1000 else f"{x:,.0f}" for x in (low, high))
+            spread = f"; {low_said}-{high_said} going by published runs"
+        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only{spread})")
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
     return " · ".join(bits)

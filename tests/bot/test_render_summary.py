@@ -312,3 +312,16 @@ def test_a_target_met_by_a_hair_says_so() -> None:
     assert "2.0% to spare" in target_line(latency)
     users = TargetCheck(name="concurrency", wanted=100, got=102, met=True)  # users held is a count, not a margin
     assert "to spare" not in target_line(users)
+
+
+def test_a_pretraining_budget_is_stated_with_the_spread_of_published_runs(real_advisor) -> None:
+    """70B on 15T tokens with 2,048 H100s: 5.4M GPU-hours by the model, where Meta's model card reports 6.4M for
+    Llama 3 70B; whole published runs land between 0.84x and 1.19x the model, and the speed line says so."""
+    from engine.throughput import WHOLE_RUN_RANGE
+
+    assert WHOLE_RUN_RANGE == (0.84, 1.19)
+    response = real_advisor.respond(real_advisor.new_conversation(), "pretrain a 70B model on 15T tokens with 2048 H100s")
+    view = build_answer_view(response, real_advisor.display_names())
+    assert "5.4M GPU-hours (training only; 4.5M-6.4M going by published runs)" in view.speed, view.speed
+    tuned = real_advisor.respond(real_advisor.new_conversation(), "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
+    assert "published runs" not in build_answer_view(tuned, real_advisor.display_names()).speed  # pre-training only
