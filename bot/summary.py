@@ -210,6 +210,9 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     return " · ".join(bits)
 
 
+ONE_NODE_SAID_AFTER_H = 14 * 24  # a run on a guessed token count longer than two weeks says why it is not scaled out
+
+
 def _speed_line(advice: Advice, guessing: bool = False) -> str:
     tp = advice.throughput
     if tp is None:
@@ -234,7 +237,10 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is not None and winner.hours_per_run is not None:  # the billed wall clock: start-up included
         guess = f" at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens" if guessing else ""
-        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run*{guess} (start-up included)")
+        # the engine does not scale a run out on a guessed token count: a weeks-long run says why it stays on one node
+        held = ("; kept on one node until the token count is known"
+                if guessing and winner.cluster.nodes == 1 and winner.hours_per_run > ONE_NODE_SAID_AFTER_H else "")
+        bits.append(f"*{fmt_hours(winner.hours_per_run)} per run*{guess} (start-up included{held})")
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:  # the wall clock above adds start-up

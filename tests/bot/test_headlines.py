@@ -68,6 +68,8 @@ def test_a_guessed_token_count_leads_with_the_price_per_1b_tokens_and_the_questi
     assert "at the guessed ~125B tokens" in view.cost and "20 runs ≈ $" in view.cost  # the asked 20 runs are said
     assert "whole job" not in view.cost and "not 20" not in view.cost
     assert "at the guessed ~125B tokens" in view.speed
+    # 74 days on one node reads as a plan; the engine only holds it there because the token count is a guess
+    assert "(start-up included; kept on one node until the token count is known)" in view.speed, view.speed
     assert "per 1B tokens" in json.dumps(message.blocks[0])
 
 
@@ -118,3 +120,10 @@ def test_the_details_do_not_show_a_second_mfu_figure(real_advisor, text: str) ->
     details = build_details_view(response.advice, real_advisor.display_names())
     line = next(a for a in details.assumptions if a.startswith(("matmul utilisation = ", "mfu = ")))
     assert f", {stated}% " in line and "over all model FLOPs" in line, (stated, line)
+
+
+def test_a_run_planned_on_a_known_size_does_not_say_why_it_stays_on_one_node(real_advisor) -> None:
+    _, view, _ = _view(real_advisor, "QLoRA 70B, 2GB corpus in S3")  # ~500M tokens: not asked about, 5 days
+    assert "per run" in view.speed and "kept on one node" not in view.speed, view.speed
+    _, stated, _ = _view(real_advisor, "QLoRA 70B, 500GB corpus in S3, 125B tokens, 20 runs")
+    assert "kept on one node" not in stated.speed, stated.speed  # a stated count is planned across nodes
