@@ -166,9 +166,9 @@ def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | Non
     if kinds is None:
         return None
     geforce, market = service_risks(option, kinds)
-    if market:
-        return "no SLA"  # one rented machine (a GeForce card there too: the SLA is the first thing missing)
-    return "GeForce" if geforce else None  # NVIDIA's driver licence excludes datacenters, and no ECC
+    # a marketplace host has no SLA; a GeForce card's driver licence excludes datacenters and it has no ECC.
+    # Both are said when both apply: the label is all the reader gets (no note repeats it)
+    return ", ".join(word for word, applies in (("GeForce", geforce), ("no SLA", market)) if applies) or None
 
 
 def _comparison_row(role: str, option: Option, serving: bool, winner: str) -> ComparisonRow:

@@ -14,6 +14,7 @@ from engine.cluster import compute_capability
 from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
 from engine.serving import (
     DEFAULT_TOKENS_PER_S_PER_USER,
+    MAX_BATCH_LARGE_GPU,
     MAX_BATCH_PER_REPLICA,
     SPEED_TARGET_MARGIN,
     user_floor,
@@ -158,8 +159,9 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             assumptions.append(Assumption(
                 field="concurrency", value="per option",
                 why=f"each replica batches as many sequences as its memory allows (continuous batching as in vLLM, up to "
-                    f"{MAX_BATCH_PER_REPLICA}) while every user still gets {user_floor(w):g}+ tokens/s, then replicas are "
-                    "added for the load"))
+                    f"its default max_num_seqs: {MAX_BATCH_LARGE_GPU:,} on GPUs of 70 GiB or more other than the A100, "
+                    f"{MAX_BATCH_PER_REPLICA} on the rest) while every user still gets {user_floor(w):g}+ tokens/s, then "
+                    "replicas are added for the load"))
         elif w.concurrency is None:
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
         if w.target_tokens_per_s_per_user is None and (w.concurrency or w.requests_per_s or w.target_tokens_per_s):

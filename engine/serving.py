@@ -44,7 +44,19 @@ from engine.throughput import (
 )
 
 TP_SIZES = (1, 2, 4, 8, 16)
-MAX_BATCH_PER_REPLICA = 256  # vLLM's default max_num_seqs
+# vLLM's default max_num_seqs (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults, V1 engine): 1,024 sequences
+# on a GPU of 70 GiB or more that is not an A100 ("for GPUs like H100 and MI300x"), 256 on the rest
+MAX_BATCH_PER_REPLICA = 256
+MAX_BATCH_LARGE_GPU = 1024
+LARGE_GPU_GB = 75.0  # 70 GiB in the decimal GB the catalog lists
+
+
+def max_batch_per_replica(gpu: GpuRecord) -> int:
+    """The most sequences one replica batches, as vLLM does by default on this GPU."""
+    large = gpu.memory_gb >= LARGE_GPU_GB and "a100" not in f"{gpu.id} {gpu.name}".lower()
+    return MAX_BATCH_LARGE_GPU if large else MAX_BATCH_PER_REPLICA
+
+
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
 # a plan below the assumed interactive floor is listed beside the one that keeps it only when it stays close to it
 # (15 tokens/s of the default 20): half the GPUs at 18 tokens/s is a real choice, 10 tokens/s is not a chat
@@ -175,7 +187,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     """(batch capacity, batch, replicas, per-token seconds, TTFT, requests/s per replica) of one tp x pp
     group: everything but the billing, so node shapes of one GPU (1, 2, 4, 8 per instance) share it.
     A capacity of 0 means the group does not hold the model."""
-    cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), MAX_BATCH_PER_REPLICA)
+    cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), max_batch_per_replica(gpu))
     if cap < 1:
         return 0, 0, 0, 0.0, 0.0, None
     group = tp * pp

@@ -123,7 +123,7 @@ def test_estimate_in_the_terminal_shows_the_caveats_too(capsys, real_advisor) ->
     assert main(["estimate"], stdin=io.StringIO(json.dumps(serving))) == 0
     out = capsys.readouterr().out
     assert expected and all(line in out for line in expected), (expected, out)
-    assert "cheapest, no SLA" in out and "The cheapest, " not in out, out
+    assert "cheapest, GeForce, no SLA" in out and "The cheapest, " not in out, out
 
 
 def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message() -> None:
@@ -175,7 +175,7 @@ def test_a_cheapest_option_on_a_marketplace_geforce_says_why_it_is_not_the_pick(
     assert rec is not None and rec.cheapest and rec.cheapest != rec.primary
     # the comparison's row says it in its label; a sentence under the answer would say it twice
     row = next(r for r in view.comparison if r.name == rec.cheapest)
-    assert row.role == "cheapest, no SLA", row.role
+    assert row.role == "cheapest, GeForce, no SLA", row.role  # a 4090 on a marketplace host
     assert not any(n.startswith("The cheapest, ") for n in view.notes), view.notes
     # without that row (another renderer), the caveat still names the cheapest and why
     caveats = decision_caveats(response.advice, response.hardware)

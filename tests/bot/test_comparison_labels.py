@@ -22,7 +22,8 @@ def test_a_marketplace_cheapest_row_for_a_service_says_no_sla(real_advisor: Any)
     response = real_advisor.respond(real_advisor.new_conversation(), "serve Mistral Small 3 24B")
     rows = _compared(render_terminal(response, real_advisor.display_names()))
     cheapest = next(row for row in rows if "cheapest" in row)
-    assert cheapest.startswith("  - cheapest, no SLA Vast.ai (marketplace)")
+    # an RTX 5090 on a marketplace host: both reasons, since no note under the answer repeats them
+    assert cheapest.startswith("  - cheapest, GeForce, no SLA Vast.ai (marketplace)"), rows
 
 
 def test_the_role_column_widens_for_a_long_label_and_keeps_names_aligned(real_advisor: Any) -> None:
@@ -45,7 +46,7 @@ def test_why_a_service_should_not_run_on_an_option(real_advisor: Any) -> None:
     assert _unfit_for_service(option, HardwareKinds(marketplaces=frozenset({provider}))) == "no SLA"
     assert _unfit_for_service(option, HardwareKinds(consumer_gpus=frozenset({option.gpu}))) == "GeForce"
     both = HardwareKinds(consumer_gpus=frozenset({option.gpu}), marketplaces=frozenset({provider}))
-    assert _unfit_for_service(option, both) == "no SLA"
+    assert _unfit_for_service(option, both) == "GeForce, no SLA"
 
 
 def test_a_training_answer_labels_a_marketplace_cheapest_row_as_it_always_did(real_advisor: Any) -> None:

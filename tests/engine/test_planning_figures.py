@@ -31,7 +31,7 @@ DATA = catalog_data()
 
 
 def test_serving_constants() -> None:
-    assert MAX_BATCH_PER_REPLICA == 256  # vLLM's default max_num_seqs
+    assert MAX_BATCH_PER_REPLICA == 256  # vLLM's default max_num_seqs below 70 GiB, and on A100s
     assert MIN_TOKENS_PER_S_PER_USER == 10.0
     assert ALLREDUCE_HOP_S == {"fast": 1.5e-6, "pcie": 6e-6}
     assert SUSPECT_SPOT_FRACTION == 0.2 and TIE_FRACTION == 0.03
