@@ -255,6 +255,15 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     return " · ".join(bits)
 
 
+def _published_range(advice: Advice, usd: float) -> str:
+    """A pre-training cost with the spread of published whole runs around the model (WHOLE_RUN_RANGE), "" otherwise:
+    a budget good to about a fifth is not a figure to the dollar."""
+    if advice.effective.mode != "pretrain" or usd <= 0:
+        return ""
+    low, high = (usd * f for f in WHOLE_RUN_RANGE)
+    return f"{fmt_usd_short(low)}-{fmt_usd_short(high)} going by published runs"
+
+
 def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if winner is None:
@@ -298,12 +307,16 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             # one run whose storage and transfer are a rounding error: the run's figure (as the table shows it),
             # with what the month adds said in words rather than as a second total that differs by $8
             extra = winner.total_usd - best.per_run_usd
-            bits.append(f"*{fmt_usd(best.per_run_usd)} per run*" + (
-                f" (storage and data transfer add {fmt_usd(extra)} for the month)" if extra >= 0.5 else ""))
+            said = [_published_range(advice, best.per_run_usd),
+                    f"storage and data transfer add {fmt_usd(extra)} for the month" if extra >= 0.5 else ""]
+            bits.append(f"*{fmt_usd(best.per_run_usd)} per run*" + (f" ({'; '.join(p for p in said if p)})"
+                                                                     if any(said) else ""))
         elif best is not None and best.job_usd:
             # a run longer than a month: what the decision is about is the whole job, the monthly bill after it;
             # several runs are that many jobs, and one run planned for a guessed token count says it is one
             monthly = f"{fmt_usd(winner.total_usd)} a month while it runs, storage and data transfer included"
+            spread = _published_range(advice, best.job_usd * (runs if runs and runs > 1 and not guessed_runs else 1))
+            monthly = f"{spread}; {monthly}" if spread else monthly
             if guessed_runs:
                 bits.append(f"*{fmt_usd(best.job_usd)} for one run* (not {asked:g}: the token count is a guess; a run "
                             f"lasts longer than a month; {monthly})")

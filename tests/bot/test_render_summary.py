@@ -323,5 +323,8 @@ def test_a_pretraining_budget_is_stated_with_the_spread_of_published_runs(real_a
     response = real_advisor.respond(real_advisor.new_conversation(), "pretrain a 70B model on 15T tokens with 2048 H100s")
     view = build_answer_view(response, real_advisor.display_names())
     assert "5.4M GPU-hours (training only; 4.5M-6.4M going by published runs)" in view.speed, view.speed
+    # and so is the budget: a figure good to about a fifth is not only a figure to the dollar
+    assert view.cost.startswith("*$15,880,169 for the whole job*") and "$13.34M-$18.90M going by published runs" in view.cost
     tuned = real_advisor.respond(real_advisor.new_conversation(), "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
-    assert "published runs" not in build_answer_view(tuned, real_advisor.display_names()).speed  # pre-training only
+    tuned_view = build_answer_view(tuned, real_advisor.display_names())
+    assert "published runs" not in tuned_view.speed + tuned_view.cost  # pre-training only
