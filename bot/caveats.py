@@ -184,8 +184,11 @@ def _adapter_scale_line(advice: Advice) -> str | None:
     found = _note_match(advice, ADAPTER_SCALE_NOTE, r"(~[\d,]+B) tokens")
     if found is None:
         return None
-    return (f"{found.group(1)} tokens per run is continued pre-training: there LoRA and QLoRA learn clearly less than a "
-            "full fine-tune (Biderman et al. 2024); reply “full fine-tune” to compare, or give the tokens you train on")
+    note = _starting(advice.notes, ADAPTER_SCALE_NOTE) or ""
+    full = re.search(r"; a full fine-tune: (.+? days per run) \(([+-]\d+%) on (\w+)'s ", note)
+    priced = f": {full.group(1)}, {full.group(2)} on {full.group(3)}" if full else ""
+    return (f"{found.group(1)} tokens per run is continued pre-training, where adapters learn clearly less than a full "
+            f"fine-tune (Biderman et al. 2024){priced}; reply “full fine-tune” to see it, or give the tokens you train on")
 
 
 def _rocm_line(advice: Advice) -> str | None:

@@ -135,7 +135,10 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
-    notes.extend(adapter_scale_note(effective))
+    if adapter_scale_note(effective):  # the plan is LoRA/QLoRA at pre-training scale: price the full fine-tune too
+        full = full_fine_tune_pick(w, arch, data)
+        full_gpu = data.gpu(full.gpu) if full is not None else None
+        notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
     notes.extend(reasoning_reply_note(effective, model, throughput))
     return Advice(
         workload=w,
@@ -188,22 +191,49 @@ def reasoning_reply_note(effective: Workload, model: Any, throughput: Throughput
 
 
 ADAPTER_SCALE_NOTE = "adapters at pre-training scale: "
+METHOD_NAMES = {"lora": "LoRA", "qlora": "QLoRA"}
 ADAPTER_SCALE_TOKENS = 10e9  # tokens per run from which LoRA/QLoRA is questioned (typical fine-tuning sets are < 1B)
 
 
-def adapter_scale_note(effective: Workload) -> list[str]:
+def adapter_scale_note(effective: Workload, full: Option | None = None, chosen: Option | None = None,
+                       gpu_name: str = "") -> list[str]:
     """LoRA or QLoRA over tens of billions of tokens per run: that is continued pre-training, where adapters learn
     clearly less than a full fine-tune (Biderman et al. 2024, "LoRA Learns Less and Forgets Less", on 20B tokens
-    of code and math). The plan is right for what was asked; the method may not be what the team wants."""
+    of code and math). The plan is right for what was asked; the method may not be what the team wants, so the
+    full fine-tune's own pick (`full`) is priced beside the adapters' (`chosen`) when the engine could plan it."""
     if effective.mode not in ("lora", "qlora") or not effective.dataset_tokens:
         return []
     tokens = float(effective.dataset_tokens) * float(effective.epochs or 1)
     if tokens < ADAPTER_SCALE_TOKENS:
         return []
+    compared = ""
+    full_run, adapter_run = _run_usd(full), _run_usd(chosen)
+    if full is not None and full_run and adapter_run and full.hours_per_run:
+        compared = (f"; a full fine-tune: {full.cluster.gpus}x {gpu_name or full.gpu}, ${full_run:,.0f} and "
+                    f"{full.hours_per_run / 24:,.1f} "
+                    f"days per run ({full_run / adapter_run - 1:+.0%} on {METHOD_NAMES[effective.mode]}'s ${adapter_run:,.0f})")
     return [f"{ADAPTER_SCALE_NOTE}~{tokens / 1e9:,.0f}B tokens per run is continued pre-training, where LoRA and QLoRA "
             "learn clearly less than a full fine-tune (Biderman et al. 2024, 'LoRA Learns Less and Forgets Less', "
-            "arXiv:2405.09673, on 20B tokens of code and math); reply 'full fine-tune' to compare its cost, or give the "
-            "tokens per run if you train on a sample"]
+            f"arXiv:2405.09673, on 20B tokens of code and math){compared}; reply 'full fine-tune' to compare in full, or "
+            "give the tokens per run if you train on a sample"]
+
+
+def _run_usd(option: Option | None) -> float | None:
+    """One run's cost on an option, the whole job when a run outlasts a month (the figure its table row shows)."""
+    if option is None or not option.tco:
+        return None
+    t = min(option.tco, key=lambda row: row.total_usd)
+    return t.job_usd or t.per_run_usd
+
+
+def full_fine_tune_pick(given: Workload, arch: Architecture, data: CatalogData) -> Option | None:
+    """The option a full fine-tune of the same data would be ranked first on (None when nothing fits): for
+    `adapter_scale_note`, so "continued pre-training" comes with what the alternative costs."""
+    full_given = given.model_copy(update={"mode": "full", "precision": None, "optimizer": None, "lora_rank": None,
+                                          "lora_targets": None})
+    full_w, _, _ = apply_defaults(full_given, data)
+    ranked = evaluate(full_w, arch, data, given=full_given)
+    return ranked.options[0] if ranked.options else None
 
 
 METHODS_NOTE = "methods on "

@@ -24,12 +24,33 @@ def test_the_answer_says_the_margin_or_how_thin_it_is() -> None:
 
 def test_the_first_message_puts_it_before_the_other_caveats() -> None:
     """QLoRA of a 70B model over a corpus guessed at ~125B tokens: the method line comes before the guessed
-    architecture's, and says how to compare ("full fine-tune") in the thread."""
-    advice = advise(Workload(params_b=70, mode="qlora", dataset_gb=500, runs_per_month=20), DATA)
-    assert any(n.startswith(ADAPTER_SCALE_NOTE + "~125B tokens") for n in advice.notes), advice.notes
+    architecture's, prices the full fine-tune the engine would pick for the same data (its GPUs, its run's cost
+    and days, and how much more than the adapters'), and says how to see it ("full fine-tune") in the thread."""
+    import re
+
+    from engine.advise import full_fine_tune_pick
+    from engine.architecture import architecture_like, reference_shape
+
+    given = Workload(params_b=70, mode="qlora", dataset_gb=500, runs_per_month=20)
+    advice = advise(given, DATA)
+    note = next((n for n in advice.notes if n.startswith(ADAPTER_SCALE_NOTE + "~125B tokens")), None)
+    assert note is not None, advice.notes
+    arch = architecture_like(reference_shape(70, DATA.models), 70)
+    full = full_fine_tune_pick(given, arch, DATA)
+    assert full is not None and full.mode == "full"
+    row = min(full.tco, key=lambda t: t.total_usd)
+    full_usd = row.job_usd or row.per_run_usd
+    chosen = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    qlora_row = min(chosen.tco, key=lambda t: t.total_usd)
+    qlora_usd = qlora_row.job_usd or qlora_row.per_run_usd
+    assert f"a full fine-tune: {full.cluster.gpus}x " in note and f"${full_usd:,.0f} and " in note, note
+    assert f"({full_usd / qlora_usd - 1:+.0%} on QLoRA's ${qlora_usd:,.0f})" in note, note
     lines = decision_caveats(advice)
-    assert lines[0].startswith("~125B tokens per run is continued pre-training: there LoRA and QLoRA learn clearly less"), lines
-    assert "reply “full fine-tune” to compare" in lines[0]
+    assert lines[0].startswith("~125B tokens per run is continued pre-training, where adapters learn clearly less"), lines
+    priced = re.search(r"\(Biderman et al\. 2024\): (\d+)x .+?, \$([\d,]+) and [\d.]+ days per run, ([+-]\d+%) on QLoRA;",
+                       lines[0])
+    assert priced is not None and int(priced.group(1)) == full.cluster.gpus, lines[0]
+    assert "reply “full fine-tune” to see it" in lines[0]
     small = advise(Workload(model="llama-3.1-8b", mode="qlora", dataset_tokens=50e6), DATA)
     assert not any(n.startswith(ADAPTER_SCALE_NOTE) for n in small.notes)
     assert not any("continued pre-training" in line for line in decision_caveats(small))
