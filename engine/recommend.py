@@ -411,7 +411,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
     options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
-    rec = recommend(ranked, w)
+    rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
     if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
         rec = rec.model_copy(update={"why": (
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "

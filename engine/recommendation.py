@@ -80,9 +80,11 @@ def _runs(w: Workload | None) -> float:
     return max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
 
 
-def recommend(options: list[Option], w: Workload) -> Recommendation:
+def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = frozenset()) -> Recommendation:
     """Primary = the ranked first (cheapest that meets the targets); alternatives; why, naming the
-    fastest too when it is another option; what would change it."""
+    fastest too when it is another option; what would change it. The runner-up is the best option from another
+    provider; behind an AMD pick (`amd_gpus`: the AMD GPU ids) it is the best on another vendor's GPU, the
+    fallback a team takes if its own benchmark on ROCm disappoints."""
     if not options:
         return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
     primary = options[0]
@@ -111,7 +113,8 @@ def recommend(options: list[Option], w: Workload) -> Recommendation:
     if missed:
         why.append("closest to the targets, which no option meets: " + "; ".join(
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
-    runner = next((o for o in options[1:] if provider_of(o) != provider_of(primary)), None)
+    runner = next((o for o in options[1:] if o.gpu not in amd_gpus), None) if primary.gpu in amd_gpus else None
+    runner = runner or next((o for o in options[1:] if provider_of(o) != provider_of(primary)), None)
     if runner is not None:
         saved = work_usd(runner, w) - work_usd(primary, w)
         if saved >= 0:

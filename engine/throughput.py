@@ -57,8 +57,9 @@ AMD_TRAINING_DISCOUNT = 0.7  # see default_mfu: software maturity, not silicon; 
 # are lower; Oracle's 2024 vLLM run of Llama 3.1 405B FP8 on 8x MI300X decoded 36 tokens/s at batch 1 where the
 # bandwidth model says 51. Applied to the bandwidth and compute efficiencies of AMD GPUs alike.
 AMD_SERVING_EFFICIENCY = 0.7
-AMD_SERVING_NOTE = ("AMD: bandwidth and compute efficiency x0.7 (MLPerf Inference v4.1 measured 8x MI300X level with "
-                    "8x H100 on Llama 2 70B, about 30% behind 8x H200 despite more bandwidth; low confidence)")
+AMD_SERVING_NOTE = ("AMD: bandwidth and compute efficiency x0.7 (Oracle Cloud's vLLM run of Llama 3.1 405B FP8 on 8x "
+                    "MI300X decoded 36 tokens/s at batch 1 where the spec sheet says 51; MLPerf Inference v4.1 measured "
+                    "8x MI300X level with 8x H100 on Llama 2 70B; low confidence)")
 
 
 # Whole published pre-training runs took 0.84x to 1.19x the GPU-hours this model gives them (model cards: Llama 2

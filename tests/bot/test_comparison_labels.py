@@ -75,3 +75,21 @@ def test_a_cheapest_row_both_slower_and_without_sla_says_both(real_advisor: Any)
     assert cheapest.startswith("  - cheapest, slower, no SLA Vast.ai (marketplace)"), rows
     assert not any(line.startswith("Note: The cheapest, ") for line in
                    render_terminal(response, real_advisor.display_names()).splitlines())  # the label said it
+
+
+def test_behind_an_amd_pick_the_runner_up_is_the_best_option_on_another_vendor(real_advisor: Any) -> None:
+    """405B in FP8: the pick is 4 MI300X at RunPod, with "benchmark first". The runner-up is the fallback a team takes
+    if ROCm disappoints: the best-ranked NVIDIA option (RunPod's 8 A100 at $9.3k), not the best from another
+    provider (Crusoe's 8 A100 at $13.4k), even from the pick's own provider."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve Llama 3.1 405B in fp8")
+    advice = response.advice
+    amd = {g for g in {o.gpu for o in advice.options} if g.startswith("mi")}
+    assert advice.options[0].gpu in amd
+    runner = next(o for o in advice.options if o.name == advice.recommendation.runner_up)
+    first_other_vendor = next(o for o in advice.options[1:] if o.gpu not in amd)
+    assert runner.name == first_other_vendor.name, (runner.name, first_other_vendor.name)
+    assert provider_of(runner) == provider_of(advice.options[0])  # here the same provider: the vendor is what differs
+    # an NVIDIA pick keeps the runner-up from another provider
+    nvidia = real_advisor.respond(real_advisor.new_conversation(), "serve Llama 3.1 70B on L40S for 20 users").advice
+    other = next(o for o in nvidia.options if o.name == nvidia.recommendation.runner_up)
+    assert provider_of(other) != provider_of(nvidia.options[0])
