@@ -136,7 +136,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(disputed_price_note(chosen, data))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
     if adapter_scale_note(effective):  # the plan is LoRA/QLoRA at pre-training scale: price the full fine-tune too
-        full = full_fine_tune_pick(w, arch, data)
+        full = full_fine_tune_pick(w, arch, data, chosen.gpu if chosen is not None else None)
         full_gpu = data.gpu(full.gpu) if full is not None else None
         notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
     notes.extend(reasoning_reply_note(effective, model, throughput))
@@ -226,11 +226,12 @@ def _run_usd(option: Option | None) -> float | None:
     return t.job_usd or t.per_run_usd
 
 
-def full_fine_tune_pick(given: Workload, arch: Architecture, data: CatalogData) -> Option | None:
-    """The option a full fine-tune of the same data would be ranked first on (None when nothing fits): for
-    `adapter_scale_note`, so "continued pre-training" comes with what the alternative costs."""
+def full_fine_tune_pick(given: Workload, arch: Architecture, data: CatalogData, gpu: str | None = None) -> Option | None:
+    """The option a full fine-tune of the same data would be ranked first on (None when nothing fits), on the
+    adapters' GPU type (`gpu`) unless the user named one: for `adapter_scale_note`, so "continued pre-training"
+    comes with what the alternative costs. One GPU type keeps it to a small share of the answer's time."""
     full_given = given.model_copy(update={"mode": "full", "precision": None, "optimizer": None, "lora_rank": None,
-                                          "lora_targets": None})
+                                          "lora_targets": None, "gpu": given.gpu or gpu})
     full_w, _, _ = apply_defaults(full_given, data)
     ranked = evaluate(full_w, arch, data, given=full_given)
     return ranked.options[0] if ranked.options else None

@@ -36,11 +36,11 @@ def test_the_first_message_puts_it_before_the_other_caveats() -> None:
     note = next((n for n in advice.notes if n.startswith(ADAPTER_SCALE_NOTE + "~125B tokens")), None)
     assert note is not None, advice.notes
     arch = architecture_like(reference_shape(70, DATA.models), 70)
-    full = full_fine_tune_pick(given, arch, DATA)
-    assert full is not None and full.mode == "full"
+    chosen = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    full = full_fine_tune_pick(given, arch, DATA, chosen.gpu)  # on the adapters' GPU type
+    assert full is not None and full.mode == "full" and full.gpu == chosen.gpu
     row = min(full.tco, key=lambda t: t.total_usd)
     full_usd = row.job_usd or row.per_run_usd
-    chosen = next(o for o in advice.options if o.name == advice.recommendation.primary)
     qlora_row = min(chosen.tco, key=lambda t: t.total_usd)
     qlora_usd = qlora_row.job_usd or qlora_row.per_run_usd
     assert f"a full fine-tune: {full.cluster.gpus}x " in note and f"${full_usd:,.0f} and " in note, note
