@@ -33,6 +33,7 @@ from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, Option, TargetCheck
+from engine.offer_plans import ROOM_NOTE
 from engine.recommend import owns_gpus
 from engine.throughput import AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from parser.questions import serving_without_load
@@ -207,6 +208,12 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
         bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")
+    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens",
+                    next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), ""))
+    if room is not None and serving_without_load(advice.workload):
+        # sized for one stream until the load is said: how many users the same GPUs hold is the "does it fit" answer
+        per = " per replica" if (cluster.replicas or 1) > 1 else ""
+        bits.append(f"room for {room.group(1)} users at {room.group(2)} tokens each{per}")
     return " · ".join(bits)
 
 

@@ -39,6 +39,8 @@ MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k 
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 
 
+ROOM_NOTE = "room for up to "  # how many sequences one serving replica holds: read by the first message
+
 def relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
     """A plan shared by offers of the same shape, described with this offer's own link names."""
     between = f"; between nodes: {offer.inter_node_fabric or 'none (independent replicas)'}" if plan.nodes > 1 else ""
@@ -270,6 +272,9 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     what = (f"{choice.replicas} independent replicas of {group} GPU(s)" if choice.replicas > 1 else f"one copy on {group} GPU(s)")
     notes.append(f"{what}, {choice.batch} sequence(s) each with KV cache for {ctx:,} tokens per sequence"
                  + ("; replicas need no fast link between them (a load balancer in front)" if choice.replicas > 1 else ""))
+    if choice.capacity_sequences:
+        notes.append(f"{ROOM_NOTE}{choice.capacity_sequences:,} sequences of {ctx:,} tokens per replica at once (KV cache "
+                     "memory left after the weights, up to vLLM's default max_num_seqs)")
     if arch.is_mla and tp > 1:
         notes.append("the MLA cache is sharded with data-parallel attention (SGLang --enable-dp-attention, vLLM "
                      "data-parallel attention with expert parallel): plain tensor parallel keeps a full copy of it on "

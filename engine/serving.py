@@ -90,6 +90,7 @@ class ServingChoice:
     per_user_tokens_s: float
     misses: tuple[tuple[str, float, float], ...]  # (target field, wanted, got)
     capacity_rps: float | None = None  # requests/s one replica sustains (request-rate sizing)
+    capacity_sequences: int = 0  # sequences one replica can hold at once: KV cache room, capped at max_num_seqs
     # on the same node shape, the cheapest plan below the interactive floor assumed when no per-user speed was
     # asked (4 L40S in one TP4 replica at 18 tokens/s beside the 8 that keep 20+): listed after, for the price
     cheaper_slower: ServingChoice | None = None
@@ -243,7 +244,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
 def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
             gpn: int) -> ServingChoice:
     """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses."""
-    _, batch, replicas, step, ttft, capacity = sized
+    cap, batch, replicas, step, ttft, capacity = sized
     nodes, billed = _bill(replicas, tp * pp, gpn)
     misses: list[tuple[str, float, float]] = []
     if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
@@ -251,7 +252,8 @@ def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, fl
     if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
         misses.append(("target_ttft_s", w.target_ttft_s, ttft))
     return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed,
-                         nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses), capacity_rps=capacity)
+                         nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses), capacity_rps=capacity,
+                         capacity_sequences=cap)
 
 
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,

@@ -130,3 +130,20 @@ def test_a_run_planned_on_a_known_size_does_not_say_why_it_stays_on_one_node(rea
     assert "per run" in view.speed and "kept on one node" not in view.speed, view.speed
     _, stated, _ = _view(real_advisor, "QLoRA 70B, 500GB corpus in S3, 125B tokens, 20 runs")
     assert "kept on one node" not in stated.speed, stated.speed  # a stated count is planned across nodes
+
+
+def test_a_fit_question_sized_for_one_stream_says_how_many_users_the_gpus_hold(real_advisor) -> None:
+    """"Does Qwen2.5 72B fit on 4x A100 80GB?": sized for one stream until the load is said, so the plan line also
+    says how many sequences the same GPUs hold at the assumed context (the KV cache room left after the weights)."""
+    import re
+
+    response, view, _ = _view(real_advisor, "does Qwen2.5 72B fit on 4x A100 80GB for inference?")
+    found = re.search(r"room for ([\d,]+) users at 4,096 tokens each$", view.plan)
+    assert found is not None, view.plan
+    users = int(found.group(1).replace(",", ""))
+    assert 50 <= users <= 256, users  # ~34 GB of KV room per GPU over 4 GPUs at ~1.3 MB per 4k-token sequence per GPU
+    note = next(n for n in response.advice.cluster.notes if n.startswith("room for up to "))
+    assert note.startswith(f"room for up to {users:,} sequences of 4,096 tokens per replica"), note
+    # with the load said, the plan is sized for it and the line does not repeat the room
+    _, loaded, _ = _view(real_advisor, "does Qwen2.5 72B fit on 4x A100 80GB for 40 users?")
+    assert "room for" not in loaded.plan, loaded.plan
