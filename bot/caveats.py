@@ -184,8 +184,7 @@ def _adapter_scale_line(advice: Advice) -> str | None:
     found = _note_match(advice, ADAPTER_SCALE_NOTE, r"(~[\d,]+B) tokens")
     if found is None:
         return None
-    note = _starting(advice.notes, ADAPTER_SCALE_NOTE) or ""
-    full = re.search(r"; a full fine-tune: (.+? days per run) \(([+-]\d+%) on (\w+)'s ", note)
+    full = re.search(r"; a full fine-tune: (.+? days per run) \(([+-]\d+%) on (\w+)'s ", found.string)
     priced = f": {full.group(1)}, {full.group(2)} on {full.group(3)}" if full else ""
     return (f"{found.group(1)} tokens per run is continued pre-training, where adapters learn clearly less than a full "
             f"fine-tune (Biderman et al. 2024){priced}; reply “full fine-tune” to see it, or give the tokens you train on")

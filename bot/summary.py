@@ -11,7 +11,7 @@ that move the answer most. Everything else is a layer posted on demand (`bot.det
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats, service_risks
@@ -35,7 +35,7 @@ from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE
 from engine.recommend import owns_gpus
-from engine.throughput import AMD_SERVING_NOTE, WHOLE_RUN_RANGE
+from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
@@ -151,15 +151,19 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
-        unfit = _unfit_for_service(cheapest, kinds) if serving else None
-        picked.append((", ".join(["cheapest", *(["slower"] if slower else []), *([unfit] if unfit else [])]), cheapest))
+        picked.append((_role("cheapest", "slower" if slower else None,
+                             _unfit_for_service(cheapest, kinds) if serving else None), cheapest))
     elif fastest is not None and fastest.name not in shown:
-        unfit = _unfit_for_service(fastest, kinds) if serving else None
-        picked.append((f"fastest, {unfit}" if unfit else "fastest", fastest))
+        picked.append((_role("fastest", _unfit_for_service(fastest, kinds) if serving else None), fastest))
     return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
 
 
 UNFIT_LABELS = ("no SLA", "GeForce")  # what _unfit_for_service says, last in a comparison row's label
+
+
+def _role(role: str, *qualifiers: str | None) -> str:
+    """A comparison row's label: its role, then each reason that applies ("cheapest, slower, no SLA")."""
+    return ", ".join([role, *(q for q in qualifiers if q)])
 
 
 def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | None:
@@ -251,24 +255,20 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:  # the wall clock above adds start-up
-        spread = ""
-        if advice.effective.mode == "pretrain":  # a whole run's budget: the spread of published runs around the model
-            low, high = (tp.gpu_hours.value * f for f in WHOLE_RUN_RANGE)
-            low_said, high_said = (fmt_num(x) if x >= 1000 else f"{x:,.0f}" for x in (low, high))
-            spread = f"; {low_said}-{high_said} going by published runs"
-        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only{spread})")
+        spread = _published_range(advice, tp.gpu_hours.value, lambda x: fmt_num(x) if x >= 1000 else f"{x:,.0f}")
+        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only{'; ' + spread if spread else ''})")
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
     return " · ".join(bits)
 
 
-def _published_range(advice: Advice, usd: float) -> str:
-    """A pre-training cost with the spread of published whole runs around the model (WHOLE_RUN_RANGE), "" otherwise:
-    a budget good to about a fifth is not a figure to the dollar."""
-    if advice.effective.mode != "pretrain" or usd <= 0:
+def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] = fmt_usd_short) -> str:
+    """A pre-training figure (GPU-hours or cost) with the spread of published whole runs around the model
+    (WHOLE_RUN_RANGE), "" otherwise: a budget good to about a fifth is not a figure to the dollar."""
+    if advice.effective.mode != "pretrain" or value <= 0:
         return ""
-    low, high = (usd * f for f in WHOLE_RUN_RANGE)
-    return f"{fmt_usd_short(low)}-{fmt_usd_short(high)} going by published runs"
+    low, high = (value * f for f in WHOLE_RUN_RANGE)
+    return f"{fmt(low)}-{fmt(high)} going by published runs"
 
 
 def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
@@ -411,8 +411,8 @@ def key_assumptions(advice: Advice) -> str:
         efficiency = tp.decode_tokens_per_s.inputs.get("bandwidth_efficiency")
         if isinstance(efficiency, int | float):
             per_user = tp.decode_tokens_per_s_per_sequence
-            amd = per_user is not None and any(n.startswith(AMD_SERVING_NOTE[:5]) for n in per_user.notes)
-            bits.append(f"{efficiency:.0%} of peak memory bandwidth" + (" (x0.7 on AMD)" if amd else ""))
+            amd = per_user is not None and AMD_SERVING_NOTE in per_user.notes
+            bits.append(f"{efficiency:.0%} of peak memory bandwidth" + (f" (x{AMD_SERVING_EFFICIENCY:g} on AMD)" if amd else ""))
     if tp is not None and tp.cost_per_1m_tokens_usd is not None:
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):

@@ -135,7 +135,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
-    if adapter_scale_note(effective):  # the plan is LoRA/QLoRA at pre-training scale: price the full fine-tune too
+    if adapter_tokens_at_scale(effective) is not None:  # LoRA/QLoRA at pre-training scale: price a full fine-tune too
         full = full_fine_tune_pick(w, arch, data, chosen.gpu if chosen is not None else None)
         full_gpu = data.gpu(full.gpu) if full is not None else None
         notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
@@ -201,21 +201,27 @@ def adapter_scale_note(effective: Workload, full: Option | None = None, chosen: 
     clearly less than a full fine-tune (Biderman et al. 2024, "LoRA Learns Less and Forgets Less", on 20B tokens
     of code and math). The plan is right for what was asked; the method may not be what the team wants, so the
     full fine-tune's own pick (`full`) is priced beside the adapters' (`chosen`) when the engine could plan it."""
-    if effective.mode not in ("lora", "qlora") or not effective.dataset_tokens:
-        return []
-    tokens = float(effective.dataset_tokens) * float(effective.epochs or 1)
-    if tokens < ADAPTER_SCALE_TOKENS:
+    tokens = adapter_tokens_at_scale(effective)
+    if tokens is None:
         return []
     compared = ""
     full_run, adapter_run = _run_usd(full), _run_usd(chosen)
     if full is not None and full_run and adapter_run and full.hours_per_run:
         compared = (f"; a full fine-tune: {full.cluster.gpus}x {gpu_name or full.gpu}, ${full_run:,.0f} and "
                     f"{full.hours_per_run / 24:,.1f} "
-                    f"days per run ({full_run / adapter_run - 1:+.0%} on {METHOD_NAMES[effective.mode]}'s ${adapter_run:,.0f})")
+                    f"days per run ({full_run / adapter_run - 1:+.0%} on {METHOD_NAMES[str(effective.mode)]}'s ${adapter_run:,.0f})")
     return [f"{ADAPTER_SCALE_NOTE}~{tokens / 1e9:,.0f}B tokens per run is continued pre-training, where LoRA and QLoRA "
             "learn clearly less than a full fine-tune (Biderman et al. 2024, 'LoRA Learns Less and Forgets Less', "
             f"arXiv:2405.09673, on 20B tokens of code and math){compared}; reply 'full fine-tune' to compare in full, or "
             "give the tokens per run if you train on a sample"]
+
+
+def adapter_tokens_at_scale(effective: Workload) -> float | None:
+    """Tokens per run of a LoRA/QLoRA plan at continued-pre-training scale (ADAPTER_SCALE_TOKENS or more), else None."""
+    if effective.mode not in ("lora", "qlora") or not effective.dataset_tokens:
+        return None
+    tokens = float(effective.dataset_tokens) * float(effective.epochs or 1)
+    return tokens if tokens >= ADAPTER_SCALE_TOKENS else None
 
 
 def _run_usd(option: Option | None) -> float | None:

@@ -29,6 +29,7 @@ from engine.throughput import (
     context_tokens,
     estimate_inference,
     estimate_training,
+    fast_link_name,
     link_kind,
     request_shape,
     training_numbers,
@@ -38,8 +39,8 @@ from engine.units import HOURS_PER_MONTH
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 
-
 ROOM_NOTE = "room for up to "  # how many sequences one serving replica holds: read by the first message
+
 
 def relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
     """A plan shared by offers of the same shape, described with this offer's own link names."""
@@ -254,7 +255,7 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     wb = w.model_copy(update={"concurrency": choice.batch})
     memory = estimate_memory(wb, arch, group, gpu, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0)
     kind = link_kind(link)
-    over = ("Infinity Fabric" if "infinity" in (link or "").lower() else "NVLink") if kind == "fast" else "PCIe"
+    over = fast_link_name(link) if kind == "fast" else "PCIe"
     across = " across nodes" if group > gpn else ""
     tp_text = (f"tensor parallel x{tp} over {over} with data-parallel attention (SGLang --enable-dp-attention)"
                if arch.is_mla else f"tensor parallel x{tp} over {over}")

@@ -326,9 +326,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     rate = _rate(offer, pricing, variant.hourly_rate)
                     if rate is None:
                         continue
-                    if (pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None
-                            and provider is not None and provider.kind == "marketplace"):
-                        continue  # a marketplace sells no commitments: no estimated reserved price for it
+                    if _no_commitment_sold(offer, provider.kind if provider is not None else None, pricing):
+                        continue
                     ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
@@ -444,6 +443,13 @@ def _abroad(offer: OfferRecord | None) -> bool:
     an answer does not silently pick, say, a provider's India SKU."""
     region = (offer.region or "").lower() if offer is not None else ""
     return bool(region) and not region.startswith("us")
+
+
+def _no_commitment_sold(offer: OfferRecord | None, provider_kind: str | None, pricing: str) -> bool:
+    """Reserved pricing on a marketplace row with no published commitment price: a marketplace sells no
+    commitments, so no reserved price is estimated for it (the row is left out)."""
+    return (pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None
+            and provider_kind == "marketplace")
 
 
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
@@ -613,8 +619,8 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         rate = _rate(offer, pricing, None)
         if not planned.fits or planned.choice is None or rate is None:
             continue
-        if pricing == "reserved" and offer.reserved_usd_per_hour is None and kinds.get(offer.provider) == "marketplace":
-            continue  # a marketplace sells no commitments
+        if _no_commitment_sold(offer, kinds.get(offer.provider), pricing):
+            continue
         billed = planned.billed(offer)
         # ranked as the options are: a plan that keeps the interactive floor before a cheaper one that cannot
         choice = planned.choice

@@ -77,8 +77,7 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) 
     """Model FLOPs utilisation a well-tuned run reaches, by GPU class and scale (calibration.csv)."""
     gpus = max(1, int(gpus or 1))
     if gpu.tier == "datacenter" and link_kind(gpu.scaleup_link) == "fast":
-        link = "Infinity Fabric" if gpu.vendor.upper() == "AMD" else "NVLink"
-        mfu, why = 0.48, (f"{link} datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to "
+        mfu, why = 0.48, (f"{fast_link_name(gpu.scaleup_link)} datacenter GPU, dense matmuls at 48% of peak and attention at about half that, fitted to "
                           "the calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 "
                           "on A100 43-46%, MosaicML MPT on H100/A100 40-51% at 2k tokens")
     elif gpus == 1:
@@ -257,6 +256,11 @@ def link_kind(link: str | None) -> str:
     text = (link or "").lower()
     return "fast" if ("nvlink" in text or "nvswitch" in text or "infinity" in text) and "bridge" not in text \
         and "pcie only" not in text else "pcie"
+
+
+def fast_link_name(link: str | None) -> str:
+    """What a fast scale-up link is called in an answer: AMD's Infinity Fabric, else NVLink."""
+    return "Infinity Fabric" if "infinity" in (link or "").lower() else "NVLink"
 
 
 def allreduce_seconds(arch: Architecture, gpu: GpuRecord, tp: int, batch: int, kind: str) -> float:
@@ -442,8 +446,7 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     if vendor_serving_factor(gpu) != 1.0 and not w.bandwidth_efficiency:
         notes.append(AMD_SERVING_NOTE)
     if tp > 1:
-        over = ("Infinity Fabric" if "infinity" in (link or gpu.scaleup_link or "").lower() else "NVLink") \
-            if kind == "fast" else "PCIe"
+        over = fast_link_name(link or gpu.scaleup_link) if kind == "fast" else "PCIe"
         notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
                      f"{comm_s * 1e3:.1f} ms per token")
     per_seq = figure(1 / step, "tokens/s", "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)",

@@ -18,10 +18,15 @@ def _compared(text: str) -> list[str]:
     return [line for line in lines[start + 1:] if line.startswith(("  * ", "  - "))]
 
 
+def _row(real_advisor: Any, text: str, role: str) -> tuple[str, list[str], str]:
+    """(the comparison row whose label has `role`, every row, the whole terminal answer) for a question."""
+    answer = render_terminal(real_advisor.respond(real_advisor.new_conversation(), text), real_advisor.display_names())
+    rows = _compared(answer)
+    return next(row for row in rows if role in row), rows, answer
+
+
 def test_a_marketplace_cheapest_row_for_a_service_says_no_sla(real_advisor: Any) -> None:
-    response = real_advisor.respond(real_advisor.new_conversation(), "serve Mistral Small 3 24B")
-    rows = _compared(render_terminal(response, real_advisor.display_names()))
-    cheapest = next(row for row in rows if "cheapest" in row)
+    cheapest, rows, _ = _row(real_advisor, "serve Mistral Small 3 24B", "cheapest")
     # an RTX 5090 on a marketplace host: both reasons, since no note under the answer repeats them
     assert cheapest.startswith("  - cheapest, GeForce, no SLA Vast.ai (marketplace)"), rows
 
@@ -60,21 +65,16 @@ def test_a_training_answer_labels_a_marketplace_cheapest_row_as_it_always_did(re
 
 def test_a_marketplace_fastest_row_for_a_service_says_no_sla(real_advisor: Any) -> None:
     """405B in FP8 for one stream: the fastest option is 8 H200 on a marketplace host; its row says so."""
-    response = real_advisor.respond(real_advisor.new_conversation(), "serve Llama 3.1 405B in fp8")
-    rows = _compared(render_terminal(response, real_advisor.display_names()))
-    fastest = next(row for row in rows if "fastest" in row)
+    fastest, rows, _ = _row(real_advisor, "serve Llama 3.1 405B in fp8", "fastest")
     assert fastest.startswith("  - fastest, no SLA  Vast.ai (marketplace)"), rows
 
 
 def test_a_cheapest_row_both_slower_and_without_sla_says_both(real_advisor: Any) -> None:
     """70B for 40 users: the cheapest option is a marketplace host at 11.8 tokens/s per user, under the 20 the
     plan keeps; "no SLA" alone would read as a valid cheaper choice for the same speed."""
-    response = real_advisor.respond(real_advisor.new_conversation(), "serve meta-llama/Llama-3.3-70B-Instruct for 40 users")
-    rows = _compared(render_terminal(response, real_advisor.display_names()))
-    cheapest = next(row for row in rows if "cheapest" in row)
+    cheapest, rows, answer = _row(real_advisor, "serve meta-llama/Llama-3.3-70B-Instruct for 40 users", "cheapest")
     assert cheapest.startswith("  - cheapest, slower, no SLA Vast.ai (marketplace)"), rows
-    assert not any(line.startswith("Note: The cheapest, ") for line in
-                   render_terminal(response, real_advisor.display_names()).splitlines())  # the label said it
+    assert not any(line.startswith("Note: The cheapest, ") for line in answer.splitlines())  # the label said it
 
 
 def test_behind_an_amd_pick_the_runner_up_is_the_best_option_on_another_vendor(real_advisor: Any) -> None:

@@ -166,7 +166,8 @@ def test_mfu_reasons_as_the_reply_states_them() -> None:
     assert default_mfu(H100_SXM, "full", 8) == (0.48, nvlink)
     assert default_mfu(RTX_4090, "full", None) == (0.35, "single PCIe/consumer GPU: no communication, but smaller kernels and power/thermal limits")  # type: ignore[arg-type]
     assert default_mfu(RTX_4090, "full", 4) == (0.25, "multi-GPU over PCIe (no NVLink): gradient all-reduce competes with compute")
-    amd = default_mfu(H100_SXM.model_copy(update={"vendor": "AMD"}), "full", 2048)[1]
+    amd = default_mfu(H100_SXM.model_copy(update={"vendor": "AMD", "scaleup_link": "Infinity Fabric (7 links)"}),
+                      "full", 2048)[1]
     assert amd == (nvlink.replace("NVLink", "Infinity Fabric", 1) + "; x0.9 beyond 1,024 GPUs (Llama 3 405B: 38-43% on 16k H100s); x0.7 on AMD (low confidence, "
                    "no AMD run in calibration.csv): SemiAnalysis's Dec 2024 MI300X/H100/H200 training benchmarks found the "
                    "MI300X's paper advantage over the H100 not realised in practice (semianalysis.com, 'MI300X vs H100 vs "
