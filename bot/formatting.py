@@ -21,9 +21,14 @@ def fmt_gb(value: float | None) -> str:
 
 
 def fmt_usd(value: float | None) -> str:
+    """$0.09, $87.77, $77,919, $15.88M: cents below $100, dollars below a million, then millions to four
+    figures (an estimate of $15,880,169 is not known to the dollar; the range beside it says how well)."""
     if value is None:
         return "?"
-    return f"${value:,.0f}" if abs(value) >= 100 else f"${value:,.2f}"
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    if value >= 1e6:
+        return f"{sign}${value / 1e6:,.2f}M"
+    return f"{sign}${value:,.0f}" if value >= 100 else f"{sign}${value:,.2f}"
 
 
 def fmt_num(value: float | None, unit: str = "") -> str:
@@ -95,10 +100,8 @@ def fmt_usd_short(value: float | None) -> str:
     """$2.43M, $121k: for the comparison, where a column of seven-figure sums is hard to scan."""
     if value is None:
         return "?"
-    if abs(value) >= 1e6:
-        return f"${value / 1e6:,.2f}M"
-    if abs(value) >= 1e4:
-        return f"${value / 1e3:,.0f}k"
+    if 1e4 <= abs(value) < 1e6:
+        return f"{'-' if value < 0 else ''}${abs(value) / 1e3:,.0f}k"
     return fmt_usd(value)
 
 

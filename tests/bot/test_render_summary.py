@@ -148,7 +148,7 @@ def test_serving_plan_shows_replicas_tp_speed_targets_and_unit_cost() -> None:
 def test_a_run_longer_than_a_month_shows_the_whole_job_and_the_missed_deadline() -> None:
     view = build_answer_view(_response(long_job_advice()))
     # the whole job leads (the monthly bill while it runs follows), not a month's rent beside it
-    assert view.cost.startswith("*$3,100,000 for the whole job*") and "a month while it runs" in view.cost, view.cost
+    assert view.cost.startswith("*$3.10M for the whole job*") and "a month while it runs" in view.cost, view.cost
     assert "2,250 h (93.8 days) per run" in view.speed
     assert view.targets and "missed by" in view.targets[0] and "time per run" in view.targets[0]
     assert "40% MFU" in view.key_assumptions
@@ -162,10 +162,10 @@ def test_several_long_runs_are_several_jobs_and_one_run_of_a_guess_says_so() -> 
     twenty = advice.model_copy(update={"effective": effective,
                                        "workload": advice.workload.model_copy(update={"runs_per_month": 20.0})})
     view = build_answer_view(_response(twenty))
-    assert view.cost.startswith("*$62,000,000 for 20 runs* ($3,100,000 each; a run lasts longer than a month"), view.cost
+    assert view.cost.startswith("*$62.00M for 20 runs* ($3.10M each; a run lasts longer than a month"), view.cost
     guessed = twenty.model_copy(update={"effective": effective.model_copy(update={"runs_per_month": 1.0})})
     view = build_answer_view(_response(guessed))
-    assert view.cost.startswith("*$3,100,000 for one run* (not 20: the token count is a guess"), view.cost
+    assert view.cost.startswith("*$3.10M for one run* (not 20: the token count is a guess"), view.cost
     assert "whole job" not in view.cost
 
 
@@ -324,7 +324,7 @@ def test_a_pretraining_budget_is_stated_with_the_spread_of_published_runs(real_a
     view = build_answer_view(response, real_advisor.display_names())
     assert "5.4M GPU-hours (training only; 4.5M-6.4M going by published runs)" in view.speed, view.speed
     # and so is the budget: a figure good to about a fifth is not only a figure to the dollar
-    assert view.cost.startswith("*$15,880,169 for the whole job*") and "$13.34M-$18.90M going by published runs" in view.cost
+    assert view.cost.startswith("*$15.88M for the whole job*") and "$13.34M-$18.90M going by published runs" in view.cost
     tuned = real_advisor.respond(real_advisor.new_conversation(), "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
     tuned_view = build_answer_view(tuned, real_advisor.display_names())
     assert "published runs" not in tuned_view.speed + tuned_view.cost  # pre-training only
