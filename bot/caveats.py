@@ -16,9 +16,10 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from bot.formatting import fmt_usd, fmt_usd_short, winner_name
+from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.models import Advice, Option
+from engine.offer_plans import SLOW_FIXED_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -148,6 +149,18 @@ def _tight_line(advice: Advice) -> str | None:
         return None
     return (f"Tight: {found.group(1)} of {found.group(2)} GB usable per GPU ({found.group(3)}); test the peak on one "
             "node first or take the next-larger plan")
+
+
+def _slow_fixed_line(advice: Advice) -> str | None:
+    """The GPUs the user fixed hold the users, but each gets less than the speed the Assumes line promises: the
+    first thing to say, with how many GPUs keep it."""
+    notes = advice.cluster.notes if advice.cluster is not None else ()
+    found = re.match(re.escape(SLOW_FIXED_NOTE) + r"(.+?) under the ([\d.]+) tokens/s assumed for interactive use; (.+?) "
+                     r"\(or say", next((n for n in notes if n.startswith(SLOW_FIXED_NOTE)), ""))
+    if found is None:
+        return None
+    return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {found.group(3)}, "
+                        "or say the speed you need")
 
 
 def _reservation_line(advice: Advice) -> str | None:
@@ -285,7 +298,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
     if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
-    lines = [_methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
+    lines = [_slow_fixed_line(advice), _methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
              _reservation_line(advice), _price_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats, service_risks
+from bot.caveats import FP8_NOTE, HardwareKinds, cheapest_fitting, decision_caveats, service_risks
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -32,10 +32,11 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
-from engine.models import Advice, Option, TargetCheck
-from engine.offer_plans import ROOM_NOTE
+from engine.models import Advice, ClusterPlan, Option, TargetCheck
+from engine.offer_plans import ROOM_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import owns_gpus
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
+from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
@@ -212,13 +213,39 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
         bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")
-    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens",
-                    next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), ""))
-    if room is not None and serving_without_load(advice.workload):
-        # sized for one stream until the load is said: how many users the same GPUs hold is the "does it fit" answer
-        per = " per replica" if (cluster.replicas or 1) > 1 else ""
-        bits.append(f"room for {room.group(1)} users at {room.group(2)} tokens each{per}")
-    return " · ".join(bits)
+    if serving_without_load(advice.workload):
+        bits.append(_room(cluster))
+    return " · ".join(b for b in bits if b)
+
+
+def _room(cluster: ClusterPlan) -> str:
+    """Sized for one stream until the load is said, so how many users the same GPUs serve is the "does it fit"
+    answer: the users kept at the speed floor, with the KV cache room beside it when memory is not what binds
+    (405B FP8 on 4 MI300X has memory for 261 sequences but keeps 20 tokens/s for 6)."""
+    note = next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), "")
+    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
+    if room is None:
+        return ""
+    held, ctx = room.group(1), room.group(2)
+    per = " per replica" if (cluster.replicas or 1) > 1 else ""
+    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
+    if kept is None:
+        return f"room for {held} users at {ctx} tokens each{per}"
+    floor, users = kept.group(1), int(kept.group(2).replace(",", ""))
+    if users >= int(held.replace(",", "")):
+        return f"room for {held} users at {ctx} tokens each{per}, ≥{floor} tokens/s"
+    if users == 0:
+        return f"memory for {held} users at {ctx} tokens each{per}, but under {floor} tokens/s each once they share it"
+    return tidy_plurals(f"room for {users:,} user(s) at ≥{floor} tokens/s each{per} (memory for {held} at {ctx} tokens)")
+
+
+BACK_TO_BACK_SAID_AFTER_H = 30 * 24  # several guessed runs that would take longer than a month one after another
+
+
+def _span(hours: float) -> str:
+    """A long calendar span as a planner says it: months under two years, then years."""
+    months = hours / HOURS_PER_MONTH
+    return f"{months:,.1f} months" if months < 24 else f"{months / 12:,.1f} years"
 
 
 ONE_NODE_SAID_AFTER_H = 14 * 24  # a run on a guessed token count longer than two weeks says why it is not scaled out
@@ -255,7 +282,9 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     elif tp.wall_clock_hours is not None:
         bits.append(f"*{fmt_hours(tp.wall_clock_hours.value)} per run*")
     if tp.gpu_hours is not None:  # the wall clock above adds start-up
-        spread = _published_range(advice, tp.gpu_hours.value, lambda x: fmt_num(x) if x >= 1000 else f"{x:,.0f}")
+        # both ends in one style, the figure's own: "765-1,084", not "765-1.1k"; "24.5k-34.8k" past ten thousand
+        scaled = tp.gpu_hours.value >= 10_000
+        spread = _published_range(advice, tp.gpu_hours.value, lambda x: fmt_num(x) if scaled else f"{x:,.0f}")
         bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only{'; ' + spread if spread else ''})")
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
@@ -277,7 +306,9 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         if advice.cluster is not None and advice.cluster.fits:
             if owns_gpus(advice.workload):
                 # "we have 16 A100s on prem": a cloud rental quote would price hardware they own
-                return "not priced: your own GPUs (say e.g. “at $1.50/GPU-hour” to count their cost)"
+                # their power is what the Assumes line says they cost: priced once there is a run to power
+                return ("at your GPUs' power cost once the token count is known (say e.g. “at $1.50/GPU-hour” to count "
+                        "their full cost)")
             hourly = cheapest_fitting(advice)
             if asking:
                 return "priced once the open question is answered" + (f"; meanwhile the cheapest per token trained: {hourly}"
@@ -300,6 +331,9 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         asked = advice.workload.runs_per_month
         if asked and asked > 1:  # what the user asked for, at the guess: said, not hidden behind "1 run"
             at_guess += f", {asked:g} runs ≈ {fmt_usd_short(per_run * asked)}"
+            back_to_back = (winner.hours_per_run or 0.0) * asked
+            if back_to_back > BACK_TO_BACK_SAID_AFTER_H:  # the money is not the only thing 20 such runs cost
+                at_guess += f" ({_span(back_to_back)} back to back)"
         bits.append(at_guess)
     else:
         runs = advice.effective.runs_per_month
@@ -368,7 +402,9 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
             thin = f"; sized with {sized_margin:.0%} to spare"  # why the plan has more GPUs than the target alone needs
         if check.name == "requests_per_s" and check.got:
             # the figure is what the fleet sustains; the fleet is sized to run below it (engine RATE_UTILISATION)
-            return f"{label} {wanted}: target met (capacity {fmt_num(check.got, unit)}, run at {check.wanted / check.got:.0%})"
+            # to the request (1,261, not 1.3k): the reader checks the load against it
+            capacity = f"{check.got:,.0f} {unit}" if check.got >= 100 else fmt_num(check.got, unit)
+            return f"{label} {wanted}: target met (capacity {capacity}, run at {check.wanted / check.got:.0%})"
         return f"{label} {wanted}: target met ({fmt_num(check.got, unit)}{thin})"
     return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
 
@@ -413,6 +449,8 @@ def key_assumptions(advice: Advice) -> str:
             per_user = tp.decode_tokens_per_s_per_sequence
             amd = per_user is not None and AMD_SERVING_NOTE in per_user.notes
             bits.append(f"{efficiency:.0%} of peak memory bandwidth" + (f" (x{AMD_SERVING_EFFICIENCY:g} on AMD)" if amd else ""))
+    if "kv_cache_dtype" in found and _is_serving(advice) and not any(n.startswith(FP8_NOTE) for n in advice.notes):
+        bits.append("FP8 KV cache")  # asked for FP8 weights; the cache's precision is ours (an engine-chosen FP8 says both)
     if tp is not None and tp.cost_per_1m_tokens_usd is not None:
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):

@@ -164,6 +164,13 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                     "replicas are added for the load"))
         elif w.concurrency is None:
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
+        if w.precision == "fp8":
+            # FP8 weights do not imply an FP8 cache in vLLM (--kv-cache-dtype auto keeps the model's 16-bit dtype)
+            assumptions.append(Assumption(
+                field="kv_cache_dtype", value="fp8",
+                why="FP8 weights served with an FP8 KV cache (vLLM --kv-cache-dtype fp8, SGLang the same flag): half the "
+                    "cache memory per token of vLLM's default, which keeps the cache in the model's 16-bit dtype and so "
+                    "holds about half the users per GPU and reads twice the cache per step"))
         if w.target_tokens_per_s_per_user is None and (w.concurrency or w.requests_per_s or w.target_tokens_per_s):
             assumptions.append(Assumption(
                 field="target_tokens_per_s_per_user", value=DEFAULT_TOKENS_PER_S_PER_USER,

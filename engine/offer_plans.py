@@ -24,7 +24,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.serving import RATE_UTILISATION, ServingChoice, below_floor, choose
+from engine.serving import RATE_UTILISATION, ServingChoice, below_floor, choose, user_floor, users_at_floor
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -40,6 +40,9 @@ MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k 
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 
 ROOM_NOTE = "room for up to "  # how many sequences one serving replica holds: read by the first message
+SLOW_FIXED_NOTE = "slow on the GPUs you fixed: "  # the fixed GPUs serve the users below the floor (first message)
+# after ROOM_NOTE's figure, for a plan sized for one stream: "; at ≥20 tokens/s per user it serves 38 users (...)"
+USERS_AT_FLOOR_NOTE = " per user it serves "
 
 
 def relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
@@ -248,6 +251,24 @@ def serving_fits_nowhere(w: Workload, arch: Architecture, gpu: GpuRecord, offer:
     return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)
 
 
+def _slow_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
+                   gpn: int, kind: str) -> str:
+    """The GPUs the user fixed hold the users but below the interactive floor: say so, and how many GPUs keep it
+    (the plan the engine would make on this GPU and node shape unconstrained)."""
+    free = w.model_copy(update={"gpu_count": None, "nodes": None})
+    multi_node = offer is None or offer.inter_node_fabric is not None
+    floor = user_floor(w)
+    # on this node shape, or on a full 8-GPU node of the same GPU (wider tensor parallel reads fewer weights per GPU)
+    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node) for n in sorted({gpn, max(gpn, 8)}))
+             if c is not None and not below_floor(w, c.per_user_tokens_s)]
+    need = min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
+    keeps = (f"{need.gpus} GPUs ({need.replicas} replica(s) of {need.gpus_per_replica}) keep {floor:g}+"
+             if need is not None else f"no GPU count keeps {floor:g}+")
+    return (f"{SLOW_FIXED_NOTE}{choice.per_user_tokens_s:.1f} tokens/s per user with {choice.batch} user(s) per replica on "
+            f"the {w.gpu_count} GPU(s) you fixed, under the {floor:g} tokens/s assumed for interactive use; {keeps} "
+            "(or say the speed you need, e.g. “10 tokens/s per user”)")
+
+
 def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
                    gpn: int, link: str | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """ClusterPlan, memory of one replica's busiest GPU, and the fleet's throughput for a serving choice."""
@@ -274,8 +295,16 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     notes.append(f"{what}, {choice.batch} sequence(s) each with KV cache for {ctx:,} tokens per sequence"
                  + ("; replicas need no fast link between them (a load balancer in front)" if choice.replicas > 1 else ""))
     if choice.capacity_sequences:
-        notes.append(f"{ROOM_NOTE}{choice.capacity_sequences:,} sequences of {ctx:,} tokens per replica at once (KV cache "
-                     "memory left after the weights, up to vLLM's default max_num_seqs)")
+        room = (f"{ROOM_NOTE}{choice.capacity_sequences:,} sequences of {ctx:,} tokens per replica at once (KV cache "
+                "memory left after the weights, up to vLLM's default max_num_seqs)")
+        if (w.concurrency or 1) == 1 and w.requests_per_s is None and w.target_tokens_per_s is None:
+            # sized for one stream: how many users the replica serves is the "does it fit" answer, and memory alone
+            # overstates it (speed falls as the batch grows)
+            users = users_at_floor(w, arch, gpu, tp, pp, kind, choice.capacity_sequences)
+            prompt_in, out = request_shape(w)
+            room += (f"; at ≥{user_floor(w):g} tokens/s{USERS_AT_FLOOR_NOTE}{users:,} users (each sending turns of "
+                     f"{prompt_in:,} prompt + {out:,} output tokens)")
+        notes.append(room)
     if arch.is_mla and tp > 1:
         notes.append("the MLA cache is sharded with data-parallel attention (SGLang --enable-dp-attention, vLLM "
                      "data-parallel attention with expert parallel): plain tensor parallel keeps a full copy of it on "
@@ -297,6 +326,8 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
                      f"queue; ~{choice.batch} sequences in flight per replica")
     if offer is not None and choice.billed_gpus > gpus:
         notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
+    if w.gpu_count and below_floor(w, choice.per_user_tokens_s):
+        notes.append(_slow_on_fixed(w, arch, gpu, offer, choice, gpn, kind))
     notes.extend(platform_caveats(gpu, w, group))
     plan = replica_plan.model_copy(update={
         "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,

@@ -172,6 +172,32 @@ def _largest_batch_meeting(step_of: Callable[[int], float], cap: int, floor: flo
     return lo
 
 
+def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, kind: str, cap: int) -> int:
+    """How many users one replica serves while each keeps the per-user floor (the asked speed, else the
+    interactive 20 tokens/s), every user sending turns of the default request shape: the largest batch up to
+    `cap` (its KV cache room) whose per-user speed under load holds the floor, found with the functions that
+    size "for N users", so asking for that many users on these GPUs gives the same speed. 0 when even one
+    user's turns fall below it. Memory room alone overstates this several times for a large model on few GPUs
+    (405B FP8 on 4 MI300X holds 261 sequences, at under 3 tokens/s each)."""
+    if cap < 1:
+        return 0
+    users = w.model_copy(update={"concurrency": 2})  # users sending turns: their prefills share the replica
+    step_at = decode_step_function(users, arch, gpu, tp, pp, kind)
+    ttft = prefill_seconds_for(users, arch, gpu, tp, prefill_tokens(users))
+    out_tokens = request_shape(users)[1]
+    floor = user_floor(w)
+    steps: dict[int, float] = {}
+
+    def step_of(b: int) -> float:
+        if b not in steps:
+            steps[b] = loaded_step(step_at(b)[0], b, ttft, out_tokens)
+        return steps[b]
+
+    if 1 / step_of(1) < floor * 0.999:
+        return 0
+    return _largest_batch_meeting(step_of, cap, floor * 0.999)
+
+
 def _bill(replicas: int, group: int, gpn: int) -> tuple[int, int]:
     """(nodes, billed GPUs): replicas pack into whole rented nodes; a group larger than a node spans nodes."""
     if group <= gpn:

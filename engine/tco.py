@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from catalog.records import OfferRecord, ProviderRecord
-from engine.models import Figure, TcoOption, TcoRow, Workload
+from engine.models import BYTES_PER_TOKEN_TEXT, Figure, TcoOption, TcoRow, Workload
 from engine.units import HOURS_PER_MONTH
 
 # Published 1-3 year commitments run 30-50% below on-demand (AWS Savings Plans / EC2 reserved,
@@ -112,9 +112,12 @@ def storage_footprint(w: Workload, total_params: float, trainable_params: float)
     """
     if w.storage_gb is not None:
         return Figure(value=w.storage_gb, unit="GB", formula="your storage_gb", inputs={"storage_gb": w.storage_gb})
-    dataset_gb = float(w.dataset_gb or 0.0)
-    kept = w.checkpoints_kept if w.checkpoints_kept is not None else DEFAULT_CHECKPOINTS_KEPT
     mode = w.mode or "inference"
+    dataset_gb = float(w.dataset_gb or 0.0)
+    from_tokens = w.dataset_gb is None and bool(w.dataset_tokens) and mode != "inference"
+    if from_tokens:  # a corpus given as tokens is stored too: as text, at the bytes per token used to count it
+        dataset_gb = float(w.dataset_tokens or 0) * BYTES_PER_TOKEN_TEXT / BYTES_PER_GB
+    kept = w.checkpoints_kept if w.checkpoints_kept is not None else DEFAULT_CHECKPOINTS_KEPT
     if mode in ("full", "pretrain"):
         ckpt_gb = total_params * 14 / BYTES_PER_GB
         artifact_gb = total_params * 2 / BYTES_PER_GB
@@ -139,6 +142,8 @@ def storage_footprint(w: Workload, total_params: float, trainable_params: float)
         notes=(
             "checkpoint = 14 bytes per trained parameter (bf16 weights + fp32 master + Adam m, v); "
             "artifact = merged model in bf16 (2 bytes/param)",
+            *((f"dataset_gb = {float(w.dataset_tokens or 0):,.0f} tokens x {BYTES_PER_TOKEN_TEXT:g} bytes per token of "
+               "text (no size given)",) if from_tokens else ()),
         ),
     )
 

@@ -104,7 +104,9 @@ def test_a_note_that_repeats_an_open_question_is_left_to_the_question(real_advis
 def test_own_gpus_get_no_cloud_rental_quote(real_advisor) -> None:
     response, view = _answer(real_advisor, "we have 16 A100 40GB on prem, can we full fine-tune a 13B model?")
     assert cheapest_fitting(response.advice) is not None  # the engine found a rental; it is not their hardware
-    assert "/hour" not in view.cost and "your own GPUs" in view.cost
+    assert "/hour" not in view.cost.replace("/GPU-hour", "") and "your GPUs' power cost" in view.cost, view.cost
+    # the cost line and the Assumes line say the same thing: their power, once there is a run to power
+    assert "your own GPUs at power cost" in view.key_assumptions and "not priced" not in view.cost
 
 
 def test_estimate_in_the_terminal_shows_the_caveats_too(capsys, real_advisor) -> None:
@@ -316,8 +318,10 @@ def test_one_run_costs_one_figure_when_storage_is_a_rounding_error(real_advisor)
     assert long_job.comparison[0].unit_cost == "$15.88M/run", long_job.comparison  # a run longer than a month, whole
     _, view = _answer(real_advisor, "pretrain a 13B model on 1T tokens using spot instances")
     # the run's figure, as the comparison table shows it, with what the month adds in words
+    # a pre-training run: with its published spread; the month adds the checkpoints, the artifact and the 1T-token
+    # corpus as ~4 TB of text at Nebius's storage price
     assert view.cost.startswith("*$93,232 per run* ($78k-$111k going by published runs; storage and data transfer "
-                                "add $8.41 for the month)"), view.cost  # a pre-training run: with its published spread
+                                "add $67.21 for the month)"), view.cost
     assert any(row.unit_cost == "$93,232/run" for row in view.comparison), view.comparison
     _, kept = _answer(real_advisor, "QLoRA Mistral Large 2 on 100M tokens")  # storage is 29% of this month: both shown
     assert "per run*" in kept.cost and "a month for 1 run" in kept.cost, kept.cost
@@ -371,3 +375,48 @@ def test_the_bf16_price_comes_from_any_provider_of_the_same_gpu(real_advisor) ->
     same = re.search(r"BF16 as published: [^;]*?tokens/s per user",
                      " ".join(_answer(real_advisor, "serve Llama 3.1 70B on L40S for 20 users")[0].advice.notes))
     assert same is not None and " at " not in same.group(0), same.group(0)
+
+
+def test_users_on_fixed_gpus_below_the_floor_are_said_first_with_what_keeps_it(real_advisor) -> None:
+    """405B FP8 for 40 users on the 4 MI300X the user fixed: the GPUs hold them, but each gets ~11 tokens/s while the
+    Assumes line says ≥20. The first note says so and how many GPUs keep 20+ (a full 8-GPU node: TP8 reads half the
+    weights per GPU per token), and the engine's unconstrained plan for the same question agrees."""
+    response, view = _answer(real_advisor, "serve Llama 3.1 405B in fp8 for 40 users on 4x MI300X")
+    per_user = response.advice.throughput.decode_tokens_per_s_per_sequence.value
+    assert 8 <= per_user < 20, per_user
+    assert view.notes[0].startswith(f"Slow: {per_user:.1f} tokens/s per user with 40 users per replica on the 4 GPUs you "
+                                    "fixed, under the 20 assumed for chat; 8 GPUs (1 replica of 8) keep 20+"), view.notes
+    free, _ = _answer(real_advisor, "serve Llama 3.1 405B in fp8 for 40 users on MI300X")
+    assert free.advice.cluster.gpus == 8 and free.advice.throughput.decode_tokens_per_s_per_sequence.value >= 20
+    _first_message_ok(response, real_advisor)
+    fast, fine = _answer(real_advisor, "serve Llama 3.1 405B in fp8 for 4 users on 4x MI300X")  # 20+ kept: no line
+    assert fast.advice.throughput.decode_tokens_per_s_per_sequence.value >= 20
+    assert not any(n.startswith("Slow:") for n in fine.notes), fine.notes
+
+
+def test_fp8_asked_for_says_the_kv_cache_is_fp8_too(real_advisor) -> None:
+    """vLLM keeps the KV cache in the model's 16-bit dtype unless --kv-cache-dtype fp8 is set: "in fp8" sizes the
+    cache in FP8, which holds twice the users, so the Assumes line says it. An FP8 the engine chose says it in its
+    own note, so the Assumes line does not repeat it; a BF16 answer has no such assumption."""
+    response, view = _answer(real_advisor, "serve Llama 3.1 405B in fp8")
+    assert "FP8 KV cache" in view.key_assumptions, view.key_assumptions
+    assert any(a.field == "kv_cache_dtype" and a.value == "fp8" for a in response.advice.assumptions)
+    chosen, chosen_view = _answer(real_advisor, "serve Mistral Small 3 24B")
+    assert chosen.advice.effective.precision == "fp8"
+    assert "FP8 KV cache" not in chosen_view.key_assumptions
+    assert any(n.startswith("FP8 weights and KV cache assumed") for n in chosen_view.notes), chosen_view.notes
+    bf16, bf16_view = _answer(real_advisor, "serve Llama 3.1 8B in bf16")
+    assert "FP8 KV cache" not in bf16_view.key_assumptions
+    assert not any(a.field == "kv_cache_dtype" for a in bf16.advice.assumptions)
+
+
+def test_many_guessed_runs_say_how_long_they_take_back_to_back(real_advisor) -> None:
+    """20 QLoRA runs of a guessed ~125B tokens on one 8x B200 node are 20 x 73.7 days: the price of 20 runs alone
+    hid that they take four years one after another."""
+    response, view = _answer(real_advisor, "QLoRA 70B, 500GB corpus in S3, 20 runs")
+    assert response.advice.recommendation is not None
+    hours = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary).hours_per_run
+    assert hours and 20 * hours / 730.5 / 12 == pytest.approx(4.0, abs=0.05)
+    assert "20 runs ≈ $1.56M (4.0 years back to back)" in view.cost, view.cost
+    _, one = _answer(real_advisor, "QLoRA 70B, 500GB corpus in S3")  # one run: nothing to lay end to end
+    assert "back to back" not in one.cost, one.cost

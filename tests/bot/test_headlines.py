@@ -5,6 +5,7 @@ run on the guess. The real catalog, parser and engine answer, so the engine's wo
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -132,18 +133,35 @@ def test_a_run_planned_on_a_known_size_does_not_say_why_it_stays_on_one_node(rea
     assert "kept on one node" not in stated.speed, stated.speed  # a stated count is planned across nodes
 
 
-def test_a_fit_question_sized_for_one_stream_says_how_many_users_the_gpus_hold(real_advisor) -> None:
+def test_a_fit_question_sized_for_one_stream_says_how_many_users_the_gpus_serve(real_advisor) -> None:
     """"Does Qwen2.5 72B fit on 4x A100 80GB?": sized for one stream until the load is said, so the plan line also
-    says how many sequences the same GPUs hold at the assumed context (the KV cache room left after the weights)."""
-    import re
-
+    says how many users the same GPUs serve at the 20 tokens/s floor, with the KV cache room beside it. Memory alone
+    said 102, and asking for 102 users on those GPUs gave 6 tokens/s each; the figure must be what asking for that
+    many users gives: the floor kept at N users, lost at N + 1."""
     response, view, _ = _view(real_advisor, "does Qwen2.5 72B fit on 4x A100 80GB for inference?")
-    found = re.search(r"room for ([\d,]+) users at 4,096 tokens each$", view.plan)
+    found = re.search(r"room for ([\d,]+) users at ≥20 tokens/s each \(memory for ([\d,]+) at 4,096 tokens\)$", view.plan)
     assert found is not None, view.plan
-    users = int(found.group(1).replace(",", ""))
-    assert 50 <= users <= 256, users  # ~34 GB of KV room per GPU over 4 GPUs at ~1.3 MB per 4k-token sequence per GPU
+    users, held = (int(g.replace(",", "")) for g in found.groups())
+    assert 50 <= held <= 256, held  # ~34 GB of KV room per GPU over 4 GPUs at ~1.3 MB per 4k-token sequence per GPU
+    assert 8 <= users < held, users
     note = next(n for n in response.advice.cluster.notes if n.startswith("room for up to "))
-    assert note.startswith(f"room for up to {users:,} sequences of 4,096 tokens per replica"), note
+    assert note.startswith(f"room for up to {held:,} sequences of 4,096 tokens per replica"), note
+    assert f"at ≥20 tokens/s per user it serves {users:,} users" in note, note
+    for n, keeps in ((users, True), (users + 1, False)):
+        asked, _, _ = _view(real_advisor, f"serve Qwen2.5 72B for {n} users on 4x A100 80GB")
+        per_user = asked.advice.throughput.decode_tokens_per_s_per_sequence.value
+        assert (per_user >= 20 * 0.999) is keeps, (n, per_user)
     # with the load said, the plan is sized for it and the line does not repeat the room
     _, loaded, _ = _view(real_advisor, "does Qwen2.5 72B fit on 4x A100 80GB for 40 users?")
     assert "room for" not in loaded.plan, loaded.plan
+
+
+def test_room_says_when_memory_binds_or_no_user_keeps_the_floor(real_advisor) -> None:
+    """The room clause in its other two forms: memory binds first (every user it holds keeps the floor), and a
+    model so slow on its GPU that users sharing it all fall under the floor (70B int4 on one A100: 20.9 tokens/s
+    alone)."""
+    _, slow, _ = _view(real_advisor, "serve Llama 3.1 70B in int4 on a single A100 80GB")
+    assert slow.plan.endswith("memory for 22 users at 4,096 tokens each, but under 20 tokens/s each once they share it"), \
+        slow.plan
+    _, roomy, _ = _view(real_advisor, "serve Llama 3.1 8B on an H100 at 32k context")
+    assert re.search(r"room for [\d,]+ users at 32,768 tokens each, ≥20 tokens/s$", roomy.plan), roomy.plan

@@ -58,8 +58,11 @@ def test_the_first_message_puts_it_before_the_other_caveats() -> None:
 
 def test_a_request_rate_target_says_the_capacity_and_how_loaded_it_runs() -> None:
     """1,000 requests/s on a fleet that sustains 1,261: "1.3k requests/s" beside 261k tokens/s in total (1,021
-    requests of 256 tokens) read as a mismatch; the fleet is sized to run at 80% of what it sustains."""
+    requests of 256 tokens) read as a mismatch; the fleet is sized to run at 80% of what it sustains. The capacity
+    is given to the request (1,000 of "1.3k" reads as 77%, not the 79% stated)."""
     check = TargetCheck(name="requests_per_s", wanted=1000.0, got=1261.0, met=True)
-    assert target_line(check).endswith("target met (capacity 1.3k requests/s, run at 79%)"), target_line(check)
+    assert target_line(check).endswith("target met (capacity 1,261 requests/s, run at 79%)"), target_line(check)
+    small = TargetCheck(name="requests_per_s", wanted=5.0, got=6.4, met=True)
+    assert target_line(small).endswith("target met (capacity 6.4 requests/s, run at 78%)"), target_line(small)
     missed = TargetCheck(name="requests_per_s", wanted=1000.0, got=800.0, met=False)
     assert "missed by" in target_line(missed)

@@ -328,3 +328,9 @@ def test_a_pretraining_budget_is_stated_with_the_spread_of_published_runs(real_a
     tuned = real_advisor.respond(real_advisor.new_conversation(), "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
     tuned_view = build_answer_view(tuned, real_advisor.display_names())
     assert "published runs" not in tuned_view.speed + tuned_view.cost  # pre-training only
+    small = real_advisor.respond(real_advisor.new_conversation(), "continued pretraining of Llama 3.1 8B on 50B tokens of code")
+    small_view = build_answer_view(small, real_advisor.display_names())
+    hours = small.advice.throughput.gpu_hours.value
+    assert hours < 10_000  # both ends of a spread under ten thousand in whole hours, not "765-1.1k"
+    assert f"(training only; {hours * 0.84:,.0f}-{hours * 1.19:,.0f} going by published runs)" in small_view.speed, \
+        small_view.speed

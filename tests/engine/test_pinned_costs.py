@@ -171,6 +171,19 @@ def test_storage_footprint_full_training() -> None:
     assert storage_footprint(workload(mode="inference"), 7e9, 0).value == 0.0
 
 
+def test_a_corpus_given_in_tokens_is_stored_too() -> None:
+    """Pre-training 13B on 1T tokens with no size given: the corpus is kept as ~4 TB of text (4 bytes/token, the
+    ratio that turns a size into tokens) beside 3 checkpoints (546 GB) and the artifact (26 GB); it was left out, so a
+    15T-token job read "storage included" at the price of its checkpoints alone. A stated size wins."""
+    fig = storage_footprint(workload(mode="pretrain", dataset_tokens=1_000_000_000_000), 13e9, 13e9)
+    assert fig.value == pytest.approx(4_000 + 546 + 26)
+    assert fig.inputs["dataset_gb"] == pytest.approx(4_000)
+    assert any("4 bytes per token" in n for n in fig.notes), fig.notes
+    stated = storage_footprint(workload(mode="pretrain", dataset_tokens=1_000_000_000_000, dataset_gb=2_000.0), 13e9, 13e9)
+    assert stated.value == pytest.approx(2_000 + 546 + 26)
+    assert storage_footprint(workload(mode="inference", dataset_tokens=10**9), 7e9, 0).value == 0.0
+
+
 def test_tco_rows_for_a_managed_offer() -> None:
     """100 GPU-hours per run x 4 runs at SageMaker's listed $1.408: compute + managed = $563.20."""
     w = workload(mode="full", runs_per_month=4.0)
