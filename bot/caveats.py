@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
+from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
-from engine.offer_plans import SLOW_FIXED_NOTE
+from engine.offer_plans import CAPACITY_NOTE, SLOW_FIXED_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -151,6 +152,16 @@ def _tight_line(advice: Advice) -> str | None:
             "node first or take the next-larger plan")
 
 
+def _moe_stack_line(advice: Advice) -> str | None:
+    """An MoE trained across GPUs is planned with expert parallelism; the stack most fine-tuning starts from does
+    not split experts, and runs several times slower: the speed holds only on the right stack."""
+    notes = advice.cluster.notes if advice.cluster is not None else ()
+    if not any(n.startswith(MOE_STACK_NOTE) for n in notes):
+        return None
+    return ("MoE speed assumes expert parallelism (Megatron-LM, torchtitan, ms-swift's Megatron backend); Hugging Face "
+            "Trainer + PEFT runs about 10x slower")
+
+
 def _slow_fixed_line(advice: Advice) -> str | None:
     """The GPUs the user fixed hold the users, but each gets less than the speed the Assumes line promises: the
     first thing to say, with how many GPUs keep it."""
@@ -170,6 +181,20 @@ def _reservation_line(advice: Advice) -> str | None:
     if note is None:
         return None
     return f"{note.split(' is ')[0]} is a reserved-cluster negotiation: the on-demand price here is an upper bound"
+
+
+def _capacity_line(advice: Advice, kinds: HardwareKinds) -> str | None:
+    """Tens of instances of one GPU by the hour from one provider: whether it has them is the first thing to ask."""
+    notes = advice.cluster.notes if advice.cluster is not None else ()
+    found = re.match(re.escape(CAPACITY_NOTE) + r"([\d,]+) instances \(([\d,]+) GPUs\) (on demand|spot) from one provider",
+                     next((n for n in notes if n.startswith(CAPACITY_NOTE)), ""))
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    if found is None or winner is None:
+        return None
+    provider = _provider(winner)
+    who = (kinds.provider_names or {}).get(provider, provider) or "the provider"
+    return (f"Capacity: {found.group(1)} instances {found.group(3)} from {who}; confirm they have them free, or reserve "
+            "them, before planning on it")
 
 
 def _price_line(advice: Advice) -> str | None:
@@ -300,9 +325,9 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
     lines = [_slow_fixed_line(advice), _methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice),
-             _reservation_line(advice), _price_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
+             _reservation_line(advice), _capacity_line(advice, kinds), _price_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),
-             _marketplace_training_line(advice, kinds),
+             _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]
 

@@ -33,6 +33,9 @@ DEFAULT_GPUS_PER_NODE = 8
 MAX_NODES = 4096
 LINEAR_NODE_SCAN = 32
 
+# a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
+MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
+
 NCCL_CHECKLIST = (
     "NCCL_SOCKET_IFNAME must name the high-speed fabric interface, not the management network "
     "(the usual cause of 'slow hardware': collectives silently fall back to the slow NIC)",
@@ -415,6 +418,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if max_tp == 1 and n > 1 and not inference:
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
+    if arch.is_moe and not inference and lay.tp > 1:
+        notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
+                     "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
     notes.extend(platform_caveats(gpu, w, n))
     if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1:
         # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet

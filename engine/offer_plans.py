@@ -38,6 +38,8 @@ from engine.units import HOURS_PER_MONTH
 
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
+CAPACITY_NODES = 16  # from 16 instances of one GPU type at one provider, hourly capacity is worth confirming first
+CAPACITY_NOTE = "capacity to confirm: "  # read by the first message
 
 ROOM_NOTE = "room for up to "  # how many sequences one serving replica holds: read by the first message
 SLOW_FIXED_NOTE = "slow on the GPUs you fixed: "  # the fixed GPUs serve the users below the floor (first message)
@@ -155,7 +157,8 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
     throughput = estimate_training(w, arch, gpu, choice.gpus)
     if choice.as_given:
-        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None)
+        extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
+                            w.pricing)
         if extra:
             plan = plan.model_copy(update={"notes": (*extra, *plan.notes)})
         return plan, memory, with_deadline(w, throughput)
@@ -178,7 +181,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
                          f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
                          "once, same GPU-hours and cost); assumes the runs are independent experiments")
-    notes.extend(scale_notes(plan, gpn, offer is not None))
+    notes.extend(scale_notes(plan, gpn, offer is not None, w.pricing))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, with_deadline(w, throughput)
@@ -196,13 +199,24 @@ def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
 FAILURE_NOTE_GPUS = 1024
 
 
-def scale_notes(plan: ClusterPlan, gpn: int, rented: bool = True) -> list[str]:
+def capacity_note(nodes: int, gpus: int, pricing: str | None) -> str | None:
+    """Many instances of one GPU type bought by the hour from one provider: a price list is not stock."""
+    if nodes < CAPACITY_NODES or (pricing or "on_demand") == "reserved":
+        return None
+    how = "spot" if pricing == "spot" else "on demand"
+    return (f"{CAPACITY_NOTE}{nodes} instances ({gpus:,} GPUs) {how} from one provider: confirm it has them free, or "
+            "reserve them, before planning on it")
+
+
+def scale_notes(plan: ClusterPlan, gpn: int, rented: bool = True, pricing: str | None = None) -> list[str]:
     """What changes at scale that the arithmetic does not show: buying capacity (for a catalog rental; not for
     GPUs the team owns or a price it was quoted), and failures."""
     out: list[str] = []
     if rented and plan.gpus > RESERVATION_NODES * gpn:
         out.append(f"{plan.gpus:,} GPUs is a reserved-cluster negotiation (capacity, price and fabric), not an on-demand "
                    "order: the on-demand price here is an upper bound")
+    elif rented:
+        out.extend(n for n in [capacity_note(plan.nodes, plan.gpus, pricing)] if n)
     if plan.gpus >= FAILURE_NOTE_GPUS:
         out.append("at this scale hardware failures interrupt the run every few hours (Meta's Llama 3 405B run on 16k "
                    "H100s: 419 unexpected interruptions in 54 days): the figures here count the time lost to restarts "
@@ -324,6 +338,9 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         notes.append(f"{w.requests_per_s:,.0f} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
                      f"sustains ~{capacity:,.1f} requests/s, planned at {RATE_UTILISATION:.0%} of that so bursts do not "
                      f"queue; ~{choice.batch} sequences in flight per replica")
+    stock = capacity_note(choice.nodes, choice.billed_gpus, w.pricing) if offer is not None else None
+    if stock:
+        notes.append(stock)
     if offer is not None and choice.billed_gpus > gpus:
         notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
     if w.gpu_count and below_floor(w, choice.per_user_tokens_s):

@@ -420,3 +420,36 @@ def test_many_guessed_runs_say_how_long_they_take_back_to_back(real_advisor) -> 
     assert "20 runs ≈ $1.56M (4.0 years back to back)" in view.cost, view.cost
     _, one = _answer(real_advisor, "QLoRA 70B, 500GB corpus in S3")  # one run: nothing to lay end to end
     assert "back to back" not in one.cost, one.cost
+
+
+def test_an_moe_trained_across_gpus_says_its_speed_needs_expert_parallelism(real_advisor) -> None:
+    """LoRA on Qwen3-235B-A22B over 8 H100s is planned expert-parallel; Hugging Face Trainer + PEFT, where most
+    fine-tuning starts, runs the experts one after another (ms-swift documents ~10x for its Megatron backend). On one
+    GPU there are no experts to split, and a dense model across GPUs has none at all: no line."""
+    response, view = _answer(real_advisor, "LoRA Qwen3-235B-A22B")
+    assert response.advice.cluster.gpus > 1 and "expert parallel" in response.advice.cluster.parallelism
+    assert any(n.startswith("MoE speed assumes expert parallelism (Megatron-LM, torchtitan") for n in view.notes), view.notes
+    for text in ("LoRA mixtral 8x7b r=16 on 50M tokens", "full fine-tune Llama 3.1 70B on 1B tokens"):
+        other, other_view = _answer(real_advisor, text)
+        assert not any(n.startswith("MoE speed") for n in other_view.notes), (text, other_view.notes)
+
+
+def test_tens_of_hourly_instances_from_one_provider_say_to_confirm_capacity(real_advisor) -> None:
+    """1,000 requests/s of Llama 3.1 8B on 38 single-GPU GH200 instances from one provider: a price list is not
+    stock, so the answer says to confirm or reserve them. Reserved capacity is already that; a fleet under 16
+    instances needs no line."""
+    text = "serve llama 3.1 8b in fp8 at 1000 requests/s with 1000-token prompts and 300-token replies"
+    response, view = _answer(real_advisor, text)
+    nodes = response.advice.cluster.nodes
+    assert nodes >= 16, nodes
+    winner = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    who = winner.name.split(f" {winner.cluster.gpus}x ")[0]
+    assert f"Capacity: {nodes} instances on demand from {who}; confirm they have them free" in "\n".join(view.notes), \
+        view.notes
+    reserved, reserved_view = _answer(real_advisor, text + ", reserved pricing")
+    assert reserved.advice.effective.pricing == "reserved"
+    assert not any(n.startswith("Capacity:") for n in reserved_view.notes), reserved_view.notes
+    small, small_view = _answer(real_advisor, "serve llama 3.1 8b in fp8 at 100 requests/s with 1000-token prompts and "
+                                              "300-token replies")
+    assert small.advice.cluster.nodes < 16
+    assert not any(n.startswith("Capacity:") for n in small_view.notes), small_view.notes
