@@ -390,6 +390,10 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
 # about half the GPUs' price (8-GPU HGX/DGX H100 systems were reported at ~$370k-400k against ~$30k a GPU).
 # Its power (server share and cooling) is engine.recommend's, the same as an owned GPU's. Estimates, stated.
 SERVER_COST_FACTOR = 1.5
+# Wholesale colocation, USD per kW of IT capacity per month, power billed on top: the average asking rate for a 250-500 kW
+# requirement across North America's primary markets (CBRE, North America Data Center Trends H2 2024, published
+# 2025-02-26: $184.06, up 12.6% in a year). Owned servers rent it for their whole draw whether busy or not.
+COLO_USD_PER_KW_MONTH = 184.06
 
 
 def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
@@ -418,10 +422,12 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
         return []
     hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
     watts = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE
+    server_kw = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * gpus / 1000  # the IT load a colocation contract is sized by
+    space = server_kw * COLO_USD_PER_KW_MONTH / HOURS_PER_MONTH
 
     def hours_at(usd_per_gpu_hour: float) -> float:
         return buy_vs_rent_break_even(hardware, usd_per_gpu_hour * gpus, tdp_w=watts, num_gpus=gpus,
-                                      usd_per_kwh=USD_PER_KWH).value
+                                      usd_per_kwh=USD_PER_KWH, space_usd_per_hour=space).value
 
     provider = data.provider(provider_id) if data is not None and provider_id else None
     alternative = ""
@@ -435,7 +441,8 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
             rate = sla[0]
     even = hours_at(rate)
     if even <= 0:
-        return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power of owned {gpu.name} servers"]
+        return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power and rack space of owned "
+                f"{gpu.name} servers"]
     months = even / HOURS_PER_MONTH
     verdict = "rent" if months > 24 else "buying can pay off"
     if (pricing or "on_demand") == "on_demand":
@@ -449,8 +456,9 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
     return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
             f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
             f"{even:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour{alternative}; power for "
-            f"the whole server with cooling ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}) at ${USD_PER_KWH:g}/kWh included; "
-            "space, networking and staff are "
+            f"the whole server with cooling ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}) at ${USD_PER_KWH:g}/kWh and colocation "
+            f"space for its {server_kw:,.1f} kW at ${COLO_USD_PER_KW_MONTH:,.0f}/kW-month (CBRE's H2 2024 North America average "
+            f"asking rate: ${space * HOURS_PER_MONTH:,.0f} a month) included; networking and staff are "
             "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
 
 

@@ -490,12 +490,15 @@ def cloud_cost_per_1m_tokens(usd_per_gpu_hour: float, gpus: int, tokens_per_s: f
 
 
 def buy_vs_rent_break_even(hardware_cost_usd: float, rent_usd_per_hour: float, *, tdp_w: float = 0.0, num_gpus: int = 1,
-                           usd_per_kwh: float = 0.12) -> Figure:
-    """Busy hours after which owning is cheaper: hardware / (rent per hour - power per hour)."""
+                           usd_per_kwh: float = 0.12, space_usd_per_hour: float = 0.0) -> Figure:
+    """Busy hours after which owning is cheaper: hardware / (rent per hour - power per hour - space per hour).
+    `space_usd_per_hour`: the rack space the owned servers rent (colocation), for all of them."""
     power_h = tdp_w * num_gpus / 1000 * usd_per_kwh
-    margin = rent_usd_per_hour - power_h
+    margin = rent_usd_per_hour - power_h - space_usd_per_hour
     hours = hardware_cost_usd / margin if margin > 0 else math.inf
-    notes = ("renting never costs more than the power bill: owning never breaks even",) if margin <= 0 else ()
-    return figure(hours if math.isfinite(hours) else 0.0, "hours", "hardware / (rent per hour - TDP x $/kWh)",
-                  {"hardware_cost_usd": hardware_cost_usd, "rent_usd_per_hour": rent_usd_per_hour, "power_usd_per_hour": power_h},
+    notes = ("renting never costs more than the power and space: owning never breaks even",) if margin <= 0 else ()
+    return figure(hours if math.isfinite(hours) else 0.0, "hours",
+                  "hardware / (rent per hour - TDP x $/kWh - colocation per hour)",
+                  {"hardware_cost_usd": hardware_cost_usd, "rent_usd_per_hour": rent_usd_per_hour, "power_usd_per_hour": power_h,
+                   "space_usd_per_hour": space_usd_per_hour},
                   notes, digits=0)

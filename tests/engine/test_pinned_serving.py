@@ -161,10 +161,13 @@ def test_owned_cost_figure_exactly() -> None:
 
 def test_break_even_figure_exactly() -> None:
     fig = buy_vs_rent_break_even(30_000, 2.0, tdp_w=700, num_gpus=1)
-    assert (fig.unit, fig.formula) == ("hours", "hardware / (rent per hour - TDP x $/kWh)")
-    assert fig.inputs == {"hardware_cost_usd": 30_000, "rent_usd_per_hour": 2.0, "power_usd_per_hour": pytest.approx(0.084)}
+    assert (fig.unit, fig.formula) == ("hours", "hardware / (rent per hour - TDP x $/kWh - colocation per hour)")
+    assert fig.inputs == {"hardware_cost_usd": 30_000, "rent_usd_per_hour": 2.0, "power_usd_per_hour": pytest.approx(0.084),
+                          "space_usd_per_hour": 0.0}
+    racked = buy_vs_rent_break_even(30_000, 2.0, tdp_w=700, num_gpus=1, space_usd_per_hour=0.3)  # rack space is paid too
+    assert racked.value == round(30_000 / (2.0 - 0.084 - 0.3))
     assert fig.notes == ()
     assert buy_vs_rent_break_even(1_000, 0.5, tdp_w=700).value == round(1_000 / (0.5 - 0.084))  # margin under $1/h
     assert buy_vs_rent_break_even(8_000, 2.0, tdp_w=700, num_gpus=8).value == round(8_000 / (2.0 - 8 * 0.084))
     free = buy_vs_rent_break_even(1_000, 0.0)
-    assert free.value == 0.0 and free.notes == ("renting never costs more than the power bill: owning never breaks even",)
+    assert free.value == 0.0 and free.notes == ("renting never costs more than the power and space: owning never breaks even",)

@@ -118,16 +118,20 @@ def test_suspect_spot_price() -> None:
 
 def test_buy_vs_rent_counts_the_server_and_its_cooling_not_only_the_gpus() -> None:
     """8 H100s at $30k are a ~$360k server (+50% for CPUs, NICs, baseboard, chassis) drawing 1.8x the GPUs'
-    TDP (DGX H100: 10.2 kW for 8 x 700 W) at PUE 1.3. Against $1.87/GPU-hour: 360,000 / (8 x 1.87 -
-    8 x 0.7 kW x 1.8 x 1.3 x $0.12) = 26,891 busy hours, ~37 months around the clock: rent."""
+    TDP (DGX H100: 10.2 kW for 8 x 700 W) at PUE 1.3, in 10.1 kW of colocation space at $184.06/kW-month (CBRE's
+    H2 2024 North America average asking rate, power billed on top): $1,855 a month, $2.54 an hour. Against
+    $1.87/GPU-hour: 360,000 / (8 x 1.87 - 8 x 0.7 kW x 1.8 x 1.3 x $0.12 - 2.54) = 33,192 busy hours, ~45 months
+    around the clock: rent. Without the space it read 26,891 hours (37 months)."""
     from engine.advise import _break_even_note
     from tests.engine.fixtures_physics import H100_SXM
 
     gpu = H100_SXM.model_copy(update={"purchase_price_usd": 30_000.0, "tdp_w": 700.0})
     note = _break_even_note(gpu, 8, 1.87)[0]
     power = 8 * 0.7 * 1.8 * 1.3 * 0.12
-    hours = 360_000 / (8 * 1.87 - power)
-    assert f"{hours:,.0f} busy hours" in note and "26,891 busy hours" in note
+    space = 8 * 0.7 * 1.8 * 184.06 / 730
+    hours = 360_000 / (8 * 1.87 - power - space)
+    assert f"{hours:,.0f} busy hours" in note and "33,192 busy hours" in note
+    assert "colocation space for its 10.1 kW at $184/kW-month" in note and "$1,855 a month" in note, note
     assert note.startswith("buy vs rent: rent.") and "~$360,000" in note
     cheap_power = _break_even_note(gpu, 8, 8.0)[0]  # at $8/GPU-hour the server pays off in ~8 months
     assert cheap_power.startswith("buy vs rent: buying can pay off.")
@@ -159,10 +163,11 @@ def test_buy_vs_rent_against_a_marketplace_host_takes_the_cheapest_sla_rate() ->
     assert sla_rate(gpu.id, data) == (2.69, "Runpod")  # the managed $1.00 and the marketplace $1.87 are not it
     note = _break_even_note(gpu, 8, 1.87, data, "vast")[0]
     power = 8 * 0.7 * 1.8 * 1.3 * 0.12
-    assert f"{360_000 / (8 * 2.69 - power):,.0f} busy hours" in note and "against $2.69/GPU-hour (Runpod" in note
-    assert note.startswith("buy vs rent: rent.") and "against a $1.87 marketplace host: ~37 months" in note
-    # and against committing to rent for years: on-demand less 30%, $1.883/GPU-hour -> 27,071 h = 37 months
-    reserved_months = 360_000 / (8 * 2.69 * 0.7 - power) / 730
+    space = 8 * 0.7 * 1.8 * 184.06 / 730  # colocation for the server's 10.1 kW
+    assert f"{360_000 / (8 * 2.69 - power - space):,.0f} busy hours" in note and "against $2.69/GPU-hour (Runpod" in note
+    assert note.startswith("buy vs rent: rent.") and "against a $1.87 marketplace host: ~45 months" in note
+    # and against committing to rent for years: on-demand less 30%, $1.883/GPU-hour -> 32,877 h = 45 months
+    reserved_months = 360_000 / (8 * 2.69 * 0.7 - power - space) / 730
     assert f"against 1-3 year reserved capacity (~30% below on-demand, $1.88/GPU-hour): ~{reserved_months:,.0f} months" in note
     # a pick at a provider with an SLA keeps its own rate
     assert "marketplace" not in _break_even_note(gpu, 8, 2.69, data, "runpod")[0]
