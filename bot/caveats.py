@@ -20,7 +20,7 @@ from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
-from engine.offer_plans import CAPACITY_NOTE, SLOW_FIXED_NOTE
+from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -163,11 +163,14 @@ def _moe_stack_line(advice: Advice) -> str | None:
 
 
 def _slow_fixed_line(advice: Advice) -> str | None:
-    """The GPUs the user fixed hold the users, but each gets less than the speed the Assumes line promises: the
-    first thing to say, with how many GPUs keep it."""
+    """The GPUs the user fixed hold the model but miss a target they stated, or give each user less than the speed
+    the Assumes line promises: the first thing to say, with how many GPUs would not."""
     notes = advice.cluster.notes if advice.cluster is not None else ()
+    short = _starting(notes, MISSED_FIXED_NOTE)
+    if short is not None:
+        return tidy_plurals(f"Short: {short[len(MISSED_FIXED_NOTE):]}")
     found = re.match(re.escape(SLOW_FIXED_NOTE) + r"(.+?) under the ([\d.]+) tokens/s assumed for interactive use; (.+?) "
-                     r"\(or say", next((n for n in notes if n.startswith(SLOW_FIXED_NOTE)), ""))
+                     r"\(or say", _starting(notes, SLOW_FIXED_NOTE) or "")
     if found is None:
         return None
     return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {found.group(3)}, "
@@ -323,9 +326,11 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
     if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
-    lines = [_slow_fixed_line(advice), _methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds), fp8, fp8_pick,
-             _spot_line(advice), _tight_line(advice),
-             _reservation_line(advice), _capacity_line(advice, kinds), _price_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
+    # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) decides more than the FP8 reminder,
+    # which the comparison rows' "(FP8)" already carry
+    lines = [_slow_fixed_line(advice), _methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds),
+             _reservation_line(advice), _capacity_line(advice, kinds), fp8, fp8_pick,
+             _spot_line(advice), _tight_line(advice), _price_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]

@@ -33,7 +33,7 @@ from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, ClusterPlan, Option, TargetCheck
-from engine.offer_plans import ROOM_NOTE, USERS_AT_FLOOR_NOTE
+from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import owns_gpus
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from engine.units import HOURS_PER_MONTH
@@ -502,6 +502,9 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
         other = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
         if other:  # the user asked about hardware we do not cover: no green tick for a different question
             return "fits", f"⚠️ {other} is not covered; on GPUs: {what} fits on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
+        short = _short_of(advice)
+        if short:  # it fits in memory, but not what was asked of it: no green tick over a missed target
+            return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
     if cluster is not None or (mem is not None and mem.fits is False):
         gpu = gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
@@ -511,6 +514,21 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     reason = problems[0] if problems else "not enough to size it yet"
     has_subject = bool(advice.effective.model or advice.effective.params_b)
     return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
+
+
+def _short_of(advice: Advice) -> str:
+    """"misses the request rate", "under 20 tokens/s per user": what the fitting plan falls short of (a target the
+    user stated, or the interactive floor on GPUs they fixed), "" when nothing."""
+    missed = [t for t in (advice.throughput.targets if advice.throughput else ()) if not t.met and _stated(advice, t)]
+    if missed:
+        label = TARGET_LABELS.get(missed[0].name, (missed[0].name.replace("_", " "), "", True))[0]
+        return f"misses the {label}" if len(missed) == 1 else "misses its targets"
+    slow = re.search(r"under the ([\d.]+) tokens/s assumed", _starting_note(advice, SLOW_FIXED_NOTE))
+    return f"under {slow.group(1)} tokens/s per user" if slow else ""
+
+
+def _starting_note(advice: Advice, prefix: str) -> str:
+    return next((n for n in (advice.cluster.notes if advice.cluster else ()) if n.startswith(prefix)), "")
 
 
 def _tokens_guessed(advice: Advice) -> float | None:

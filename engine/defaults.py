@@ -164,7 +164,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                     "replicas are added for the load"))
         elif w.concurrency is None:
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
-        if w.precision == "fp8":
+        if (w.precision or updates.get("precision")) == "fp8":  # asked for, or the model's native format
             # FP8 weights do not imply an FP8 cache in vLLM (--kv-cache-dtype auto keeps the model's 16-bit dtype)
             assumptions.append(Assumption(
                 field="kv_cache_dtype", value="fp8",

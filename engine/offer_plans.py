@@ -43,6 +43,7 @@ CAPACITY_NOTE = "capacity to confirm: "  # read by the first message
 
 ROOM_NOTE = "room for up to "  # how many sequences one serving replica holds: read by the first message
 SLOW_FIXED_NOTE = "slow on the GPUs you fixed: "  # the fixed GPUs serve the users below the floor (first message)
+MISSED_FIXED_NOTE = "short on the GPUs you fixed: "  # the fixed GPUs miss a target the user stated (first message)
 # after ROOM_NOTE's figure, for a plan sized for one stream: "; at ≥20 tokens/s per user it serves 38 users (...)"
 USERS_AT_FLOOR_NOTE = " per user it serves "
 
@@ -265,22 +266,47 @@ def serving_fits_nowhere(w: Workload, arch: Architecture, gpu: GpuRecord, offer:
     return plan, memory, estimate_inference(w.model_copy(update={"concurrency": 1}), arch, gpu, plan, link)
 
 
-def _slow_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
-                   gpn: int, kind: str) -> str:
-    """The GPUs the user fixed hold the users but below the interactive floor: say so, and how many GPUs keep it
-    (the plan the engine would make on this GPU and node shape unconstrained)."""
+def _fewest_gpus_meeting(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, gpn: int,
+                         kind: str) -> ServingChoice | None:
+    """The plan with the fewest GPUs of this type that meets the user's targets and keeps the floor, on any
+    instance size (1, 2, 4, 8, or the offer's): each size's plan is billed in whole instances of it, so a 2-GPU
+    group is found on 2-GPU instances, not as the cheapest plan on an 8-GPU node. None when none does."""
     free = w.model_copy(update={"gpu_count": None, "nodes": None})
     multi_node = offer is None or offer.inter_node_fabric is not None
+    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node) for n in sorted({gpn, 1, 2, 4, 8}))
+             if c is not None and not c.misses and not below_floor(w, c.per_user_tokens_s)]
+    return min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
+
+
+def _short_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
+                    gpn: int, kind: str, missed: list[tuple[str, float, float]]) -> str:
+    """The GPUs the user fixed hold the model but miss a target they stated, or serve the users below the
+    interactive floor: say so, and how many GPUs of the same type would not."""
+    need = _fewest_gpus_meeting(w, arch, gpu, offer, gpn, kind)
     floor = user_floor(w)
-    # on this node shape, or on a full 8-GPU node of the same GPU (wider tensor parallel reads fewer weights per GPU)
-    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node) for n in sorted({gpn, max(gpn, 8)}))
-             if c is not None and not below_floor(w, c.per_user_tokens_s)]
-    need = min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
-    keeps = (f"{need.gpus} GPUs ({need.replicas} replica(s) of {need.gpus_per_replica}) keep {floor:g}+"
-             if need is not None else f"no GPU count keeps {floor:g}+")
-    return (f"{SLOW_FIXED_NOTE}{choice.per_user_tokens_s:.1f} tokens/s per user with {choice.batch} user(s) per replica on "
-            f"the {w.gpu_count} GPU(s) you fixed, under the {floor:g} tokens/s assumed for interactive use; {keeps} "
-            "(or say the speed you need, e.g. “10 tokens/s per user”)")
+    fixed = f"the {w.gpu_count} GPU(s) you fixed"
+    if missed:
+        verb = "meet it"
+        what = f"{fixed} miss {'; '.join(_missed(name, wanted, got) for name, wanted, got in missed)}"
+        head, tail = MISSED_FIXED_NOTE, ""
+    else:
+        verb = f"keep {floor:g}+"
+        # as the speed line shows it (a speed that rounds to the floor is not called slow: see serving_result)
+        what = (f"{choice.per_user_tokens_s:.1f} tokens/s per user with {choice.batch} user(s) per replica on {fixed}, under the {floor:g} "
+                "tokens/s assumed for interactive use")
+        head, tail = SLOW_FIXED_NOTE, " (or say the speed you need, e.g. “10 tokens/s per user”)"
+    enough = (f"{need.gpus} GPUs ({need.replicas} replica(s) of {need.gpus_per_replica}) {verb}" if need is not None
+              else f"no GPU count of this type {'meets it' if missed else verb.replace('keep', 'keeps')}")
+    return f"{head}{what}; {enough}{tail}"
+
+
+def _missed(name: str, wanted: float, got: float) -> str:
+    """"the request rate (14.8 of 200 requests/s)": a target the plan misses, in words and figures."""
+    words = {"requests_per_s": ("the request rate", "requests/s"), "target_ttft_s": ("the time to first token", "s"),
+             "target_tokens_per_s_per_user": ("the per-user speed", "tokens/s"),
+             "target_tokens_per_s": ("the total throughput", "tokens/s")}
+    label, unit = words.get(name, (name.replace("_", " "), ""))
+    return f"{label} ({got:,.3g} against {wanted:,.3g} {unit})".replace(" )", ")")
 
 
 def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
@@ -343,8 +369,15 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         notes.append(stock)
     if offer is not None and choice.billed_gpus > gpus:
         notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
-    if w.gpu_count and below_floor(w, choice.per_user_tokens_s):
-        notes.append(_slow_on_fixed(w, arch, gpu, offer, choice, gpn, kind))
+    if w.gpu_count:
+        missed = list(choice.misses)
+        sustained = choice.replicas * (choice.capacity_rps or 0.0)
+        if w.requests_per_s and sustained < w.requests_per_s * 0.999:
+            missed.append(("requests_per_s", w.requests_per_s, sustained))
+        # below the floor as the answer shows speeds (one decimal): 19.97 tokens/s is shown as 20.0, not as slow
+        slow = below_floor(w, choice.per_user_tokens_s) and round(choice.per_user_tokens_s, 1) < user_floor(w)
+        if missed or slow:
+            notes.append(_short_on_fixed(w, arch, gpu, offer, choice, gpn, kind, missed))
     notes.extend(platform_caveats(gpu, w, group))
     plan = replica_plan.model_copy(update={
         "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,

@@ -194,7 +194,7 @@ def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRe
         return f"{OWNED_PREFIX} {gpus}x {gpu.name} (power only{', ' + label if label else ''})"
     who = provider.name if provider is not None else (offer.provider if offer is not None else "your quote")
     shape = f"{gpus}x {gpu.name}"
-    if offer is not None and 1 < offer.gpus_per_node < gpus:  # several rented instances: say so
+    if offer is not None and offer.gpus_per_node < gpus:  # several rented instances (single-GPU ones too): say so
         shape += f" ({gpus // offer.gpus_per_node} nodes of {offer.gpus_per_node})"
     price = PRICING_LABEL.get(pricing, pricing)
     if pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None:

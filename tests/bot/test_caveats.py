@@ -6,6 +6,7 @@ The real catalog, parser and engine answer the questions here, so a note the eng
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -453,3 +454,66 @@ def test_tens_of_hourly_instances_from_one_provider_say_to_confirm_capacity(real
                                               "300-token replies")
     assert small.advice.cluster.nodes < 16
     assert not any(n.startswith("Capacity:") for n in small_view.notes), small_view.notes
+
+
+def test_a_fixed_gpu_count_is_priced_on_instances_of_that_size(real_advisor) -> None:
+    """"on 2x A100 80GB": RunPod sells a 2-GPU A100 instance ($3.18/hour), and 2 single-GPU instances were named
+    the same ("RunPod 2x A100 ..."), so one of the two plans was dropped and the pick rented a 4-GPU instance for
+    $4,643 with 2 GPUs idle. Several single-GPU instances now say so in their name, and the 2-GPU instance wins."""
+    response, view = _answer(real_advisor, "serve Llama 3.1 70B in int4 for 3 users on 2x A100 80GB")
+    winner = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert winner.offer_id == "runpod:2x_A100-80GB-SXM_SECURE:US" and winner.total_usd == pytest.approx(3.18 * 730)
+    assert view.headline.startswith("✅ Fits"), view.headline
+    names = [o.name for o in response.advice.options]
+    assert len(names) == len(set(names))
+    split = [o for o in response.advice.options if (o.offer_id or "").startswith("runpod:1x_A100-80GB-SXM")]
+    assert split and all("(2 nodes of 1)" in o.name for o in split), [o.name for o in split]
+
+
+def test_a_target_missed_on_fixed_gpus_is_not_a_green_tick(real_advisor) -> None:
+    """200 requests/s of Llama 3.1 8B on the 2 L40S the user fixed sustain ~16: "✅ Fits" sat above "missed by
+    184 requests/s". The headline says what it misses and the first note how many GPUs meet it; a per-user speed
+    missed by a little reads the same way."""
+    response, view = _answer(real_advisor, "serve Llama 3.1 8B at 200 requests per second on 2x L40S")
+    assert view.headline.startswith("⚠️ Fits, misses the request rate: serving Llama 3.1 8B on 2× L40S"), view.headline
+    got = next(t for t in response.advice.throughput.targets if t.name == "requests_per_s").got
+    found = re.match(r"Short: the 2 GPUs you fixed miss the request rate \(([\d.]+) against 200 requests/s\); (\d+) GPUs "
+                     r"\((\d+) replicas of 1\) meet it$", view.notes[0])
+    assert found is not None and float(found.group(1)) == pytest.approx(got, rel=0.01), view.notes
+    need = int(found.group(2))
+    free, _ = _answer(real_advisor, f"serve Llama 3.1 8B at 200 requests per second on {need}x L40S")
+    assert all(t.met for t in free.advice.throughput.targets), free.advice.throughput.targets
+    _, speed = _answer(real_advisor, "serve llama 3.1 70b for 40 users at 30 tokens/s per user on 2x H100")
+    assert speed.headline.startswith("⚠️ Fits, misses the per-user speed"), speed.headline
+    assert speed.notes[0].startswith("Short: the 2 GPUs you fixed miss the per-user speed ("), speed.notes
+    _, slow = _answer(real_advisor, "serve Llama 3.1 405B in fp8 for 40 users on 4x MI300X")
+    assert slow.headline.startswith("⚠️ Fits, under 20 tokens/s per user"), slow.headline
+
+
+def test_the_slow_line_never_rounds_up_to_the_floor(real_advisor) -> None:
+    """83 users on one H200 get 19.97 tokens/s, shown as 20.0: "Slow: 20.0 tokens/s per user, under the 20" read as a
+    contradiction, so a speed that rounds to the floor is not slow; one under it is said as the speed line says it."""
+    response, view = _answer(real_advisor, "serve Qwen/Qwen3-32B in fp8 for 83 users on 1x H200")
+    assert response.advice.throughput.decode_tokens_per_s_per_sequence.value == pytest.approx(20.0, abs=0.05)
+    assert not any(n.startswith("Slow:") for n in view.notes), view.notes
+    assert view.headline.startswith("✅ Fits"), view.headline
+    slower, slower_view = _answer(real_advisor, "serve Qwen/Qwen3-32B in fp8 for 90 users on 1x H200")
+    per_user = slower.advice.throughput.decode_tokens_per_s_per_sequence.value
+    assert per_user < 19.95, per_user
+    assert slower_view.notes[0].startswith(f"Slow: {per_user:.1f} tokens/s per user with 90 users"), slower_view.notes
+
+
+def test_a_capacity_question_outranks_the_fp8_reminder(real_advisor) -> None:
+    """1,000 requests/s on 38 GH200 instances with a question open leaves room for one note: whether the provider
+    has 38 instances free decides more than the FP8 reminder, which the comparison rows' "(FP8)" carry."""
+    response, view = _answer(real_advisor, "inference Llama 3.1 8B at 1000 requests per second")
+    assert response.questions and response.advice.cluster.nodes >= 16
+    assert view.notes[0].startswith(f"Capacity: {response.advice.cluster.nodes} instances on demand from "), view.notes
+
+
+def test_a_model_released_in_fp8_says_its_kv_cache_is_fp8(real_advisor) -> None:
+    """DeepSeek-R1 is served in its native FP8 without the user saying so; the cache in FP8 halves its memory and
+    is a choice (--kv-cache-dtype fp8), so the Assumes line says it as for an FP8 the user asked for."""
+    response, view = _answer(real_advisor, "serve DeepSeek R1 for 64 concurrent users with 32k context")
+    assert response.advice.effective.precision == "fp8" and response.advice.workload.precision is None
+    assert "FP8 KV cache" in view.key_assumptions, view.key_assumptions
