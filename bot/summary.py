@@ -451,7 +451,7 @@ def key_assumptions(advice: Advice) -> str:
             bits.append(f"{efficiency:.0%} of peak memory bandwidth" + (f" (x{AMD_SERVING_EFFICIENCY:g} on AMD)" if amd else ""))
     if "kv_cache_dtype" in found and _is_serving(advice) and not any(n.startswith(FP8_NOTE) for n in advice.notes):
         bits.append("FP8 KV cache")  # asked for FP8 weights; the cache's precision is ours (an engine-chosen FP8 says both)
-    if tp is not None and tp.cost_per_1m_tokens_usd is not None:
+    if tp is not None and tp.cost_per_1m_tokens_usd is not None and advice.options:  # a priced option's duty cycle
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):
             bits.append(f"busy {busy:.0%} of the time")

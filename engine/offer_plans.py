@@ -287,7 +287,8 @@ def _short_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     fixed = f"the {w.gpu_count} GPU(s) you fixed"
     if missed:
         verb = "meet it"
-        what = f"{fixed} miss {'; '.join(_missed(name, wanted, got) for name, wanted, got in missed)}"
+        verb_s = "misses" if w.gpu_count == 1 else "miss"
+        what = f"{fixed} {verb_s} {'; '.join(_missed(name, wanted, got) for name, wanted, got in missed)}"
         head, tail = MISSED_FIXED_NOTE, ""
     else:
         verb = f"keep {floor:g}+"

@@ -11,6 +11,7 @@ import re
 import pytest
 
 from bot.caveats import HardwareKinds, cheapest_fitting, decision_caveats
+from bot.formatting import tidy_plurals
 from bot.limits import shown_lines, violations
 from bot.render import render_response
 from bot.summary import MAX_NOTES, build_answer_view
@@ -145,13 +146,17 @@ def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message() -> None:
 
 def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(real_advisor) -> None:
     """2,048 H100s for three months is bought as a reservation, and the pick's price row carries a newer
-    list price from the provider's page: both change what the user should do with the figure."""
+    list price from the provider's page: both change what the user should do with the figure, the doubted price
+    first (at $3.85 the $15.88M job is $20.7M, and another provider wins). With a question open, only it is shown."""
     # "on demand" says it is a rental (with nothing said, whether 2,048 GPUs are theirs is asked first)
     response, view = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s on demand")
-    assert view.notes[0] == "2,048 GPUs is a reserved-cluster negotiation: the on-demand price here is an upper bound"
     winner = response.advice.recommendation.primary if response.advice.recommendation else ""
     assert "Nebius" in (winner or "")  # the cheapest listed H100 cluster; its row carries the newer list price
-    assert view.notes[1].startswith("Price to confirm: the provider's page listed HGX H100 at $3.85/GPU-h vs $2.95 here")
+    assert view.notes[0].startswith("Price to confirm: the provider's page listed HGX H100 at $3.85/GPU-h vs $2.95 here")
+    assert view.notes[1] == "2,048 GPUs is a reserved-cluster negotiation: the on-demand price here is an upper bound"
+    _, asking = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s")
+    assert asking.questions  # whether the 2,048 GPUs are theirs is asked: one note is left, and it is the price
+    assert asking.notes[0].startswith("Price to confirm: "), asking.notes
     assert any(n.startswith("price to confirm: ") for n in response.advice.notes)
     _first_message_ok(response, real_advisor)
     small_response, small = _answer(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
@@ -517,3 +522,26 @@ def test_a_model_released_in_fp8_says_its_kv_cache_is_fp8(real_advisor) -> None:
     response, view = _answer(real_advisor, "serve DeepSeek R1 for 64 concurrent users with 32k context")
     assert response.advice.effective.precision == "fp8" and response.advice.workload.precision is None
     assert "FP8 KV cache" in view.key_assumptions, view.key_assumptions
+
+
+def test_a_service_too_big_for_fixed_gpus_is_told_what_fits_on_them(real_advisor) -> None:
+    """Llama 3.1 8B for 500 users on 2 H100s needs 144 GB per GPU, 136 of it KV cache: "int8/int4 weights" saved
+    about 6 GB and was the first fix offered. The fixes are now measured on the user's layout: FP8 weights and
+    cache, how many users fit at the assumed context, and how much context fits for all 500; each is checked here
+    against the engine asked for exactly that."""
+    response, view = _answer(real_advisor, "serve Llama 3.1 8B for 500 users on 2x H100")
+    assert view.headline.startswith("❌ Does not fit"), view.headline
+    line = tidy_plurals(next(p for p in view.problems if "to keep them:" in p))  # as Slack and the terminal show it
+    found = re.search(r"FP8 weights and KV cache \(vLLM --quantization fp8 --kv-cache-dtype fp8: ([\d.]+) GB per GPU\) / "
+                      r"at most (\d+) concurrent users at 4,096 tokens of context each / 500 users at up to ([\d,]+) tokens "
+                      r"of context each; or, unconstrained, it needs (\d+) GPUs", line)
+    assert found is not None, line
+    assert "int8/int4" not in line  # weights are 8 of 144 GB per GPU
+    most, ctx = int(found.group(2)), int(found.group(3).replace(",", ""))
+    fits, _ = _answer(real_advisor, f"serve Llama 3.1 8B in bf16 for {most} users on 2x H100")
+    over, _ = _answer(real_advisor, f"serve Llama 3.1 8B in bf16 for {most + 1} users on 2x H100")
+    assert fits.advice.cluster.fits and not over.advice.cluster.fits
+    short, _ = _answer(real_advisor, f"serve Llama 3.1 8B in bf16 for 500 users on 2x H100 at {ctx} tokens of context")
+    assert short.advice.cluster.fits, short.advice.cluster.notes
+    fp8, _ = _answer(real_advisor, "serve Llama 3.1 8B in fp8 for 500 users on 2x H100")
+    assert fp8.advice.memory.per_gpu_gb == pytest.approx(float(found.group(1)), abs=0.05)
