@@ -147,7 +147,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     fastest = by_name.get(rec.fastest or "") if rec is not None else None
     picked: list[tuple[str, Option]] = [("winner", winner)]
     if runner_up is not None and runner_up.name != winner.name:
-        picked.append(("runner-up", runner_up))
+        picked.append((_role("runner-up", _idle(runner_up) if serving else None), runner_up))
     shown = {o.name for _, o in picked}
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
@@ -165,6 +165,14 @@ UNFIT_LABELS = ("no SLA", "GeForce")  # what _unfit_for_service says, last in a 
 def _role(role: str, *qualifiers: str | None) -> str:
     """A comparison row's label: its role, then each reason that applies ("cheapest, slower, no SLA")."""
     return ", ".join([role, *(q for q in qualifiers if q)])
+
+
+def _idle(option: Option) -> str | None:
+    """"6 GPUs idle": a serving option rented in bigger instances than its plan uses (a provider selling 8-GPU boxes
+    only, for a 2-GPU replica), which is why it costs several times the winner."""
+    rented = re.search(r" (\d+)x ", option.name)
+    idle = int(rented.group(1)) - option.cluster.gpus if rented else 0
+    return tidy_plurals(f"{idle} GPU(s) idle") if idle > 0 else None
 
 
 def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | None:

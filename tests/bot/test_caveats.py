@@ -545,3 +545,28 @@ def test_a_service_too_big_for_fixed_gpus_is_told_what_fits_on_them(real_advisor
     assert short.advice.cluster.fits, short.advice.cluster.notes
     fp8, _ = _answer(real_advisor, "serve Llama 3.1 8B in fp8 for 500 users on 2x H100")
     assert fp8.advice.memory.per_gpu_gb == pytest.approx(float(found.group(1)), abs=0.05)
+
+
+def test_the_bf16_price_is_for_what_the_user_asked(real_advisor) -> None:
+    """Under a per-user speed target the BF16 reference is the cheapest BF16 plan that meets it: a cheaper one at a
+    third of the speed read as BF16's price for the same service. When no instance of the GPU meets it, it says so."""
+    response, view = _answer(real_advisor, "serve llama 3.1 8b for 40 users at 30 tokens/s per user on L4")
+    line = next(n for n in view.notes if "BF16 as published" in n)
+    found = re.search(r"BF16 as published: .*?, \$[\d,]+/month, ([\d.]+) tokens/s per user", line)
+    assert found is not None and float(found.group(1)) >= 30, line
+    _, none = _answer(real_advisor, "serve qwen2.5 32b for 20 users at 30 tokens/s per user on L4")
+    assert any(n.endswith("BF16 as published meets the targets on no L4 24GB instance at this load") for n in none.notes), \
+        none.notes
+
+
+def test_a_runner_up_rented_in_bigger_boxes_says_how_many_gpus_sit_idle(real_advisor) -> None:
+    """"Does Qwen2.5 72B fit on 4x A100?": the runner-up provider sells 8-GPU boxes only, so its row costs nearly
+    three times the winner's for the same 4-GPU replica; the label says why. A runner-up that uses what it rents
+    says nothing."""
+    response, view = _answer(real_advisor, "does Qwen2.5 72B fit on 4x A100 80GB for inference?")
+    row = next(r for r in view.comparison if r.role.startswith("runner-up"))
+    option = next(o for o in response.advice.options if o.name == row.name)
+    assert option.cluster.gpus == 4 and " 8x " in option.name
+    assert row.role == "runner-up, 4 GPUs idle", row.role
+    _, used = _answer(real_advisor, "serve Llama 3.1 70B in int4 for 3 users on 2x A100 80GB")
+    assert next(r for r in used.comparison if r.role.startswith("runner-up")).role == "runner-up"
