@@ -469,15 +469,20 @@ def key_assumptions(advice: Advice) -> str:
             and mem.usable_gb_per_gpu and mem.per_gpu_gb >= TRAINING_SEQ_SAID_AT * mem.usable_gb_per_gpu):
         # a training plan this full would not hold much longer sequences: the length it assumed is said up front
         bits.append(f"{int(seq.value):,}-token sequences")
+    shape = found.get("output_tokens") or found.get("input_tokens")  # request lengths assumed under load
+    turn = (tuple(int(part.split()[0]) for part in shape.value.split(" / "))
+            if shape is not None and _is_serving(advice) and isinstance(shape.value, str) and " in / " in shape.value
+            else None)
     for name, what in (("concurrency", "concurrent user"), ("seq_len", "tokens of context")):
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
             plural = "s" if name == "concurrency" and a.value != 1 else ""
+            if name == "seq_len" and turn is not None and a.value > sum(turn):
+                # more context than one turn's prompt and reply: the conversation so far is in the cache too
+                what = "tokens of context per user (earlier turns included)"
             bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
-    shape = found.get("output_tokens") or found.get("input_tokens")  # request lengths assumed under load
-    if shape is not None and _is_serving(advice) and isinstance(shape.value, str) and " in / " in shape.value:
-        prompt, reply = (part.split()[0] for part in shape.value.split(" / "))
-        bits.append(f"{int(prompt):,}-token prompts, {int(reply):,}-token replies")
+    if turn is not None:
+        bits.append(f"{turn[0]:,}-token prompts, {turn[1]:,}-token replies")
     floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
     if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
         bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user")

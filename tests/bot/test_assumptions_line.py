@@ -41,3 +41,15 @@ def test_an_amd_serving_pick_says_its_bandwidth_is_derated(real_advisor: Any) ->
     assert "48% of peak memory bandwidth (x0.7 on AMD)" in line, line
     nvidia, advice = _assumes(real_advisor, "serve Llama 3.1 405B in fp8 on H200")
     assert advice.cluster.gpu.startswith("h200") and "68% of peak memory bandwidth ·" in nvidia, nvidia
+
+
+def test_a_chat_context_longer_than_one_turn_says_earlier_turns_are_in_it(real_advisor: Any) -> None:
+    """5,000 users are sized at 4,096 tokens of context beside 1,024-token prompts and 256-token replies: read side
+    by side they looked contradictory. The context is the conversation so far (earlier turns prefix-cached), and the
+    line says so; a request rate sized at one prompt and reply says its context plainly."""
+    line, advice = _assumes(real_advisor, "serve Llama 3.1 8B for 5000 concurrent users")
+    assert advice.effective.seq_len == 4096
+    assert "· 4.1k tokens of context per user (earlier turns included) · 1,024-token prompts, 256-token replies ·" in line
+    rate, rate_advice = _assumes(real_advisor, "inference Llama 3.1 8B at 1000 requests per second")
+    assert rate_advice.effective.seq_len == 1024 + 256
+    assert "· 1.3k tokens of context · 1,024-token prompts" in rate and "earlier turns" not in rate, rate
