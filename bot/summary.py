@@ -10,6 +10,7 @@ that move the answer most. Everything else is a layer posted on demand (`bot.det
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -248,6 +249,7 @@ def _room(cluster: ClusterPlan) -> str:
 
 
 BACK_TO_BACK_SAID_AFTER_H = 30 * 24  # several guessed runs that would take longer than a month one after another
+QUARTER_H = 3 * HOURS_PER_MONTH  # the span "how many side by side" is said for
 
 
 def _span(hours: float) -> str:
@@ -341,7 +343,12 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             at_guess += f", {asked:g} runs ≈ {fmt_usd_short(per_run * asked)}"
             back_to_back = (winner.hours_per_run or 0.0) * asked
             if back_to_back > BACK_TO_BACK_SAID_AFTER_H:  # the money is not the only thing 20 such runs cost
-                at_guess += f" ({_span(back_to_back)} back to back)"
+                at_guess += f" ({_span(back_to_back)} back to back"
+                side = math.ceil(back_to_back / (QUARTER_H * (1 - 1e-9)))
+                if side > 1 and (winner.hours_per_run or 0.0) <= QUARTER_H:  # each run fits a quarter: run them side by side
+                    at_guess += tidy_plurals(f", or 3 months on {side} such {'node' if winner.cluster.nodes == 1 else 'cluster'}(s)"
+                                             f" side by side, {winner.cluster.gpus * side:,} GPUs")
+                at_guess += ")"
         bits.append(at_guess)
     else:
         runs = advice.effective.runs_per_month
