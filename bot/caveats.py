@@ -200,11 +200,20 @@ def _capacity_line(advice: Advice, kinds: HardwareKinds) -> str | None:
             "them, before planning on it")
 
 
-def _price_line(advice: Advice) -> str | None:
+def _price_line(advice: Advice, buying: bool = False) -> str | None:
+    """A price the catalog doubts: the pick's, or (`buying`: the answer leads with buy or rent) the rent the
+    purchase is weighed against."""
     note = _starting(advice.notes, PRICE_NOTE)
     found = re.search(r"listed (.+?) at \$([\d.,]+)/GPU-h", note or "")
-    if found is None:
+    if found is None and not buying:
         return None
+    if found is None:  # the pick's price is not in doubt; the rent a purchase is weighed against may be
+        doubt = re.search(r"that \$([\d.,]+) is to confirm: .*?listed (.+?) at \$([\d.,]+)/GPU-h",
+                          _starting(advice.notes, "buy vs rent") or "")
+        if doubt is None:
+            return None
+        return (f"Price to confirm: the break-even's ${doubt.group(1)}/GPU-h; the provider's page listed {doubt.group(2)} "
+                f"at ${doubt.group(3)}/GPU-h")
     rate = next((r.inputs.get("usd_per_gpu_hour") for o in advice.options if o.name == winner_name(advice)
                  for t in o.tco[:1] for r in t.rows if r.item == "compute"), None)
     here = f" vs ${rate:,.2f} here" if isinstance(rate, int | float) else ""
@@ -317,7 +326,8 @@ def _managed_line(advice: Advice, kinds: HardwareKinds) -> str | None:
             f"(the pick: {fmt_usd_short(winner.total_usd)}/month)")
 
 
-def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapest_labelled: bool = False) -> list[str]:
+def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapest_labelled: bool = False,
+                     buying: bool = False) -> list[str]:
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about.
     `cheapest_labelled`: the comparison's cheapest row already says why a service should not run on it."""
@@ -328,8 +338,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
     # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) decides more than the FP8 reminder,
     # which the comparison rows' "(FP8)" already carry
-    # a price the catalog itself doubts comes before anything priced from it
-    lines = [_slow_fixed_line(advice), _price_line(advice), _methods_line(advice), _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    # a price the catalog itself doubts comes before anything priced from it (after what GPUs bought can train)
+    lines = [_slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
              _reservation_line(advice), _capacity_line(advice, kinds), fp8, fp8_pick,
              _spot_line(advice), _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

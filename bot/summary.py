@@ -642,16 +642,19 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     notes = [n for n in dict.fromkeys(response.notes) if n not in said
              and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())
              and not any(words in n for words in restated)][:2]
-    if " buy" in f" {response.text.lower()}":  # "should I buy or rent": the break-even is the answer, up front
+    buying = " buy" in f" {response.text.lower()}"
+    if buying:  # "should I buy or rent": the break-even is the answer, up front
         notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
     comparison = [] if vram_only else _comparison(advice, response.hardware)
     # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
     labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
-    caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled)
+    caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled, buying=buying)
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
     # an open question takes two lines of the ten-second read: one note fewer then
-    notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 else 0) - (1 if response.questions else 0)]
+    # (a buy-or-rent answer's break-even is its headline, not a note: its two caveats keep their lines)
+    notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 and not buying else 0)
+                              - (1 if response.questions else 0)]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []

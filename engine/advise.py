@@ -411,6 +411,16 @@ def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
     return best
 
 
+def _doubted_rate(gpu_id: str, rate: float, data: CatalogData | None) -> str:
+    """What the catalog says against the on-demand row this per-GPU rate comes from ("nebius.com/prices read
+    2026-09-25 ... listed HGX H100 at $3.85/GPU-h"), or "" when no such row doubts itself."""
+    for offer in data.offers if data is not None else ():
+        if (offer.gpu == gpu_id and offer.on_demand_usd_per_hour and "re-check" in (offer.notes or "")
+                and abs(offer.on_demand_usd_per_hour / offer.gpus_per_node - rate) < 0.005):
+            return "; ".join(p.strip() for p in offer.notes.split(";") if "listed" in p).removesuffix(": re-check before quoting")
+    return ""
+
+
 def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData | None = None,
                      provider_id: str | None = None, pricing: str | None = None) -> list[str]:
     """Buy or rent for `gpus` of this GPU at `rate` USD per GPU-hour, where the GPU has a purchase price. When
@@ -453,6 +463,9 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
                     else "never: that rent barely covers the power")
         alternative += (f"; against 1-3 year reserved capacity (~{RESERVED_DISCOUNT_ASSUMED:.0%} below on-demand, "
                         f"${reserved_rate:,.2f}/GPU-hour): {reserved}")
+    doubt = _doubted_rate(gpu.id, rate, data)
+    if doubt:  # the rent the purchase is weighed against comes from a row whose sources disagree
+        alternative += f"; that ${rate:,.2f} is to confirm: {doubt}"
     return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
             f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
             f"{even:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour{alternative}; power for "

@@ -262,10 +262,9 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
     users = int(w.concurrency or 1)
     ctx = int(w.seq_len or 2048)
     fixes: list[str] = []
-    if w.precision not in ("fp8", "int8", "int4", "nf4"):
-        fp8 = size(precision="fp8")
-        fixes.append(f"FP8 weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8: {fp8 / GB:,.1f} GB per GPU"
-                     + (", fits)" if fp8 <= limit_bytes else ")"))
+    if w.precision not in ("fp8", "int8", "int4", "nf4") and size(precision="fp8") <= limit_bytes:  # only a fix that fits
+        fixes.append(f"FP8 weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8: "
+                     f"{size(precision='fp8') / GB:,.1f} GB per GPU)")
     one = size(concurrency=1)
     if users > 1 and one <= limit_bytes:
         slope = (size() - one) / (users - 1)

@@ -36,7 +36,7 @@ from engine.models import (
 )
 from engine.offer_plans import PlannedShape, is_late, lateness, plan_shape, relabel
 from engine.recommendation import per_user_speed, recommend, work_usd
-from engine.serving import below_floor
+from engine.serving import below_floor, user_floor
 from engine.tco import (
     managed_split,
     monthly_gpu_hours,
@@ -636,8 +636,12 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
             best = candidate
     if best is None:
         return f"BF16 as published does not fit {gpu.name} instances at this load"
-    missing, _, monthly, elsewhere, billed, speed, shape, provider = best
+    missing, slow, monthly, elsewhere, billed, speed, shape, provider = best
     if missing:
         return f"BF16 as published meets the targets on no {gpu.name} instance at this load"
+    picked_speed = chosen.throughput.decode_tokens_per_s_per_sequence
+    if slow and picked_speed is not None and not below_floor(w_bf16, picked_speed.value):
+        # the FP8 pick keeps the speed floor: a BF16 plan below it is not the same service's price
+        return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
     return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"

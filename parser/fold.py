@@ -8,6 +8,7 @@ was said ("train a 21B model", "32 concurrent users").
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.models import Problem
@@ -75,6 +76,9 @@ def fold(
     if "batch" in updates:
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
+    note = _per_user_speed(updates, given, text or " ".join(said.text for said in items))
+    if note:
+        notes.append(note)
     if requests:
         updates["requests_per_s"] = _sig(requests[0][0])
         notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
@@ -129,6 +133,25 @@ def _train_verb(items: list[Said]) -> bool:
             if following not in _TRAINING_NOUNS:  # first word: "training tokens/s" is one filler token
                 return True
     return False
+
+
+# a tokens/s figure shared by this many users gives each less than reading speed: meant per user
+PER_USER_READING_TOKENS_S = 5.0
+_TOTAL = re.compile(r"\b(?:in total|total|aggregate|overall|combined|altogether)\b", re.IGNORECASE)
+
+
+def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, str]]], text: str) -> str:
+    """"40 users at 30 tok/s": a speed said beside a number of users, with no "per user" and no request rate,
+    that as the whole service's throughput would give each user less than reading speed (0.75 tokens/s) is the
+    speed each user gets. Read as per user, with a note; "100 users at 2,000 tokens/s" stays a total."""
+    total, users = updates.get("target_tokens_per_s"), updates.get("concurrency")
+    if (total is None or not users or int(users) < 2 or "target_tokens_per_s_per_user" in updates or _TOTAL.search(text)
+            or "requests_per_s" in updates or float(total) / int(users) >= PER_USER_READING_TOKENS_S):
+        return ""
+    updates["target_tokens_per_s_per_user"] = updates.pop("target_tokens_per_s")
+    said = given.get("target_tokens_per_s", [(total, f"{total:g} tokens/s")])[0][1]
+    return (f"read “{said}” as {float(total):g} tokens/s per user ({float(total):g} for all {int(users):,} users would be "
+            f"{float(total) / int(users):.2g} each); say “{float(total):g} tokens/s in total” for the whole service")
 
 
 def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
