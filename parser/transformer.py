@@ -329,7 +329,8 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     def pricing(self, items: list[Token]) -> Said:
         text = str(items[0])
-        value = "spot" if text.startswith(("spot", "preempt")) else "reserved" if "reserved" in text else "on_demand"
+        value = ("spot" if text.startswith(("spot", "preempt")) else
+                 "reserved" if text.startswith(("reserved", "commit", "savings")) else "on_demand")
         return Said("pricing", text, {"pricing": value})
 
     def cue(self, items: list[Token]) -> Said:
