@@ -644,4 +644,5 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         # the FP8 pick keeps the speed floor: a BF16 plan below it is not the same service's price
         return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
-    return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${monthly:,.0f}/month, {speed:,.1f} tokens/s per user"
+    rent = f"${monthly / 1e6:,.2f}M" if monthly >= 1e6 else f"${monthly:,.0f}"  # as the answer prints money
+    return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, {rent}/month, {speed:,.1f} tokens/s per user"

@@ -600,3 +600,11 @@ def test_a_break_even_against_a_doubted_price_says_so(real_advisor) -> None:
         view.notes, view.notes
     _, a100 = _answer(real_advisor, "should I buy or rent 8 A100s for continuous fine-tuning of 70B models?")  # no doubt
     assert not any(n.startswith("Price to confirm") for n in a100.notes), a100.notes
+
+
+def test_a_bf16_reference_over_a_million_prints_as_the_answer_prints_money(real_advisor) -> None:
+    """70B for 200 users on L4s: the BF16 reference is 1,600 GPUs at about $1.95M a month, written like every other
+    sum over a million in the answer, not to the dollar."""
+    _, view = _answer(real_advisor, "serve llama 3.1 70b for 200 users on L4")
+    line = next(n for n in view.notes if "BF16 as published" in n)
+    assert re.search(r"BF16 as published: [\d,]+x L4 24GB .*?, \$\d+\.\d\dM/month, ", line), line
