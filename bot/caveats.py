@@ -336,12 +336,12 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
     if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
-    # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) decides more than the FP8 reminder,
-    # which the comparison rows' "(FP8)" already carry
+    # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) and spot's risk decide more than
+    # the FP8 reminder, which the comparison rows' "(FP8)" already carry
     # a price the catalog itself doubts comes before anything priced from it (after what GPUs bought can train)
     lines = [_slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
-             _reservation_line(advice), _capacity_line(advice, kinds), fp8, fp8_pick,
-             _spot_line(advice), _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
+             _reservation_line(advice), _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
+             _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]

@@ -37,6 +37,7 @@ from engine.throughput import (
 from engine.units import HOURS_PER_MONTH
 
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
+SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 CAPACITY_NODES = 16  # from 16 instances of one GPU type at one provider, hourly capacity is worth confirming first
 CAPACITY_NOTE = "capacity to confirm: "  # read by the first message
@@ -231,6 +232,8 @@ def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEsti
     if not w.deadline_hours or throughput.wall_clock_hours is None:
         return throughput
     wall = throughput.wall_clock_hours.value
+    if w.pricing == "spot":  # as the run is costed and ranked: restarts after preemptions take their share
+        wall *= 1 + SPOT_RESTART_OVERHEAD
     check = TargetCheck(name="deadline_hours", wanted=float(w.deadline_hours), got=round(wall, 2),
                         met=wall <= w.deadline_hours * 1.0001)
     return throughput.model_copy(update={"targets": (*throughput.targets, check)})

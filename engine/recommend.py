@@ -34,7 +34,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import PlannedShape, is_late, lateness, plan_shape, relabel
+from engine.offer_plans import SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
 from engine.recommendation import per_user_speed, recommend, work_usd
 from engine.serving import below_floor, user_floor
 from engine.tco import (
@@ -143,7 +143,6 @@ def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
 # 5-minute job dearer than one GPU for an hour.
 DEFAULT_SETUP_HOURS = 0.25
 NOMINAL_RUN_TOKENS = 100e6  # ranks the fit-only answer (no token count yet): a typical fine-tuning run
-SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more likely a data error than a deal
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
 

@@ -284,7 +284,11 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("batch", _text(items), {field_name: int(_number(str(items[1])))})
 
     def price(self, items: list[Token]) -> Said:
-        value = _number(str(items[0]))
+        value = _qty(str(items[0]).replace("$", "").replace(" ", ""))  # "$5k" is 5,000
+        if len(items) > 1 and items[1].type == "PERIOD":  # a budget: said back, never read as an hourly rate
+            return Said("price", _text(items), notes=[
+                f"read “{_text(items)}” as a budget (${value:,.0f} {items[1]}): the options' monthly costs are shown "
+                "to compare against it; none is left out for it"])
         if len(items) > 1:
             return Said("price", _text(items), {"hourly_rate": value})
         if value <= 20:
@@ -330,7 +334,7 @@ class MessageTransformer(Transformer[Token, Reading]):
     def pricing(self, items: list[Token]) -> Said:
         text = str(items[0])
         value = ("spot" if text.startswith(("spot", "preempt")) else
-                 "reserved" if text.startswith(("reserved", "commit", "savings")) else "on_demand")
+                 "reserved" if text.startswith(("reserv", "commit", "savings")) else "on_demand")
         return Said("pricing", text, {"pricing": value})
 
     def cue(self, items: list[Token]) -> Said:

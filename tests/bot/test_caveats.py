@@ -608,3 +608,23 @@ def test_a_bf16_reference_over_a_million_prints_as_the_answer_prints_money(real_
     _, view = _answer(real_advisor, "serve llama 3.1 70b for 200 users on L4")
     line = next(n for n in view.notes if "BF16 as published" in n)
     assert re.search(r"BF16 as published: [\d,]+x L4 24GB .*?, \$\d+\.\d\dM/month, ", line), line
+
+
+def test_a_deadline_on_spot_counts_the_restarts_the_run_is_costed_with(real_advisor) -> None:
+    """7B on 2T tokens on 256 H100s on spot within 260 h: the speed line (and the cost and ranking) count 10% more
+    GPU-hours for preemptions, 274 h; the deadline check read the 249 h without them and said "target met"."""
+    response, view = _answer(real_advisor, "pretrain a 7B model on 2T tokens on 256 H100s on CoreWeave spot, within 260 h")
+    check = next(t for t in response.advice.throughput.targets if t.name == "deadline_hours")
+    assert check.got == pytest.approx(response.advice.throughput.wall_clock_hours.value * 1.10, rel=0.001)
+    assert not check.met and view.headline.startswith("⚠️ Fits, misses the training time per run"), view.headline
+    on_demand, _ = _answer(real_advisor, "pretrain a 7B model on 2T tokens on 256 H100s on CoreWeave, within 260 h")
+    plain = next(t for t in on_demand.advice.throughput.targets if t.name == "deadline_hours")
+    assert plain.got == pytest.approx(on_demand.advice.throughput.wall_clock_hours.value, rel=0.001) and plain.met
+
+
+def test_a_service_on_spot_says_to_keep_on_demand_capacity_behind_it(real_advisor) -> None:
+    """Serving on spot instances: they can be reclaimed at a minute's notice. That line was cut from the first message
+    by the FP8 reminder; it now comes first of the two."""
+    response, view = _answer(real_advisor, "serve llama 3.1 70b for 50 users on spot")
+    assert response.advice.effective.pricing == "spot"
+    assert view.notes[0].startswith("Spot for serving: instances can be reclaimed at a minute's notice"), view.notes
