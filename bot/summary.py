@@ -146,9 +146,12 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     serving = _is_serving(advice)
     cheapest = by_name.get(rec.cheapest or "") if rec is not None else None
     fastest = by_name.get(rec.fastest or "") if rec is not None else None
-    picked: list[tuple[str, Option]] = [("winner", winner)]
+    # rented GPUs a plan does not use: a service's replica in a bigger box, or a training count the user fixed (a
+    # training plan otherwise runs data-parallel on the whole node it rents)
+    idles = serving or bool(advice.workload.gpu_count)
+    picked: list[tuple[str, Option]] = [(_role("winner", _idle(winner) if idles else None), winner)]
     if runner_up is not None and runner_up.name != winner.name:
-        picked.append((_role("runner-up", _idle(runner_up) if serving else None), runner_up))
+        picked.append((_role("runner-up", _idle(runner_up) if idles else None), runner_up))
     shown = {o.name for _, o in picked}
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \

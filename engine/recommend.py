@@ -170,19 +170,21 @@ def suspect_spot(offer: OfferRecord | None) -> bool:
                 and offer.spot_usd_per_hour < SUSPECT_SPOT_FRACTION * offer.on_demand_usd_per_hour)
 
 
-def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int) -> tuple[float, float]:
+def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int,
+                       running: int | None = None) -> tuple[float, float]:
     """(GPU-hours billed per run, wall-clock hours per run).
 
     Training: the work is fixed GPU-hours; extra GPUs in a whole node run data-parallel, so the
-    bill stays the same and the wall clock shrinks. Serving: an always-on endpoint (730 h/month),
-    counted as one "run" per month.
+    bill stays the same and the wall clock shrinks. A GPU count the user fixed (`running`) is kept:
+    the rest of a whole node is billed and idle, so the run takes as long as on that count and costs
+    more. Serving: an always-on endpoint (730 h/month), counted as one "run" per month.
     """
     if (w.mode or "inference") in TRAINING_MODES:
         gpu_hours = run_gpu_hours if run_gpu_hours is not None else math.nan
         if w.pricing == "spot":
             gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
         setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
-        wall = gpu_hours / max(1, billed) + setup
+        wall = gpu_hours / max(1, min(running or billed, billed)) + setup
         return wall * max(1, billed), wall
     return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
@@ -331,7 +333,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
                         context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
-                                                 egress_cache, source, gpu, pricing, label, owned)
+                                                 egress_cache, source, gpu, pricing, label, owned,
+                                                 planned.gpus if training and vw.gpu_count else None)
                     ctx = context[ckey]
                     if ctx is None:
                         billed = planned.billed(offer)
@@ -459,11 +462,11 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
              run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
              source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str,
-             owned: bool = False) -> tuple[float, float, float, float, int, str] | None:
+             owned: bool = False, running: int | None = None) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
     and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
-    for training (serving is an always-on month)."""
-    gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed)
+    for training (serving is an always-on month); `running`: a training GPU count the user fixed."""
+    gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed, running)
     if not math.isfinite(gpu_hours):
         return None
     key = provider.id if provider is not None else ""
@@ -516,12 +519,17 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
     plan, memory, throughput = c.planned.built()
     plan = relabel(plan, c.gpu, c.offer) if c.offer is not None else plan
     billed = c.planned.billed(c.offer)
-    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed)
+    training = (c.w.mode or "inference") in TRAINING_MODES
+    kept = plan.gpus if training and c.w.gpu_count else None  # the count the user fixed runs; the rest idles
+    gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed,
+                                          kept)
     if billed > plan.gpus and c.offer is not None:
         rate_source += (
+            f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: {billed} GPUs billed for the {plan.gpus} you fixed"
+            if kept else
             f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: the {plan.gpus}-GPU plan runs data-parallel "
             f"on all {billed} (same GPU-hours, shorter wall clock)"
-            if (c.w.mode or "inference") in TRAINING_MODES
+            if training
             else f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: {billed} GPUs billed for a {plan.gpus}-GPU replica"
         )
     tcos = tco_options(

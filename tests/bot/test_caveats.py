@@ -628,3 +628,21 @@ def test_a_service_on_spot_says_to_keep_on_demand_capacity_behind_it(real_adviso
     response, view = _answer(real_advisor, "serve llama 3.1 70b for 50 users on spot")
     assert response.advice.effective.pricing == "spot"
     assert view.notes[0].startswith("Spot for serving: instances can be reclaimed at a minute's notice"), view.notes
+
+
+def test_a_training_gpu_count_the_user_fixed_is_kept(real_advisor) -> None:
+    """"QLoRA 70B on 2 H100s": the plan was 2 GPUs but timed and priced as if an 8-GPU instance ran it data-parallel on
+    all 8 (10 h). The count the user fixed runs; a bigger instance's other GPUs are billed and idle, so the 2-GPU
+    instance wins and the run takes what 2 GPUs take. Where only bigger instances are sold, the row says what idles."""
+    response, view = _answer(real_advisor, "QLoRA 70B on 2 H100s, 1B tokens")
+    winner = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert winner.cluster.gpus == 2 and " 2x " in winner.name, winner.name
+    gpu_hours = response.advice.throughput.gpu_hours.value
+    from engine.recommend import DEFAULT_SETUP_HOURS
+
+    assert winner.hours_per_run == pytest.approx(gpu_hours / 2 + DEFAULT_SETUP_HOURS, rel=0.01)  # 2 GPUs' wall clock
+    aws, aws_view = _answer(real_advisor, "QLoRA 70B on 4 H100s on AWS, 1B tokens")
+    top = next(o for o in aws.advice.options if o.name == aws.advice.recommendation.primary)
+    assert top.cluster.gpus == 4 and " 8x " in top.name
+    assert top.hours_per_run == pytest.approx(aws.advice.throughput.gpu_hours.value / 4 + DEFAULT_SETUP_HOURS, rel=0.01)
+    assert aws_view.comparison[0].role == "winner, 4 GPUs idle", aws_view.comparison[0].role
