@@ -57,6 +57,11 @@ def _starting(notes: Collection[str], prefix: str) -> str | None:
     return next((n for n in notes if n.startswith(prefix)), None)
 
 
+def plan_note(advice: Advice, prefix: str) -> str | None:
+    """The note of the picked plan (the cluster's notes) that starts with `prefix`, or None."""
+    return _starting(advice.cluster.notes if advice.cluster is not None else (), prefix)
+
+
 def _picked(advice: Advice) -> list[tuple[str, Option]]:
     """The options a reader may act on from the first message, with their role: the pick, the runner-up,
     and the cheapest when the recommendation names it."""
@@ -155,8 +160,7 @@ def _tight_line(advice: Advice) -> str | None:
 def _moe_stack_line(advice: Advice) -> str | None:
     """An MoE trained across GPUs is planned with expert parallelism; the stack most fine-tuning starts from does
     not split experts, and runs several times slower: the speed holds only on the right stack."""
-    notes = advice.cluster.notes if advice.cluster is not None else ()
-    if not any(n.startswith(MOE_STACK_NOTE) for n in notes):
+    if plan_note(advice, MOE_STACK_NOTE) is None:
         return None
     return ("MoE speed assumes expert parallelism (Megatron-LM, torchtitan, ms-swift's Megatron backend); Hugging Face "
             "Trainer + PEFT runs about 10x slower")
@@ -165,12 +169,11 @@ def _moe_stack_line(advice: Advice) -> str | None:
 def _slow_fixed_line(advice: Advice) -> str | None:
     """The GPUs the user fixed hold the model but miss a target they stated, or give each user less than the speed
     the Assumes line promises: the first thing to say, with how many GPUs would not."""
-    notes = advice.cluster.notes if advice.cluster is not None else ()
-    short = _starting(notes, MISSED_FIXED_NOTE)
+    short = plan_note(advice, MISSED_FIXED_NOTE)
     if short is not None:
         return tidy_plurals(f"Short: {short[len(MISSED_FIXED_NOTE):]}")
     found = re.match(re.escape(SLOW_FIXED_NOTE) + r"(.+?) under the ([\d.]+) tokens/s assumed for interactive use; (.+?) "
-                     r"\(or say", _starting(notes, SLOW_FIXED_NOTE) or "")
+                     r"\(or say", plan_note(advice, SLOW_FIXED_NOTE) or "")
     if found is None:
         return None
     return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {found.group(3)}, "
@@ -188,9 +191,8 @@ def _reservation_line(advice: Advice) -> str | None:
 
 def _capacity_line(advice: Advice, kinds: HardwareKinds) -> str | None:
     """Tens of instances of one GPU by the hour from one provider: whether it has them is the first thing to ask."""
-    notes = advice.cluster.notes if advice.cluster is not None else ()
     found = re.match(re.escape(CAPACITY_NOTE) + r"([\d,]+) instances \(([\d,]+) GPUs\) (on demand|spot) from one provider",
-                     next((n for n in notes if n.startswith(CAPACITY_NOTE)), ""))
+                     plan_note(advice, CAPACITY_NOTE) or "")
     winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
     if found is None or winner is None:
         return None

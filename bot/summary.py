@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from bot.caveats import FP8_NOTE, HardwareKinds, cheapest_fitting, decision_caveats, service_risks
+from bot.caveats import FP8_NOTE, HardwareKinds, cheapest_fitting, decision_caveats, plan_note, service_risks
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -546,12 +546,8 @@ def _short_of(advice: Advice) -> str:
     if missed:
         label = TARGET_LABELS.get(missed[0].name, (missed[0].name.replace("_", " "), "", True))[0]
         return f"misses the {label}" if len(missed) == 1 else "misses its targets"
-    slow = re.search(r"under the ([\d.]+) tokens/s assumed", _starting_note(advice, SLOW_FIXED_NOTE))
+    slow = re.search(r"under the ([\d.]+) tokens/s assumed", plan_note(advice, SLOW_FIXED_NOTE) or "")
     return f"under {slow.group(1)} tokens/s per user" if slow else ""
-
-
-def _starting_note(advice: Advice, prefix: str) -> str:
-    return next((n for n in (advice.cluster.notes if advice.cluster else ()) if n.startswith(prefix)), "")
 
 
 def _tokens_guessed(advice: Advice) -> float | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog.records import CatalogData, GpuRecord
+from catalog.records import CatalogData, GpuRecord, OfferRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
 from engine.cluster import plan_cluster
 from engine.contract import CONTRACT_WORKLOAD_KEYS
@@ -163,10 +163,8 @@ def disputed_price_note(chosen: Option | None, data: CatalogData) -> list[str]:
     if chosen is None or chosen.offer_id is None:
         return []
     offer = next((o for o in data.offers if o.id == chosen.offer_id), None)
-    if offer is None or "re-check" not in (offer.notes or ""):
-        return []
-    said = "; ".join(part.strip() for part in offer.notes.split(";") if "re-check" in part or "listed" in part)
-    return [f"price to confirm: {chosen.name} is priced from {offer.source}, but {said}"]
+    said = _price_doubt(offer) if offer is not None else ""
+    return [f"price to confirm: {chosen.name} is priced from {offer.source}, but {said}"] if offer is not None and said else []
 
 
 REASONING_NOTE = "reasoning model: "
@@ -411,13 +409,21 @@ def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
     return best
 
 
+def _price_doubt(offer: OfferRecord) -> str:
+    """What a catalog row says against its own price ("nebius.com/prices read 2026-09-25 ... listed HGX H100 at
+    $3.85/GPU-h: re-check before quoting"), or "" when its sources agree."""
+    if "re-check" not in (offer.notes or ""):
+        return ""
+    return "; ".join(part.strip() for part in offer.notes.split(";") if "re-check" in part or "listed" in part)
+
+
 def _doubted_rate(gpu_id: str, rate: float, data: CatalogData | None) -> str:
-    """What the catalog says against the on-demand row this per-GPU rate comes from ("nebius.com/prices read
-    2026-09-25 ... listed HGX H100 at $3.85/GPU-h"), or "" when no such row doubts itself."""
+    """`_price_doubt` of the on-demand row this per-GPU rate comes from, without its "re-check" ending."""
     for offer in data.offers if data is not None else ():
-        if (offer.gpu == gpu_id and offer.on_demand_usd_per_hour and "re-check" in (offer.notes or "")
+        doubt = _price_doubt(offer)
+        if (doubt and offer.gpu == gpu_id and offer.on_demand_usd_per_hour
                 and abs(offer.on_demand_usd_per_hour / offer.gpus_per_node - rate) < 0.005):
-            return "; ".join(p.strip() for p in offer.notes.split(";") if "listed" in p).removesuffix(": re-check before quoting")
+            return doubt.removesuffix(": re-check before quoting")
     return ""
 
 

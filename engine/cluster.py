@@ -247,10 +247,6 @@ def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> st
     return ", ".join(parts) or ("replicated" if inference else "data parallel")
 
 
-def inference_mode(w: Workload) -> bool:
-    return (w.mode or "inference") == "inference"
-
-
 def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOptions, limit_bytes: float) -> list[str]:
     """What keeps a serving plan on the GPUs the user fixed, measured on their layout: how many users fit at the
     assumed context, how much context fits for all the users, and FP8 weights and cache. For a small model and
@@ -262,12 +258,13 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
     users = int(w.concurrency or 1)
     ctx = int(w.seq_len or 2048)
     fixes: list[str] = []
-    if w.precision not in ("fp8", "int8", "int4", "nf4") and size(precision="fp8") <= limit_bytes:  # only a fix that fits
-        fixes.append(f"FP8 weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8: "
-                     f"{size(precision='fp8') / GB:,.1f} GB per GPU)")
-    one = size(concurrency=1)
+    if w.precision not in ("fp8", "int8", "int4", "nf4"):
+        fp8 = size(precision="fp8")
+        if fp8 <= limit_bytes:  # only a fix that fits
+            fixes.append(f"FP8 weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8: {fp8 / GB:,.1f} GB per GPU)")
+    full, one = size(), size(concurrency=1)
     if users > 1 and one <= limit_bytes:
-        slope = (size() - one) / (users - 1)
+        slope = (full - one) / (users - 1)
         most = 1 + int((limit_bytes - one) // slope) if slope > 0 else users
         fixes.append(f"at most {most:,} concurrent user(s) at {ctx:,} tokens of context each")
     if users > 1 or ctx > 2048:
@@ -278,7 +275,7 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
         if lo >= 256:
             fixes.append(f"{users:,} user(s) at up to {lo // 64 * 64:,} tokens of context each")
     weights = size(concurrency=1, seq_len=1)
-    if w.precision not in ("int4", "nf4") and weights > 0.3 * size():  # lower-bit weights help only when weights weigh
+    if w.precision not in ("int4", "nf4") and weights > 0.3 * full:  # lower-bit weights help only when weights weigh
         fixes.append("int8/int4 weights (half / a quarter of BF16)")
     return fixes or memory_fixes(w)
 
@@ -426,7 +423,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if p.unfit == "fixed":
         best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, p.limit_bytes, opts, node_cap)
         need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
-        fixes = serving_fixes(w, arch, lay, opts, p.limit_bytes) if inference_mode(w) else memory_fixes(w)
+        fixes = (serving_fixes(w, arch, lay, opts, p.limit_bytes) if (w.mode or "inference") == "inference"
+                 else memory_fixes(w))
         # what keeps their GPUs comes first (a team that fixed its GPUs usually owns or has them); more GPUs after
         notes.append(f"does not fit on the {n} GPU(s) you fixed; to keep {'it' if n == 1 else 'them'}: " + " / ".join(fixes)
                      + f"; or, unconstrained, it needs {need}")

@@ -189,6 +189,12 @@ def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int,
     return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
 
 
+def _kept(w: Workload, gpus: int) -> int | None:
+    """The GPUs a training run keeps to on a bigger rented node: the count the user fixed (the rest is billed and
+    idles), else None (the plan runs data-parallel on the whole node)."""
+    return gpus if (w.mode or "inference") in TRAINING_MODES and w.gpu_count else None
+
+
 def _name(provider: ProviderRecord | None, offer: OfferRecord | None, gpu: GpuRecord, gpus: int, pricing: str, label: str,
           owned: bool = False) -> str:
     if owned:
@@ -334,7 +340,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     if ckey not in context:
                         context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
                                                  egress_cache, source, gpu, pricing, label, owned,
-                                                 planned.gpus if training and vw.gpu_count else None)
+                                                 _kept(vw, planned.gpus))
                     ctx = context[ckey]
                     if ctx is None:
                         billed = planned.billed(offer)
@@ -520,7 +526,7 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
     plan = relabel(plan, c.gpu, c.offer) if c.offer is not None else plan
     billed = c.planned.billed(c.offer)
     training = (c.w.mode or "inference") in TRAINING_MODES
-    kept = plan.gpus if training and c.w.gpu_count else None  # the count the user fixed runs; the rest idles
+    kept = _kept(c.w, plan.gpus)
     gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed,
                                           kept)
     if billed > plan.gpus and c.offer is not None:
