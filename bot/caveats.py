@@ -21,6 +21,7 @@ from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
+from engine.recommendation import BUDGET_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -178,6 +179,11 @@ def _slow_fixed_line(advice: Advice) -> str | None:
         return None
     return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {found.group(3)}, "
                         "or say the speed you need")
+
+
+def _budget_line(advice: Advice) -> str | None:
+    note = _starting(advice.notes, BUDGET_NOTE)
+    return f"Budget: {note[len(BUDGET_NOTE):]}" if note else None
 
 
 def _reservation_line(advice: Advice) -> str | None:
@@ -341,7 +347,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) and spot's risk decide more than
     # the FP8 reminder, which the comparison rows' "(FP8)" already carry
     # a price the catalog itself doubts comes before anything priced from it (after what GPUs bought can train)
-    lines = [_slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_budget_line(advice), _slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
              _reservation_line(advice), _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

@@ -28,7 +28,9 @@ from parser.repo_ids import repo_ids_in
 _SIZED = re.compile(r"(?<![a-z])\d+(?:\.\d+)?b\b|\d+x\d+(?:\.\d+)?b\b")
 _FILLER = {"a", "an", "the", "of", "on", "for", "with", "to", "in", "our", "my", "your", "model", "models", "llm",
            "llms", "dense", "moe", "base", "instruct", "chat", "sized", "size", "param", "params", "parameter",
-           "parameters", "a3b", "a22b"}
+           "parameters", "a3b", "a22b",
+           # verbs in front of a count ("embed 1b documents", "index 2b rows"): not part of a model's name
+           "embed", "embedding", "index", "process", "classify", "label", "ingest", "have", "has", "got", "handle"}
 _GPU_WORDS = {"rtx", "gtx", "nvidia", "amd", "tesla", "radeon", "instinct", "gaudi", "tpu", "trainium", "inferentia"}
 
 

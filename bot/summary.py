@@ -36,6 +36,7 @@ from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, ClusterPlan, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import owns_gpus
+from engine.recommendation import BUDGET_NOTE
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
@@ -400,6 +401,7 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
     "requests_per_s": ("request rate", "requests/s", True),
     "target_ttft_s": ("time to first token", "s", False),
     "deadline_hours": ("training time per run", "h", False),  # without start-up, which the speed line adds
+    "budget_usd_per_month": ("monthly budget", "$", False),
 }
 
 
@@ -410,6 +412,9 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
     """"per-user speed ≥ 20 tokens/s: target met (31)" or "... missed by 4.2 tokens/s (got 15.8)".
     `sized_margin`: the share over a per-user speed target the engine sized for, said when the plan has it."""
     label, unit, higher = TARGET_LABELS.get(check.name, (check.name.replace("_", " "), "", True))
+    if unit == "$":  # money reads as money: "monthly budget ≤ $5,000: missed by $1,979 (got $6,979)"
+        verdict = "within it" if check.met else f"over by {fmt_usd(check.got - check.wanted)}"
+        return f"{label} ≤ {fmt_usd(check.wanted)}: {verdict} ({fmt_usd(check.got)} a month)"
     wanted = f"{'≥' if higher else '≤'} {fmt_num(check.wanted, unit)}"
     if check.met:
         margin = (check.got / check.wanted - 1 if higher else 1 - check.got / check.wanted) if check.wanted else 1.0
@@ -546,7 +551,8 @@ def _short_of(advice: Advice) -> str:
     if missed:
         label = TARGET_LABELS.get(missed[0].name, (missed[0].name.replace("_", " "), "", True))[0]
         return f"misses the {label}" if len(missed) == 1 else "misses its targets"
-    slow = re.search(r"under the ([\d.]+) tokens/s assumed", plan_note(advice, SLOW_FIXED_NOTE) or "")
+    slow = re.search(r"under the ([\d.]+) tokens/s assumed", plan_note(advice, SLOW_FIXED_NOTE) or "") or re.search(
+        r"under the ([\d.]+) tokens/s assumed", next((n for n in advice.notes if n.startswith(BUDGET_NOTE)), ""))
     return f"under {slow.group(1)} tokens/s per user" if slow else ""
 
 

@@ -31,11 +31,12 @@ from engine.models import (
     Option,
     Problem,
     Recommendation,
+    TargetCheck,
     ThroughputEstimate,
     Workload,
 )
 from engine.offer_plans import SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
-from engine.recommendation import per_user_speed, recommend, work_usd
+from engine.recommendation import budget_note, per_user_speed, recommend, work_usd
 from engine.serving import below_floor, user_floor
 from engine.tco import (
     managed_split,
@@ -362,7 +363,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     work = rate * work_rate + fixed_usd
                     best = candidates.get(name)
                     if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                        misses = planned.misses() + lateness(vw, wall_hours)
+                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total)
                         risk = risky(gpu, provider)
                         candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                       egress_cache[ckey[2]], misses, risk, work)
@@ -419,11 +420,27 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
     rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
+    budget = budget_note(ranked, w, user_floor(w))
+    if budget:
+        notes.insert(0, budget)
     if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
         rec = rec.model_copy(update={"why": (
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "
             f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
+
+
+def over_budget(w: Workload, monthly_usd: float) -> int:
+    """1 when a monthly bill is over the user's budget: ranked like any missed target."""
+    return int(w.budget_usd_per_month is not None and monthly_usd > w.budget_usd_per_month * 1.0001)
+
+
+def budget_check(w: Workload, monthly_usd: float) -> TargetCheck | None:
+    """The user's monthly budget as a target the option's monthly bill meets or misses."""
+    if w.budget_usd_per_month is None:
+        return None
+    return TargetCheck(name="budget_usd_per_month", wanted=float(w.budget_usd_per_month), got=round(monthly_usd, 2),
+                       met=not over_budget(w, monthly_usd))
 
 
 @dataclass
@@ -552,6 +569,9 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         if load >= 1.0:
             cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
+    budget = budget_check(c.w, min(t.total_usd for t in tcos))
+    if budget is not None:
+        throughput = throughput.model_copy(update={"targets": (*throughput.targets, budget)})
     if given is not None and throughput.targets:
         # only the targets the user set are reported as met or missed (an assumed single user is not a target)
         asked = tuple(t for t in throughput.targets if getattr(given, t.name, None) is not None)

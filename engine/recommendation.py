@@ -162,6 +162,38 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     )
 
 
+BUDGET_NOTE = "budget: "
+
+
+def budget_note(options: list[Option], w: Workload, floor: float) -> str:
+    """What a monthly budget does to the pick, "" when it changes nothing worth saying: no option within it (the
+    cheapest named); the pick over it because every option within it misses a target; or the pick within it below
+    the per-user `floor` assumed for interactive use, with what keeping the floor costs."""
+    budget = w.budget_usd_per_month
+    if budget is None or not options:
+        return ""
+    limit = f"${budget:,.0f} a month"
+    within = [o for o in options if o.total_usd <= budget * 1.0001]
+    primary = options[0]
+    if not within:
+        cheapest = min(options, key=lambda o: (o.total_usd, o.name))
+        return f"{BUDGET_NOTE}no option is within {limit}; the cheapest is {cheapest.name} at ${cheapest.total_usd:,.0f}"
+    if primary not in within:
+        best = within[0]
+        missed = [t.name.replace("_", " ") for t in best.throughput.targets if not t.met]
+        return (f"{BUDGET_NOTE}{best.name} is within {limit} (${best.total_usd:,.0f}) but misses "
+                f"{', '.join(missed) if missed else 'the interactive speed floor'}")
+    serving = (w.mode or "inference") not in TRAINING_MODES
+    if not serving or w.target_tokens_per_s_per_user is not None or per_user_speed(primary) >= floor * 0.999:
+        return ""
+    keep = next((o for o in options if per_user_speed(o) >= floor * 0.999 and all(
+        t.met for t in o.throughput.targets if t.name != "budget_usd_per_month")), None)
+    then = (f"; {floor:g}+ needs {keep.name} at ${keep.total_usd:,.0f} a month" if keep is not None
+            else f"; no option keeps {floor:g}")
+    return (f"{BUDGET_NOTE}within {limit}, {per_user_speed(primary):.1f} tokens/s per user, under the {floor:g} tokens/s "
+            f"assumed for interactive use{then}")
+
+
 def per_user_speed(option: Option) -> float:
     """Decode tokens/s one user sees on this option (0 for training)."""
     seq = option.throughput.decode_tokens_per_s_per_sequence

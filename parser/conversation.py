@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from engine.models import Problem, Workload
 
 from .examples import HELP_TEXT
+from .fold import IMPLIED_CUE
 from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
@@ -83,6 +84,7 @@ class Conversation:
         fresh = self._starts_new_scenario(reading, updates)
         before = self.workload
         base = Workload() if fresh else before
+        self._checkpoint_format(reading, updates, notes, base, fresh)
         updates = with_catalog_size(self.resolver, base, _consistent(base, updates, notes))
         self._offer = None if fresh else _method_switch(base, updates)
         after = _validated(base, updates, notes)
@@ -149,6 +151,23 @@ class Conversation:
         return conversation
 
     # ---- helpers -------------------------------------------------------------------------
+    def _checkpoint_format(self, reading: Reading, updates: dict[str, Any], notes: list[str], base: Workload,
+                           fresh: bool) -> None:
+        """A precision taken from a checkpoint's name ("…-FP8") belongs to that checkpoint: another model named
+        later in the thread is served in its own format again, while a precision the user said stays."""
+        if IMPLIED_CUE in reading.cues:
+            self.cues.add(IMPLIED_CUE)
+            return
+        if IMPLIED_CUE not in self.cues:
+            return
+        if fresh or "precision" in updates:
+            self.cues.discard(IMPLIED_CUE)
+        elif "model" in updates and base.precision is not None:
+            updates["precision"] = None
+            notes.append(f"{base.precision.upper()} was the previous checkpoint's format: the new model is served in "
+                         "its own")
+            self.cues.discard(IMPLIED_CUE)
+
     def _answer_pending(self, reading: Reading, updates: dict[str, Any], notes: list[str]) -> bool:
         """Let bare values ("3", "1B", "yes") fill the open questions, in the order asked."""
         bare = list(reading.bare)

@@ -27,6 +27,7 @@ _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_t
                  "target_ttft_s", "requests_per_s")
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
 PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes"})
+IMPLIED_CUE = "implied_by_name"  # a field was set from a name (the checkpoint's format), not said
 _SCENARIO_WORDS = {"it", "this", "that", "them", "we", "our", "us"}  # "how much would it cost on H100s?"
 
 
@@ -40,6 +41,7 @@ def fold(
     cues: set[str] = set()
     bare: list[Any] = []
     requests: list[tuple[float, str]] = []
+    implied: dict[str, tuple[Any, str]] = {}
     skip_next = False
     for index, said in enumerate(items):
         cues |= said.cues
@@ -57,6 +59,8 @@ def fold(
         for name, value in values.items():
             if value is not None:
                 given.setdefault(name, []).append((value, said.text))
+        for name, pair in said.implied.items():
+            implied.setdefault(name, pair)
         notes += said.notes
         problems += said.problems
         bare += said.bare
@@ -96,6 +100,7 @@ def fold(
         # "fine-tune X", "train on our data", "adapt X", "SFT": training with no method said. The mode
         # stays unset: the method question is asked and the engine plans the cheapest method that fits
         updates["intent"] = "train"
+    _imply(implied, updates, conflicts, notes, cues, current_mode)
     if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
         cues.discard("refine_verb")
         if not ("mode" in updates and ("model" in updates or "params_b" in updates)):
@@ -108,6 +113,19 @@ def fold(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
     )
+
+
+def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflicts: list[Conflict], notes: list[str],
+           cues: set[str], current_mode: str | None) -> None:
+    """What a name implies, where nothing said sets it: a quantized checkpoint named for serving is served in its
+    format. Not for training (an adapter is trained on a 16-bit or 4-bit base, whatever checkpoint is named)."""
+    mode = updates.get("mode", current_mode)
+    serving = mode == "inference" or (mode is None and updates.get("intent") != "train")
+    for name, (value, note) in implied.items():
+        if serving and name not in updates and not any(c.field == name for c in conflicts):
+            updates[name] = value
+            notes.append(note)
+            cues.add(IMPLIED_CUE)
 
 
 def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: set[str]) -> bool:

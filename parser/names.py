@@ -24,6 +24,7 @@ _NOT_NAMES = {
     "model", "models", "about", "around", "approx", "approximately", "roughly", "like", "say", "than",
     "base", "it", "we", "i", "have", "has", "got", "need", "want", "run", "do", "some", "any", "by",
     "vs", "versus", "compare", "also", "maybe", "then", "but", "llm", "llms", "lm", "slm",
+    "embed", "index", "process", "classify", "label", "ingest", "handle",
 }
 _COUNT = re.compile(r"^(\d+(?:\.\d+)?)(k?)(?: x ?| |x)(?=\S)")
 _SIZE_B = re.compile(r"(?<![x\d.])(\d+(?:\.\d+)?)b\b")
@@ -69,6 +70,20 @@ _INSTANCE_SHAPED = re.compile(
     r"(?:ml\.)?[a-z]+\d+[a-z]*\.\d*x?(?:large|medium|small|metal)|[a-z]\d+-(?:high|mega|ultra|edge)gpu-\d+g"
     r"|[a-z]\d+-standard-\d+"
 )
+
+# A checkpoint's weight format written in its name ("…-Instruct-FP8", "…-AWQ-INT4", "…-GPTQ-Int8", "…-bnb-4bit"):
+# quantized repos on the Hub are named so, and vLLM serves them in that format
+_NAME_PARTS = re.compile(r"[-_ ./]")
+_FORMATS_IN_NAME = (("fp8", {"fp8"}), ("int8", {"int8", "8bit", "w8a8"}),
+                    ("int4", {"awq", "gptq", "int4", "4bit", "w4a16", "nf4"}))
+_FORMAT_LABEL = {"fp8": "FP8", "int8": "8-bit integer", "int4": "4-bit (AWQ/GPTQ)"}
+
+
+def weights_in_name(name: str) -> str | None:
+    """The weight format a model name states ("qwen/qwen3-235b-a22b-instruct-2507-fp8" -> "fp8"), else None;
+    8-bit before 4-bit so "gptq-int8" is int8."""
+    parts = set(_NAME_PARTS.split(name.lower()))
+    return next((precision for precision, words in _FORMATS_IN_NAME if parts & words), None)
 
 
 class NameReader:
@@ -182,6 +197,10 @@ class NameReader:
             return
         if resolved.id is not None:
             said.values[kind] = resolved.id
+            weights = weights_in_name(name) if kind == "model" else None
+            if weights is not None:
+                said.implied["precision"] = (weights, f"served in {_FORMAT_LABEL[weights]}, the format of the checkpoint "
+                                                      f"“{name}”; say “in bf16” for the original weights")
             if resolved.candidates:
                 said.notes.append(resolved.message or f"“{name}” → assumed {resolved.id} (also: {', '.join(resolved.candidates)})")
             return
@@ -384,6 +403,8 @@ def glue_names(text: str, resolver: NameResolver | None) -> tuple[str, FoundName
 def _glued(match: Any, said: str) -> str | None:
     if match.kind == "unsupported":
         return UNSUPPORTED_PLACEHOLDER
+    if match.id and weights_in_name(said) and said == said.strip() and " " not in said:
+        return said  # "…-instruct-awq" as written: its format is read when the name is resolved
     if match.id and _NAME_SHAPED.fullmatch(match.id):
         return str(match.id)
     joined = "-".join(said.split())

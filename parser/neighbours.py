@@ -38,6 +38,27 @@ _SEQ_NOUNS = {"sequence", "seq", "sample", "example", "row", "doc", "document", 
 _SEQ_PLURALS = {"sequences", "samples", "examples", "rows", "docs", "documents", "records", "conversations",
                 "chunks", "items", "messages"}
 
+# things counted in millions and billions that are not a model's parameters: "1 billion documents", "10m images"
+_COUNTED_THINGS = _SEQ_PLURALS | {
+    "images", "photos", "videos", "pages", "files", "vectors", "passages", "paragraphs", "sentences", "queries",
+    "requests", "users", "customers", "people", "emails", "tickets", "products", "reviews", "articles", "books",
+    "papers", "embeddings", "posts", "tweets", "transactions", "events", "calls", "lines", "words", "pdfs",
+}
+
+
+def _counted_things(items: list[Said]) -> list[Said]:
+    """'embed 1 billion documents': a size the grammar read as a model ("embed 1b") that counts documents, rows
+    or images is not a parameter count; it is dropped with a note instead of sizing a 1B model."""
+    out = list(items)
+    for index, said in enumerate(out[:-1]):
+        following = out[index + 1]
+        if (said.kind == "hardware" and "params_b" in said.values and "model" not in said.values
+                and following.word and following.text in _COUNTED_THINGS):
+            size = said.text.split(" ")[-1]
+            out[index] = Said("filler", said.text, notes=[
+                f"read “{size} {following.text}” as a count of {following.text}, not a model size"])
+    return out
+
 
 def _negatives(items: list[Said]) -> list[Said]:
     """'70b -5 epochs': a value after a minus sign is ignored with a note, never flipped positive."""

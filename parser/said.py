@@ -28,3 +28,6 @@ class Said:
     per_node: int | None = None  # "8 GPUs per node": multiplied by the node count said elsewhere
     count: float | None = None  # "50k tokens": the count, read as data or context by its neighbours
     io_field: str | None = None  # "input"/"out": takes the number beside it as prompt/output tokens
+    # fields a name implies but no phrase said ("…-AWQ" is a 4-bit checkpoint): value and the note that says so,
+    # applied by the fold only when nothing in the message sets the field and the message is about serving
+    implied: dict[str, tuple[Any, str]] = field(default_factory=dict)

@@ -21,7 +21,14 @@ from lark import Token, Transformer
 from .fold import fold
 from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _per_node
 from .names import _NOT_NAMES, NameReader
-from .neighbours import _io_lengths, _negatives, _soft_modes, _token_wording, _zeros_and_ranges
+from .neighbours import (
+    _counted_things,
+    _io_lengths,
+    _negatives,
+    _soft_modes,
+    _token_wording,
+    _zeros_and_ranges,
+)
 from .normalize import HUGE_NUMBER
 from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
 from .reading import NameResolver, Reading
@@ -45,6 +52,20 @@ PREFERENCE_NOTE = ("{name} is preference tuning: it also holds a frozen referenc
 
 def _text(items: list[Any]) -> str:
     return " ".join(str(t) for t in items if isinstance(t, Token | str))
+
+
+# a budget per period -> per month (730 hours a month, as every monthly figure here)
+_MONTHS_PER = {"day": 730 / 24, "week": 730 / 168, "month": 1.0, "quarter": 1 / 3, "year": 1 / 12}
+
+
+def _period_unit(period: str) -> str:
+    """'a month', 'per yr', '/wk', 'monthly', 'annually' -> 'month', 'year', 'week', ..."""
+    text = period.lower()
+    for unit, words in (("quarter", ("quarter",)), ("year", ("year", "yr", "annual")), ("week", ("week", "wk")),
+                        ("day", ("day", "daily")), ("month", ("month", "mo"))):
+        if any(w in text for w in words):
+            return unit
+    return "month"
 
 
 class MessageTransformer(Transformer[Token, Reading]):
@@ -285,10 +306,11 @@ class MessageTransformer(Transformer[Token, Reading]):
 
     def price(self, items: list[Token]) -> Said:
         value = _qty(str(items[0]).replace("$", "").replace(" ", ""))  # "$5k" is 5,000
-        if len(items) > 1 and items[1].type == "PERIOD":  # a budget: said back, never read as an hourly rate
-            return Said("price", _text(items), notes=[
-                f"read “{_text(items)}” as a budget (${value:,.0f} {items[1]}): the options' monthly costs are shown "
-                "to compare against it; none is left out for it"])
+        if len(items) > 1 and items[1].type == "PERIOD":  # a budget, never an hourly rate
+            monthly = value * _MONTHS_PER.get(_period_unit(str(items[1])), 1.0)
+            per = f"${value:,.0f} {items[1]}" + ("" if abs(monthly - value) < 0.5 else f", ${monthly:,.0f} a month")
+            return Said("price", _text(items), {"budget_usd_per_month": round(monthly, 2)}, notes=[
+                f"read “{_text(items)}” as a budget ({per}): options over it are ranked after those within it"])
         if len(items) > 1:
             return Said("price", _text(items), {"hourly_rate": value})
         if value <= 20:
@@ -371,6 +393,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)
+        items = _counted_things(items)
         items = self._price_providers(items)
         reading = fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
         if reading.intent == "prices" and "gpu" in reading.updates:

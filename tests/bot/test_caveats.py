@@ -646,3 +646,18 @@ def test_a_training_gpu_count_the_user_fixed_is_kept(real_advisor) -> None:
     assert top.cluster.gpus == 4 and " 8x " in top.name
     assert top.hours_per_run == pytest.approx(aws.advice.throughput.gpu_hours.value / 4 + DEFAULT_SETUP_HOURS, rel=0.01)
     assert aws_view.comparison[0].role == "winner, 4 GPUs idle", aws_view.comparison[0].role
+
+
+def test_a_budget_reads_in_the_headline_targets_and_first_note(real_advisor) -> None:
+    """"under $5k a month" for 70B and 100 users: the pick within it is under the 20 tokens/s floor, and the first
+    message says so and what keeping the floor costs; a budget nothing meets is a miss in the headline."""
+    response, view = _answer(real_advisor, "serve llama 3.1 70b for 100 users, budget under $5k a month")
+    assert response.advice.workload.budget_usd_per_month == 5000
+    assert view.headline.startswith("⚠️ Fits, under 20 tokens/s per user"), view.headline
+    assert any(line.startswith("monthly budget ≤ $5,000: within it (") for line in view.targets), view.targets
+    assert re.match(r"Budget: within \$5,000 a month, [\d.]+ tokens/s per user, under the 20 tokens/s assumed for "
+                    r"interactive use; 20\+ needs .+ at \$[\d,]+ a month$", view.notes[0]), view.notes
+    _, poor = _answer(real_advisor, "serve llama 3.1 70b for 100 users, budget under $1k a month")
+    assert poor.headline.startswith("⚠️ Fits, misses the monthly budget"), poor.headline
+    assert any(re.match(r"monthly budget ≤ \$1,000: over by \$[\d,]+ \(\$[\d,]+ a month\)$", t) for t in poor.targets)
+    assert poor.notes[0].startswith("Budget: no option is within $1,000 a month; the cheapest is "), poor.notes

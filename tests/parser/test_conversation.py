@@ -266,3 +266,21 @@ def test_train_in_a_thread_that_already_has_a_mode_keeps_it(chat: Conversation) 
     chat.turn("QLoRA 70B, 500GB corpus in S3")
     turn = chat.turn("train it on 2B tokens")
     assert turn.workload.mode == "qlora"
+
+
+def test_a_checkpoint_format_from_its_name_belongs_to_that_checkpoint(resolver) -> None:
+    """"…-FP8" serves in FP8; another model named later in the thread is served in its own format again
+    (said back), and the thread survives storage with that knowledge; a precision said outright stays."""
+    chat = Conversation(resolver)
+    first = chat.turn("serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 for 50 users")
+    assert first.workload.precision == "fp8"
+    assert any("format of the checkpoint" in n for n in first.notes)
+    same = Conversation.from_dict(json.loads(json.dumps(chat.to_dict())), resolver)
+    assert same.turn("try 8x H100").workload.precision == "fp8"  # the same checkpoint on other GPUs
+    switched = same.turn("try qwen2.5-72b")
+    assert switched.workload.model == "qwen2.5-72b" and switched.workload.precision is None
+    assert any("previous checkpoint's format" in n for n in switched.notes)
+
+    said = Conversation(resolver)
+    said.turn("serve qwen3 235b a22b in fp8 for 50 users")
+    assert said.turn("try qwen2.5-72b").workload.precision == "fp8"
