@@ -21,6 +21,7 @@ from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
+from engine.recommend import FALLBACK_NOTE
 from engine.recommendation import BUDGET_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -179,6 +180,24 @@ def _slow_fixed_line(advice: Advice) -> str | None:
         return None
     return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {found.group(3)}, "
                         "or say the speed you need")
+
+
+# a serving fallback to narrower weights: what it takes to run (a quantized checkpoint) and what it may cost (quality)
+_FALLBACK_WEIGHTS = {
+    "int4 weights": ("4-bit", "serve an AWQ or GPTQ 4-bit checkpoint (vLLM reads either) and check quality on your task"),
+    "int8 weights": ("8-bit", "serve an INT8 (GPTQ or W8A8) checkpoint and check quality on your task"),
+}
+
+
+def _fallback_line(advice: Advice) -> str | None:
+    note = _starting(advice.notes, FALLBACK_NOTE)
+    found = _FALLBACK_WEIGHTS.get(note[len(FALLBACK_NOTE):].removesuffix(" does")) if note else None
+    if found is None or advice.workload.precision is not None:
+        return None
+    bits, what = found
+    count = advice.workload.gpu_count
+    where = (f"the {count} GPU{'s' if count != 1 else ''} you fixed" if count else "any offered configuration")
+    return f"Weights: only {bits} weights fit {where}; wider ones do not: {what}"
 
 
 def _budget_line(advice: Advice) -> str | None:
@@ -347,7 +366,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) and spot's risk decide more than
     # the FP8 reminder, which the comparison rows' "(FP8)" already carry
     # a price the catalog itself doubts comes before anything priced from it (after what GPUs bought can train)
-    lines = [_budget_line(advice), _slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_budget_line(advice), _fallback_line(advice), _slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
              _reservation_line(advice), _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

@@ -148,6 +148,7 @@ SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more 
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
 
 
+FALLBACK_NOTE = "as asked it fits on no offered configuration; "  # then the variant that does ("int4 weights does")
 OWNED_PREFIX = "your own"
 SERVER_POWER_FACTOR = 1.8  # a GPU server draws ~1.8x its GPUs' TDP (NVIDIA DGX H100: 10.2 kW for 8 x 700 W)
 PUE = 1.3  # cooling and power distribution in a typical colocation site
@@ -381,7 +382,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         if found and not label:
             break  # the asked-for variant fits somewhere: fallbacks are not needed
         if label and found:
-            notes.append(f"as asked it fits on no offered configuration; {label} does")
+            notes.append(f"{FALLBACK_NOTE}{label} does")
     if suspect_skipped:
         notes.append(f"{len(suspect_skipped)} spot price(s) below a fifth of on-demand were left out as suspect (more likely a "
                      "stale or mistyped catalog row than a real price)")

@@ -80,7 +80,8 @@ def fold(
     if "batch" in updates:
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
-    note = _per_user_speed(updates, given, text or " ".join(said.text for said in items))
+    whole = text or " ".join(said.text for said in items)
+    note = _per_user_speed(updates, given, whole)
     if note:
         notes.append(note)
     if requests:
@@ -101,6 +102,7 @@ def fold(
         # stays unset: the method question is asked and the engine plans the cheapest method that fits
         updates["intent"] = "train"
     _imply(implied, updates, conflicts, notes, cues, current_mode)
+    notes += _undated_deadline(whole, updates, current_mode)
     if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
         cues.discard("refine_verb")
         if not ("mode" in updates and ("model" in updates or "params_b" in updates)):
@@ -126,6 +128,24 @@ def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflic
             updates[name] = value
             notes.append(note)
             cues.add(IMPLIED_CUE)
+
+
+# "by Friday", "by end of week", "by tomorrow": a date the parser cannot turn into hours (it knows no calendar)
+_UNDATED = re.compile(r"\bby (?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)"
+                      r"|tomorrow|tonight|eod|eow|eom|the end of (?:the )?(?:day|week|month)|end of (?:the )?(?:day|week|month)"
+                      r"|(?:next|this) week|month end)\b", re.IGNORECASE)
+
+
+def _undated_deadline(text: str, updates: dict[str, Any], current_mode: str | None) -> list[str]:
+    """A training run due "by Friday": said back as not applied, with the wording that would be, rather than
+    silently planned without it (a serving "live by Friday" is not a run's length)."""
+    found = _UNDATED.search(text)
+    mode = updates.get("mode", current_mode)
+    training = updates.get("intent") == "train" or mode in ("pretrain", "full", "lora", "qlora")
+    if found is None or not training or "deadline_hours" in updates:
+        return []
+    return [f"“{found.group(0)}”: I can't count hours to a date; say how long one run may take (e.g. “within 72 hours”) "
+            "and the plan is held to it"]
 
 
 def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: set[str]) -> bool:

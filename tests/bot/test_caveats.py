@@ -661,3 +661,14 @@ def test_a_budget_reads_in_the_headline_targets_and_first_note(real_advisor) -> 
     assert poor.headline.startswith("⚠️ Fits, misses the monthly budget"), poor.headline
     assert any(re.match(r"monthly budget ≤ \$1,000: over by \$[\d,]+ \(\$[\d,]+ a month\)$", t) for t in poor.targets)
     assert poor.notes[0].startswith("Budget: no option is within $1,000 a month; the cheapest is "), poor.notes
+
+
+def test_a_fallback_to_4_bit_weights_says_what_it_takes(real_advisor) -> None:
+    """405B on the 4 H100s fixed fits only in int4: the price label said "int4 weights" and nothing else, while
+    the user needs a 4-bit checkpoint and a quality check. A precision the user asked for is not a fallback."""
+    response, view = _answer(real_advisor, "serve llama 3.1 405b on 4x H100")
+    assert response.advice.options[0].precision == "int4"
+    assert view.notes[0] == ("Weights: only 4-bit weights fit the 4 GPUs you fixed; wider ones do not: serve an AWQ or "
+                             "GPTQ 4-bit checkpoint (vLLM reads either) and check quality on your task"), view.notes
+    _, asked = _answer(real_advisor, "serve llama 3.1 405b in int4 on 4x H100")
+    assert not any(n.startswith("Weights:") for n in asked.notes), asked.notes
