@@ -21,7 +21,7 @@ from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
-from engine.recommend import FALLBACK_NOTE
+from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -190,14 +190,26 @@ _FALLBACK_WEIGHTS = {
 
 
 def _fallback_line(advice: Advice) -> str | None:
-    note = _starting(advice.notes, FALLBACK_NOTE)
-    found = _FALLBACK_WEIGHTS.get(note[len(FALLBACK_NOTE):].removesuffix(" does")) if note else None
-    if found is None or advice.workload.precision is not None:
+    picked = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    if _starting(advice.notes, FALLBACK_NOTE) is None or picked is None or advice.workload.precision is not None:
+        return None
+    found = _FALLBACK_WEIGHTS.get(f"{picked.precision} weights")
+    if found is None:
         return None
     bits, what = found
     count = advice.workload.gpu_count
     where = (f"the {count} GPU{'s' if count != 1 else ''} you fixed" if count else "any offered configuration")
     return f"Weights: only {bits} weights fit {where}; wider ones do not: {what}"
+
+
+def _kernels_line(advice: Advice) -> str | None:
+    note = _starting(advice.notes, NO_INTEGER_KERNELS_NOTE)
+    return f"Kernels: vLLM has {note}" if note else None
+
+
+def _idle_fixed_line(advice: Advice) -> str | None:
+    note = plan_note(advice, IDLE_FIXED_NOTE)
+    return f"The GPU count you fixed: {note[len(IDLE_FIXED_NOTE):]}" if note else None
 
 
 def _budget_line(advice: Advice) -> str | None:
@@ -366,8 +378,14 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) and spot's risk decide more than
     # the FP8 reminder, which the comparison rows' "(FP8)" already carry
     # a price the catalog itself doubts comes before anything priced from it (after what GPUs bought can train)
-    lines = [_budget_line(advice), _fallback_line(advice), _slow_fixed_line(advice), _methods_line(advice), _price_line(advice, buying), _adapter_scale_line(advice), _consumer_line(advice, kinds),
-             _reservation_line(advice), _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
+    kernels = _kernels_line(advice)
+    if kernels is not None:
+        fp8, rocm = None, None  # the ROCm line would say vLLM serves it; the kernels line says what does not
+    price, reservation = _price_line(advice, buying), _reservation_line(advice)
+    if price is not None and reservation is not None:  # one line for the two things said about the price
+        price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
+    lines = [_budget_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+             reservation, _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),

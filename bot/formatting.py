@@ -116,7 +116,10 @@ def subject(advice: Advice, names: Mapping[str, str]) -> str:
     what = names.get(w.model or "", w.model or "") or size or "model"
     mode = {"qlora": "QLoRA", "lora": "LoRA", "full": "full fine-tune", "pretrain": "pre-training",
             "inference": "serving"}.get(w.mode or "", w.mode or "")
-    return f"{mode} {what}".strip()
+    # weights the user chose (or the checkpoint they named is in): part of what is served, said in the headline
+    asked = advice.workload.precision if w.mode == "inference" else None
+    weights = f" in {asked.upper() if asked in ('fp8', 'bf16', 'fp16', 'fp32') else asked}" if asked else ""
+    return f"{mode} {what}{weights}".strip()
 
 
 

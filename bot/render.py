@@ -39,6 +39,7 @@ from bot.limits import Message, fit_message, fit_view
 from bot.service import Response
 from bot.summary import ACTION_SHARE_VRAM, AnswerView, build_answer_view
 from engine.models import Advice, Figure
+from parser.fold import UNCOVERED_PREFIX
 
 if TYPE_CHECKING:  # the chart module is imported only to draw a chart (cold start of the CLI)
     from bot.chart import ChartBar
@@ -77,7 +78,13 @@ class FormulasView:
 
 
 def build_help_view(response: Response | None = None) -> HelpView:
-    if response is not None and response.intent == "gibberish":
+    notes = list(response.notes) if response else []
+    # what the message asked that the advice does not cover is the answer: said first, not under the examples
+    uncovered = next((n for n in notes if n.startswith(UNCOVERED_PREFIX)), None)
+    if uncovered is not None:
+        notes.remove(uncovered)
+        intro = f"{uncovered[0].upper()}{uncovered[1:]}. For the GPUs of an LLM job, try for example:"
+    elif response is not None and response.intent == "gibberish":
         intro = ("I couldn't find a workload in that. Tell me the model (or its size), whether it is "
                  "training or inference, and where the data lives — for example:")
     else:
@@ -85,7 +92,7 @@ def build_help_view(response: Response | None = None) -> HelpView:
     return HelpView(
         intro=intro,
         questions=list(response.questions) if response else [],
-        notes=list(response.notes) if response else [],
+        notes=notes,
     )
 
 

@@ -37,6 +37,7 @@ from engine.models import Advice, ClusterPlan, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import owns_gpus
 from engine.recommendation import BUDGET_NOTE
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
@@ -152,7 +153,10 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     idles = serving or bool(advice.workload.gpu_count)
     picked: list[tuple[str, Option]] = [(_role("winner", _idle(winner) if idles else None), winner)]
     if runner_up is not None and runner_up.name != winner.name:
-        picked.append((_role("runner-up", _idle(runner_up) if idles else None), runner_up))
+        # under the interactive floor (a budget ranks such options first): said in the label, as for the cheapest
+        floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
+        slow = serving and (_per_user(runner_up) or 0.0) < min(floor * 0.999, _per_user(winner) or 0.0)
+        picked.append((_role("runner-up", "slower" if slow else None, _idle(runner_up) if idles else None), runner_up))
     shown = {o.name for _, o in picked}
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \

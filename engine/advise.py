@@ -133,7 +133,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
     notes.extend(tight_memory_note(memory))
-    notes.extend(disputed_price_note(chosen, data))
+    notes.extend(disputed_price_note(chosen, data, effective.pricing))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
     if adapter_tokens_at_scale(effective) is not None:  # LoRA/QLoRA at pre-training scale: price a full fine-tune too
         full = full_fine_tune_pick(w, arch, data, chosen.gpu if chosen is not None else None)
@@ -157,10 +157,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     )
 
 
-def disputed_price_note(chosen: Option | None, data: CatalogData) -> list[str]:
+def disputed_price_note(chosen: Option | None, data: CatalogData, pricing: str | None = None) -> list[str]:
     """The pick's price comes from a row whose sources disagree (the catalog says 're-check'): said, so
-    nobody signs a contract on a stale number."""
-    if chosen is None or chosen.offer_id is None:
+    nobody signs a contract on a stale number. The doubt is about the on-demand price (and the reserved estimate
+    derived from it); a spot price is its own published figure, which a higher on-demand listing does not contradict."""
+    if chosen is None or chosen.offer_id is None or pricing == "spot":
         return []
     offer = next((o for o in data.offers if o.id == chosen.offer_id), None)
     said = _price_doubt(offer) if offer is not None else ""

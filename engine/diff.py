@@ -85,9 +85,12 @@ def provider_of(option: Option) -> str:
 
 
 def _margin(advice: Advice, winner: Option) -> tuple[float, str] | None:
-    """How much the winner saves over the best option from another provider (two shapes of one
-    provider often tie, and 'wins by $0' says nothing)."""
-    runner = next((o for o in advice.options if o.name != winner.name and provider_of(o) != provider_of(winner)), None)
+    """How much the winner saves over the runner-up the answer shows (the recommendation's: the best from another
+    provider, or behind an AMD pick the best on another vendor's GPU), else the best from another provider (two
+    shapes of one provider often tie, and 'wins by $0' says nothing)."""
+    named = advice.recommendation.runner_up if advice.recommendation is not None else None
+    runner = next((o for o in advice.options if o.name == named and o.name != winner.name), None) or next(
+        (o for o in advice.options if o.name != winner.name and provider_of(o) != provider_of(winner)), None)
     if runner is None:
         return None
     return runner.total_usd - winner.total_usd, runner.name
@@ -98,12 +101,19 @@ def _speed_changes(before: Advice, after: Advice) -> list[str]:
     b, a = before.throughput, after.throughput
     if b is None or a is None:
         return out
+    # a run's hours as the answer's speed line gives them (start-up and spot restarts included), else the estimate's
+    old_p, new_p = _primary(before), _primary(after)
+    old_h = None if b.wall_clock_hours is None else (
+        old_p.hours_per_run if old_p is not None and old_p.hours_per_run else b.wall_clock_hours.value)
+    new_h = None if a.wall_clock_hours is None else (
+        new_p.hours_per_run if new_p is not None and new_p.hours_per_run else a.wall_clock_hours.value)
     for label, old, new, unit in (
-        ("wall clock per run", b.wall_clock_hours, a.wall_clock_hours, "h"),
-        ("decode", b.decode_tokens_per_s, a.decode_tokens_per_s, "tokens/s"),
+        ("wall clock per run", old_h, new_h, "h"),
+        ("decode", b.decode_tokens_per_s.value if b.decode_tokens_per_s is not None else None,
+         a.decode_tokens_per_s.value if a.decode_tokens_per_s is not None else None, "tokens/s"),
     ):
-        if old is not None and new is not None and old.value > 0 and abs(new.value - old.value) / old.value >= 0.05:
-            out.append(f"{label} {old.value:,.0f} -> {new.value:,.0f} {unit}")
+        if old is not None and new is not None and old > 0 and abs(new - old) / old >= 0.05:
+            out.append(f"{label} {old:,.0f} -> {new:,.0f} {unit}")
     return out
 
 

@@ -148,6 +148,7 @@ SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more 
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
 
 
+IDLE_FIXED_NOTE = "the GPU count you fixed: "  # a training GPU count the user fixed, on an offer that rents bigger nodes
 FALLBACK_NOTE = "as asked it fits on no offered configuration; "  # then the variant that does ("int4 weights does")
 OWNED_PREFIX = "your own"
 SERVER_POWER_FACTOR = 1.8  # a GPU server draws ~1.8x its GPUs' TDP (NVIDIA DGX H100: 10.2 kW for 8 x 700 W)
@@ -234,6 +235,16 @@ def _gpus_for(w: Workload, data: CatalogData) -> list[GpuRecord]:
     return gpus
 
 
+NO_INTEGER_KERNELS_NOTE = "no AWQ/GPTQ 4-bit or W8A8 8-bit kernels on "
+INTEGER_WEIGHTS = ("int4", "int8")  # served through AWQ/GPTQ (4-bit) or W8A8/GPTQ (8-bit) kernels
+
+
+def integer_kernels(gpu: GpuRecord) -> bool:
+    """Whether vLLM runs AWQ/GPTQ/W8A8 integer-weight kernels on this GPU: NVIDIA only (AMD GPUs and Gaudi are
+    marked unsupported in docs.vllm.ai/en/latest/features/quantization, "Supported Hardware")."""
+    return gpu.vendor.upper() == "NVIDIA"
+
+
 def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]]) -> list[OfferRecord]:
     offers = by_gpu.get(gpu.id, [])
     if w.provider is not None:
@@ -266,6 +277,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     suspect_skipped: set[str] = set()
     found_by_label: dict[str, int] = {}
     risky_stack = training and given.gpu is None
+    no_integer_kernels: set[str] = set()
 
     def risky(gpu: GpuRecord, provider: ProviderRecord | None) -> bool:
         """Options an engineer would not take at face value: AMD for a CUDA-first training stack; for an
@@ -289,6 +301,12 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
             if label == "BF16" and gpu.fp8_dense_tflops:
                 continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose
+            if not training and variant.precision in INTEGER_WEIGHTS and not integer_kernels(gpu):
+                if given.gpu is None:
+                    no_integer_kernels.add(gpu.name)
+                    continue  # vLLM's AWQ/GPTQ/W8A8 kernels are CUDA-only (its supported-hardware table)
+                notes.append(f"{NO_INTEGER_KERNELS_NOTE}{gpu.name} (vLLM's supported-hardware table): serve FP8 or BF16 "
+                             "weights on it, or these weights on NVIDIA GPUs")
             plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
@@ -383,6 +401,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             break  # the asked-for variant fits somewhere: fallbacks are not needed
         if label and found:
             notes.append(f"{FALLBACK_NOTE}{label} does")
+    if no_integer_kernels and given.precision in INTEGER_WEIGHTS:
+        notes.append(f"{' and '.join(sorted(no_integer_kernels))} left out: vLLM has no kernels for AWQ/GPTQ 4-bit or W8A8 "
+                     "8-bit weights on them (its supported-hardware table); their FP8 release would run there")
     if suspect_skipped:
         notes.append(f"{len(suspect_skipped)} spot price(s) below a fifth of on-demand were left out as suspect (more likely a "
                      "stale or mistyped catalog row than a real price)")
@@ -547,6 +568,14 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
     kept = _kept(c.w, plan.gpus)
     gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed,
                                           kept)
+    if billed > plan.gpus and c.offer is not None and kept and training:
+        share = plan.gpus / billed
+        faster = ("half as long, for about half the cost" if abs(share - 0.5) < 0.01
+                  else f"{share:.0%} as long, for about {share:.0%} of the cost")
+        plan = plan.model_copy(update={"notes": (*plan.notes, (
+            f"{IDLE_FIXED_NOTE}{billed - plan.gpus} of the {billed} GPUs billed sit idle (the offer rents whole "
+            f"{c.offer.gpus_per_node}-GPU nodes): on all {billed} the run would take about {faster}; "
+            f"say “{billed} GPUs” to plan on them"))})
     if billed > plan.gpus and c.offer is not None:
         rate_source += (
             f"; the offer rents whole {c.offer.gpus_per_node}-GPU nodes: {billed} GPUs billed for the {plan.gpus} you fixed"
@@ -586,6 +615,7 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
     )
 
 
+NARROW_WEIGHTS = {"int8": 1, "int4": 2}  # a tie goes to the wider weights: fewer quality questions for the same money
 TIE_FRACTION = 0.03  # costs within 3% are a tie: the plan with fewer nodes and GPUs is the better buy
 
 
@@ -615,7 +645,9 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, -per_user_speed(o), score(o), o.name))
+        # then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster per user
+        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, NARROW_WEIGHTS.get(o.precision, 0),
+                                        -per_user_speed(o), score(o), o.name))
         by_cost.append(pick)
         pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}

@@ -175,15 +175,17 @@ def budget_note(options: list[Option], w: Workload, floor: float) -> str:
     limit = f"${budget:,.0f} a month"
     within = [o for o in options if o.total_usd <= budget * 1.0001]
     primary = options[0]
+    serving = (w.mode or "inference") not in TRAINING_MODES
     if not within:
         cheapest = min(options, key=lambda o: (o.total_usd, o.name))
-        return f"{BUDGET_NOTE}no option is within {limit}; the cheapest is {cheapest.name} at ${cheapest.total_usd:,.0f}"
+        speed = f", {per_user_speed(cheapest):.1f} tokens/s per user" if serving else ""
+        return (f"{BUDGET_NOTE}no option is within {limit}; the cheapest is {cheapest.name} at "
+                f"${cheapest.total_usd:,.0f}{speed}")
     if primary not in within:
         best = within[0]
         missed = [t.name.replace("_", " ") for t in best.throughput.targets if not t.met]
         return (f"{BUDGET_NOTE}{best.name} is within {limit} (${best.total_usd:,.0f}) but misses "
                 f"{', '.join(missed) if missed else 'the interactive speed floor'}")
-    serving = (w.mode or "inference") not in TRAINING_MODES
     if not serving or w.target_tokens_per_s_per_user is not None or per_user_speed(primary) >= floor * 0.999:
         return ""
     keep = next((o for o in options if per_user_speed(o) >= floor * 0.999 and all(

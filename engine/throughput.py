@@ -32,6 +32,12 @@ from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, fi
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
 QUANT_KERNEL_EFFICIENCY = {"int8": 0.85, "int4": 0.6, "nf4": 0.6}  # dequant-bound (gpt-fast int8 52%, int4 42%)
+# vLLM serves AWQ/GPTQ 4-bit weights through Marlin on SM 8.0+ (awq_marlin, gpt_marlin): "close to ideal (4x)
+# speedups up to batchsizes of 16-32 tokens" over FP16 weights (github.com/IST-DASLab/marlin README), i.e. the
+# packed weights stream at about the FP16 kernels' share of peak bandwidth; 0.9 of it leaves room for the larger
+# batches a service runs. Older GPUs (T4, V100) fall back to dequantising kernels: the gpt-fast figure above.
+MARLIN_INT4_EFFICIENCY = 0.9
+MARLIN_MIN_SM = 8.0
 DEFAULT_COMPUTE_EFFICIENCY = 0.5  # fraction of dense tensor peak reached by decode/prefill matmuls
 CHECKPOINT_UTILISATION_GAIN = 1.25  # MosaicML: HFU 57-68% with checkpointing vs MFU 40-46% without
 
@@ -282,13 +288,33 @@ def vendor_serving_factor(gpu: GpuRecord | None) -> float:
     return AMD_SERVING_EFFICIENCY if gpu is not None and gpu.vendor.upper() == "AMD" else 1.0
 
 
+def weight_kernel_efficiency(precision: str, gpu: GpuRecord | None = None) -> float:
+    """Share of the 16-bit kernels' bandwidth that reading weights in `precision` reaches: Marlin for 4-bit on
+    NVIDIA SM 8.0+, a dequantising kernel otherwise (QUANT_KERNEL_EFFICIENCY)."""
+    if precision == "int4" and gpu is not None and gpu.vendor.upper() == "NVIDIA":
+        try:
+            if float(gpu.compute_capability or 0) >= MARLIN_MIN_SM:
+                return MARLIN_INT4_EFFICIENCY
+        except ValueError:
+            pass
+    return QUANT_KERNEL_EFFICIENCY.get(precision, 1.0)
+
+
 def decode_efficiency(w: Workload, gpu: GpuRecord | None = None) -> float:
-    """Fraction of peak HBM bandwidth a decode step reaches: the user's figure as given, else the default for
-    the weights' kernels, on AMD x0.7."""
+    """Fraction of peak HBM bandwidth reading the weights reaches in a decode step: the user's figure as given,
+    else the default for the weights' kernels, on AMD x0.7."""
     if w.bandwidth_efficiency:
         return w.bandwidth_efficiency
     prec = w.precision or "bf16"
-    return DEFAULT_BANDWIDTH_EFFICIENCY * QUANT_KERNEL_EFFICIENCY.get(prec, 1.0) * vendor_serving_factor(gpu)
+    return DEFAULT_BANDWIDTH_EFFICIENCY * weight_kernel_efficiency(prec, gpu) * vendor_serving_factor(gpu)
+
+
+def kv_read_efficiency(w: Workload, gpu: GpuRecord | None = None) -> float:
+    """The same for the KV cache, which is read by the attention kernels as stored (never dequantised by the
+    weights' kernels): no weight-format penalty."""
+    if w.bandwidth_efficiency:
+        return w.bandwidth_efficiency
+    return DEFAULT_BANDWIDTH_EFFICIENCY * vendor_serving_factor(gpu)
 
 
 def compute_efficiency(gpu: GpuRecord | None = None) -> float:
@@ -341,6 +367,7 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     kv_per_seq = kv_cache_bytes(arch, ctx, 1, 1.0 if prec == "fp8" else 2.0)
     kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
     bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w, gpu)
+    kv_bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * kv_read_efficiency(w, gpu)
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     compute_rate = peak * 1e12 * compute_efficiency(gpu) * tp
     flops_per_seq = 2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx
@@ -349,7 +376,7 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
 
     def step(batch: int) -> tuple[float, float, float, float]:
         w_read = dense_read if dense_read is not None else weight_bytes_read_per_step(arch, prec, batch)
-        mem_s = (w_read / tp + kv_per_seq * batch / kv_split) / bandwidth if bandwidth > 0 else math.inf
+        mem_s = (w_read / tp / bandwidth + kv_per_seq * batch / kv_split / kv_bandwidth) if bandwidth > 0 else math.inf
         comp_s = flops_per_seq * batch / compute_rate
         comm_s = allreduce_seconds(arch, gpu, tp, batch, kind) + pipeline_s
         return max(mem_s, comp_s) + comm_s, mem_s, comp_s, comm_s

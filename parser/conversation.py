@@ -164,8 +164,8 @@ class Conversation:
             self.cues.discard(IMPLIED_CUE)
         elif "model" in updates and base.precision is not None:
             updates["precision"] = None
-            notes.append(f"{base.precision.upper()} was the previous checkpoint's format: the new model is served in "
-                         "its own")
+            notes.append(f"{base.precision.upper()} was the previous checkpoint's format, not a choice for the new model: "
+                         "its weights are planned afresh")
             self.cues.discard(IMPLIED_CUE)
 
     def _answer_pending(self, reading: Reading, updates: dict[str, Any], notes: list[str]) -> bool:

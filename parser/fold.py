@@ -111,6 +111,8 @@ def fold(
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
     if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
         intent = "prices"
+    if intent == "gibberish" and _EMBEDDING.search(whole):
+        notes.append(f"{UNCOVERED_PREFIX}yet: the advice covers LLM training and serving")
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
@@ -130,6 +132,10 @@ def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflic
             cues.add(IMPLIED_CUE)
 
 
+UNCOVERED_PREFIX = "embedding and reranking models (bge, e5, gte, …) are not sized here "
+_AVERAGED = re.compile(r"\b(?:day|week|wk|month|mo)\b")
+_EMBEDDING = re.compile(r"\b(?:embed|embeds|embedding|embeddings|bge|e5|gte|rerank|reranker|reranking|sentence[- ]transformers?)\b",
+                        re.IGNORECASE)
 # "by Friday", "by end of week", "by tomorrow": a date the parser cannot turn into hours (it knows no calendar)
 _UNDATED = re.compile(r"\bby (?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)"
                       r"|tomorrow|tonight|eod|eow|eom|the end of (?:the )?(?:day|week|month)|end of (?:the )?(?:day|week|month)"
@@ -194,16 +200,21 @@ def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, st
 
 def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
     """A request rate is kept as `requests_per_s`; with a response length it also becomes the aggregate
-    tokens/s target the engine sized for before it read request rates. No length is assumed here."""
+    tokens/s target the engine sized for before it read request rates. No length is assumed here. A count per
+    day, week or month is an average: said so, since the busy hour runs above it."""
     per_s, said = request
+    rate = f"“{said}” is {per_s:,.4g} requests/s"
+    if _AVERAGED.search(said):
+        rate += " on average (peaks run higher: give the peak rate to size for it)"
     if "target_tokens_per_s" in updates:
-        return f"“{said}” is {per_s:g} requests/s; the tokens/s target you gave is kept as well"
+        return f"{rate}; the tokens/s target you gave is kept as well"
     output_tokens = updates.get("output_tokens") or current_output_tokens
     if not output_tokens:
-        return (f"“{said}” is {per_s:g} requests/s; say the response length too (e.g. “{said}, 300 output "
-                f"tokens each”), it sets the tokens to generate")
+        return (f"{rate}; say the response length too (e.g. “{said}, 300 output tokens each”), it sets the tokens to "
+                "generate")
     updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
-    return f"{per_s:g} requests/s × {output_tokens} output tokens = {per_s * output_tokens:g} tokens/s"
+    average = " (an average: peaks run higher)" if _AVERAGED.search(said) else ""
+    return f"{per_s:,.4g} requests/s{average} × {output_tokens} output tokens = {per_s * output_tokens:,.4g} tokens/s"
 
 
 def _after_data(previous: list[Said]) -> bool:

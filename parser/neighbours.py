@@ -13,6 +13,7 @@ from typing import Any
 
 from .quantities import _qty
 from .said import Said
+from .schedule import seconds_in
 
 # Fields where 0 means nothing: "0 users", "0 epochs" are ignored with a note, not applied.
 _POSITIVE_FIELDS = {
@@ -46,14 +47,23 @@ _COUNTED_THINGS = _SEQ_PLURALS | {
 }
 
 
+_REQUEST_RATE = re.compile(r"(?:requests?|reqs?|queries|calls)(?: ?/ ?| per | a | each )\w+")
+
+
 def _counted_things(items: list[Said]) -> list[Said]:
     """'embed 1 billion documents': a size the grammar read as a model ("embed 1b") that counts documents, rows
     or images is not a parameter count; it is dropped with a note instead of sizing a 1B model."""
     out = list(items)
     for index, said in enumerate(out[:-1]):
         following = out[index + 1]
-        if (said.kind == "hardware" and "params_b" in said.values and "model" not in said.values
-                and following.word and following.text in _COUNTED_THINGS):
+        sized = said.kind == "hardware" and "params_b" in said.values and "model" not in said.values
+        if sized and _REQUEST_RATE.fullmatch(following.text):  # "1b requests a month": the grammar's rate lost its count
+            count = float(said.values["params_b"]) * 1e9
+            out[index] = Said("throughput", f"{said.text.split(' ')[-1]} {following.text}",
+                              requests_per_s=count / seconds_in(following.text))
+            out[index + 1] = Said("filler", "")
+            continue
+        if (sized and following.word and following.text in _COUNTED_THINGS):
             size = said.text.split(" ")[-1]
             out[index] = Said("filler", said.text, notes=[
                 f"read “{size} {following.text}” as a count of {following.text}, not a model size"])

@@ -22,9 +22,9 @@ _DURATION = re.compile(r"(\d+(?:\.\d+)?|an?) ?(hours?|hrs?|h|days?|weeks?|wks?|m
 _SECONDS = {
     "ms": 0.001, "msec": 0.001, "millis": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
     "s": 1.0, "secs": 1.0, "seconds": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "hr": 3600.0, "hour": 3600.0, "h": 3600.0,
-    "day": 86400.0,
+    "day": 86400.0, "week": 604800.0, "wk": 604800.0, "month": 730 * 3600.0, "mo": 730 * 3600.0,  # 730 h a month
 }
-_RATE_UNIT = re.compile(r"(sec|second|s|minute|min|hour|hr|h|day)$")
+_RATE_UNIT = re.compile(r"(sec|second|s|minute|min|hour|hr|h|day|week|wk|month|mo)$")
 
 
 def per_month(period: str) -> float | None:

@@ -148,16 +148,17 @@ def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message() -> None:
 def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(real_advisor) -> None:
     """2,048 H100s for three months is bought as a reservation, and the pick's price row carries a newer
     list price from the provider's page: both change what the user should do with the figure, the doubted price
-    first (at $3.85 the $15.88M job is $20.7M, and another provider wins). With a question open, only it is shown."""
+    first (at $3.85 the $15.88M job is $20.7M, and another provider wins), in one line with the reservation, so a
+    question left open (one note shown) does not drop the reservation."""
     # "on demand" says it is a rental (with nothing said, whether 2,048 GPUs are theirs is asked first)
     response, view = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s on demand")
     winner = response.advice.recommendation.primary if response.advice.recommendation else ""
     assert "Nebius" in (winner or "")  # the cheapest listed H100 cluster; its row carries the newer list price
-    assert view.notes[0].startswith("Price to confirm: the provider's page listed HGX H100 at $3.85/GPU-h vs $2.95 here")
-    assert view.notes[1] == "2,048 GPUs is a reserved-cluster negotiation: the on-demand price here is an upper bound"
+    assert view.notes[0] == ("Price to confirm: the provider's page listed HGX H100 at $3.85/GPU-h vs $2.95 here; 2,048 "
+                             "GPUs is a reserved-cluster negotiation: the on-demand price here is an upper bound")
     _, asking = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s")
-    assert asking.questions  # whether the 2,048 GPUs are theirs is asked: one note is left, and it is the price
-    assert asking.notes[0].startswith("Price to confirm: "), asking.notes
+    assert asking.questions  # whether the 2,048 GPUs are theirs is asked: one note is left, and it says both
+    assert asking.notes[0] == view.notes[0], asking.notes
     assert any(n.startswith("price to confirm: ") for n in response.advice.notes)
     _first_message_ok(response, real_advisor)
     small_response, small = _answer(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs")
@@ -672,3 +673,18 @@ def test_a_fallback_to_4_bit_weights_says_what_it_takes(real_advisor) -> None:
                              "GPTQ 4-bit checkpoint (vLLM reads either) and check quality on your task"), view.notes
     _, asked = _answer(real_advisor, "serve llama 3.1 405b in int4 on 4x H100")
     assert not any(n.startswith("Weights:") for n in asked.notes), asked.notes
+    assert asked.headline.startswith("✅ Fits: serving Llama 3.1 405B in int4 on 4× H100"), asked.headline
+
+
+def test_a_fixed_training_count_on_a_bigger_box_says_what_the_idle_gpus_would_buy(real_advisor) -> None:
+    """4 GPUs fixed, spot: the cheapest box sells 8. The count is kept (the user's), and the first message says the
+    other 4 are paid for and would halve the run; asking for 8 then plans on all of them at about half the time."""
+    response, view = _answer(real_advisor, "QLoRA Llama 3.1 70B on 2B tokens on 4 GPUs, spot")
+    assert any(n == ("The GPU count you fixed: 4 of the 8 GPUs billed sit idle (the offer rents whole 8-GPU nodes): "
+                     "on all 8 the run would take about half as long, for about half the cost; say “8 GPUs” to plan on them")
+               for n in view.notes), view.notes
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    eight, _ = _answer(real_advisor, "QLoRA Llama 3.1 70B on 2B tokens on 8 GPUs, spot")
+    on_all = next(o for o in eight.advice.options if o.offer_id == pick.offer_id)
+    assert on_all.hours_per_run == pytest.approx(pick.hours_per_run / 2, rel=0.1)
+    assert on_all.total_usd <= pick.total_usd * 0.6

@@ -46,3 +46,16 @@ def test_help_formulas_home_and_vram_are_valid() -> None:
     for message in messages:
         assert violations(message.blocks, text=message.text) == []
     assert violations(render_home()["blocks"], max_blocks=100) == []
+
+
+def test_an_embedding_job_is_told_first_that_it_is_not_sized(real_advisor) -> None:
+    """"embed 1 billion documents with bge-large": the reply leads with what is not covered, then the examples; the
+    count is not read as a 1B model."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "embed 1 billion documents with bge-large")
+    assert response.intent == "gibberish" and response.advice is None
+    view = build_help_view(response)
+    assert view.intro.startswith("Embedding and reranking models (bge, e5, gte, …) are not sized here yet")
+    assert not any(n.startswith("embedding") for n in view.notes)
+    assert any("count of documents, not a model size" in n for n in view.notes)
+    for message in render_help(view):
+        assert violations(message.blocks, text=message.text) == []

@@ -65,7 +65,8 @@ def test_a_budget_nothing_meets_names_the_cheapest_and_the_pick_says_it_misses_i
     check = next(t for t in advice.options[0].throughput.targets if t.name == "budget_usd_per_month")
     assert not check.met
     assert _budget_note(advice.notes) == (f"{BUDGET_NOTE}no option is within ${cheapest.total_usd / 3:,.0f} a month; "
-                                          f"the cheapest is {cheapest.name} at ${cheapest.total_usd:,.0f}")
+                                          f"the cheapest is {cheapest.name} at ${cheapest.total_usd:,.0f}, "
+                                          f"{per_user_speed(cheapest):.1f} tokens/s per user")
 
 
 def test_a_training_budget_is_checked_against_the_monthly_bill(data: Any) -> None:

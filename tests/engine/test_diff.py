@@ -42,3 +42,22 @@ def test_problem_appears_and_resolves() -> None:
     bad = advise(BASE.model_copy(update={"gpu": "h100x"}), DATA)
     assert any(line.startswith("new problem") for line in compare(good, bad))
     assert any(line.startswith("resolved") for line in compare(bad, good))
+
+
+def test_the_margin_is_over_the_runner_up_the_answer_shows_and_hours_are_the_speed_lines(tmp_path) -> None:
+    """Behind an AMD pick the answer's runner-up is the best NVIDIA option, which may be the same provider's; the
+    thread's "wins by" named the best other provider instead, a row the table did not show. And a spot run's
+    hours are those of the speed line (restarts and start-up included), not the bare estimate."""
+    from catalog import open_catalog
+
+    data = open_catalog(tmp_path / "catalog.db").data()
+    serve = Workload(mode="inference", model="llama-3.3-70b", concurrency=30)
+    before, after = advise(serve, data), advise(serve.model_copy(update={"concurrency": 200}), data)
+    runner = after.recommendation.runner_up if after.recommendation else None
+    (line,) = compare(before, after)
+    assert runner and f" over {runner}" in line, (line, runner)
+    train = Workload(mode="qlora", model="llama-3.1-70b", dataset_tokens=2_000_000_000, gpu_count=4)
+    on_demand, spot = advise(train, data), advise(train.model_copy(update={"pricing": "spot"}), data)
+    (moved,) = compare(on_demand, spot)
+    hours = next(o.hours_per_run for o in spot.options if o.name == spot.recommendation.primary)
+    assert f"-> {hours:,.0f} h" in moved, (moved, hours)

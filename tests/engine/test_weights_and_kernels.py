@@ -1,0 +1,59 @@
+"""Which weights run where, as vLLM serves them: AWQ/GPTQ/W8A8 integer weights on NVIDIA only (vLLM's supported-hardware
+table marks them unsupported on AMD GPUs), 8-bit before 4-bit at the same price, and a spot price not doubted against an
+on-demand listing. Before, an AWQ 405B was planned on 8 MI300X, and 70B on 2 A100s picked 4-bit over 8-bit for the
+same rent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from catalog import open_catalog
+from engine.advise import advise
+from engine.models import Workload
+from engine.recommend import NO_INTEGER_KERNELS_NOTE
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.db").data()
+
+
+def _vendor(data: Any, gpu_id: str) -> str:
+    return data.gpu(gpu_id).vendor.upper()
+
+
+def test_integer_weights_are_planned_on_nvidia_only_unless_an_amd_gpu_is_named(data: Any) -> None:
+    w = Workload(mode="inference", model="llama-3.1-405b", precision="int4", concurrency=10)
+    advice = advise(w, data)
+    assert advice.options and all(_vendor(data, o.gpu) == "NVIDIA" for o in advice.options)
+    assert any("left out: vLLM has no kernels for AWQ/GPTQ" in n for n in advice.notes), advice.notes
+    named = advise(w.model_copy(update={"gpu": "mi300x"}), data)
+    assert named.options and named.options[0].gpu == "mi300x"  # planned as asked, with the warning first
+    assert any(n.startswith(NO_INTEGER_KERNELS_NOTE + "Instinct MI300X") for n in named.notes), named.notes
+    fp8 = advise(w.model_copy(update={"precision": "fp8"}), data)  # FP8 (W8A8) does run on MI300X
+    assert any(_vendor(data, o.gpu) == "AMD" for o in fp8.options)
+
+
+def test_the_same_gpus_go_to_8_bit_weights_before_4_bit(data: Any) -> None:
+    """70B on the 2 A100 80GB fixed: BF16 does not fit, 8- and 4-bit both do on the same 2-GPU instance; 8-bit
+    keeps the floor at the same rent, so it is the pick (4-bit is faster, not cheaper)."""
+    advice = advise(Workload(mode="inference", model="llama-3.1-70b", gpu="a100-sxm-80gb", gpu_count=2), data)
+    pick = advice.options[0]
+    assert pick.precision == "int8"
+    same = [o for o in advice.options if o.offer_id == pick.offer_id and o.precision == "int4"]
+    assert same and same[0].total_usd == pytest.approx(pick.total_usd)
+    assert same[0].throughput.decode_tokens_per_s_per_sequence.value > pick.throughput.decode_tokens_per_s_per_sequence.value
+
+
+def test_a_spot_pick_is_not_doubted_against_the_on_demand_listing(data: Any) -> None:
+    """Nebius's H100 row doubts its on-demand price ($2.95 against a $3.85 listing); its spot price is its own
+    published figure: a spot pick on that row carries no "price to confirm"."""
+    w = Workload(mode="lora", model="qwen2.5-32b", dataset_tokens=300_000_000, gpu="h100-sxm", provider="nebius")
+    on_demand = advise(w, data)
+    spot = advise(w.model_copy(update={"pricing": "spot"}), data)
+    assert on_demand.options[0].offer_id and on_demand.options[0].offer_id.startswith("nebius")
+    assert any(n.startswith("price to confirm") for n in on_demand.notes)
+    assert spot.options[0].offer_id == on_demand.options[0].offer_id
+    assert not any(n.startswith("price to confirm") for n in spot.notes), spot.notes
