@@ -203,7 +203,7 @@ def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], cur
     tokens/s target the engine sized for before it read request rates. No length is assumed here. A count per
     day, week or month is an average: said so, since the busy hour runs above it."""
     per_s, said = request
-    rate = f"“{said}” is {per_s:,.4g} requests/s"
+    rate = f"“{said}” is {_plain(per_s)} requests/s"
     if _AVERAGED.search(said):
         rate += " on average (peaks run higher: give the peak rate to size for it)"
     if "target_tokens_per_s" in updates:
@@ -214,7 +214,12 @@ def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], cur
                 "generate")
     updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
     average = " (an average: peaks run higher)" if _AVERAGED.search(said) else ""
-    return f"{per_s:,.4g} requests/s{average} × {output_tokens} output tokens = {per_s * output_tokens:,.4g} tokens/s"
+    return f"{_plain(per_s)} requests/s{average} × {output_tokens} output tokens = {_plain(per_s * output_tokens)} tokens/s"
+
+
+def _plain(value: float) -> str:
+    """380.5, 11.42, 0.1903, 23,148, 10,000: four figures below a thousand, whole numbers above (never 1e+04)."""
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.4g}"
 
 
 def _after_data(previous: list[Said]) -> bool:
