@@ -118,6 +118,8 @@ def subject(advice: Advice, names: Mapping[str, str]) -> str:
             "inference": "serving"}.get(w.mode or "", w.mode or "")
     # weights the user chose (or the checkpoint they named is in): part of what is served, said in the headline
     asked = advice.workload.precision if w.mode == "inference" else None
+    picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
+    asked = picked if asked and picked and picked != asked else asked  # re-planned for the GPU named
     weights = f" in {asked.upper() if asked in ('fp8', 'bf16', 'fp16', 'fp32') else asked}" if asked else ""
     return f"{mode} {what}{weights}".strip()
 

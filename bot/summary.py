@@ -35,7 +35,7 @@ from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, ClusterPlan, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
-from engine.recommend import owns_gpus
+from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
@@ -535,6 +535,8 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
         if other:  # the user asked about hardware we do not cover: no green tick for a different question
             return "fits", f"⚠️ {other} is not covered; on GPUs: {what} fits on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         short = _short_of(advice)
+        if any(p.code == "no_offer_shape" for p in advice.problems):
+            short = "but no offer hosts it"  # machines too small and unlinked: nothing to rent it on
         if short:  # it fits in memory, but not what was asked of it: no green tick over a missed target
             return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
@@ -557,7 +559,14 @@ def _short_of(advice: Advice) -> str:
         return f"misses the {label}" if len(missed) == 1 else "misses its targets"
     slow = re.search(r"under the ([\d.]+) tokens/s assumed", plan_note(advice, SLOW_FIXED_NOTE) or "") or re.search(
         r"under the ([\d.]+) tokens/s assumed", next((n for n in advice.notes if n.startswith(BUDGET_NOTE)), ""))
-    return f"under {slow.group(1)} tokens/s per user" if slow else ""
+    if slow:
+        return f"under {slow.group(1)} tokens/s per user"
+    # no plan on the GPUs asked for keeps the interactive floor (4 T4s across nodes at 2.5 tokens/s): not a green tick
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    if (winner is not None and _is_serving(advice) and advice.workload.target_tokens_per_s_per_user is None
+            and (_per_user(winner) or math.inf) < DEFAULT_TOKENS_PER_S_PER_USER * 0.999):
+        return f"under {DEFAULT_TOKENS_PER_S_PER_USER:g} tokens/s per user"
+    return ""
 
 
 def _tokens_guessed(advice: Advice) -> float | None:
@@ -648,7 +657,11 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     said = {a.why for a in advice.assumptions} | set(response.questions)
     accelerator = (advice.effective.unsupported_accelerator or "").lower()
     restated = [QUESTION_NOTES[f] for f in response.question_fields if f in QUESTION_NOTES]
+    # weights re-planned for the GPU named (no vLLM kernels for the checkpoint's format there): the parser's
+    # "served in 4-bit, the format of the checkpoint" is no longer what the answer does
+    replanned = any(n.startswith(NO_INTEGER_KERNELS_NOTE) and "planned with" in n for n in advice.notes)
     notes = [n for n in dict.fromkeys(response.notes) if n not in said
+             and not (replanned and n.startswith("served in "))
              and not (accelerator and accelerator in n.lower() and "not cover" in n.lower())
              and not any(words in n for words in restated)][:2]
     buying = " buy" in f" {response.text.lower()}"

@@ -18,7 +18,8 @@ _NOT_KEY = re.compile(r"[^a-z0-9.+]")
 # Suffix words a model repo adds without changing the architecture.
 _MODEL_SUFFIX = re.compile(
     r"[-_ .](instruct|chat|hf|it|base|fp8|fp16|bf16|awq|gptq|gguf|int4|int8|4bit|8bit|bnb|"
-    r"\d+k)$"
+    r"quantized|w4a16|w8a8|w8a16|w4a8|dynamic|nvfp4|mxfp4|"
+    r"\d+k|(?:24|25|26)(?:0[1-9]|1[0-2]))$"  # "…-2503", "…-2507": a release's year and month
 )
 _VERSION_SUFFIX = re.compile(r"[-_ ]v\d+(\.\d+)*$")
 

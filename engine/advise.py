@@ -325,8 +325,17 @@ def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory:
                        message=f"Does not fit on {cluster.gpus}x {name}: {memory.per_gpu_gb:,.1f} GB needed per GPU"
                                f"{room}. {fix[:1].upper() + fix[1:] if fix else ''}".strip())
     listed = [o for o in data.offers if o.gpu == cluster.gpu and (w.provider is None or o.provider == w.provider)]
+    kind = w.pricing or "on_demand"
+    priced = [o for o in listed if (o.spot_usd_per_hour if kind == "spot" else o.on_demand_usd_per_hour)]
+    largest = max((o.gpus_per_node for o in priced), default=0)
+    if priced and cluster.gpus > largest and not any(o.inter_node_fabric for o in priced):
+        # priced, but no offer is big enough for the plan and none links its machines: the shape, not the price
+        return Problem(code="no_offer_shape", field="gpu",
+                       message=f"It fits on {cluster.gpus}x {name} across {cluster.nodes} nodes, but the catalog's {name} "
+                               f"offers are single machines of up to {largest} GPUs with no network between them: no offer "
+                               "hosts the plan. A GPU with more memory holds it on fewer cards ('try L40S'), or give a "
+                               "price for your own cluster ('at $0.50/hr per GPU').")
     if listed:
-        kind = w.pricing or "on_demand"
         shapes = ", ".join(sorted({f"{o.provider} {o.instance_type}" for o in listed})[:3])
         return Problem(code="no_price", field="pricing",
                        message=f"It fits on {cluster.gpus}x {name}. The catalog lists {shapes} but has no sourced "

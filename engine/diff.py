@@ -134,7 +134,10 @@ def compare(before: Advice, after: Advice) -> list[str]:
             effects.append(f"{new_p.name} wins{by}")
         elif new_p.name != old_p.name:
             was = "" if margin is not None and margin[1] == old_p.name else f" (was {old_p.name})"
-            effects.append(f"{new_p.name} now wins{by}{was}")
+            # what the switch costs or saves a month, which "wins by" (against the new runner-up) does not say
+            moved = (f"; ${old_p.total_usd:,.0f} -> ${new_p.total_usd:,.0f}/month"
+                     if abs(new_p.total_usd - old_p.total_usd) >= 1 else "")
+            effects.append(f"{new_p.name} now wins{by}{was}{moved}")
         elif old_p.total_usd != new_p.total_usd:
             effects.append(f"{new_p.name} still wins{by} (${old_p.total_usd:,.0f} -> ${new_p.total_usd:,.0f}/month)")
         else:

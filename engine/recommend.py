@@ -288,6 +288,14 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         return (given.gpu is None and gpu.tier == "consumer") or (
             given.provider is None and provider is not None and provider.kind == "marketplace")
 
+    named = data.gpu(given.gpu) if given.gpu else None
+    if not training and w.precision in INTEGER_WEIGHTS and named is not None and not integer_kernels(named):
+        # a GPU the user named that vLLM cannot serve these weights on: planned with weights that run there
+        runs = "fp8" if named.fp8_dense_tflops else "bf16"
+        notes.append(f"{NO_INTEGER_KERNELS_NOTE}{named.name} (vLLM's supported-hardware table): planned with {runs.upper()} "
+                     f"weights instead ({'the FP8 release, or --quantization fp8 on the BF16 weights' if runs == 'fp8' else 'the BF16 release'}); "
+                     "the 4- or 8-bit checkpoint runs on NVIDIA GPUs")
+        w = w.model_copy(update={"precision": runs})
     for variant, label in variants(w, given):
         storage = storage_footprint(variant, arch.total_params, trainable)
         found = 0
@@ -302,11 +310,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             if label == "BF16" and gpu.fp8_dense_tflops:
                 continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose
             if not training and variant.precision in INTEGER_WEIGHTS and not integer_kernels(gpu):
-                if given.gpu is None:
-                    no_integer_kernels.add(gpu.name)
-                    continue  # vLLM's AWQ/GPTQ/W8A8 kernels are CUDA-only (its supported-hardware table)
-                notes.append(f"{NO_INTEGER_KERNELS_NOTE}{gpu.name} (vLLM's supported-hardware table): serve FP8 or BF16 "
-                             "weights on it, or these weights on NVIDIA GPUs")
+                no_integer_kernels.add(gpu.name)
+                continue  # vLLM's AWQ/GPTQ/W8A8 kernels are CUDA-only (its supported-hardware table)
             plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))

@@ -74,7 +74,7 @@ _INSTANCE_SHAPED = re.compile(
 # A checkpoint's weight format written in its name ("…-Instruct-FP8", "…-AWQ-INT4", "…-GPTQ-Int8", "…-bnb-4bit"):
 # quantized repos on the Hub are named so, and vLLM serves them in that format
 _NAME_PARTS = re.compile(r"[-_ ./]")
-_FORMATS_IN_NAME = (("fp8", {"fp8"}), ("int8", {"int8", "8bit", "w8a8"}),
+_FORMATS_IN_NAME = (("fp8", {"fp8"}), ("int8", {"int8", "8bit", "w8a8", "w8a16"}),
                     ("int4", {"awq", "gptq", "int4", "4bit", "w4a16", "nf4"}))
 _FORMAT_LABEL = {"fp8": "FP8", "int8": "8-bit integer", "int4": "4-bit (AWQ/GPTQ)"}
 

@@ -106,6 +106,12 @@ def _io_lengths(items: list[Said]) -> list[Said]:
     """'input 512 output 128', '1k prompt', '1k tokens in / 256 out': each length keyword takes the
     number just before it, else the one just after it (a number is used once)."""
     items = list(items)
+    for index, said in enumerate(items[:-1]):  # "2k tokens in, 300 out": the prompt, once an output length is said
+        following = items[index + 1]
+        if (said.kind == "tokens" and "seq_len" in said.values and said.count and following.text == "in"
+                and any(s.io_field == "output_tokens" or "output_tokens" in s.values for s in items[index + 2:])):
+            items[index] = Said("io", f"{said.text} in", {"input_tokens": int(said.count)})
+            items[index + 1] = Said("filler", "")
     used: set[int] = set()
     for index, said in enumerate(items):
         if said.io_field is None:

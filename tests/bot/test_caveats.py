@@ -688,3 +688,29 @@ def test_a_fixed_training_count_on_a_bigger_box_says_what_the_idle_gpus_would_bu
     on_all = next(o for o in eight.advice.options if o.offer_id == pick.offer_id)
     assert on_all.hours_per_run == pytest.approx(pick.hours_per_run / 2, rel=0.1)
     assert on_all.total_usd <= pick.total_usd * 0.6
+
+
+def test_quantized_repo_names_and_releases_are_read_as_published(real_advisor) -> None:
+    """Round 16: "…-quantized.w4a16" was "No model named, serving 8B" in FP8; a "-2507" Instruct release was sized
+    with a reasoning model's 1-4k-token replies (Qwen's card: non-thinking only); "Mistral-Small-3.1-…-2503" was a
+    generic 24B."""
+    response, view = _answer(real_advisor, "serve RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16 for 100 users on L4")
+    assert response.advice.workload.model == "llama-3.1-8b" and response.advice.workload.precision == "int4"
+    assert "serving Llama 3.1 8B in int4 on" in view.headline, view.headline
+    instruct, view = _answer(real_advisor, "serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 for 30 users")
+    assert instruct.advice.workload.model == "qwen3-235b-a22b-instruct-2507"
+    assert "reasoning" not in view.speed, view.speed
+    thinking, view = _answer(real_advisor, "serve Qwen/Qwen3-235B-A22B-Thinking-2507 for 30 users")
+    assert "a reply with its reasoning" in view.speed, view.speed
+    small, _ = _answer(real_advisor, "serve mistralai/Mistral-Small-3.1-24B-Instruct-2503 for 40 users")
+    assert small.advice.workload.model == "mistral-small-3-24b"
+
+
+def test_a_plan_no_offer_can_host_is_not_a_green_tick(real_advisor) -> None:
+    """70B AWQ on T4s needs 4 cards across 4 nodes; the catalog sells T4s as unlinked single machines. The answer said
+    "✅ Fits" and blamed a missing price; it now says no offer hosts it, and why."""
+    response, view = _answer(real_advisor, "serve TheBloke/Llama-2-70B-Chat-AWQ on T4s for 5 users")
+    assert view.headline.startswith("⚠️ Fits, but no offer hosts it: serving Llama 2 70B in int4 on 4× T4"), view.headline
+    assert any(p.code == "no_offer_shape" and "no network between them" in p.message for p in response.advice.problems)
+    _, quoted = _answer(real_advisor, "serve TheBloke/Llama-2-70B-Chat-AWQ on T4s for 5 users at $0.53/hr per GPU")
+    assert quoted.headline.startswith("⚠️ Fits, under 20 tokens/s per user"), quoted.headline

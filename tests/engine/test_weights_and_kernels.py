@@ -30,8 +30,10 @@ def test_integer_weights_are_planned_on_nvidia_only_unless_an_amd_gpu_is_named(d
     assert advice.options and all(_vendor(data, o.gpu) == "NVIDIA" for o in advice.options)
     assert any("left out: vLLM has no kernels for AWQ/GPTQ" in n for n in advice.notes), advice.notes
     named = advise(w.model_copy(update={"gpu": "mi300x"}), data)
-    assert named.options and named.options[0].gpu == "mi300x"  # planned as asked, with the warning first
-    assert any(n.startswith(NO_INTEGER_KERNELS_NOTE + "Instinct MI300X") for n in named.notes), named.notes
+    # the GPU named is kept; the weights become ones vLLM runs there (FP8), and the first note says why
+    assert named.options and all(o.gpu == "mi300x" and o.precision == "fp8" for o in named.options)
+    assert any(n.startswith(NO_INTEGER_KERNELS_NOTE + "Instinct MI300X") and "planned with FP8 weights" in n
+               for n in named.notes), named.notes
     fp8 = advise(w.model_copy(update={"precision": "fp8"}), data)  # FP8 (W8A8) does run on MI300X
     assert any(_vendor(data, o.gpu) == "AMD" for o in fp8.options)
 
