@@ -406,6 +406,7 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
     "target_ttft_s": ("time to first token", "s", False),
     "deadline_hours": ("training time per run", "h", False),  # without start-up, which the speed line adds
     "budget_usd_per_month": ("monthly budget", "$", False),
+    "budget_usd_per_run": ("budget per run", "$", False),
 }
 
 
@@ -418,7 +419,8 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
     label, unit, higher = TARGET_LABELS.get(check.name, (check.name.replace("_", " "), "", True))
     if unit == "$":  # money reads as money: "monthly budget ≤ $5,000: missed by $1,979 (got $6,979)"
         verdict = "within it" if check.met else f"over by {fmt_usd(check.got - check.wanted)}"
-        return f"{label} ≤ {fmt_usd(check.wanted)}: {verdict} ({fmt_usd(check.got)} a month)"
+        per = "a run" if check.name == "budget_usd_per_run" else "a month"
+        return f"{label} ≤ {fmt_usd(check.wanted)}: {verdict} ({fmt_usd(check.got)} {per})"
     wanted = f"{'≥' if higher else '≤'} {fmt_num(check.wanted, unit)}"
     if check.met:
         margin = (check.got / check.wanted - 1 if higher else 1 - check.got / check.wanted) if check.wanted else 1.0

@@ -11,7 +11,9 @@ from typing import Any
 
 from engine.models import Advice, Option, Workload
 
-_LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length"}
+_LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
+           "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
+           "hourly_rate": "price per GPU-hour ($)"}
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
 
 

@@ -91,6 +91,8 @@ class Workload(BaseModel):
     deadline_hours: float | None = None  # "within 2 weeks": wall-clock target per run (training)
     # "under $5k a month": a monthly bill over it counts as a missed target (ranked after the options within it)
     budget_usd_per_month: float | None = None
+    # training: "total budget $150k", "$15k per run": a run costing more counts as a missed target
+    budget_usd_per_run: float | None = None
     # serving targets (contract keys): what one user must see, the request rate to sustain
     target_tokens_per_s_per_user: float | None = None  # "30 tokens/s per user"; "50 ms per token" is 20
     target_ttft_s: float | None = None  # time to first token, seconds

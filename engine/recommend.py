@@ -387,7 +387,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     work = rate * work_rate + fixed_usd
                     best = candidates.get(name)
                     if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total)
+                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total, work / _runs(vw))
                         risk = risky(gpu, provider)
                         candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                       egress_cache[ckey[2]], misses, risk, work)
@@ -457,17 +457,28 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
 
 
-def over_budget(w: Workload, monthly_usd: float) -> int:
-    """1 when a monthly bill is over the user's budget: ranked like any missed target."""
-    return int(w.budget_usd_per_month is not None and monthly_usd > w.budget_usd_per_month * 1.0001)
+def over_budget(w: Workload, monthly_usd: float, per_run_usd: float | None = None) -> int:
+    """1 when a monthly bill, or a training run's cost, is over the user's budget: ranked like any missed target."""
+    monthly = w.budget_usd_per_month is not None and monthly_usd > w.budget_usd_per_month * 1.0001
+    per_run = (w.budget_usd_per_run is not None and per_run_usd is not None
+               and (w.mode or "inference") in TRAINING_MODES and per_run_usd > w.budget_usd_per_run * 1.0001)
+    return int(monthly or per_run)
 
 
-def budget_check(w: Workload, monthly_usd: float) -> TargetCheck | None:
-    """The user's monthly budget as a target the option's monthly bill meets or misses."""
-    if w.budget_usd_per_month is None:
-        return None
-    return TargetCheck(name="budget_usd_per_month", wanted=float(w.budget_usd_per_month), got=round(monthly_usd, 2),
-                       met=not over_budget(w, monthly_usd))
+def budget_check(w: Workload, monthly_usd: float, per_run_usd: float | None = None) -> TargetCheck | None:
+    """The user's budget as a target: a monthly one against the monthly bill, a training run's against its cost."""
+    if w.budget_usd_per_month is not None:
+        return TargetCheck(name="budget_usd_per_month", wanted=float(w.budget_usd_per_month), got=round(monthly_usd, 2),
+                           met=monthly_usd <= w.budget_usd_per_month * 1.0001)
+    if w.budget_usd_per_run is not None and per_run_usd is not None and (w.mode or "inference") in TRAINING_MODES:
+        return TargetCheck(name="budget_usd_per_run", wanted=float(w.budget_usd_per_run), got=round(per_run_usd, 2),
+                           met=per_run_usd <= w.budget_usd_per_run * 1.0001)
+    return None
+
+
+def _runs(w: Workload) -> float:
+    """Runs a month, at least one (as engine.recommendation counts the runs asked for)."""
+    return max(1.0, float(w.runs_per_month or 1.0))
 
 
 @dataclass
@@ -604,7 +615,9 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         if load >= 1.0:
             cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
-    budget = budget_check(c.w, min(t.total_usd for t in tcos))
+    jobs = [t.job_usd for t in tcos if t.job_usd is not None]
+    per_run = min(jobs) if jobs else min(t.total_usd for t in tcos) / _runs(c.w)
+    budget = budget_check(c.w, min(t.total_usd for t in tcos), per_run)
     if budget is not None:
         throughput = throughput.model_copy(update={"targets": (*throughput.targets, budget)})
     if given is not None and throughput.targets:

@@ -169,22 +169,29 @@ def budget_note(options: list[Option], w: Workload, floor: float) -> str:
     """What a monthly budget does to the pick, "" when it changes nothing worth saying: no option within it (the
     cheapest named); the pick over it because every option within it misses a target; or the pick within it below
     the per-user `floor` assumed for interactive use, with what keeping the floor costs."""
-    budget = w.budget_usd_per_month
+    serving = (w.mode or "inference") not in TRAINING_MODES
+    per_run = w.budget_usd_per_month is None and w.budget_usd_per_run is not None and not serving
+    budget = w.budget_usd_per_run if per_run else w.budget_usd_per_month
     if budget is None or not options:
         return ""
-    limit = f"${budget:,.0f} a month"
-    within = [o for o in options if o.total_usd <= budget * 1.0001]
+
+    def cost(o: Option) -> float:  # what the budget is held against: a run's cost, or the monthly bill
+        return work_usd(o, w) / _runs(w) if per_run else o.total_usd
+
+    limit = f"${budget:,.0f} a {'run' if per_run else 'month'}"
+    within = [o for o in options if cost(o) <= budget * 1.0001]
     primary = options[0]
-    serving = (w.mode or "inference") not in TRAINING_MODES
     if not within:
-        cheapest = min(options, key=lambda o: (o.total_usd, o.name))
-        speed = f", {per_user_speed(cheapest):.1f} tokens/s per user" if serving else ""
+        cheapest = min(options, key=lambda o: (cost(o), o.name))
+        speed = (f", {per_user_speed(cheapest):.1f} tokens/s per user" if serving
+                 else f", {cheapest.hours_per_run / 24:,.1f} days a run" if cheapest.hours_per_run else "")
+        hint = "; spot or fewer tokens bring it down" if per_run and w.pricing != "spot" else ""
         return (f"{BUDGET_NOTE}no option is within {limit}; the cheapest is {cheapest.name} at "
-                f"${cheapest.total_usd:,.0f}{speed}")
+                f"${cost(cheapest):,.0f}{speed}{hint}")
     if primary not in within:
         best = within[0]
         missed = [t.name.replace("_", " ") for t in best.throughput.targets if not t.met]
-        return (f"{BUDGET_NOTE}{best.name} is within {limit} (${best.total_usd:,.0f}) but misses "
+        return (f"{BUDGET_NOTE}{best.name} is within {limit} (${cost(best):,.0f}) but misses "
                 f"{', '.join(missed) if missed else 'the interactive speed floor'}")
     if not serving or w.target_tokens_per_s_per_user is not None or per_user_speed(primary) >= floor * 0.999:
         return ""

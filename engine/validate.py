@@ -40,6 +40,7 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
     "requests_per_s": (0.0, False, 10_000_000.0, "requests/s"),
     "deadline_hours": (0.0, False, 87_600.0, "hours"),
     "budget_usd_per_month": (0.0, False, 1e10, "USD a month"),
+    "budget_usd_per_run": (0.0, False, 1e11, "USD a run"),
     "setup_hours_per_run": (0.0, True, 1_000.0, "hours"),
     "output_tokens": (1.0, True, 10_000_000.0, "tokens"),
     "input_tokens": (0.0, True, 10_000_000.0, "tokens"),

@@ -102,6 +102,7 @@ def fold(
         # stays unset: the method question is asked and the engine plans the cheapest method that fits
         updates["intent"] = "train"
     _imply(implied, updates, conflicts, notes, cues, current_mode)
+    _budget_for_the_mode(updates, notes, current_mode)
     notes += _undated_deadline(whole, updates, current_mode)
     if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
         cues.discard("refine_verb")
@@ -152,6 +153,17 @@ def _undated_deadline(text: str, updates: dict[str, Any], current_mode: str | No
         return []
     return [f"“{found.group(0)}”: I can't count hours to a date; say how long one run may take (e.g. “within 72 hours”) "
             "and the plan is held to it"]
+
+
+def _budget_for_the_mode(updates: dict[str, Any], notes: list[str], current_mode: str | None) -> None:
+    """A sum with no period ("budget $150k") is a training run's budget; a service's budget needs its period ("$5k a
+    month"), so for serving it is said back and not applied."""
+    mode = updates.get("mode", current_mode)
+    if "budget_usd_per_run" in updates and (mode == "inference" or updates.get("intent") == "serve"):
+        value = updates.pop("budget_usd_per_run")
+        notes[:] = [n for n in notes if not n.startswith("read $")]
+        notes.append(f"${value:,.0f} is not a GPU-hour price, and a service's budget needs its period: say e.g. "
+                     f"“${value:,.0f} a month”")
 
 
 def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: set[str]) -> bool:

@@ -315,7 +315,9 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("price", _text(items), {"hourly_rate": value})
         if value <= 20:
             return Said("price", _text(items), {"hourly_rate": value}, notes=[f"read {items[0]} as per GPU-hour"])
-        return Said("price", _text(items), notes=[f"{items[0]} is not a per-GPU-hour price; ignored it"])
+        return Said("price", _text(items), {"budget_usd_per_run": value}, notes=[
+            f"read {items[0]} as a budget for a run (a GPU-hour costs $0.2-$15): options over it are ranked after those "
+            "within it"])
 
     def rank(self, items: list[Token]) -> Said:
         text = str(items[0])

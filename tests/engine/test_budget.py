@@ -11,7 +11,7 @@ import pytest
 from catalog import open_catalog
 from engine.advise import advise
 from engine.models import Workload
-from engine.recommendation import BUDGET_NOTE, per_user_speed
+from engine.recommendation import BUDGET_NOTE, per_user_speed, work_usd
 
 SERVE_70B = Workload(mode="inference", model="llama-3.1-70b", concurrency=100)
 
@@ -75,3 +75,18 @@ def test_a_training_budget_is_checked_against_the_monthly_bill(data: Any) -> Non
     advice = advise(w.model_copy(update={"budget_usd_per_month": free.options[0].total_usd / 2}), data)
     check = next(t for t in advice.options[0].throughput.targets if t.name == "budget_usd_per_month")
     assert check.got == pytest.approx(advice.options[0].total_usd, abs=0.01)
+
+
+def test_a_training_run_budget_is_held_against_a_runs_cost(data: Any) -> None:
+    """"pretrain 7B on 2T tokens on 64 H100s, total budget $150k" printed $188,374 for the job without a word on the
+    budget. A run over it is a missed target, and the note names the cheapest run; a budget it fits is within it."""
+    w = Workload(mode="pretrain", params_b=7, dataset_tokens=2_000_000_000_000, gpu="h100-sxm", gpu_count=64)
+    free = advise(w, data)
+    run = work_usd(free.options[0], free.effective)
+    tight = advise(w.model_copy(update={"budget_usd_per_run": run * 0.8}), data)
+    check = next(t for t in tight.options[0].throughput.targets if t.name == "budget_usd_per_run")
+    assert not check.met and check.got == pytest.approx(run, rel=1e-6)
+    assert _budget_note(tight.notes).startswith(f"{BUDGET_NOTE}no option is within ${run * 0.8:,.0f} a run; the cheapest")
+    roomy = advise(w.model_copy(update={"budget_usd_per_run": run * 1.2}), data)
+    assert next(t for t in roomy.options[0].throughput.targets if t.name == "budget_usd_per_run").met
+    assert not _budget_note(roomy.notes)
