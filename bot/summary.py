@@ -219,7 +219,8 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     arm = " (Arm hosts: arm64 images)" if any("run an Arm (Grace) CPU" in n for n in cluster.notes) else ""
     bits = [f"*{cluster.gpus}× {gpu}*{arm} on {nodes}"]
     if cluster.replicas and cluster.gpus_per_replica:
-        dp_attention = " + DP attention" if "data-parallel attention" in cluster.parallelism else ""
+        dp_attention = (" + DP attention" if "data-parallel attention" in cluster.parallelism
+                        else " + expert parallel" if "with expert parallel" in cluster.parallelism else "")
         split = [f"TP {cluster.tensor_parallel}{dp_attention}"] if cluster.tensor_parallel > 1 else []
         split += [f"PP {cluster.pipeline_parallel}"] if cluster.pipeline_parallel > 1 else []
         bits.append(tidy_plurals(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)")

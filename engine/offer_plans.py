@@ -313,6 +313,19 @@ def _missed(name: str, wanted: float, got: float) -> str:
     return f"{label} ({got:,.3g} against {wanted:,.3g} {unit})".replace(" )", ")")
 
 
+FP8_BLOCK = 128  # block-wise FP8 checkpoints (DeepSeek-V3, Qwen3 FP8) quantise weights in 128x128 blocks
+EXPERT_PARALLEL_FLAG = "vLLM --enable-expert-parallel"
+
+
+def needs_expert_parallel(w: Workload, arch: Architecture, tp: int) -> bool:
+    """An MoE in FP8 whose experts' width does not split into whole 128-wide blocks at this tensor-parallel size:
+    vLLM refuses the layout (Qwen3-235B-A22B FP8 at TP 8: 1536 / 8 = 192, "not divisible by weight quantization
+    block_n = 128"); expert parallel places whole experts instead. MLA models are sharded with DP attention already."""
+    width = arch.moe_ffn or 0
+    return (arch.is_moe and not arch.is_mla and (w.precision or "bf16") == "fp8" and tp > 1 and width > 0
+            and (width // tp) % FP8_BLOCK != 0)
+
+
 def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
                    gpn: int, link: str | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """ClusterPlan, memory of one replica's busiest GPU, and the fleet's throughput for a serving choice."""
@@ -324,6 +337,8 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     across = " across nodes" if group > gpn else ""
     tp_text = (f"tensor parallel x{tp} over {over} with data-parallel attention (SGLang --enable-dp-attention)"
                if arch.is_mla else f"tensor parallel x{tp} over {over}")
+    if needs_expert_parallel(w, arch, tp):
+        tp_text += f" with expert parallel ({EXPERT_PARALLEL_FLAG})"
     shape = "1 GPU" if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
     parallelism = shape if choice.replicas == 1 else f"{choice.replicas} replicas x {shape}"

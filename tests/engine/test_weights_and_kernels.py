@@ -59,3 +59,19 @@ def test_a_spot_pick_is_not_doubted_against_the_on_demand_listing(data: Any) -> 
     assert any(n.startswith("price to confirm") for n in on_demand.notes)
     assert spot.options[0].offer_id == on_demand.options[0].offer_id
     assert not any(n.startswith("price to confirm") for n in spot.notes), spot.notes
+
+
+def test_block_fp8_experts_that_do_not_split_are_served_with_expert_parallel(data: Any) -> None:
+    """Qwen3-235B-A22B FP8 at TP 8: each expert's 1536-wide FFN splits into 192, not a whole number of vLLM's
+    128-wide FP8 blocks, and vLLM refuses the layout; expert parallel places whole experts. At TP 4 (384) it splits."""
+    from engine.architecture import from_record
+    from engine.offer_plans import needs_expert_parallel
+
+    arch = from_record(next(m for m in data.models if m.id == "qwen3-235b-a22b-instruct-2507"))
+    fp8 = Workload(mode="inference", precision="fp8")
+    assert needs_expert_parallel(fp8, arch, 8) and not needs_expert_parallel(fp8, arch, 4)
+    assert not needs_expert_parallel(fp8.model_copy(update={"precision": "bf16"}), arch, 8)
+    advice = advise(Workload(mode="inference", model="qwen3-235b-a22b-instruct-2507", precision="fp8", concurrency=150,
+                             gpu="h100-sxm"), data)
+    plan = advice.cluster
+    assert plan is not None and plan.tensor_parallel == 8 and "with expert parallel" in plan.parallelism
