@@ -35,7 +35,7 @@ from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, ClusterPlan, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
-from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
+from engine.recommend import FALLBACK_NOTE, NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
@@ -542,6 +542,9 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
             short = "but no offer hosts it"  # machines too small and unlinked: nothing to rent it on
         if short:  # it fits in memory, but not what was asked of it: no green tick over a missed target
             return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
+        narrowed = _fallback_weights(advice)
+        if narrowed:  # "does 70B fit on one H100?": only as a quantized checkpoint, which is the answer's condition
+            return "fits", f"✅ Fits in {narrowed} weights only: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
     if cluster is not None or (mem is not None and mem.fits is False):
         gpu = gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
@@ -551,6 +554,15 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     reason = problems[0] if problems else "not enough to size it yet"
     has_subject = bool(advice.effective.model or advice.effective.params_b)
     return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
+
+
+def _fallback_weights(advice: Advice) -> str:
+    """"4-bit" / "8-bit" when the pick fits only with weights narrower than asked or published (the engine's
+    fallback), "" otherwise."""
+    if advice.workload.precision is not None or not any(n.startswith(FALLBACK_NOTE) for n in advice.notes):
+        return ""
+    picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
+    return {"int4": "4-bit", "int8": "8-bit"}.get(picked or "", "")
 
 
 def _short_of(advice: Advice) -> str:
@@ -600,13 +612,19 @@ BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off)\. (\d+) x (.+?
                          r"\$[\d.,]+/GPU-hour\): (~[\d,]+ months|never))?")
 
 
-def _buy_or_rent_headline(response: Response) -> str:
+def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = None) -> str:
     """"Should I buy or rent?": the engine's break-even is the answer, so it is the headline."""
     advice = response.advice
     if advice is None or " buy" not in f" {response.text.lower()}":
         return ""
     note = next((n for n in advice.notes if n.startswith("buy vs rent")), "")
     found = BUY_OR_RENT.match(note)
+    if found is None and not note and advice.cluster is not None and advice.cluster.fits:
+        # the catalog has no sourced purchase price for this GPU (only street prices where published): said, not
+        # dropped; the rental below is the answer's half that can be priced
+        label = gpu_name(advice.cluster.gpu, names or {})
+        return (f"💸 Buy or rent: no sourced purchase price for {label}, so no break-even; renting is priced below "
+                "(owning pays only at ~70%+ use for 3+ years)")[:HEADER_TEXT]
     if found is None:
         return ""
     verdict, gpus, gpu, _, _, months, rate, sla_name, market_rate, market, reserved = found.groups()
@@ -708,8 +726,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     assumptions = key_assumptions(advice)
     guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
     if verdict == "fits":
-        headline = _guess_headline(advice, names, guessing) or _buy_or_rent_headline(response) or headline
-        notes = [n for n in notes if not (n.startswith("buy vs rent") and _buy_or_rent_headline(response))]
+        headline = _guess_headline(advice, names, guessing) or _buy_or_rent_headline(response, names) or headline
+        notes = [n for n in notes if not (n.startswith("buy vs rent") and _buy_or_rent_headline(response, names))]
     return AnswerView(
         headline=headline,
         verdict=verdict,

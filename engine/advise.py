@@ -335,6 +335,12 @@ def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory:
                                f"offers are single machines of up to {largest} GPUs with no network between them: no offer "
                                "hosts the plan. A GPU with more memory holds it on fewer cards ('try L40S'), or give a "
                                "price for your own cluster ('at $0.50/hr per GPU').")
+    if listed and kind == "spot" and not any(o.spot_usd_per_hour for o in listed):
+        sellers = ", ".join(sorted({getattr(data.provider(o.provider), "name", o.provider) for o in listed})[:3])
+        return Problem(code="no_price", field="pricing",
+                       message=f"It fits on {cluster.gpus}x {name}, but {sellers} sells no spot {name} in the catalog "
+                               "(on-demand and reserved only): say “on demand”, or drop the provider to see spot "
+                               "prices elsewhere.")
     if listed:
         shapes = ", ".join(sorted({f"{o.provider} {o.instance_type}" for o in listed})[:3])
         return Problem(code="no_price", field="pricing",

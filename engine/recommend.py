@@ -615,8 +615,9 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         if load >= 1.0:
             cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
-    jobs = [t.job_usd for t in tcos if t.job_usd is not None]
-    per_run = min(jobs) if jobs else min(t.total_usd for t in tcos) / _runs(c.w)
+    # a run's cost as the answer prints it ("$304 per run"; a job over a month: its whole cost)
+    runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in tcos) if cost is not None]
+    per_run = min(runs) if runs else min(t.total_usd for t in tcos) / _runs(c.w)
     budget = budget_check(c.w, min(t.total_usd for t in tcos), per_run)
     if budget is not None:
         throughput = throughput.model_copy(update={"targets": (*throughput.targets, budget)})
@@ -663,9 +664,12 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        # then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster per user
-        pick = min(ties, key=lambda o: (o.cluster.nodes, o.cluster.gpus, NARROW_WEIGHTS.get(o.precision, 0),
-                                        -per_user_speed(o), score(o), o.name))
+        # then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster per user;
+        # a training run that finishes sooner for the same money wins before fewer GPUs (one 8-GPU node in 6 h for
+        # the price of one GPU for 44 h): the GPU count matters to a service's operations, not to a batch job's
+        training = w is not None and not serving
+        pick = min(ties, key=lambda o: (o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0, o.cluster.gpus,
+                                        NARROW_WEIGHTS.get(o.precision, 0), -per_user_speed(o), score(o), o.name))
         by_cost.append(pick)
         pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}

@@ -714,3 +714,27 @@ def test_a_plan_no_offer_can_host_is_not_a_green_tick(real_advisor) -> None:
     assert any(p.code == "no_offer_shape" and "no network between them" in p.message for p in response.advice.problems)
     _, quoted = _answer(real_advisor, "serve TheBloke/Llama-2-70B-Chat-AWQ on T4s for 5 users at $0.53/hr per GPU")
     assert quoted.headline.startswith("⚠️ Fits, under 20 tokens/s per user"), quoted.headline
+
+
+def test_round_17_headlines_say_the_condition_the_answer_rests_on(real_advisor) -> None:
+    """"does 70B fit on one H100?" fits only as a 4-bit checkpoint: the headline says so. Buy or rent for a GPU with
+    no sourced purchase price says there is no break-even instead of dropping the question. A GPU-bound provider
+    with no spot says so by name, not by SKU ids."""
+    _, fits = _answer(real_advisor, "does Llama 3.1 70B fit on one H100 for inference?")
+    assert fits.headline.startswith("✅ Fits in 4-bit weights only: serving Llama 3.1 70B on 1× H100"), fits.headline
+    _, buying = _answer(real_advisor, "buy vs rent 8 B200 for serving Llama 3.3 70B to 500 users")
+    assert buying.headline.startswith("💸 Buy or rent: no sourced purchase price for B200"), buying.headline
+    response, _ = _answer(real_advisor, "full fine-tune Llama 3.1 8B on 3B tokens on Lambda, spot")
+    problem = next(p for p in response.advice.problems if p.code == "no_price")
+    assert "Lambda sells no spot" in problem.message and "gpu_1x" not in problem.message, problem.message
+
+
+def test_a_training_run_as_cheap_and_sooner_wins_the_tie(real_advisor) -> None:
+    """Lambda, full fine-tune 8B on 3B tokens: one B200 for 44 h and eight for 6 h cost the same; the tie went to the
+    single GPU (fewer GPUs first, a serving rule). A batch job takes the one that finishes sooner."""
+    response, _ = _answer(real_advisor, "full fine-tune Llama 3.1 8B on 3B tokens on Lambda")
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    rivals = [o for o in response.advice.options if o.name != pick.name and o.cluster.nodes == pick.cluster.nodes
+              and abs(o.total_usd - pick.total_usd) <= 0.03 * pick.total_usd]
+    assert all((o.hours_per_run or 0) >= (pick.hours_per_run or 0) for o in rivals), [(o.name, o.hours_per_run) for o in rivals]
+    assert pick.cluster.gpus == 8, pick.name
