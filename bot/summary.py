@@ -422,7 +422,12 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
         verdict = "within it" if check.met else f"over by {fmt_usd(check.got - check.wanted)}"
         per = "a run" if check.name == "budget_usd_per_run" else "a month"
         return f"{label} ≤ {fmt_usd(check.wanted)}: {verdict} ({fmt_usd(check.got)} {per})"
-    wanted = f"{'≥' if higher else '≤'} {fmt_num(check.wanted, unit)}"
+    whole_hours = unit == "h" and max(check.wanted, check.got) >= 100  # "missed by 959 h (got 1,295 h)": one style
+
+    def fmt(value: float) -> str:
+        return f"{value:,.0f} {unit}" if whole_hours else fmt_num(value, unit)
+
+    wanted = f"{'≥' if higher else '≤'} {fmt(check.wanted)}"
     if check.met:
         margin = (check.got / check.wanted - 1 if higher else 1 - check.got / check.wanted) if check.wanted else 1.0
         # a target met by a hair is met on paper: real prompts, a slower kernel or a burst take the margin
@@ -433,10 +438,10 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
         if check.name == "requests_per_s" and check.got:
             # the figure is what the fleet sustains; the fleet is sized to run below it (engine RATE_UTILISATION)
             # to the request (1,261, not 1.3k): the reader checks the load against it
-            capacity = f"{check.got:,.0f} {unit}" if check.got >= 100 else fmt_num(check.got, unit)
+            capacity = f"{check.got:,.0f} {unit}" if check.got >= 100 else fmt(check.got)
             return f"{label} {wanted}: target met (capacity {capacity}, run at {check.wanted / check.got:.0%})"
-        return f"{label} {wanted}: target met ({fmt_num(check.got, unit)}{thin})"
-    return f"{label} {wanted}: missed by {fmt_num(abs(check.wanted - check.got), unit)} (got {fmt_num(check.got, unit)})"
+        return f"{label} {wanted}: target met ({fmt(check.got)}{thin})"
+    return f"{label} {wanted}: missed by {fmt(abs(check.wanted - check.got))} (got {fmt(check.got)})"
 
 
 def speed_margin(advice: Advice) -> float | None:

@@ -161,9 +161,13 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)
+        timed = with_deadline(w, throughput)
+        late = next((t for t in timed.targets if t.name == "deadline_hours" and not t.met), None)
+        if late is not None and w.gpu_count and choice.fits:
+            extra = [_late_on_fixed(w, arch, gpu, offer, late.got), *extra]
         if extra:
             plan = plan.model_copy(update={"notes": (*extra, *plan.notes)})
-        return plan, memory, with_deadline(w, throughput)
+        return plan, memory, timed
     gpn, slot = choice.gpn, choice.slot
     notes: list[str] = []
     if choice.scaled_for_time and choice.gpu_hours is not None:
@@ -302,6 +306,18 @@ def _short_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     enough = (f"{need.gpus} GPUs ({need.replicas} replica(s) of {need.gpus_per_replica}) {verb}" if need is not None
               else f"no GPU count of this type {'meets it' if missed else verb.replace('keep', 'keeps')}")
     return f"{head}{what}; {enough}{tail}"
+
+
+def _late_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, got_h: float) -> str:
+    """A training GPU count the user fixed misses their deadline: say so, and how many GPUs of the same type on this
+    offer finish in time (data parallel over the same GPU-hours, planned as the search plans it)."""
+    free = training_choice(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpu, offer, True)
+    fixed = f"the {w.gpu_count} GPU(s) you fixed {'misses' if w.gpu_count == 1 else 'miss'} the deadline"
+    what = f"{fixed} ({got_h:,.0f} h against {float(w.deadline_hours or 0):,.0f} h)"
+    if free.fits and free.wall_hours is not None and free.wall_hours <= float(w.deadline_hours or 0) * 1.0001:
+        return (f"{MISSED_FIXED_NOTE}{what}; {free.gpus:,} GPUs finish in about {free.wall_hours:,.0f} h for about the "
+                "same GPU-hours")
+    return f"{MISSED_FIXED_NOTE}{what}; no GPU count on this offer finishes in time"
 
 
 def _missed(name: str, wanted: float, got: float) -> str:

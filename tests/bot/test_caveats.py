@@ -738,3 +738,20 @@ def test_a_training_run_as_cheap_and_sooner_wins_the_tie(real_advisor) -> None:
               and abs(o.total_usd - pick.total_usd) <= 0.03 * pick.total_usd]
     assert all((o.hours_per_run or 0) >= (pick.hours_per_run or 0) for o in rivals), [(o.name, o.hours_per_run) for o in rivals]
     assert pick.cluster.gpus == 8, pick.name
+
+
+def test_a_training_deadline_missed_on_fixed_gpus_says_how_many_make_it(real_advisor) -> None:
+    """32 H100s fixed for 8B on 1T tokens within 2 weeks: "missed by 959 h" and nothing else. The first note now
+    says how many GPUs of that offer finish in time, and asking for them does."""
+    response, view = _answer(real_advisor, "pretrain Llama 3.1 8B from scratch on 1T tokens on 32 H100s on CoreWeave "
+                                           "within 2 weeks")
+    assert view.headline.startswith("⚠️ Fits, misses the training time per run"), view.headline
+    assert any(t.startswith("training time per run ≤ 336 h: missed by ") and t.endswith(" h)") and "k h" not in t
+               for t in view.targets), view.targets
+    found = re.match(r"Short: the 32 GPUs you fixed miss the deadline \(([\d,]+) h against 336 h\); ([\d,]+) GPUs "
+                     r"finish in about ([\d,]+) h for about the same GPU-hours$", view.notes[0])
+    assert found is not None, view.notes
+    need = int(found.group(2).replace(",", ""))
+    meets, _ = _answer(real_advisor, f"pretrain Llama 3.1 8B from scratch on 1T tokens on {need} H100s on CoreWeave "
+                                     "within 2 weeks")
+    assert all(t.met for t in meets.advice.throughput.targets if t.name == "deadline_hours")
