@@ -691,7 +691,7 @@ def test_a_fixed_training_count_on_a_bigger_box_says_what_the_idle_gpus_would_bu
 
 
 def test_quantized_repo_names_and_releases_are_read_as_published(real_advisor) -> None:
-    """Round 16: "…-quantized.w4a16" was "No model named, serving 8B" in FP8; a "-2507" Instruct release was sized
+    """Before: "…-quantized.w4a16" was "No model named, serving 8B" in FP8; a "-2507" Instruct release was sized
     with a reasoning model's 1-4k-token replies (Qwen's card: non-thinking only); "Mistral-Small-3.1-…-2503" was a
     generic 24B."""
     response, view = _answer(real_advisor, "serve RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16 for 100 users on L4")
@@ -716,7 +716,7 @@ def test_a_plan_no_offer_can_host_is_not_a_green_tick(real_advisor) -> None:
     assert quoted.headline.startswith("⚠️ Fits, under 20 tokens/s per user"), quoted.headline
 
 
-def test_round_17_headlines_say_the_condition_the_answer_rests_on(real_advisor) -> None:
+def test_headlines_say_the_condition_the_answer_rests_on(real_advisor) -> None:
     """"does 70B fit on one H100?" fits only as a 4-bit checkpoint: the headline says so. Buy or rent for a GPU with
     no sourced purchase price says there is no break-even instead of dropping the question. A GPU-bound provider
     with no spot says so by name, not by SKU ids."""
