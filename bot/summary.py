@@ -649,12 +649,34 @@ def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = 
         candidates = ["; ".join(p for p in (at, versus_market) if p), at]
     else:  # the rate is the pick's own (reserved or spot, as asked)
         candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
+    use = _training_use(advice)
+    if use is not None and use < OWNING_USE:
+        # the load the user gave keeps the GPUs idle most of the month: the break-even (around the clock) is moot
+        return (f"💸 Buy or rent: rent: {advice.effective.runs_per_month or 1:g} runs of "
+                f"{fmt_hours(_winner_hours(advice), compact=True)} keep {gpus}× {gpu} busy {use:.0%} of the month; "
+                f"owning pays off only if busy {busy}")[:HEADER_TEXT]
     for said in candidates:  # the fullest that fits: a header holds 150 characters
         headline = (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} ({said})" if verdict == "rent"
                     else f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} ({said})")
         if len(headline) <= HEADER_TEXT:
             break
     return headline
+
+
+OWNING_USE = 0.7  # owning usually wins only above ~70% sustained use (the engine's buy-vs-rent note says the same)
+
+
+def _winner_hours(advice: Advice) -> float:
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    return float(winner.hours_per_run or 0.0) if winner is not None else 0.0
+
+
+def _training_use(advice: Advice) -> float | None:
+    """The share of a month the runs the user asked for keep the GPUs busy (training with a run count said)."""
+    w = advice.effective
+    if (w.mode or "inference") == "inference" or advice.workload.runs_per_month is None or not _winner_hours(advice):
+        return None
+    return min(1.0, float(w.runs_per_month or 1.0) * _winner_hours(advice) / HOURS_PER_MONTH)
 
 
 def _not_covered(advice: Advice) -> str:

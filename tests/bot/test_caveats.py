@@ -755,3 +755,15 @@ def test_a_training_deadline_missed_on_fixed_gpus_says_how_many_make_it(real_adv
     meets, _ = _answer(real_advisor, f"pretrain Llama 3.1 8B from scratch on 1T tokens on {need} H100s on CoreWeave "
                                      "within 2 weeks")
     assert all(t.met for t in meets.advice.throughput.targets if t.name == "deadline_hours")
+
+
+def test_buy_or_rent_weighs_the_load_the_user_gave(real_advisor) -> None:
+    """20 runs of about 4 h a month keep 16 H100s busy about 12% of the time: owning cannot pay back, whatever the
+    around-the-clock break-even says. With no run count (continuous use) the break-even stays the headline."""
+    response, view = _answer(real_advisor, "buy or rent 16 H100 for full fine-tuning llama 3.1 8b, 20 runs of 2B tokens a month")
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    share = 20 * (pick.hours_per_run or 0) / 730
+    assert 0 < share < 0.7
+    assert view.headline.startswith("💸 Buy or rent: rent: 20 runs of ") and f"busy {share:.0%} of the month" in view.headline
+    _, continuous = _answer(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
+    assert continuous.headline.startswith("💸 Buy or rent: rent, unless 8× H100"), continuous.headline
