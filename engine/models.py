@@ -93,6 +93,8 @@ class Workload(BaseModel):
     budget_usd_per_month: float | None = None
     # training: "total budget $150k", "$15k per run": a run costing more counts as a missed target
     budget_usd_per_run: float | None = None
+    # a cloud instance the user named ("g2-standard-24", "p5.48xlarge"): priced on that machine only
+    instance_type: str | None = None
     # serving targets (contract keys): what one user must see, the request rate to sustain
     target_tokens_per_s_per_user: float | None = None  # "30 tokens/s per user"; "50 ms per token" is 20
     target_ttft_s: float | None = None  # time to first token, seconds

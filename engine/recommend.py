@@ -249,6 +249,9 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
     offers = by_gpu.get(gpu.id, [])
     if w.provider is not None:
         offers = [o for o in offers if o.provider == w.provider]
+    if w.instance_type:  # the machine the user named, in any region it is listed in
+        named = [o for o in offers if o.instance_type.lower() == w.instance_type.lower()]
+        offers = named or offers
     return offers
 
 

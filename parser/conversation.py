@@ -259,6 +259,9 @@ def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> di
     if "dataset_gb" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:
         updates["dataset_tokens"] = None
         notes.append("cleared the token count: it was for the previous corpus")
+    if ((updates.get("gpu") or updates.get("provider") or "gpu_count" in updates) and "instance_type" not in updates
+            and base.instance_type is not None):
+        updates["instance_type"] = None  # another GPU, provider or count than the machine named earlier
     if updates.get("gpu") and "gpu_memory_gb" not in updates and base.gpu_memory_gb is not None:
         updates["gpu_memory_gb"] = None  # a named GPU replaces "a 24GB card"
     if updates.get("gpu_memory_gb") and "gpu" not in updates and base.gpu is not None:

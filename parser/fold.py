@@ -26,7 +26,7 @@ _TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "to
 _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens", "target_tokens_per_s_per_user",
                  "target_ttft_s", "requests_per_s")
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
-PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes"})
+PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes", "instance_type"})
 IMPLIED_CUE = "implied_by_name"  # a field was set from a name (the checkpoint's format), not said
 _SCENARIO_WORDS = {"it", "this", "that", "them", "we", "our", "us"}  # "how much would it cost on H100s?"
 

@@ -176,6 +176,9 @@ class NameReader:
         per_node = int(getattr(found, "gpus_per_node", 1) or 1)
         instances = count or 1
         values: dict[str, Any] = {"gpu": found.id, "gpu_count": instances * per_node}
+        instance_type = getattr(found, "instance_type", None)
+        if isinstance(instance_type, str) and instance_type:
+            values["instance_type"] = instance_type
         provider = getattr(found, "provider", None)
         if provider:
             values["provider"] = provider

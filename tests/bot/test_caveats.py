@@ -767,3 +767,16 @@ def test_buy_or_rent_weighs_the_load_the_user_gave(real_advisor) -> None:
     assert view.headline.startswith("💸 Buy or rent: rent: 20 runs of ") and f"busy {share:.0%} of the month" in view.headline
     _, continuous = _answer(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
     assert continuous.headline.startswith("💸 Buy or rent: rent, unless 8× H100"), continuous.headline
+
+
+def test_a_named_cloud_machine_is_priced_on_that_machine(real_advisor) -> None:
+    """"on g2-standard-24" (2 L4 in one VM) was read as "2 L4s" and priced as two 1-L4 VMs; the machine named is the
+    plan now, and a later count ("try 4 GPUs") is not held to it."""
+    conversation = real_advisor.new_conversation()
+    response = real_advisor.respond(conversation, "serve llama 3.1 8b on g2-standard-24 for 30 users")
+    assert response.advice.workload.instance_type == "g2-standard-24"
+    assert all(o.offer_id == "gcp:g2-standard-24:us-central1" for o in response.advice.options), \
+        [o.offer_id for o in response.advice.options]
+    assert response.advice.options[0].cluster.tensor_parallel == 2
+    later = real_advisor.respond(conversation, "try 4 GPUs")
+    assert later.advice.workload.instance_type is None and later.advice.options[0].cluster.gpus == 4
