@@ -199,6 +199,8 @@ def _fallback_line(advice: Advice) -> str | None:
     bits, what = found
     count = advice.workload.gpu_count
     where = (f"the {count} GPU{'s' if count != 1 else ''} you fixed" if count else "any offered configuration")
+    if picked.precision == "int4" and any(n == f"{FALLBACK_NOTE}int8 weights does" for n in advice.notes):
+        return f"Weights: 4-bit; 8-bit fits {where} too but ranks after it (slower or dearer): {what}"
     return f"Weights: only {bits} weights fit {where}; wider ones do not: {what}"
 
 

@@ -549,7 +549,8 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
             return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         narrowed = _fallback_weights(advice)
         if narrowed:  # "does 70B fit on one H100?": only as a quantized checkpoint, which is the answer's condition
-            return "fits", f"✅ Fits in {narrowed} weights only: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
+            only = " only" if not _wider_fallback_fits(advice) else ""
+            return "fits", f"✅ Fits in {narrowed} weights{only}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
     if cluster is not None or (mem is not None and mem.fits is False):
         gpu = gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
@@ -568,6 +569,12 @@ def _fallback_weights(advice: Advice) -> str:
         return ""
     picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
     return {"int4": "4-bit", "int8": "8-bit"}.get(picked or "", "")
+
+
+def _wider_fallback_fits(advice: Advice) -> bool:
+    """A 4-bit pick where 8-bit weights fit too (ranked after it: slower under the floor, or dearer)."""
+    picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
+    return picked == "int4" and any(n == f"{FALLBACK_NOTE}int8 weights does" for n in advice.notes)
 
 
 def _short_of(advice: Advice) -> str:

@@ -8,6 +8,7 @@ Why the engine never sees this class: it takes a `CatalogData` bundle of plain r
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from functools import cached_property
@@ -145,6 +146,13 @@ class Catalog:
         if not key:
             return None
         match = next((o for o in self._data.offers if o.instance_type.lower() == key), None)
+        if match is None and re.fullmatch(r"[a-z]+\d+[a-z]*(?:-[a-z0-9]+)?", key):
+            # a family as people say it ("p5", "p4de", "p6-b200"): its largest machine, the one clusters are built of
+            family = [o for o in self._data.offers if o.instance_type.lower().split(".")[0] == key and "." in o.instance_type]
+            match = max(family, key=lambda o: (o.gpus_per_node, o.id), default=None)
+            if match is not None:
+                return InstanceResolution(query=str(text), instance_type=key, id=match.gpu, gpus_per_node=match.gpus_per_node,
+                                          provider=match.provider, offer_id=match.id, family=True)
         if match is None:
             return None
         return InstanceResolution(query=str(text), instance_type=match.instance_type, id=match.gpu,

@@ -217,3 +217,4 @@ class InstanceResolution(BaseModel):
     gpus_per_node: int
     provider: str
     offer_id: str
+    family: bool = False  # "p5", "g5": a family of machine sizes, not one size (no GPU count follows from it)

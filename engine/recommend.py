@@ -249,8 +249,9 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
     offers = by_gpu.get(gpu.id, [])
     if w.provider is not None:
         offers = [o for o in offers if o.provider == w.provider]
-    if w.instance_type:  # the machine the user named, in any region it is listed in
-        named = [o for o in offers if o.instance_type.lower() == w.instance_type.lower()]
+    if w.instance_type:  # the machine the user named, in any region it is listed in (a family: any of its sizes)
+        key = w.instance_type.lower()
+        named = [o for o in offers if o.instance_type.lower() == key or o.instance_type.lower().startswith(key + ".")]
         offers = named or offers
     return offers
 

@@ -175,8 +175,16 @@ class NameReader:
             return None
         per_node = int(getattr(found, "gpus_per_node", 1) or 1)
         instances = count or 1
-        values: dict[str, Any] = {"gpu": found.id, "gpu_count": instances * per_node}
         instance_type = getattr(found, "instance_type", None)
+        if getattr(found, "family", False) is True and isinstance(instance_type, str):
+            # "on AWS p5": the family's machines, as many as the job needs, not one of its largest
+            values_f: dict[str, Any] = {"gpu": found.id, "instance_type": instance_type}
+            provider_f = getattr(found, "provider", None)
+            if provider_f:
+                values_f["provider"] = provider_f
+            return Said("hardware", text, values_f, notes=[f"“{name}”: {found.id} machines of that family"
+                                                           + (f" on {provider_f}" if provider_f else "")])
+        values: dict[str, Any] = {"gpu": found.id, "gpu_count": instances * per_node}
         if isinstance(instance_type, str) and instance_type:
             values["instance_type"] = instance_type
         provider = getattr(found, "provider", None)

@@ -780,3 +780,18 @@ def test_a_named_cloud_machine_is_priced_on_that_machine(real_advisor) -> None:
     assert response.advice.options[0].cluster.tensor_parallel == 2
     later = real_advisor.respond(conversation, "try 4 GPUs")
     assert later.advice.workload.instance_type is None and later.advice.options[0].cluster.gpus == 4
+
+
+def test_an_instance_family_is_its_machines_not_one_of_the_largest(real_advisor) -> None:
+    """"on AWS p5" was an unknown name; "p5" is the family: a full fine-tune of 70B needs three p5.48xlarge. "a g5"
+    for a small service is a 1-GPU g5, not the family's 8-GPU machine; where 8-bit fits too but ranks after 4-bit,
+    the weights line says so instead of "only 4-bit fits"."""
+    response, _ = _answer(real_advisor, "full fine-tune Llama 3.1 70B on 2B tokens on AWS p5")
+    assert response.advice.workload.instance_type == "p5" and response.advice.workload.gpu_count is None
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert (pick.offer_id or "").startswith("aws:p5.48xlarge") and pick.cluster.gpus == 24, (pick.offer_id, pick.cluster.gpus)
+    small, view = _answer(real_advisor, "serve llama 3.1 8b on a g5 for 10 users")
+    assert small.advice.options[0].cluster.gpus == 1
+    assert view.headline.startswith("✅ Fits in 4-bit weights: serving Llama 3.1 8B on 1× A10G"), view.headline
+    assert any(n.startswith("Weights: 4-bit; 8-bit fits the 1 GPU you fixed too but ranks after it") for n in view.notes), \
+        view.notes
