@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name
+from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
 from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
@@ -183,23 +183,31 @@ def _slow_fixed_line(advice: Advice) -> str | None:
 
 
 # a serving fallback to narrower weights: what it takes to run (a quantized checkpoint) and what it may cost (quality)
-_FALLBACK_WEIGHTS = {
-    "int4 weights": ("4-bit", "serve an AWQ or GPTQ 4-bit checkpoint (vLLM reads either) and check quality on your task"),
-    "int8 weights": ("8-bit", "serve an INT8 (GPTQ or W8A8) checkpoint and check quality on your task"),
+FALLBACK_WEIGHTS = {
+    "int4": ("4-bit", "serve an AWQ or GPTQ 4-bit checkpoint (vLLM reads either) and check quality on your task"),
+    "int8": ("8-bit", "serve an INT8 (GPTQ or W8A8) checkpoint and check quality on your task"),
 }
 
 
-def _fallback_line(advice: Advice) -> str | None:
-    picked = next((o for o in advice.options if o.name == winner_name(advice)), None)
-    if _starting(advice.notes, FALLBACK_NOTE) is None or picked is None or advice.workload.precision is not None:
+def fallback_weights(advice: Advice) -> tuple[str, bool] | None:
+    """(the pick's precision, whether 8-bit fits too) when the engine fell back to narrower weights than asked or
+    published ("int4", "int8"); None otherwise. The headline and the weights line both read it."""
+    picked = winner_option(advice)
+    if (picked is None or picked.precision not in FALLBACK_WEIGHTS or advice.workload.precision is not None
+            or _starting(advice.notes, FALLBACK_NOTE) is None):
         return None
-    found = _FALLBACK_WEIGHTS.get(f"{picked.precision} weights")
+    return picked.precision, picked.precision == "int4" and f"{FALLBACK_NOTE}int8 weights does" in advice.notes
+
+
+def _fallback_line(advice: Advice) -> str | None:
+    found = fallback_weights(advice)
     if found is None:
         return None
-    bits, what = found
+    precision, wider_fits = found
+    bits, what = FALLBACK_WEIGHTS[precision]
     count = advice.workload.gpu_count
     where = (f"the {count} GPU{'s' if count != 1 else ''} you fixed" if count else "any offered configuration")
-    if picked.precision == "int4" and any(n == f"{FALLBACK_NOTE}int8 weights does" for n in advice.notes):
+    if wider_fits:
         return f"Weights: 4-bit; 8-bit fits {where} too but ranks after it (slower or dearer): {what}"
     return f"Weights: only {bits} weights fit {where}; wider ones do not: {what}"
 
@@ -232,7 +240,7 @@ def _capacity_line(advice: Advice, kinds: HardwareKinds) -> str | None:
     """Tens of instances of one GPU by the hour from one provider: whether it has them is the first thing to ask."""
     found = re.match(re.escape(CAPACITY_NOTE) + r"([\d,]+) instances \(([\d,]+) GPUs\) (on demand|spot) from one provider",
                      plan_note(advice, CAPACITY_NOTE) or "")
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    winner = winner_option(advice)
     if found is None or winner is None:
         return None
     provider = _provider(winner)
@@ -356,7 +364,7 @@ def _managed_line(advice: Advice, kinds: HardwareKinds) -> str | None:
     asked = advice.workload.provider
     if not asked or asked not in kinds.managed:
         return None
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    winner = winner_option(advice)
     if winner is None or _provider(winner) == asked:
         return None
     name = (kinds.provider_names or {}).get(asked, asked)

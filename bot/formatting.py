@@ -118,8 +118,9 @@ def subject(advice: Advice, names: Mapping[str, str]) -> str:
             "inference": "serving"}.get(w.mode or "", w.mode or "")
     # weights the user chose (or the checkpoint they named is in): part of what is served, said in the headline
     asked = advice.workload.precision if w.mode == "inference" else None
-    picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
-    asked = picked if asked and picked and picked != asked else asked  # re-planned for the GPU named
+    winner = winner_option(advice)
+    if asked and winner is not None and winner.precision != asked:
+        asked = winner.precision  # re-planned for the GPU named
     weights = f" in {asked.upper() if asked in ('fp8', 'bf16', 'fp16', 'fp32') else asked}" if asked else ""
     return f"{mode} {what}{weights}".strip()
 
@@ -127,6 +128,12 @@ def subject(advice: Advice, names: Mapping[str, str]) -> str:
 
 def winner_name(advice: Advice) -> str | None:
     return advice.recommendation.primary if advice.recommendation else None
+
+
+def winner_option(advice: Advice) -> Option | None:
+    """The recommended option itself (None when nothing is priced)."""
+    name = winner_name(advice)
+    return next((o for o in advice.options if o.name == name), None)
 
 
 def shown_options(advice: Advice) -> list[Option]:

@@ -15,7 +15,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from bot.caveats import FP8_NOTE, HardwareKinds, cheapest_fitting, decision_caveats, plan_note, service_risks
+from bot.caveats import (
+    FALLBACK_WEIGHTS,
+    FP8_NOTE,
+    HardwareKinds,
+    cheapest_fitting,
+    decision_caveats,
+    fallback_weights,
+    plan_note,
+    service_risks,
+)
 from bot.formatting import (
     best_tco,
     fmt_count,
@@ -29,13 +38,14 @@ from bot.formatting import (
     subject,
     tidy_plurals,
     winner_name,
+    winner_option,
 )
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, ClusterPlan, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
-from engine.recommend import FALLBACK_NOTE, NO_INTEGER_KERNELS_NOTE, owns_gpus
+from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
@@ -291,7 +301,7 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
             bits.append(f"first token in {first.value:,.2g} s" + (" (its prefill, before any queueing)" if busy else ""))
         return " · ".join(bits)
     bits = []
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    winner = winner_option(advice)
     if winner is not None and winner.hours_per_run is not None:  # the billed wall clock: start-up included
         guess = f" at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens" if guessing else ""
         # the engine does not scale a run out on a guessed token count: a weeks-long run says why it stays on one node
@@ -320,7 +330,7 @@ def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] =
 
 
 def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    winner = winner_option(advice)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
             if owns_gpus(advice.workload):
@@ -547,10 +557,12 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
             short = "but no offer hosts it"  # machines too small and unlinked: nothing to rent it on
         if short:  # it fits in memory, but not what was asked of it: no green tick over a missed target
             return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
-        narrowed = _fallback_weights(advice)
-        if narrowed:  # "does 70B fit on one H100?": only as a quantized checkpoint, which is the answer's condition
-            only = " only" if not _wider_fallback_fits(advice) else ""
-            return "fits", f"✅ Fits in {narrowed} weights{only}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
+        narrowed = fallback_weights(advice)
+        if narrowed is not None:  # "does 70B fit on one H100?": only as a quantized checkpoint, the answer's condition
+            precision, wider_fits = narrowed
+            only = "" if wider_fits else " only"
+            return "fits", (f"✅ Fits in {FALLBACK_WEIGHTS[precision][0]} weights{only}: {what} on {cluster.gpus}× "
+                            f"{gpu_name(cluster.gpu, names)}{nodes}")
         return "fits", f"✅ Fits: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
     if cluster is not None or (mem is not None and mem.fits is False):
         gpu = gpu_name(cluster.gpu if cluster else advice.effective.gpu, names)
@@ -562,19 +574,7 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
 
 
-def _fallback_weights(advice: Advice) -> str:
-    """"4-bit" / "8-bit" when the pick fits only with weights narrower than asked or published (the engine's
-    fallback), "" otherwise."""
-    if advice.workload.precision is not None or not any(n.startswith(FALLBACK_NOTE) for n in advice.notes):
-        return ""
-    picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
-    return {"int4": "4-bit", "int8": "8-bit"}.get(picked or "", "")
-
-
-def _wider_fallback_fits(advice: Advice) -> bool:
-    """A 4-bit pick where 8-bit weights fit too (ranked after it: slower under the floor, or dearer)."""
-    picked = next((o.precision for o in advice.options if o.name == winner_name(advice)), None)
-    return picked == "int4" and any(n == f"{FALLBACK_NOTE}int8 weights does" for n in advice.notes)
+_UNDER_FLOOR = re.compile(r"under the ([\d.]+) tokens/s assumed")  # in the fixed-GPU and budget notes
 
 
 def _short_of(advice: Advice) -> str:
@@ -584,12 +584,12 @@ def _short_of(advice: Advice) -> str:
     if missed:
         label = TARGET_LABELS.get(missed[0].name, (missed[0].name.replace("_", " "), "", True))[0]
         return f"misses the {label}" if len(missed) == 1 else "misses its targets"
-    slow = re.search(r"under the ([\d.]+) tokens/s assumed", plan_note(advice, SLOW_FIXED_NOTE) or "") or re.search(
-        r"under the ([\d.]+) tokens/s assumed", next((n for n in advice.notes if n.startswith(BUDGET_NOTE)), ""))
+    budget = next((n for n in advice.notes if n.startswith(BUDGET_NOTE)), "")
+    slow = _UNDER_FLOOR.search(plan_note(advice, SLOW_FIXED_NOTE) or "") or _UNDER_FLOOR.search(budget)
     if slow:
         return f"under {slow.group(1)} tokens/s per user"
     # no plan on the GPUs asked for keeps the interactive floor (4 T4s across nodes at 2.5 tokens/s): not a green tick
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    winner = winner_option(advice)
     if (winner is not None and _is_serving(advice) and advice.workload.target_tokens_per_s_per_user is None
             and (_per_user(winner) or math.inf) < DEFAULT_TOKENS_PER_S_PER_USER * 0.999):
         return f"under {DEFAULT_TOKENS_PER_S_PER_USER:g} tokens/s per user"
@@ -605,7 +605,7 @@ def _tokens_guessed(advice: Advice) -> float | None:
 def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) -> str:
     """A run sized on a guessed token count leads with the price per 1B tokens and the question, not with
     a months-long run nobody asked for: "✅ Fits: QLoRA 70B on 8× B200: ~$623 and ~14 h per 1B tokens; ..."."""
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
+    winner = winner_option(advice)
     best = best_tco(winner) if winner is not None else None
     tokens = _tokens_guessed(advice)
     if not guessing or best is None or not best.usd_per_1b_tokens or advice.cluster is None or not tokens:
@@ -656,11 +656,12 @@ def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = 
         candidates = ["; ".join(p for p in (at, versus_market) if p), at]
     else:  # the rate is the pick's own (reserved or spot, as asked)
         candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
-    use = _training_use(advice)
-    if use is not None and use < OWNING_USE:
+    load = _training_use(advice)
+    if load is not None and load[0] < OWNING_USE:
         # the load the user gave keeps the GPUs idle most of the month: the break-even (around the clock) is moot
+        use, hours = load
         return (f"💸 Buy or rent: rent: {advice.effective.runs_per_month or 1:g} runs of "
-                f"{fmt_hours(_winner_hours(advice), compact=True)} keep {gpus}× {gpu} busy {use:.0%} of the month; "
+                f"{fmt_hours(hours, compact=True)} keep {gpus}× {gpu} busy {use:.0%} of the month; "
                 f"owning pays off only if busy {busy}")[:HEADER_TEXT]
     for said in candidates:  # the fullest that fits: a header holds 150 characters
         headline = (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} ({said})" if verdict == "rent"
@@ -673,17 +674,15 @@ def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = 
 OWNING_USE = 0.7  # owning usually wins only above ~70% sustained use (the engine's buy-vs-rent note says the same)
 
 
-def _winner_hours(advice: Advice) -> float:
-    winner = next((o for o in advice.options if o.name == winner_name(advice)), None)
-    return float(winner.hours_per_run or 0.0) if winner is not None else 0.0
-
-
-def _training_use(advice: Advice) -> float | None:
-    """The share of a month the runs the user asked for keep the GPUs busy (training with a run count said)."""
+def _training_use(advice: Advice) -> tuple[float, float] | None:
+    """(share of a month the runs the user asked for keep the GPUs busy, hours per run) for training with a run
+    count said; None otherwise."""
     w = advice.effective
-    if (w.mode or "inference") == "inference" or advice.workload.runs_per_month is None or not _winner_hours(advice):
+    winner = winner_option(advice)
+    hours = float(winner.hours_per_run or 0.0) if winner is not None else 0.0
+    if (w.mode or "inference") == "inference" or advice.workload.runs_per_month is None or not hours:
         return None
-    return min(1.0, float(w.runs_per_month or 1.0) * _winner_hours(advice) / HOURS_PER_MONTH)
+    return min(1.0, float(w.runs_per_month or 1.0) * hours / HOURS_PER_MONTH), hours
 
 
 def _not_covered(advice: Advice) -> str:
@@ -760,8 +759,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     assumptions = key_assumptions(advice)
     guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
     if verdict == "fits":
-        headline = _guess_headline(advice, names, guessing) or _buy_or_rent_headline(response, names) or headline
-        notes = [n for n in notes if not (n.startswith("buy vs rent") and _buy_or_rent_headline(response, names))]
+        buy_or_rent = _buy_or_rent_headline(response, names)
+        headline = _guess_headline(advice, names, guessing) or buy_or_rent or headline
+        notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]
     return AnswerView(
         headline=headline,
         verdict=verdict,

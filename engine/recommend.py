@@ -36,7 +36,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
-from engine.recommendation import budget_note, per_user_speed, recommend, work_usd
+from engine.recommendation import budget_note, per_user_speed, recommend, runs_asked, work_usd
 from engine.serving import below_floor, user_floor
 from engine.tco import (
     managed_split,
@@ -391,7 +391,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     work = rate * work_rate + fixed_usd
                     best = candidates.get(name)
                     if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total, work / _runs(vw))
+                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total, work / runs_asked(vw))
                         risk = risky(gpu, provider)
                         candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                       egress_cache[ckey[2]], misses, risk, work)
@@ -478,11 +478,6 @@ def budget_check(w: Workload, monthly_usd: float, per_run_usd: float | None = No
         return TargetCheck(name="budget_usd_per_run", wanted=float(w.budget_usd_per_run), got=round(per_run_usd, 2),
                            met=per_run_usd <= w.budget_usd_per_run * 1.0001)
     return None
-
-
-def _runs(w: Workload) -> float:
-    """Runs a month, at least one (as engine.recommendation counts the runs asked for)."""
-    return max(1.0, float(w.runs_per_month or 1.0))
 
 
 @dataclass
@@ -621,7 +616,7 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
     # a run's cost as the answer prints it ("$304 per run"; a job over a month: its whole cost)
     runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in tcos) if cost is not None]
-    per_run = min(runs) if runs else min(t.total_usd for t in tcos) / _runs(c.w)
+    per_run = min(runs) if runs else min(t.total_usd for t in tcos) / runs_asked(c.w)
     budget = budget_check(c.w, min(t.total_usd for t in tcos), per_run)
     if budget is not None:
         throughput = throughput.model_copy(update={"targets": (*throughput.targets, budget)})
@@ -665,13 +660,13 @@ def _rank(options: list[Option], w: Workload | None = None,
 
     pool = sorted(options, key=lambda o: (late(o), score(o), o.hours_per_run or 0.0, o.name))
     by_cost: list[Option] = []
+    # among ties: fewer nodes, then (training) the run that finishes sooner for the same money before fewer GPUs (one
+    # 8-GPU node in 6 h for the price of one GPU for 44 h: the GPU count matters to a service's operations, not to a
+    # batch job's), then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster
+    training = w is not None and not serving
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        # then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster per user;
-        # a training run that finishes sooner for the same money wins before fewer GPUs (one 8-GPU node in 6 h for
-        # the price of one GPU for 44 h): the GPU count matters to a service's operations, not to a batch job's
-        training = w is not None and not serving
         pick = min(ties, key=lambda o: (o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0, o.cluster.gpus,
                                         NARROW_WEIGHTS.get(o.precision, 0), -per_user_speed(o), score(o), o.name))
         by_cost.append(pick)

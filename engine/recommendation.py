@@ -34,7 +34,7 @@ def _workflow_total(option: Option, workflow: str, w: Workload | None = None) ->
     tco = _tco(option, workflow) or _tco(option, "same_cloud") or _tco(option, "none")
     if tco is None:
         return work_usd(option, w)
-    return tco.job_usd * _runs(w) if tco.job_usd is not None else tco.total_usd
+    return tco.job_usd * runs_asked(w) if tco.job_usd is not None else tco.total_usd
 
 
 def _per_run_and_fixed(option: Option, workflow: str, runs: float) -> tuple[float, float]:
@@ -72,10 +72,10 @@ def work_usd(option: Option, w: Workload | None) -> float:
     """What the runs asked for cost, however many months they take: the monthly total, or for a job
     longer than a month its whole cost (a monthly bill would favour the slowest plan)."""
     jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
-    return min(jobs) * _runs(w) if jobs else option.total_usd
+    return min(jobs) * runs_asked(w) if jobs else option.total_usd
 
 
-def _runs(w: Workload | None) -> float:
+def runs_asked(w: Workload | None) -> float:
     """Runs a month, at least one: a job longer than a month is counted once per run asked for."""
     return max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
 
@@ -176,7 +176,7 @@ def budget_note(options: list[Option], w: Workload, floor: float) -> str:
         return ""
 
     def cost(o: Option) -> float:  # what the budget is held against: a run's cost, or the monthly bill
-        return work_usd(o, w) / _runs(w) if per_run else o.total_usd
+        return work_usd(o, w) / runs_asked(w) if per_run else o.total_usd
 
     limit = f"${budget:,.0f} a {'run' if per_run else 'month'}"
     within = [o for o in options if cost(o) <= budget * 1.0001]
