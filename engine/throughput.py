@@ -254,6 +254,14 @@ def weight_bytes_read_per_step(arch: Architecture, precision: str | None, batch:
 ALLREDUCE_HOP_S = {"fast": 1.5e-6, "pcie": 6e-6}
 PCIE_EFFECTIVE_GB_S = {3: 12.0, 4: 25.0, 5: 50.0, 6: 100.0}  # per direction, x16, after protocol overhead
 PIPELINE_HOP_S = 30e-6  # activations handed to the next stage over the network, per stage boundary
+# Each MoE layer of a decode step also routes its tokens (gate, top-k), permutes them to their experts and back,
+# and launches grouped expert GEMMs over slices of a few MB: fixed time that weight bandwidth does not see, and
+# the reason a 3B-active MoE decodes nowhere near 3B-dense speed at one request. Fitted between two public vLLM
+# runs at one request: Qwen3-30B-A3B BF16 on one A100 (TPOT 9.6 ms; tenstorrent/tt-inference-server issue 340)
+# and DeepSeek-V3 AWQ on 8 H100s (61.5 tokens/s; the cognitivecomputations/DeepSeek-V3-AWQ model card), which
+# need 0.10 and 0.21 ms per MoE layer beyond the weight reads: 0.15 ms puts them at -20% and +30% (+102% and
+# +323% without it); the same card's batch-32 run moves from +5% to -18% (docs/accuracy.md, rows m01-m04).
+MOE_LAYER_DECODE_S = 0.15e-3
 
 
 def link_kind(link: str | None) -> str:
@@ -373,15 +381,22 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     flops_per_seq = 2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx
     dense_read = None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1)
     pipeline_s = (pp - 1) * PIPELINE_HOP_S
+    moe_s = moe_layer_seconds(arch)  # every stage's layers, one after another for a given token
 
     def step(batch: int) -> tuple[float, float, float, float]:
         w_read = dense_read if dense_read is not None else weight_bytes_read_per_step(arch, prec, batch)
         mem_s = (w_read / tp / bandwidth + kv_per_seq * batch / kv_split / kv_bandwidth) if bandwidth > 0 else math.inf
         comp_s = flops_per_seq * batch / compute_rate
         comm_s = allreduce_seconds(arch, gpu, tp, batch, kind) + pipeline_s
-        return max(mem_s, comp_s) + comm_s, mem_s, comp_s, comm_s
+        return max(mem_s, comp_s) + comm_s + moe_s, mem_s, comp_s, comm_s
 
     return step
+
+
+def moe_layer_seconds(arch: Architecture) -> float:
+    """The fixed routing and expert-kernel time of a decode step's MoE layers (MOE_LAYER_DECODE_S each); 0 for
+    a dense model."""
+    return arch.moe_layers * MOE_LAYER_DECODE_S
 
 
 def loaded_step(step_s: float, batch: int, prefill_s: float, output_tokens: int) -> float:
@@ -476,8 +491,15 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
         over = fast_link_name(link or gpu.scaleup_link) if kind == "fast" else "PCIe"
         notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
                      f"{comm_s * 1e3:.1f} ms per token")
-    per_seq = figure(1 / step, "tokens/s", "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)",
-                     inputs, notes, digits=1)
+    moe_s = moe_layer_seconds(arch)
+    formula = "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)"
+    if moe_s:
+        inputs["moe_layer_s"] = round(moe_s, 6)
+        formula = "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time + MoE layers x 0.15 ms)"
+        notes.append(f"MoE routing and expert kernels add {moe_s * 1e3:.1f} ms per token ({arch.moe_layers} MoE layers x "
+                     f"{MOE_LAYER_DECODE_S * 1e3:.2f} ms, fitted on vLLM runs of Qwen3-30B-A3B and DeepSeek-V3): at a "
+                     "few users an MoE decodes well below what its active parameters alone suggest")
+    per_seq = figure(1 / step, "tokens/s", formula, inputs, notes, digits=1)
     agg_value = b / step
     agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
     prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + 2 x layers x prompt² x heads x head_dim / "
