@@ -26,6 +26,8 @@ LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_pro
 LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations outgrow weights on long sequences
 
 
+DEFAULT_JOB_HOURS = 24.0  # an offline job over N prompts with no deadline said: done within a day
+
 PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 is a fine-tuning length
 
 
@@ -145,6 +147,15 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "a subset: give the token count if you train on less",
             )
     else:
+        if w.batch_items and not w.requests_per_s and not w.concurrency:
+            # an offline job: its prompts' average rate over the time it may take is what the fleet must sustain
+            hours = float(w.deadline_hours or DEFAULT_JOB_HOURS)
+            said = f"within {hours:g} hours as you said" if w.deadline_hours else (
+                f"within {hours:g} hours, assumed: say e.g. “within 6 hours” for a bigger fleet, “within a week” for a smaller one")
+            assume("requests_per_s", w.batch_items / (hours * 3600),
+                   f"{w.batch_items:,.0f} prompts {said}: sized as their average rate, each prompt still decoded at "
+                   f"{DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s (a job batched for throughput alone runs somewhat cheaper)")
+            w = w.model_copy(update={"requests_per_s": updates["requests_per_s"]})
         if (w.requests_per_s or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
             prompt_in, out = request_shape(w)
             why = (f"{w.requests_per_s:,.0f} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "

@@ -93,6 +93,9 @@ class Workload(BaseModel):
     budget_usd_per_month: float | None = None
     # training: "total budget $150k", "$15k per run": a run costing more counts as a missed target
     budget_usd_per_run: float | None = None
+    # an offline job's count of prompts ("10 million documents", "2m rows"): sized as their average request rate over
+    # the job's deadline (deadline_hours, else a day), and costed for the job as well as for the month
+    batch_items: float | None = None
     # a cloud instance the user named ("g2-standard-24", "p5.48xlarge"): priced on that machine only
     instance_type: str | None = None
     # serving targets (contract keys): what one user must see, the request rate to sustain

@@ -36,7 +36,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
-from engine.recommendation import budget_note, per_user_speed, recommend, runs_asked, work_usd
+from engine.recommendation import budget_note, job_note, per_user_speed, recommend, runs_asked, work_usd
 from engine.serving import below_floor, user_floor
 from engine.tco import (
     managed_split,
@@ -454,6 +454,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     budget = budget_note(ranked, w, user_floor(w))
     if budget:
         notes.insert(0, budget)
+    job = job_note(ranked, rec, w)
+    if job:
+        notes.insert(0, job)
     if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
         rec = rec.model_copy(update={"why": (
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "

@@ -16,6 +16,7 @@ from engine.diff import provider_of
 from engine.models import TRAINING_MODES, Option, Problem, Recommendation, TcoOption, Workload
 from engine.offer_plans import is_late, lateness
 from engine.tco import row_usd
+from engine.units import HOURS_PER_MONTH
 
 if TYPE_CHECKING:
     from engine.recommend import Ranked
@@ -163,6 +164,22 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
 
 
 BUDGET_NOTE = "budget: "
+JOB_NOTE = "job: "
+
+
+def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
+    """An offline job over `w.batch_items` prompts: how long it runs on the pick at the rate it was sized for, and
+    what that costs (the pick's monthly bill is the same fleet around the clock). "" for anything else."""
+    if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES:
+        return ""
+    pick = next((o for o in options if o.name == rec.primary), options[0] if options else None)
+    if pick is None:
+        return ""
+    hours = w.batch_items / w.requests_per_s / 3600
+    hourly = pick.total_usd / HOURS_PER_MONTH
+    return (f"{JOB_NOTE}{w.batch_items:,.0f} prompts at {w.requests_per_s:,.1f} requests/s take {hours:,.1f} h on "
+            f"{pick.name}: about ${hourly * hours:,.0f} for the job (${hourly:,.2f}/hour x {hours:,.1f} h, billed by the "
+            "hour where the provider does); the monthly figure is the same fleet kept on around the clock")
 
 
 def budget_note(options: list[Option], w: Workload, floor: float) -> str:

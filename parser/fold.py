@@ -90,8 +90,14 @@ def fold(
     mode_conflict = any(c.field == "mode" for c in conflicts)
     mode_unsaid = "mode" not in updates and current_mode is None and not mode_conflict
     training_said = _train_verb(items) or bool(cues & {"finetune", "adapt"})
+    job = _job_items(whole, updates, current_mode, training_said)
+    if job:
+        updates["batch_items"] = job
     serving_only = [f for f in _SERVING_ONLY if f in updates]
-    if mode_unsaid and not training_said and (serving_only or requests):
+    if mode_unsaid and not training_said and job and not (serving_only or requests):
+        updates["mode"] = "inference"
+        notes.append("offline inference (you gave a number of prompts to run)")
+    elif mode_unsaid and not training_said and (serving_only or requests):
         updates["mode"] = "inference"
         notes.append("serving (you gave concurrent users)" if "concurrency" in updates else
                      "serving (you gave a latency, request rate or response length)")
@@ -131,6 +137,39 @@ def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflic
             updates[name] = value
             notes.append(note)
             cues.add(IMPLIED_CUE)
+
+
+# "10 million documents", "2m rows", "500k prompts": an offline job's prompts (not "a day": that is a rate)
+_JOB_ITEMS = re.compile(
+    r"\b(\d+(?:\.\d+)?)\s*(k|m|mm|b|bn|thousand|million|billion)?\s+(?:\w+[- ]token\s+|[a-z]+\s+)?"
+    r"(documents|docs|rows|records|prompts|requests|items|queries|pages|emails|tickets|reviews|articles|products|"
+    r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions)\b"
+    r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
+    re.IGNORECASE)
+# what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
+_JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
+                       r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
+                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|batch|offline)\b", re.IGNORECASE)
+_RETRIEVAL = re.compile(r"\b(?:rag|retriev\w*|search|index\w*|vector\w*|knowledge base)\b", re.IGNORECASE)
+_JOB_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+_JOB_MIN_ITEMS = 1000  # fewer is a test run, not a job worth a fleet
+
+
+def _job_items(text: str, updates: dict[str, Any], current_mode: str | None, training_said: bool) -> float | None:
+    """The prompts of an offline inference job ("run Llama 3.1 8B over 10 million documents"), None when the count is
+    training data (training said, or a training mode), a load already given (users, a rate), or too few to size."""
+    mode = updates.get("mode", current_mode)
+    if training_said or (mode is not None and mode != "inference") or updates.get("intent") == "train":
+        return None
+    if "concurrency" in updates or "requests_per_s" in updates or _EMBEDDING.search(text) or _RETRIEVAL.search(text):
+        return None
+    if not _JOB_VERB.search(text):
+        return None
+    found = _JOB_ITEMS.search(text)
+    if found is None:
+        return None
+    count = float(found.group(1)) * _JOB_SCALE.get((found.group(2) or "").lower(), 1.0)
+    return count if count >= _JOB_MIN_ITEMS else None
 
 
 UNCOVERED_PREFIX = "embedding and reranking models (bge, e5, gte, …) are not sized here "

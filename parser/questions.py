@@ -116,11 +116,24 @@ def questions_for(
             and (workload.runs_per_month is None or workload.runs_per_month > 1)):
         wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
                                why="pulling the corpus across clouds every run costs egress"))
-    if serving_without_load(workload):
+    if serving_without_load(workload) and workload.batch_items:
+        if workload.deadline_hours is None:
+            wanted.append(Question(
+                field="deadline_hours",
+                text=f"How soon must the {workload.batch_items:,.0f} prompts be done? Sized to finish within a day until you "
+                     "say (e.g. “within 6 hours”).",
+                why="the fleet is the prompts' rate over the time the job may take; the job's GPU-hours barely change"))
+    elif serving_without_load(workload):
         wanted.append(Question(
             field="concurrency",
             text="How many users at once (or requests per second)? Sized for 1 stream until you say (e.g. “50 users”).",
             why="the KV cache, the replicas and the cost per token scale with the load"))
+    if workload.batch_items and not workload.requests_per_s and workload.output_tokens is None:
+        wanted.append(Question(
+            field="output_tokens",
+            text=f"How long is each prompt, and how many tokens does each answer generate? Sized at {DEFAULT_INPUT_TOKENS:,} "
+                 f"in and {DEFAULT_OUTPUT_TOKENS:,} out until you say (e.g. “500 tokens in, 100 out”).",
+            why="the job's GPU-hours scale with the tokens generated and the prompts to prefill"))
     if workload.requests_per_s and workload.output_tokens is None:
         wanted.append(Question(
             field="output_tokens",

@@ -1,0 +1,104 @@
+"""An offline inference job ("run Llama 3.1 8B over 10 million documents"): its prompts are sized as their average
+rate over the time the job may take (a day unless said), and the answer gives the job's hours and cost on the pick.
+Before, the count was dropped and the job was sized as one user chatting around the clock ($516 a month on one L4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.caveats import decision_caveats
+from catalog import open_catalog
+from engine.advise import advise
+from engine.defaults import DEFAULT_JOB_HOURS
+from engine.models import Workload
+from engine.recommendation import JOB_NOTE
+from engine.units import HOURS_PER_MONTH
+from parser import Conversation
+
+JOB = Workload(mode="inference", model="llama-3.1-8b", batch_items=10_000_000, input_tokens=500, output_tokens=100)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.db").data()
+
+
+def _job_note(notes: tuple[str, ...] | list[str]) -> str:
+    return next((n for n in notes if n.startswith(JOB_NOTE)), "")
+
+
+def test_a_job_without_a_deadline_is_sized_to_finish_within_a_day(data: Any) -> None:
+    advice = advise(JOB, data)
+    rate = next(a for a in advice.assumptions if a.field == "requests_per_s")
+    assert DEFAULT_JOB_HOURS == 24.0
+    assert rate.value == pytest.approx(10_000_000 / (24 * 3600))
+    assert "within 24 hours, assumed" in rate.why
+    # sized for the rate (continuous batching per option), not one stream
+    assert next(a for a in advice.assumptions if a.field == "concurrency").value == "per option"
+    pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    assert pick.throughput.decode_tokens_per_s.value > 50 * pick.throughput.decode_tokens_per_s_per_sequence.value
+
+
+def test_the_job_note_prices_the_job_not_the_month(data: Any) -> None:
+    advice = advise(JOB, data)
+    pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    note = _job_note(advice.notes)
+    hourly = pick.total_usd / HOURS_PER_MONTH
+    assert note.startswith(f"{JOB_NOTE}10,000,000 prompts at 115.7 requests/s take 24.0 h on {pick.name}: ")
+    assert f"about ${hourly * 24:,.0f} for the job" in note
+    assert hourly * 24 < pick.total_usd / 20  # a day of the fleet, not its month
+    assert any(line.startswith("Job: 10,000,000 prompts") for line in decision_caveats(advice))
+
+
+def test_a_deadline_sets_the_rate_and_a_shorter_one_a_bigger_fleet(data: Any) -> None:
+    six = advise(JOB.model_copy(update={"deadline_hours": 6.0}), data)
+    day = advise(JOB, data)
+    rate = next(a for a in six.assumptions if a.field == "requests_per_s")
+    assert rate.value == pytest.approx(10_000_000 / (6 * 3600))
+    assert "within 6 hours as you said" in rate.why
+    def pick_gpus(advice: Any) -> int:
+        return next(o.cluster.gpus for o in advice.options if o.name == advice.recommendation.primary)
+
+    assert pick_gpus(six) > pick_gpus(day)
+    assert "take 6.0 h" in _job_note(six.notes)
+
+
+def test_a_service_has_no_job_note(data: Any) -> None:
+    advice = advise(Workload(mode="inference", model="llama-3.1-8b", requests_per_s=100.0), data)
+    assert not _job_note(advice.notes)
+
+
+@pytest.mark.parametrize(("text", "items"), [
+    ("run llama 3.1 8b over 10 million documents, 500 tokens in and 100 tokens out each", 10_000_000),
+    ("batch inference: summarize 2m rows with llama 3.1 70b, 1k tokens in, 200 out", 2_000_000),
+    ("classify 1b documents with llama 3.1 8b within 48 hours", 1_000_000_000),
+    ("translate 500k product descriptions with qwen2.5-72b", 500_000),
+])
+def test_the_parser_reads_a_jobs_prompts(text: str, items: float) -> None:
+    turn = Conversation().turn(text)
+    assert turn.workload.batch_items == items
+    assert turn.workload.mode == "inference"
+
+
+@pytest.mark.parametrize("text", [
+    "serve llama 3.1 8b for RAG over 1 billion documents",  # the corpus a service retrieves from
+    "fine-tune llama 3.1 8b on 50k examples",  # training data
+    "serve llama 3.1 8b at 1b requests a month",  # a rate
+    "process 20 documents with llama 3.1 8b",  # a test run, not a fleet
+    "serve llama 3.1 8b for 50 users",
+])
+def test_counts_that_are_not_a_jobs_prompts(text: str) -> None:
+    assert Conversation().turn(text).workload.batch_items is None
+
+
+def test_the_question_is_how_soon_not_how_many_users() -> None:
+    turn = Conversation().turn("run llama 3.1 8b over 10 million documents, 500 tokens in and 100 tokens out each")
+    texts = [q.text for q in turn.questions]
+    assert any(t.startswith("How soon must the 10,000,000 prompts be done?") for t in texts)
+    assert not any("How many users" in t for t in texts)
+    answered = Conversation()
+    answered.turn("run llama 3.1 8b over 10 million documents, 500 tokens in and 100 tokens out each")
+    follow = answered.turn("within 6 hours")
+    assert follow.workload.deadline_hours == 6.0 and follow.workload.batch_items == 10_000_000
