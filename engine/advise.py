@@ -304,13 +304,24 @@ def _report_without_options(w: Workload, arch: Architecture, data: CatalogData,
     gpu = data.gpu(gpu_id) if gpu_id else None
     if gpu is None:
         return None, None, None
-    offer = next((o for o in data.offers if o.gpu == gpu.id and (w.provider is None or o.provider == w.provider)), None)
-    plan, memory = plan_cluster(w, arch, gpu, offer)
+    plan, memory = plan_cluster(w, arch, gpu, _report_offer(w, gpu, data))
     if (w.mode or "inference") in TRAINING_MODES:
         throughput = estimate_training(w, arch, gpu, plan.gpus)
     else:
         throughput = estimate_inference(w, arch, gpu, plan)
     return memory, plan, throughput
+
+
+def _report_offer(w: Workload, gpu: GpuRecord, data: CatalogData) -> OfferRecord | None:
+    """The machine the no-option report is planned on: "2x RTX 4090" is one box with two cards, so the smallest
+    offer that holds the GPUs the user fixed on one node (else the largest node there is); the first listed when no
+    count was given. Planned on a 1-GPU offer, two cards read as two nodes joined by InfiniBand."""
+    listed = [o for o in data.offers if o.gpu == gpu.id and (w.provider is None or o.provider == w.provider)]
+    count = w.gpu_count if w.gpu_count and not w.nodes else None
+    if not listed or count is None:
+        return listed[0] if listed else None
+    holds = [o for o in listed if o.gpus_per_node >= count]
+    return min(holds, key=lambda o: o.gpus_per_node) if holds else max(listed, key=lambda o: o.gpus_per_node)
 
 
 def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory: MemoryEstimate | None) -> Problem:
