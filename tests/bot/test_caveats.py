@@ -809,3 +809,16 @@ def test_an_azure_series_is_that_machine_not_a_bare_h100(real_advisor) -> None:
     response, _ = _answer(real_advisor, "serve llama 3.1 70b for 50 users on Azure NC A100 v4")
     assert {(o.offer_id or "").split(":")[1] for o in response.advice.options} <= {
         "Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4"}
+
+
+def test_a_provider_that_does_not_rent_the_gpu_named_is_said_up_front(real_advisor) -> None:
+    """"on Lambda MI300X": Lambda rents no MI300X. It was a green tick over "your own hardware" at 10.6 tokens/s per
+    user; now the headline says it, the plan is MI300X where it is rented, and Lambda's own GPUs are named."""
+    response, view = _answer(real_advisor, "serve llama 3.3 70b for 20 users on Lambda MI300X")
+    assert view.headline.startswith("⚠️ Fits, but not at Lambda: serving Llama 3.3 70B on "), view.headline
+    [said] = [p for p in view.problems if p.startswith("Lambda does not rent the Instinct MI300X")]
+    assert "a GPU Lambda rents: Lambda " in said and "your own hardware" not in said
+    assert all(o.gpu == "mi300x" and not (o.offer_id or "").startswith("lambda:") for o in response.advice.options)
+    speed = response.advice.throughput.decode_tokens_per_s_per_sequence
+    assert speed is not None and speed.value >= 20
+    _first_message_ok(response, real_advisor)
