@@ -42,7 +42,7 @@ from bot.formatting import (
 )
 from bot.limits import HEADER_TEXT
 from bot.service import Response
-from engine.advise import REASONING_NOTE, REASONING_REPLY_TOKENS
+from engine.advise import LACKS_SAID, PROVIDER_LACKS_GPU, REASONING_NOTE, REASONING_REPLY_TOKENS
 from engine.models import Advice, ClusterPlan, Option, TargetCheck
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
@@ -555,6 +555,9 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
         short = _short_of(advice)
         if any(p.code == "no_offer_shape" for p in advice.problems):
             short = "but no offer hosts it"  # machines too small and unlinked: nothing to rent it on
+        lacking = next((p.message for p in advice.problems if p.code == PROVIDER_LACKS_GPU), "")
+        if LACKS_SAID in lacking:  # "Lambda MI300X": the provider named does not rent it, said before anything else
+            short = f"but not at {lacking.split(LACKS_SAID)[0]}"
         if short:  # it fits in memory, but not what was asked of it: no green tick over a missed target
             return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         narrowed = fallback_weights(advice)
@@ -729,8 +732,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
     # an open question takes two lines of the ten-second read: one note fewer then
     # (a buy-or-rent answer's break-even is its headline, not a note: its two caveats keep their lines)
+    # the line saying the provider named does not rent the GPU named (its two ways out are the answer) leaves room for one
+    lacking = any(p.code == PROVIDER_LACKS_GPU for p in advice.problems)
     notes = (caveats + notes)[:MAX_NOTES - (1 if len(caveats) >= 2 and not buying else 0)
-                              - (1 if response.questions else 0)]
+                              - (1 if response.questions else 0)][:1 if lacking else MAX_NOTES]
     if vram_only:
         mem = advice.memory
         parts = sorted(mem.components.items(), key=lambda kv: -kv[1].value)[:3] if mem else []

@@ -19,6 +19,7 @@ from catalog.aliases import AliasEntry
 from catalog.fingerprint import DEFAULT_DATA_DIR, content_hash
 from catalog.overlay import apply_overlay, load_overlay
 from catalog.records import (
+    AzureName,
     CatalogData,
     EgressTier,
     GpuRecord,
@@ -28,8 +29,17 @@ from catalog.records import (
     OfferRecord,
     ProviderRecord,
     Resolution,
+    azure_name,
 )
 from catalog.resolve import Resolver
+
+# The family-and-version shorthand people write for Azure's H100 VMs: "NDv5" for ND H100 v5, the first v5 ND series
+# (ND H200 v5 and ND MI300X v5 came later and are named with their GPU)
+AZURE_SHORTHANDS = {("nd", "v5"): "h100"}
+# An Azure VM name inside a message, as words ("nd h100 v5", "standard nc24ads a100 v4", "ndv5"): a candidate for
+# `Catalog.find_names`, kept only when `resolve_instance` knows it
+_AZURE_IN_TEXT = re.compile(r"(?<![\w.-])(?:standard[ _-]*)?n[cdv]\d*[a-z]*(?:[ _-]+[a-z]+\d+[a-z]*)?[ _-]*v\d+(?![\w.-])",
+                            re.IGNORECASE)
 
 
 class Catalog:
@@ -137,11 +147,51 @@ class Catalog:
         """Multi-word model names, GPU names written as words and unsupported accelerators inside a
         message ("serve mistral large 2 on tpu v5e"), so the parser can read names its grammar would
         split into plain words. Never raises."""
-        return self._resolver.find_names(text)
+        found = self._resolver.find_names(text)
+        machines = self._azure_names(text)
+        if not machines:
+            return found
+        free = [m for m in found if not any(m.start < a.end and a.start < m.end for a in machines)]
+        return sorted([*free, *machines], key=lambda m: m.start)
+
+    def _azure_names(self, text: str) -> list[NameMatch]:
+        """Azure VM names written as words ("ND H100 v5"), as one name-shaped word the parser reads as a machine
+        ("nd-h100-v5"); only names some offer has."""
+        out: list[NameMatch] = []
+        for m in _AZURE_IN_TEXT.finditer(text if isinstance(text, str) else ""):
+            if self.resolve_instance(m.group(0)) is not None:
+                glued = "-".join(re.split(r"[ _-]+", m.group(0).lower()))
+                out.append(NameMatch(start=m.start(), end=m.end(), text=m.group(0), kind="instance", id=glued))
+        return out
+
+    def _azure_instance(self, query: str, name: AzureName) -> InstanceResolution | None:
+        """An Azure size ("ND96isr H100 v5": that VM, its GPUs fixed) or series ("ND H100 v5", "NC A100 v4", "NDv5":
+        its sizes, as many machines as the job needs, like an AWS family); None when no Azure offer has it."""
+        if not name.accelerator and not name.vcpus:
+            shorthand = AZURE_SHORTHANDS.get((name.family, name.version))
+            if shorthand is None:
+                return None
+            name = name._replace(accelerator=shorthand)
+        azure = [(o, azure_name(o.instance_type)) for o in self._data.offers if o.provider == "azure"]
+        if name.vcpus:  # a size: the same family, vCPUs, features and version (the accelerator, when written)
+            size = next((o for o, a in azure if a is not None and (a.family, a.vcpus, a.features, a.version)
+                         == (name.family, name.vcpus, name.features, name.version)
+                         and name.accelerator in ("", a.accelerator)), None)
+            if size is None:
+                return None
+            return InstanceResolution(query=query, instance_type=size.instance_type, id=size.gpu,
+                                      gpus_per_node=size.gpus_per_node, provider=size.provider, offer_id=size.id)
+        series = [o for o, a in azure if a is not None and a.series.lower() == name.series.lower()]
+        largest = max(series, key=lambda o: (o.gpus_per_node, o.id), default=None)
+        if largest is None:
+            return None
+        return InstanceResolution(query=query, instance_type=name.series, id=largest.gpu, gpus_per_node=largest.gpus_per_node,
+                                  provider=largest.provider, offer_id=largest.id, family=True)
 
     def resolve_instance(self, text: str) -> InstanceResolution | None:
-        """'p5.48xlarge', 'ml.p4d.24xlarge', 'a3-highgpu-1g', 'gpu_8x_h100_sxm5' -> the GPU, how many per
-        node and whose; None when no offer has that instance type. Case-insensitive; never raises."""
+        """'p5.48xlarge', 'ml.p4d.24xlarge', 'a3-highgpu-1g', 'gpu_8x_h100_sxm5', 'ND96isr H100 v5' -> the GPU, how
+        many per node and whose; a family or series ('p5', 'ND H100 v5') -> its machines; None when no offer has that
+        instance type. Case-insensitive; never raises."""
         key = str(text).strip().lower()
         if not key:
             return None
@@ -154,7 +204,8 @@ class Catalog:
                 return InstanceResolution(query=str(text), instance_type=key, id=match.gpu, gpus_per_node=match.gpus_per_node,
                                           provider=match.provider, offer_id=match.id, family=True)
         if match is None:
-            return None
+            azure = azure_name(key)
+            return self._azure_instance(str(text), azure) if azure is not None else None
         return InstanceResolution(query=str(text), instance_type=match.instance_type, id=match.gpu,
                                   gpus_per_node=match.gpus_per_node, provider=match.provider, offer_id=match.id)
 

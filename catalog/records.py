@@ -10,7 +10,8 @@ traced back to where it came from. Units are in the field names (decimal GB, TB/
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -190,8 +191,8 @@ class Resolution(BaseModel):
 class NameMatch(BaseModel):
     """A name found inside a message by `Catalog.find_names`: characters `start:end` of the text.
 
-    `kind` is "model", "gpu" or "unsupported". `id` is set when the words name exactly one catalog
-    entry; `candidates` when they name a family that needs a choice ("Llama 4"); `display` is the
+    `kind` is "model", "gpu", "unsupported" or "instance" (a cloud machine written as words, "ND H100 v5": `id`
+    is its name as one word). `id` is set when the words name exactly one catalog entry; `candidates` when they name a family that needs a choice ("Llama 4"); `display` is the
     accelerator's name for "unsupported" ("TPU v5e").
     """
 
@@ -200,7 +201,7 @@ class NameMatch(BaseModel):
     start: int
     end: int
     text: str
-    kind: Literal["model", "gpu", "unsupported"]
+    kind: Literal["model", "gpu", "unsupported", "instance"]
     id: str | None = None
     candidates: tuple[str, ...] = ()
     display: str = ""
@@ -218,3 +219,50 @@ class InstanceResolution(BaseModel):
     provider: str
     offer_id: str
     family: bool = False  # "p5", "g5": a family of machine sizes, not one size (no GPU count follows from it)
+
+
+# Azure VM sizes are named Standard_<family><vCPUs><additive features>_<accelerator>_<version>
+# ("Standard_ND96isr_H100_v5"; learn.microsoft.com/azure/virtual-machines/vm-naming-conventions), and people write
+# the series the size belongs to: the name without its vCPU count and features ("ND H100 v5", "NC A100 v4"), or
+# the family and version alone ("NDv5").
+_AZURE_NAME = re.compile(r"(?:standard[ _-]*)?(n[cdv])(\d*)([a-z]*)(?:[ _-]+([a-z]+\d+[a-z]*))?[ _-]*(v\d+)")
+# Additive features Azure writes into a series name: "m" (memory-intensive) makes NDm A100 v4
+# (Standard_ND96amsr_A100_v4, A100 80GB) a series of its own beside ND A100 v4 (Standard_ND96asr_v4, A100 40GB).
+_SERIES_FEATURES = "m"
+
+
+class AzureName(NamedTuple):
+    """An Azure GPU VM name taken apart: 'Standard_NC24ads_A100_v4' -> (nc, 24, ads, a100, v4)."""
+
+    family: str  # "nc", "nd", "nv"
+    vcpus: str  # "" in a series name
+    features: str  # "ads", "isr"; in a series name only the letters Azure writes there ("m")
+    accelerator: str  # "" in a family-and-version shorthand ("NDv5")
+    version: str  # "v4", "v5"
+
+    @property
+    def series(self) -> str:
+        """'ND H100 v5', 'NDm A100 v4': the series as Azure writes it, the key a workload's `instance_type` holds."""
+        letters = "".join(c for c in self.features if c in _SERIES_FEATURES)
+        accelerator = f" {self.accelerator.upper()}" if self.accelerator else ""
+        return f"{self.family.upper()}{letters}{accelerator} {self.version}"
+
+
+def azure_name(text: str) -> AzureName | None:
+    """The Azure VM name `text` spells, whole, in any case and with spaces, '_' or '-' between its parts; else None."""
+    m = _AZURE_NAME.fullmatch(text.strip().lower())
+    if m is None:
+        return None
+    family, vcpus, features, accelerator, version = m.groups()
+    return AzureName(family, vcpus, features, accelerator or "", version)
+
+
+def instance_matches(instance_type: str, key: str) -> bool:
+    """Whether an offer's instance type is the machine a workload names (`Workload.instance_type`): the type itself,
+    a size of an AWS family ("p5" -> p5.48xlarge) or a size of an Azure series ("ND H100 v5" ->
+    Standard_ND96isr_H100_v5). Case-insensitive."""
+    t, k = instance_type.lower(), key.lower()
+    if t == k or t.startswith(k + "."):
+        return True
+    size = azure_name(t) if t.startswith("standard_n") else None
+    return size is not None and size.series.lower() == k

@@ -80,6 +80,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         assumptions.append(Assumption(field="model", value=arch.name, why=arch.notes[0] if arch.notes else "generic architecture"))
 
     result = evaluate(effective, arch, data, given=w)
+    lacking: Problem | None = None
+    if provider_lacks_gpu(w, data):  # "Lambda MI300X": planned where that GPU is rented, Lambda's own GPUs named
+        effective, assumptions, problems, result, lacking = _where_it_is_rented(w, arch, data, effective, assumptions,
+                                                                                problems, result)
+        problems.append(lacking)
     notes.extend(result.notes)
     no_fit = fits_nowhere_problem(result, effective, data)
     if no_fit is not None:
@@ -131,7 +136,9 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     elif chosen is None:
         memory, cluster, throughput = _report_without_options(effective, arch, data, result)
         if cluster is not None:
-            problems = [p for p in problems if p.code != "fits_nowhere"] + [_why_no_option(effective, data, cluster, memory)]
+            problems = [p for p in problems if p.code != "fits_nowhere"]
+            if lacking is None or not cluster.fits:  # the provider's problem already says why there is no price
+                problems.append(_why_no_option(effective, data, cluster, memory))
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
@@ -155,6 +162,69 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         egress=egress,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
+LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
+
+
+def provider_lacks_gpu(given: Workload, data: CatalogData) -> bool:
+    """The user named a rental provider and a GPU it has no offer of ("Lambda MI300X"), with no price of their own and
+    no machine named: there is nothing to price at that provider, and planning "your own hardware" answers a question
+    nobody asked."""
+    return bool(given.provider and given.gpu and given.hourly_rate is None and given.instance_type is None
+                and not owns_gpus(given) and data.provider(given.provider) is not None
+                and not any(o.gpu == given.gpu and o.provider == given.provider for o in data.offers))
+
+
+def _where_it_is_rented(given: Workload, arch: Architecture, data: CatalogData, effective: Workload,
+                        assumptions: list[Assumption], problems: list[Problem],
+                        result: Ranked) -> tuple[Workload, list[Assumption], list[Problem], Ranked, Problem]:
+    """The two ways out when the provider named does not rent the GPU named: that GPU at the providers that rent it
+    (planned in full, so the answer's plan and costs are real rentals; kept as asked when nobody rents it) and the
+    provider's own GPUs (its cheapest option, named). Returns the answer's workload, assumptions, problems, options
+    and the problem that says it up front."""
+    anywhere_given = given.model_copy(update={"provider": None})
+    anywhere_w, anywhere_assumed, anywhere_problems = apply_defaults(anywhere_given, data)
+    anywhere = evaluate(anywhere_w, arch, data, given=anywhere_given)
+    theirs_given = given.model_copy(update={"gpu": None, "gpu_count": None, "nodes": None, "gpu_memory_gb": None})
+    theirs_w, _, _ = apply_defaults(theirs_given, data)
+    theirs = evaluate(theirs_w, arch, data, given=theirs_given)
+    provider = data.provider(str(given.provider))
+    gpu = data.gpu(str(given.gpu))
+    who = provider.name if provider is not None else str(given.provider)
+    what = gpu.name if gpu is not None else str(given.gpu)
+    rented = anywhere.options or anywhere.fit_only is not None
+    ways = [f"{what} where it is rented: the plan below, cheapest at {_cheapest(anywhere)}" if rented
+            else f"no provider in the catalog rents the {what}: the plan below is for your own hardware"]
+    own = _cheapest(theirs)
+    if own:
+        shown = theirs.options[0].gpu if theirs.options else (theirs.fit_only.plan.gpu if theirs.fit_only else "")
+        short = data.gpu(shown).name if data.gpu(shown) is not None else shown  # type: ignore[union-attr]
+        ways.append(f"a GPU {who} rents: {own} (reply “try {short}”)")
+    else:
+        ways.append(f"no GPU {who} rents fits this")
+    lacking = Problem(code=PROVIDER_LACKS_GPU, field="provider",
+                      message=f"{who}{LACKS_SAID}the {what}: the catalog has no {who} offer of it. Two ways out: "
+                              + "; or ".join(ways) + ".")
+    if not rented:
+        return effective, assumptions, problems, result, lacking
+    return anywhere_w, anywhere_assumed, [*validate(anywhere_given, data), *anywhere_problems], anywhere, lacking
+
+
+def _cheapest(result: Ranked) -> str:
+    """The recommended option of a ranking as the way-out sentence names it: who, what, and its price ("" if none)."""
+    if result.options:
+        option = next((o for o in result.options if o.name == result.recommendation.primary), result.options[0])
+        run = _run_usd(option)
+        if option.mode == "inference":
+            speed = option.throughput.decode_tokens_per_s_per_sequence
+            per_user = f", {speed.value:,.1f} tokens/s per user" if speed is not None else ""
+            return f"{option.name}, ${option.total_usd:,.0f} a month{per_user}"
+        return f"{option.name}, ${run:,.0f} per run" if run else f"{option.name}, ${option.total_usd:,.0f} a month"
+    if result.fit_only is not None:
+        return f"{result.fit_only.name} at ${result.fit_only.usd_per_hour:,.2f}/hour"
+    return ""
 
 
 def disputed_price_note(chosen: Option | None, data: CatalogData, pricing: str | None = None) -> list[str]:
@@ -304,13 +374,24 @@ def _report_without_options(w: Workload, arch: Architecture, data: CatalogData,
     gpu = data.gpu(gpu_id) if gpu_id else None
     if gpu is None:
         return None, None, None
-    offer = next((o for o in data.offers if o.gpu == gpu.id and (w.provider is None or o.provider == w.provider)), None)
-    plan, memory = plan_cluster(w, arch, gpu, offer)
+    plan, memory = plan_cluster(w, arch, gpu, _report_offer(w, gpu, data))
     if (w.mode or "inference") in TRAINING_MODES:
         throughput = estimate_training(w, arch, gpu, plan.gpus)
     else:
         throughput = estimate_inference(w, arch, gpu, plan)
     return memory, plan, throughput
+
+
+def _report_offer(w: Workload, gpu: GpuRecord, data: CatalogData) -> OfferRecord | None:
+    """The machine the no-option report is planned on: "2x RTX 4090" is one box with two cards, so the smallest
+    offer that holds the GPUs the user fixed on one node (else the largest node there is); the first listed when no
+    count was given. Planned on a 1-GPU offer, two cards read as two nodes joined by InfiniBand."""
+    listed = [o for o in data.offers if o.gpu == gpu.id and (w.provider is None or o.provider == w.provider)]
+    count = w.gpu_count if w.gpu_count and not w.nodes else None
+    if not listed or count is None:
+        return listed[0] if listed else None
+    holds = [o for o in listed if o.gpus_per_node >= count]
+    return min(holds, key=lambda o: o.gpus_per_node) if holds else max(listed, key=lambda o: o.gpus_per_node)
 
 
 def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory: MemoryEstimate | None) -> Problem:

@@ -19,6 +19,7 @@ from engine.architecture import Architecture
 from engine.memory import (
     DEFAULT_OPTIONS,
     GB,
+    OFFLOADED_PARTS,
     Layout,
     MemoryOptions,
     estimate_memory,
@@ -281,27 +282,157 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
 
 
 def memory_fixes(w: Workload) -> list[str]:
-    """Changes that shrink the per-GPU peak for this workload, most effective first."""
-    mode = w.mode or "inference"
+    """Changes that shrink a serving plan's per-GPU peak, when `serving_fixes` measured none (training levers are
+    measured one by one in `training_fixes`)."""
     fixes: list[str] = []
-    if mode == "inference":
-        if w.precision not in ("int4", "nf4"):
-            fixes.append("int8/int4 weights (half / a quarter of BF16)")
-        fixes.append("a shorter context or fewer concurrent sequences (smaller KV cache)")
-        return fixes
-    if mode in ("full", "pretrain"):
-        fixes.append("QLoRA or LoRA (frozen base: no gradients or optimizer state for it)")
-        if w.optimizer in (None, "adamw"):
-            fixes.append("8-bit Adam (optimizer state 12 -> 6 bytes/param with the FP32 master copy)")
-    elif mode == "lora":
-        fixes.append("QLoRA (4-bit base: 0.5 instead of 2 bytes/param)")
-    if not w.gradient_checkpointing:
-        fixes.append("gradient checkpointing")
-    if (w.batch_size or 1) > 1:
-        fixes.append("a smaller micro-batch with gradient accumulation")
-    if (w.zero_stage or 0) < 3 and mode in ("full", "pretrain"):
-        fixes.append("ZeRO-3 / FSDP sharding")
+    if w.precision not in ("int4", "nf4"):
+        fixes.append("int8/int4 weights (half / a quarter of BF16)")
+    fixes.append("a shorter context or fewer concurrent sequences (smaller KV cache)")
     return fixes
+
+
+# FSDP CPU offload as Answer.AI's fsdp_qlora runs it (--use_cpu_offload): the state waits in host memory and each
+# layer is copied in as it runs. Its benchmarks (benchmarks_03_2024.md): about as fast as keeping it on the GPU on
+# a workstation with full x16 PCIe lanes, many times slower on cloud hosts with slow host memory.
+OFFLOAD_COST = ("slower as the host feeds the GPUs each step: about even on a workstation with full x16 PCIe lanes, many "
+                "times slower on cloud hosts with slow memory, by Answer.AI's fsdp_qlora benchmarks")
+# a full fine-tune's offload also runs the optimizer step on the CPU (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840)
+FULL_OFFLOAD_COST = "much slower: every step moves the state over PCIe and the optimizer step runs on the CPU"
+HOST_MEMORY_GB_PER_NODE = 2048  # an 8-GPU DGX H100 holds 2 TB of system memory (NVIDIA DGX H100 datasheet)
+LEVER_MIN_SAVING = 0.01  # a lever that saves under 1% of the peak is not offered (ZeRO-3 where TP already splits)
+SHORT_SEQUENCE = 512  # the shortest sequence offered as a lever when no longer one fits
+
+
+@dataclass(frozen=True)
+class Lever:
+    """One change that shrinks a training plan's per-GPU peak: a workload update (`update`), a memory-option
+    update (`options`), and what it costs besides memory. `method` levers change what is trained (LoRA for a full
+    fine-tune) and are not combined with the rest."""
+
+    label: str
+    update: tuple[tuple[str, object], ...] = ()
+    options: tuple[tuple[str, object], ...] = ()
+    cost: str = ""
+    method: bool = False
+
+
+def training_levers(w: Workload, lay: Layout) -> list[Lever]:
+    """The memory levers this training plan does not already use: a lever already on (checkpointing, micro-batch
+    1, ZeRO-3 on the fixed layout, 8-bit Adam) is not a fix, and pre-training has no adapter to fall back on."""
+    mode = w.mode
+    levers: list[Lever] = []
+    if mode == "full":
+        levers.append(Lever("LoRA (frozen 16-bit base: no gradients or optimizer state for it)",
+                            (("mode", "lora"), ("precision", "bf16"), ("optimizer", None), ("lora_rank", w.lora_rank or 16),
+                             ("zero_stage", None)), method=True))
+        levers.append(Lever("QLoRA (4-bit frozen base, trained adapters)", _QLORA + (("lora_rank", w.lora_rank or 16),),
+                            method=True))
+    elif mode == "lora":
+        levers.append(Lever("QLoRA (4-bit base: 0.5 instead of 2 bytes/param)", _QLORA, method=True))
+    if mode in ("full", "pretrain") and w.optimizer in (None, "adamw"):
+        levers.append(Lever("8-bit Adam (optimizer state 12 -> 6 bytes/param with the FP32 master copy)",
+                            (("optimizer", "adamw_8bit"),)))
+    if not w.gradient_checkpointing:
+        levers.append(Lever("gradient checkpointing", (("gradient_checkpointing", True),),
+                            cost="about a third more compute: the forward pass runs again in backward"))
+    if (w.batch_size or 1) > 1:
+        levers.append(Lever("micro-batch 1 with gradient accumulation", (("batch_size", 1),),
+                            cost="same effective batch, more steps"))
+    sharded = (("zero_stage", 3),) if lay.gpus > 1 else ()
+    if sharded and lay.zero_stage < 3:
+        levers.append(Lever("ZeRO-3 / FSDP sharding", sharded))
+    state = {"qlora": "the 4-bit base and adapters (FSDP cpu_offload)", "lora": "the frozen base and adapters (FSDP "
+             "cpu_offload)"}.get(str(mode), "weights, gradients and optimizer state (DeepSpeed ZeRO-Offload, FSDP cpu_offload)")
+    cost = OFFLOAD_COST if mode in ("lora", "qlora") else FULL_OFFLOAD_COST
+    levers.append(Lever(f"CPU offload of {state}", sharded, (("state_offload", True),), cost=cost))
+    return levers
+
+
+_QLORA: tuple[tuple[str, object], ...] = (("mode", "qlora"), ("precision", "nf4"), ("optimizer", "paged_adamw_8bit"),
+                                          ("zero_stage", None))
+
+
+def _fewest_bytes(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int, opts: MemoryOptions) -> float:
+    """The busiest GPU's bytes on the best of the layouts n GPUs allow: the figure a lever reaches."""
+    cands = _candidates(w, arch, n, gpn, max_tp) or [(1, 1, 3)]
+    return min(per_gpu_bytes(w, arch, resolve_layout(w, n, *c), opts) for c in cands)
+
+
+def _with(w: Workload, opts: MemoryOptions, levers: list[Lever]) -> tuple[Workload, MemoryOptions]:
+    update = {k: v for lever in levers for k, v in lever.update}
+    options = {k: v for lever in levers for k, v in lever.options}
+    return (w.model_copy(update=update) if update else w), (opts.model_copy(update=options) if options else opts)
+
+
+def _offloaded_gb(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int, opts: MemoryOptions) -> float:
+    """Host memory (GB) the offloaded state takes across all n GPUs: the state's parts on the best layout, times n."""
+    cands = _candidates(w, arch, n, gpn, max_tp) or [(1, 1, 3)]
+    lay = min((resolve_layout(w, n, *c) for c in cands), key=lambda lay_: per_gpu_bytes(w, arch, lay_, opts))
+    parts = estimate_memory(w, arch, n, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
+                            options=opts).components
+    return n * sum(parts[k].value for k in OFFLOADED_PARTS if k in parts)
+
+
+def _lever_text(lever: Lever, size: float, limit_bytes: float, extra: str = "") -> str:
+    enough = "" if size <= limit_bytes else ", not enough alone"
+    cost = f", {lever.cost}" if lever.cost else ""
+    return f"{lever.label}: {size / GB:,.1f} GB per GPU{extra}{enough}{cost}"
+
+
+def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[str], bool]:
+    """What keeps a training plan on the GPUs the user fixed, each lever measured by re-running the memory
+    estimate with it on over the layouts those GPUs allow, smallest peak first, and whether any one of them fits.
+    Only levers the plan does not already use, and only those that shrink it. When none fits alone, the levers
+    that keep the method are tried together, and the answer says plainly if even that does not fit."""
+    n, gpn, max_tp, opts, limit = p.n, p.gpn, p.max_tp, p.opts, p.limit_bytes
+    current = per_gpu_bytes(w, arch, p.lay, opts)
+    measured: list[tuple[float, str]] = []
+    kept: list[Lever] = []
+    for lever in training_levers(w, p.lay):
+        lw, lo = _with(w, opts, [lever])
+        size = _fewest_bytes(lw, arch, n, gpn, max_tp, lo)
+        if size > current * (1 - LEVER_MIN_SAVING):
+            continue
+        extra = ""
+        if dict(lever.options).get("state_offload"):
+            host = _offloaded_gb(lw, arch, n, gpn, max_tp, opts)
+            if host > HOST_MEMORY_GB_PER_NODE * math.ceil(n / gpn):
+                continue  # more than the servers' own memory holds: not a lever these GPUs have
+            extra = f" and ~{host:,.0f} GB of host memory"
+        measured.append((size, _lever_text(lever, size, limit, extra)))
+        if not lever.method:
+            kept.append(lever)
+    seq = int(w.seq_len or 2048)
+    if seq > SHORT_SEQUENCE:
+        longest = _longest_sequence(w, arch, n, gpn, max_tp, opts, limit)
+        shorter = max(longest, SHORT_SEQUENCE)
+        size = _fewest_bytes(w.model_copy(update={"seq_len": shorter}), arch, n, gpn, max_tp, opts)
+        if size <= current * (1 - LEVER_MIN_SAVING):
+            said = f"sequences of up to {shorter:,} tokens" if longest >= SHORT_SEQUENCE else f"{shorter:,}-token sequences"
+            measured.append((size, _lever_text(Lever(f"{said} (from {seq:,})"), size, limit)))
+            kept.append(Lever("", (("seq_len", shorter),)))
+    measured.sort(key=lambda m: m[0])
+    fits = any(size <= limit for size, _ in measured)
+    lines = [text for _, text in measured]
+    if not fits:
+        tw, to = _with(w, opts, kept)
+        together = _fewest_bytes(tw, arch, n, gpn, max_tp, to) if kept else current
+        if len(kept) > 1 and together <= limit:
+            return [*lines, f"these together, keeping the method: {together / GB:,.1f} GB per GPU"], True
+        lines.append(f"nothing known here fits on these {n} GPU(s)" + (
+            f": all of these together still need {together / GB:,.1f} GB per GPU" if len(kept) > 1 else ""))
+    return lines, fits
+
+
+def _longest_sequence(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int, opts: MemoryOptions,
+                      limit_bytes: float) -> int:
+    """The longest training sequence (to 64 tokens) that fits on n GPUs, 0 when none from 64 does."""
+    lo, hi = 0, int(w.seq_len or 2048)
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        fits = _fewest_bytes(w.model_copy(update={"seq_len": mid}), arch, n, gpn, max_tp, opts) <= limit_bytes
+        lo, hi = (mid, hi) if fits else (lo, mid)
+    return lo // 64 * 64
 
 
 def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
@@ -423,10 +554,13 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if p.unfit == "fixed":
         best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, p.limit_bytes, opts, node_cap)
         need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
-        fixes = (serving_fixes(w, arch, lay, opts, p.limit_bytes) if (w.mode or "inference") == "inference"
-                 else memory_fixes(w))
+        if (w.mode or "inference") == "inference":
+            fixes, keeps = serving_fixes(w, arch, lay, opts, p.limit_bytes), True
+        else:
+            fixes, keeps = training_fixes(w, arch, p)
         # what keeps their GPUs comes first (a team that fixed its GPUs usually owns or has them); more GPUs after
-        notes.append(f"does not fit on the {n} GPU(s) you fixed; to keep {'it' if n == 1 else 'them'}: " + " / ".join(fixes)
+        lead = f"to keep {'it' if n == 1 else 'them'}" if keeps else "no one change alone keeps it there"
+        notes.append(f"does not fit on the {n} GPU(s) you fixed; {lead}: " + " / ".join(fixes)
                      + f"; or, unconstrained, it needs {need}")
     elif p.unfit == "search":
         notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "

@@ -44,6 +44,9 @@ class MemoryOptions(BaseModel):
     include_buffers: bool = True  # ZeRO-3 all-gather / NF4 dequantisation working buffers
     optimizer_in_backward: bool = False  # step each parameter as its gradient lands: no full gradient buffer
     activation_offload: bool = False  # checkpointed layer inputs kept in host memory (torchtune offloading)
+    # weights, gradients and optimizer state kept in host memory, each layer brought to the GPU as it runs (FSDP
+    # CPUOffload(offload_params=True), DeepSpeed ZeRO-Offload): how Answer.AI's fsdp_qlora fits a 70B QLoRA on two 24 GB cards
+    state_offload: bool = False
     overhead_gb: float | None = None  # None: DEFAULT_OVERHEAD_GB
     double_quant: bool = True  # QLoRA NF4 double quantisation (the QLoRA paper default)
     logits_bytes_per_element: float = 6.0  # bf16 logits + fp32 upcast for the loss
@@ -158,6 +161,8 @@ def _weights_for_shard(arch: Architecture, layout: Layout) -> float:
 
 
 Part = tuple[float, str, dict, tuple[str, ...]]  # bytes, formula, inputs, notes
+# what CPU offload moves to host memory: the state, not the working set (activations, logits, gathered layers)
+OFFLOADED_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constants_gb", "adapter_gb")
 
 
 def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptions) -> dict[str, Part]:
@@ -189,6 +194,8 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
             bpe = bytes_per_element(w.precision if w.precision in ("bf16", "fp16", "fp32", "fp8", "int8") else "bf16")
             parts["weights_gb"] = (shard * bpe / div, f"frozen base params x {bpe:g} B", {**zin, "bytes_per_param": bpe}, ())
         if w.adapter_overhead_gb is not None:
+            if o.state_offload:
+                parts["weights_gb"] = (0.0, "in host memory (CPU offload)", *parts["weights_gb"][2:])
             parts["adapter_gb"] = (w.adapter_overhead_gb * GB, "fixed allowance given (adapter + optimizer + activations)",
                                    {"adapter_overhead_gb": w.adapter_overhead_gb}, ("article mode: no separate activation/overhead terms",))
             return parts
@@ -204,7 +211,11 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
         if w.mode == "qlora" and o.include_buffers:
             buf = 2 * arch.hidden * max(arch.ffn, arch.moe_ffn or 0, arch.heads * arch.head_dim)
             parts["buffers_gb"] = (buf, "largest projection dequantised to bf16 for its matmul", {"hidden": arch.hidden}, ())
-    if z >= 3 and d > 1 and o.include_buffers:
+    if o.state_offload:
+        for name in OFFLOADED_PARTS:
+            if name in parts:
+                parts[name] = (0.0, "in host memory (CPU offload)", parts[name][2], parts[name][3])
+    if (z >= 3 and d > 1 or o.state_offload) and o.include_buffers:
         layer = (arch.total_params - arch.embedding_params - arch.head_params) / max(1, arch.layers) / lay.tp
         gathered_bpp = 0.5 + NF4_DQ_BITS / 8 if w.mode == "qlora" else (4.0 if w.precision == "fp32" else 2.0)
         parts["buffers_gb"] = (parts.get("buffers_gb", (0,))[0] + 2 * gathered_bpp * layer,
@@ -298,6 +309,7 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
     flash = True if w.flash_attention is None else w.flash_attention
     ckpt = bool(w.gradient_checkpointing)
     by_tp: dict[int, tuple[float, float]] = {}
+    held = 0.0 if o.state_offload else 1.0  # the state's share on the GPU (OFFLOADED_PARTS)
 
     def size(lay: Layout) -> float:
         shard = _weights_for_shard(arch, lay)
@@ -305,9 +317,9 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
         total = 0.0
         buffers: float | None = None
         if full:
-            total += max(0.0, float(shard * bpp["weights"] / (d if z >= 3 else 1)))
-            total += 0.0 if o.optimizer_in_backward else max(0.0, float(shard * bpp["gradients"] / (d if z >= 2 else 1)))
-            total += max(0.0, float(shard * bpp["optimizer"] / (d if z >= 1 else 1)))
+            total += max(0.0, float(shard * bpp["weights"] / (d if z >= 3 else 1))) * held
+            total += 0.0 if o.optimizer_in_backward else max(0.0, float(shard * bpp["gradients"] / (d if z >= 2 else 1))) * held
+            total += max(0.0, float(shard * bpp["optimizer"] / (d if z >= 1 else 1))) * held
         else:
             div = d if z >= 3 else 1
             if qlora:
@@ -315,16 +327,16 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
                 base = linear * 0.5 + (shard - linear) * 2
                 if flat:
                     linear, base = shard, shard * 0.5
-                total += max(0.0, float(base / div))
+                total += max(0.0, float(base / div)) * held
             else:
-                total += max(0.0, float(shard * frozen_bpe / div))
+                total += max(0.0, float(shard * frozen_bpe / div)) * held
             if flat:
                 return total + max(0.0, float(w.adapter_overhead_gb * GB))  # type: ignore[operator]
             if qlora:
-                total += max(0.0, float(linear * qbits / 8 / div))
-            total += max(0.0, float(adapter / lay.tp / (d if z >= 1 else 1)))
+                total += max(0.0, float(linear * qbits / 8 / div)) * held
+            total += max(0.0, float(adapter / lay.tp / (d if z >= 1 else 1))) * held
             buffers = dq_buffer
-        if z >= 3 and d > 1 and o.include_buffers:
+        if (z >= 3 and d > 1 or o.state_offload) and o.include_buffers:
             buffers = (buffers or 0) + 2 * gathered_bpp * (body_per_layer / lay.tp)
         if buffers is not None:
             total += max(0.0, float(buffers))
@@ -390,7 +402,7 @@ def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuReco
 
 __all__ = [
     "DEFAULT_HEADROOM", "DEFAULT_OVERHEAD_GB", "INT4_GROUP_BYTES", "Layout", "MemoryOptions", "NF4_BITS",
-    "NF4_DQ_BITS", "activation_bytes", "bytes_per_element", "estimate_memory", "kv_cache_bytes",
+    "NF4_DQ_BITS", "OFFLOADED_PARTS", "activation_bytes", "bytes_per_element", "estimate_memory", "kv_cache_bytes",
     "layer_activation_bytes", "lora_trainable_params", "optimizer_bytes_per_param", "per_gpu_bytes",
     "resolve_layout", "usable_gb",
 ]

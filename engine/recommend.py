@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord
+from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord, instance_matches
 from engine.architecture import Architecture, lora_trainable_params
 from engine.cluster import compute_capability, max_tensor_parallel
 from engine.egress import egress_for
@@ -249,9 +249,8 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
     offers = by_gpu.get(gpu.id, [])
     if w.provider is not None:
         offers = [o for o in offers if o.provider == w.provider]
-    if w.instance_type:  # the machine the user named, in any region it is listed in (a family: any of its sizes)
-        key = w.instance_type.lower()
-        named = [o for o in offers if o.instance_type.lower() == key or o.instance_type.lower().startswith(key + ".")]
+    if w.instance_type:  # the machine the user named, in any region it is listed in (a family or series: its sizes)
+        named = [o for o in offers if instance_matches(o.instance_type, w.instance_type)]
         offers = named or offers
     return offers
 

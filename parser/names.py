@@ -69,7 +69,10 @@ _COMMON_AFTER_VERB = frozenset(_COMMON_AFTER_VERB_WORDS.split())
 _INSTANCE_SHAPED = re.compile(
     r"(?:ml\.)?[a-z]+\d+[a-z]*\.\d*x?(?:large|medium|small|metal)|[a-z]\d+-(?:high|mega|ultra|edge)gpu-\d+g"
     r"|[a-z]\d+-standard-\d+"
+    r"|(?:standard-)?n[cdv]\d*[a-z]*(?:-[a-z]+\d+[a-z]*)?-?v\d+"
 )
+# An Azure VM name as `Catalog.find_names` glues it from words ("nd h100 v5" -> "nd-h100-v5", "ndv5")
+_AZURE_GLUED = re.compile(r"(?:standard-)?n[cdv]\d*[a-z]*(?:-[a-z]+\d+[a-z]*)?-?v\d+")
 
 # A checkpoint's weight format written in its name ("…-Instruct-FP8", "…-AWQ-INT4", "…-GPTQ-Int8", "…-bnb-4bit"):
 # quantized repos on the Hub are named so, and vLLM serves them in that format
@@ -176,6 +179,8 @@ class NameReader:
         per_node = int(getattr(found, "gpus_per_node", 1) or 1)
         instances = count or 1
         instance_type = getattr(found, "instance_type", None)
+        if isinstance(instance_type, str) and _AZURE_GLUED.fullmatch(name):
+            name = instance_type  # glued from the user's words ("nd-h100-v5"): said as Azure writes it, “ND H100 v5”
         if getattr(found, "family", False) is True and isinstance(instance_type, str):
             # "on AWS p5": the family's machines, as many as the job needs, not one of its largest
             values_f: dict[str, Any] = {"gpu": found.id, "instance_type": instance_type}

@@ -795,3 +795,30 @@ def test_an_instance_family_is_its_machines_not_one_of_the_largest(real_advisor)
     assert view.headline.startswith("✅ Fits in 4-bit weights: serving Llama 3.1 8B on 1× A10G"), view.headline
     assert any(n.startswith("Weights: 4-bit; 8-bit fits the 1 GPU you fixed too but ranks after it") for n in view.notes), \
         view.notes
+
+
+def test_an_azure_series_is_that_machine_not_a_bare_h100(real_advisor) -> None:
+    """"ND H100 v5" is Azure's 8x H100 VM series: it was read as a bare "H100" plus an unknown "v5", and "NDv5" as
+    one H100 NVL. Both are priced on Standard_ND96isr_H100_v5; "NC A100 v4" is its 1-, 2- and 4-GPU sizes."""
+    for said in ("serve llama 3.1 70b on Azure ND H100 v5", "serve llama 3.1 70b on Azure NDv5"):
+        response, view = _answer(real_advisor, said)
+        assert response.advice.workload.instance_type == "ND H100 v5", said
+        assert not response.advice.problems and not any("v5”" in n and "know" in n for n in view.notes), view.notes
+        assert {o.offer_id for o in response.advice.options} == {"azure:Standard_ND96isr_H100_v5:eastus"}
+        assert any(n.startswith("“ND H100 v5”: h100-sxm machines of that family on azure") for n in view.notes), view.notes
+    response, _ = _answer(real_advisor, "serve llama 3.1 70b for 50 users on Azure NC A100 v4")
+    assert {(o.offer_id or "").split(":")[1] for o in response.advice.options} <= {
+        "Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4"}
+
+
+def test_a_provider_that_does_not_rent_the_gpu_named_is_said_up_front(real_advisor) -> None:
+    """"on Lambda MI300X": Lambda rents no MI300X. It was a green tick over "your own hardware" at 10.6 tokens/s per
+    user; now the headline says it, the plan is MI300X where it is rented, and Lambda's own GPUs are named."""
+    response, view = _answer(real_advisor, "serve llama 3.3 70b for 20 users on Lambda MI300X")
+    assert view.headline.startswith("⚠️ Fits, but not at Lambda: serving Llama 3.3 70B on "), view.headline
+    [said] = [p for p in view.problems if p.startswith("Lambda does not rent the Instinct MI300X")]
+    assert "a GPU Lambda rents: Lambda " in said and "your own hardware" not in said
+    assert all(o.gpu == "mi300x" and not (o.offer_id or "").startswith("lambda:") for o in response.advice.options)
+    speed = response.advice.throughput.decode_tokens_per_s_per_sequence
+    assert speed is not None and speed.value >= 20
+    _first_message_ok(response, real_advisor)

@@ -209,3 +209,49 @@ def test_instance_types_resolve_to_gpu_count_and_provider() -> None:
     assert sm is not None and (sm.id, sm.gpus_per_node, sm.provider) == ("a100-sxm-40gb", 8, "sagemaker")
     assert catalog.resolve_instance("not-an-instance") is None
     assert catalog.resolve_instance("") is None
+
+
+@pytest.mark.parametrize(("said", "instance_type", "gpu", "family"), [
+    ("ND H100 v5", "ND H100 v5", "h100-sxm", True),  # a series: its machines, as many as the job needs
+    ("nd-h100-v5", "ND H100 v5", "h100-sxm", True),  # as the parser glues it
+    ("NDv5", "ND H100 v5", "h100-sxm", True),
+    ("ND96isr H100 v5", "Standard_ND96isr_H100_v5", "h100-sxm", False),  # a size: one VM, its 8 GPUs
+    ("standard nd96isr h100 v5", "Standard_ND96isr_H100_v5", "h100-sxm", False),
+    ("ND A100 v4", "ND A100 v4", "a100-sxm-40gb", True),
+    ("NDm A100 v4", "NDm A100 v4", "a100-sxm-80gb", True),  # the memory-intensive series is its own (A100 80GB)
+    ("ND MI300X v5", "ND MI300X v5", "mi300x", True),
+    ("ND H200 v5", "ND H200 v5", "h200-sxm", True),
+    ("NC A100 v4", "NC A100 v4", "a100-pcie-80gb", True),
+    ("NC H100 v5", "NC H100 v5", "h100-nvl", True),
+])
+def test_azure_vm_names_as_people_write_them(said: str, instance_type: str, gpu: str, family: bool) -> None:
+    """Azure's series and size names (learn.microsoft.com GPU size series) resolve to the catalog's Azure offers."""
+    from catalog import open_catalog
+
+    found = _shared_catalog(open_catalog).resolve_instance(said)
+    assert found is not None and (found.instance_type, found.id, found.provider, found.family) == (
+        instance_type, gpu, "azure", family)
+
+
+def test_an_azure_series_is_its_sizes_and_nothing_else() -> None:
+    """"NC A100 v4" is the NC24ads/48ads/96ads A100 v4 sizes; "ND A100 v4" (A100 40GB) is not NDm A100 v4 (80GB);
+    an Azure name no offer has, or another family's shorthand, is not a machine."""
+    from catalog import open_catalog
+    from catalog.records import instance_matches
+
+    catalog = _shared_catalog(open_catalog)
+    nc = {o.instance_type for o in catalog.offers() if instance_matches(o.instance_type, "NC A100 v4")}
+    assert nc == {"Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4"}
+    assert not instance_matches("Standard_ND96amsr_A100_v4", "ND A100 v4")
+    assert instance_matches("p5.48xlarge", "p5") and not instance_matches("p5e.48xlarge", "p5")
+    for unknown in ("NC T4 v9", "NCv3", "ND GB300 v6"):
+        assert catalog.resolve_instance(unknown) is None
+
+
+def test_azure_names_in_a_message_are_found_as_one_machine() -> None:
+    from catalog import open_catalog
+
+    found = _shared_catalog(open_catalog).find_names("serve llama 3.1 70b on azure nd h100 v5")
+    machine = [m for m in found if m.kind == "instance"]
+    assert [(m.text, m.id) for m in machine] == [("nd h100 v5", "nd-h100-v5")]
+    assert any(m.kind == "model" for m in found)

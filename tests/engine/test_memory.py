@@ -108,3 +108,21 @@ def test_headroom_and_fits():
     w = workload(mode="inference", headroom=0.15)
     m = estimate_memory(w, arch, 1, A100_40)
     assert m.usable_gb_per_gpu == pytest.approx(34.0) and m.fits
+
+
+def test_cpu_offload_keeps_only_the_working_set_and_the_layer_in_flight_on_the_gpu() -> None:
+    """FSDP CPU offload / ZeRO-Offload: weights, gradients, optimizer state (and a QLoRA's constants and adapters)
+    live in host memory; the GPU keeps activations, logits, overhead and the layers being gathered, even on one GPU."""
+    from engine.memory import OFFLOADED_PARTS
+
+    arch = architecture_for(LLAMA3_8B, None)
+    for mode in ("full", "qlora"):
+        w = workload(mode=mode, precision="nf4" if mode == "qlora" else "bf16", gradient_checkpointing=True)
+        kept = estimate_memory(w, arch, 1, options=MemoryOptions())
+        moved = estimate_memory(w, arch, 1, options=MemoryOptions(state_offload=True))
+        assert all(moved.components[k].value == 0 for k in OFFLOADED_PARTS if k in moved.components)
+        kept_buffers = kept.components["buffers_gb"].value if "buffers_gb" in kept.components else 0.0
+        assert moved.components["buffers_gb"].value > kept_buffers
+        for k in ("activations_gb", "logits_gb", "overhead_gb"):
+            assert moved.components[k].value == kept.components[k].value
+        assert moved.per_gpu_gb < kept.per_gpu_gb / 2

@@ -26,7 +26,7 @@ OPTIONS = st.builds(
     MemoryOptions,
     recipe=st.sampled_from(["amp_fp32_grads", "amp_bf16_grads", "pure_bf16"]),
     include_activations=st.booleans(), include_buffers=st.booleans(), optimizer_in_backward=st.booleans(),
-    activation_offload=st.booleans(), overhead_gb=st.sampled_from([None, 0.0, 2.5]), double_quant=st.booleans(),
+    activation_offload=st.booleans(), state_offload=st.booleans(), overhead_gb=st.sampled_from([None, 0.0, 2.5]), double_quant=st.booleans(),
     loss_chunks=st.sampled_from([1, 8]),
 )
 

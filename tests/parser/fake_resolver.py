@@ -125,6 +125,20 @@ INSTANCES = {
     "a3-highgpu-1g": ("h100-sxm", 1, "gcp"),
     "a3-highgpu-8g": ("h100-sxm", 8, "gcp"),
 }
+# Azure VM names as people write them, words joined by spaces (the real catalog reads any Azure size or series its
+# offers have): series read as that family of machines, sizes as one VM (instance type as Azure spells it)
+AZURE = {
+    "nd h100 v5": ("h100-sxm", 8, "ND H100 v5", True),
+    "ndv5": ("h100-sxm", 8, "ND H100 v5", True),
+    "nd96isr h100 v5": ("h100-sxm", 8, "Standard_ND96isr_H100_v5", False),
+    "standard nd96isr h100 v5": ("h100-sxm", 8, "Standard_ND96isr_H100_v5", False),
+    "nd a100 v4": ("a100-sxm-40gb", 8, "ND A100 v4", True),
+    "ndm a100 v4": ("a100-sxm-80gb", 8, "NDm A100 v4", True),
+    "nd mi300x v5": ("mi300x", 8, "ND MI300X v5", True),
+    "nd h200 v5": ("h200-sxm", 8, "ND H200 v5", True),
+    "nc a100 v4": ("a100-pcie-80gb", 4, "NC A100 v4", True),
+    "nc h100 v5": ("h100-nvl", 2, "NC H100 v5", True),
+}
 
 
 @dataclass(frozen=True)
@@ -145,6 +159,7 @@ class FakeInstance:
     id: str
     gpus_per_node: int
     provider: str
+    family: bool = False
 
 
 class FakeResolver:
@@ -169,6 +184,10 @@ class FakeResolver:
         """Like `catalog.Catalog.resolve_instance`: exact instance type, case-insensitive, else None."""
         self.calls += 1
         key = str(text).strip().lower()
+        azure = AZURE.get(re.sub(r"[\s_-]+", " ", key))
+        if azure is not None:
+            gpu, per_node, instance_type, family = azure
+            return FakeInstance(text, instance_type, gpu, per_node, "azure", family)
         if key not in INSTANCES:
             return None
         gpu, per_node, provider = INSTANCES[key]
@@ -187,7 +206,9 @@ class FakeResolver:
                 span = text[start:end]
                 key = _key(span)
                 match = None
-                if key in unsupported or key.rstrip("s") in unsupported:
+                if re.sub(r"[\s_-]+", " ", span.lower()) in AZURE:
+                    match = FakeMatch(start, end, span, "instance", "-".join(re.split(r"[\s_-]+", span.lower())))
+                elif key in unsupported or key.rstrip("s") in unsupported:
                     match = FakeMatch(start, end, span, "unsupported", display=unsupported.get(key) or unsupported[key.rstrip("s")])
                 elif (n >= 2 or "/" in span) and key in self._models:
                     match = FakeMatch(start, end, span, "model", self._models[key])
