@@ -189,6 +189,16 @@ class Catalog:
                                   provider=largest.provider, offer_id=largest.id, family=True)
 
     def resolve_instance(self, text: str) -> InstanceResolution | None:
+        """`_resolve_instance` with the GPU's and provider's display names, for the notes that say it back."""
+        found = self._resolve_instance(text)
+        if found is None:
+            return None
+        gpu = self._data.gpu(found.id)
+        provider = next((p for p in self._data.providers if p.id == found.provider), None)
+        return found.model_copy(update={"gpu_name": gpu.name if gpu is not None else "",
+                                        "provider_name": provider.name if provider is not None else ""})
+
+    def _resolve_instance(self, text: str) -> InstanceResolution | None:
         """'p5.48xlarge', 'ml.p4d.24xlarge', 'a3-highgpu-1g', 'gpu_8x_h100_sxm5', 'ND96isr H100 v5' -> the GPU, how
         many per node and whose; a family or series ('p5', 'ND H100 v5') -> its machines; None when no offer has that
         instance type. Case-insensitive; never raises."""

@@ -219,6 +219,8 @@ class InstanceResolution(BaseModel):
     provider: str
     offer_id: str
     family: bool = False  # "p5", "g5": a family of machine sizes, not one size (no GPU count follows from it)
+    gpu_name: str = ""  # as answers name them ("H100 SXM5 80GB", "Microsoft Azure"): ids are not for users
+    provider_name: str = ""
 
 
 # Azure VM sizes are named Standard_<family><vCPUs><additive features>_<accelerator>_<version>

@@ -187,17 +187,17 @@ class NameReader:
             provider_f = getattr(found, "provider", None)
             if provider_f:
                 values_f["provider"] = provider_f
-            return Said("hardware", text, values_f, notes=[f"“{name}”: {found.id} machines of that family"
-                                                           + (f" on {provider_f}" if provider_f else "")])
+            return Said("hardware", text, values_f, notes=[f"“{name}”: {_shown(found, 'gpu')} machines of that family"
+                                                           + (f" on {_shown(found, 'provider')}" if provider_f else "")])
         values: dict[str, Any] = {"gpu": found.id, "gpu_count": instances * per_node}
         if isinstance(instance_type, str) and instance_type:
             values["instance_type"] = instance_type
         provider = getattr(found, "provider", None)
         if provider:
             values["provider"] = provider
-        where = f" on {provider}" if provider else ""
+        where = f" on {_shown(found, 'provider')}" if provider else ""
         total = f": {instances} × {per_node} = {instances * per_node} GPUs" if instances > 1 else ""
-        note = f"“{name}” is {per_node}× {found.id}{where}{total}"
+        note = f"“{name}” is {per_node}× {_shown(found, 'gpu')}{where}{total}"
         return Said("hardware", text, values, notes=[note])
 
     def _resolve_gpu(self, name: str) -> Resolved | None:
@@ -458,3 +458,10 @@ def with_catalog_size(resolver: NameResolver | None, base: Any, updates: dict[st
     if updates.get("gpu") and "unsupported_accelerator" not in updates and getattr(base, "unsupported_accelerator", None):
         updates["unsupported_accelerator"] = None
     return updates
+
+
+def _shown(found: Any, what: str) -> str:
+    """The GPU or provider of a resolved instance as answers name them; the id where the resolver gives no name."""
+    name = getattr(found, f"{what}_name", "")
+    fallback = getattr(found, "id" if what == "gpu" else "provider", "")
+    return name if isinstance(name, str) and name else str(fallback)

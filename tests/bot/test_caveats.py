@@ -805,7 +805,7 @@ def test_an_azure_series_is_that_machine_not_a_bare_h100(real_advisor) -> None:
         assert response.advice.workload.instance_type == "ND H100 v5", said
         assert not response.advice.problems and not any("v5”" in n and "know" in n for n in view.notes), view.notes
         assert {o.offer_id for o in response.advice.options} == {"azure:Standard_ND96isr_H100_v5:eastus"}
-        assert any(n.startswith("“ND H100 v5”: h100-sxm machines of that family on azure") for n in view.notes), view.notes
+        assert any(n.startswith("“ND H100 v5”: H100 SXM5 80GB machines of that family on Microsoft Azure") for n in view.notes), view.notes
     response, _ = _answer(real_advisor, "serve llama 3.1 70b for 50 users on Azure NC A100 v4")
     assert {(o.offer_id or "").split(":")[1] for o in response.advice.options} <= {
         "Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4"}

@@ -161,6 +161,19 @@ class FakeInstance:
     provider: str
     family: bool = False
 
+    @property
+    def gpu_name(self) -> str:  # as the real catalog names them in notes
+        return INSTANCE_NAMES.get(self.id, "")
+
+    @property
+    def provider_name(self) -> str:
+        return INSTANCE_NAMES.get(self.provider, "")
+
+
+INSTANCE_NAMES = {"h100-sxm": "H100 SXM5 80GB", "a100-sxm-40gb": "A100 SXM4 40GB", "a100-sxm-80gb": "A100 SXM4 80GB",
+                  "a10g": "A10G 24GB", "azure": "Microsoft Azure", "aws": "AWS (EC2)", "sagemaker": "Amazon SageMaker",
+                  "gcp": "Google Cloud (Compute Engine)"}
+
 
 class FakeResolver:
     """Counts calls so tests can check the parser does not look names up in bulk."""
