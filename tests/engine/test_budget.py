@@ -8,17 +8,11 @@ from typing import Any
 
 import pytest
 
-from catalog import open_catalog
 from engine.advise import advise
 from engine.models import Workload
 from engine.recommendation import BUDGET_NOTE, per_user_speed, work_usd
 
 SERVE_70B = Workload(mode="inference", model="llama-3.1-70b", concurrency=100)
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.db").data()
 
 
 def _budget_note(notes: tuple[str, ...] | list[str]) -> str:

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from bot.caveats import decision_caveats
-from catalog import open_catalog
 from engine.advise import advise
 from engine.defaults import DEFAULT_JOB_HOURS
 from engine.models import Workload
@@ -18,11 +17,6 @@ from engine.units import HOURS_PER_MONTH
 from parser import Conversation
 
 JOB = Workload(mode="inference", model="llama-3.1-8b", batch_items=10_000_000, input_tokens=500, output_tokens=100)
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.db").data()
 
 
 def _job_note(notes: tuple[str, ...] | list[str]) -> str:

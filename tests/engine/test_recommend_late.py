@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from catalog import open_catalog
 from engine.advise import advise
 from engine.models import Advice, Workload
 from engine.offer_plans import lateness
@@ -18,11 +17,6 @@ from engine.recommendation import work_usd
 GUESSED = Workload(mode="qlora", params_b=70, dataset_gb=500, runs_per_month=20, data_location="aws")
 ON_TIME = Workload(mode="pretrain", params_b=7, dataset_tokens=1_000_000_000_000, deadline_hours=336)
 PLAIN = Workload(mode="qlora", params_b=70, dataset_tokens=1_000_000_000, runs_per_month=20, data_location="aws")
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.db").data()
 
 
 def _late(advice: Advice, hours: float | None) -> int:

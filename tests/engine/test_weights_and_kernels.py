@@ -9,15 +9,9 @@ from typing import Any
 
 import pytest
 
-from catalog import open_catalog
 from engine.advise import advise
 from engine.models import Workload
 from engine.recommend import NO_INTEGER_KERNELS_NOTE
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.db").data()
 
 
 def _vendor(data: Any, gpu_id: str) -> str:
