@@ -222,14 +222,10 @@ def _idle_fixed_line(advice: Advice) -> str | None:
     return f"The GPU count you fixed: {note[len(IDLE_FIXED_NOTE):]}" if note else None
 
 
-def _budget_line(advice: Advice) -> str | None:
-    note = _starting(advice.notes, BUDGET_NOTE)
-    return f"Budget: {note[len(BUDGET_NOTE):]}" if note else None
-
-
-def _job_line(advice: Advice) -> str | None:
-    note = _starting(advice.notes, JOB_NOTE)
-    return f"Job: {note[len(JOB_NOTE):]}" if note else None
+def _relabelled(advice: Advice, prefix: str, label: str) -> str | None:
+    """The engine's note that starts with `prefix` ("budget: ", "job: "), led by the first message's `label`."""
+    note = _starting(advice.notes, prefix)
+    return f"{label}: {note[len(prefix):]}" if note else None
 
 
 def _reservation_line(advice: Advice) -> str | None:
@@ -399,7 +395,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     price, reservation = _price_line(advice, buying), _reservation_line(advice)
     if price is not None and reservation is not None:  # one line for the two things said about the price
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
-    lines = [_job_line(advice), _budget_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_relabelled(advice, JOB_NOTE, "Job"), _relabelled(advice, BUDGET_NOTE, "Budget"), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

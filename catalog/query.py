@@ -194,7 +194,7 @@ class Catalog:
         if found is None:
             return None
         gpu = self._data.gpu(found.id)
-        provider = next((p for p in self._data.providers if p.id == found.provider), None)
+        provider = self._data.provider(found.provider)
         return found.model_copy(update={"gpu_name": gpu.name if gpu is not None else "",
                                         "provider_name": provider.name if provider is not None else ""})
 

@@ -38,7 +38,7 @@ from engine.recommend import (
     evaluate,
     owns_gpus,
 )
-from engine.recommendation import fits_nowhere_problem
+from engine.recommendation import fits_nowhere_problem, recommended
 from engine.tco import RESERVED_DISCOUNT_ASSUMED, row_usd
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
@@ -215,7 +215,7 @@ def _where_it_is_rented(given: Workload, arch: Architecture, data: CatalogData, 
 def _cheapest(result: Ranked) -> str:
     """The recommended option of a ranking as the way-out sentence names it: who, what, and its price ("" if none)."""
     if result.options:
-        option = next((o for o in result.options if o.name == result.recommendation.primary), result.options[0])
+        option = recommended(result.options, result.recommendation) or result.options[0]
         run = _run_usd(option)
         if option.mode == "inference":
             speed = option.throughput.decode_tokens_per_s_per_sequence
@@ -440,8 +440,7 @@ def _chosen_option(result: Ranked, w: Workload) -> Option | None:
         return None
     if w.gpu is not None:
         return next((o for o in result.options if o.gpu == w.gpu), result.options[0])
-    primary = result.recommendation.primary
-    return next((o for o in result.options if o.name == primary), result.options[0])
+    return recommended(result.options, result.recommendation)
 
 
 def _missing(w: Workload, assumptions: list[Assumption]) -> tuple[str, ...]:

@@ -167,12 +167,17 @@ BUDGET_NOTE = "budget: "
 JOB_NOTE = "job: "
 
 
+def recommended(options: list[Option], rec: Recommendation) -> Option | None:
+    """The option the recommendation names, else the first ranked (None when nothing was ranked)."""
+    return next((o for o in options if o.name == rec.primary), options[0] if options else None)
+
+
 def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
     """An offline job over `w.batch_items` prompts: how long it runs on the pick at the rate it was sized for, and
     what that costs (the pick's monthly bill is the same fleet around the clock). "" for anything else."""
     if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES:
         return ""
-    pick = next((o for o in options if o.name == rec.primary), options[0] if options else None)
+    pick = recommended(options, rec)
     if pick is None:
         return ""
     hours = w.batch_items / w.requests_per_s / 3600

@@ -492,10 +492,10 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
         notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
                      f"{comm_s * 1e3:.1f} ms per token")
     moe_s = moe_layer_seconds(arch)
-    formula = "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time)"
+    moe_term = f" + MoE layers x {MOE_LAYER_DECODE_S * 1e3:g} ms" if moe_s else ""
+    formula = f"1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time{moe_term})"
     if moe_s:
         inputs["moe_layer_s"] = round(moe_s, 6)
-        formula = "1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time + MoE layers x 0.15 ms)"
         notes.append(f"MoE routing and expert kernels add {moe_s * 1e3:.1f} ms per token ({arch.moe_layers} MoE layers x "
                      f"{MOE_LAYER_DECODE_S * 1e3:.2f} ms, fitted on vLLM runs of Qwen3-30B-A3B and DeepSeek-V3): at a "
                      "few users an MoE decodes well below what its active parameters alone suggest")
