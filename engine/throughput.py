@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import cast
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
@@ -362,7 +363,8 @@ def context_tokens(w: Workload) -> tuple[int, str]:
 
 
 def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int,
-                         kind: str) -> Callable[[int], tuple[float, float, float, float]]:
+                         kind: str, shared: dict[tuple[object, ...], object] | None = None,
+                         ) -> Callable[[int], tuple[float, float, float, float]]:
     """batch -> (step, memory time, compute time, communication time) of one decode step on a replica
     of tp x pp GPUs, with everything that does not depend on the batch computed once (the serving
     search calls it for many batch sizes).
@@ -371,17 +373,21 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     stages (weights / tp read in all), while pp micro-batches in flight keep every stage busy: the
     replica's aggregate rate is batch / step, as for one tp group holding everything."""
     prec = w.precision or "bf16"
-    ctx, _ = context_tokens(w)
-    kv_per_seq = kv_cache_bytes(arch, ctx, 1, 1.0 if prec == "fp8" else 2.0)
+    per_workload = shared.get(("decode_constants",)) if shared is not None else None
+    if per_workload is None:  # what no GPU changes: the serving search shares it across GPUs and groups
+        ctx, _ = context_tokens(w)
+        per_workload = (kv_cache_bytes(arch, ctx, 1, 1.0 if prec == "fp8" else 2.0),
+                        2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx,
+                        None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1), moe_layer_seconds(arch))
+        if shared is not None:
+            shared[("decode_constants",)] = per_workload
+    kv_per_seq, flops_per_seq, dense_read, moe_s = cast(tuple[float, float, float | None, float], per_workload)
     kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
     bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w, gpu)
     kv_bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * kv_read_efficiency(w, gpu)
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     compute_rate = peak * 1e12 * compute_efficiency(gpu) * tp
-    flops_per_seq = 2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx
-    dense_read = None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1)
-    pipeline_s = (pp - 1) * PIPELINE_HOP_S
-    moe_s = moe_layer_seconds(arch)  # every stage's layers, one after another for a given token
+    pipeline_s = (pp - 1) * PIPELINE_HOP_S  # moe_s: every stage's MoE layers, one after another for a given token
 
     def step(batch: int) -> tuple[float, float, float, float]:
         w_read = dense_read if dense_read is not None else weight_bytes_read_per_step(arch, prec, batch)
