@@ -43,10 +43,10 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import LACKS_SAID, PROVIDER_LACKS_GPU, REASONING_NOTE, REASONING_REPLY_TOKENS
-from engine.models import Advice, ClusterPlan, Option, TargetCheck
+from engine.models import Advice, ClusterPlan, Option, TargetCheck, Workload
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
-from engine.recommendation import BUDGET_NOTE
+from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from engine.units import HOURS_PER_MONTH
@@ -100,6 +100,7 @@ class AnswerView:
     not_covered: str = ""  # an accelerator the catalog does not cover
     fixes: list[str] = field(default_factory=list)  # what would make it fit (does-not-fit answers)
     comparison: list[ComparisonRow] = field(default_factory=list)
+    cost_label: str = "per month"  # the first figure's column: "per job" for an offline job
     unit_cost_label: str = "per run"
     speed_label: str = "time per run"
     key_assumptions: str = ""  # one line: token count, utilisation, pricing basis
@@ -134,6 +135,12 @@ def _buttons(advice: Advice, charts: bool = True) -> tuple[list[Button], bool]:
 
 def _is_serving(advice: Advice) -> bool:
     return advice.effective.mode == "inference"
+
+
+def _is_job(advice: Advice) -> bool:
+    """An offline job over a number of prompts ("summarize 2m rows"): read in hours and dollars for the job, and
+    per prompt, not per month and per user."""
+    return _is_serving(advice) and bool(advice.effective.batch_items)
 
 
 def _per_user(option: Option) -> float | None:
@@ -175,7 +182,8 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
                              _unfit_for_service(cheapest, kinds) if serving else None), cheapest))
     elif fastest is not None and fastest.name not in shown:
         picked.append((_role("fastest", _unfit_for_service(fastest, kinds) if serving else None), fastest))
-    return [_comparison_row(role, o, serving, winner.name) for role, o in picked]
+    job = advice.effective if _is_job(advice) else None
+    return [_comparison_row(role, o, serving, winner.name, job) for role, o in picked]
 
 
 UNFIT_LABELS = ("no SLA", "GeForce")  # what _unfit_for_service says, last in a comparison row's label
@@ -204,13 +212,17 @@ def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | Non
     return ", ".join(word for word, applies in (("GeForce", geforce), ("no SLA", market)) if applies) or None
 
 
-def _comparison_row(role: str, option: Option, serving: bool, winner: str) -> ComparisonRow:
+def _comparison_row(role: str, option: Option, serving: bool, winner: str, job: Workload | None = None) -> ComparisonRow:
+    """`job`: the effective workload of an offline job, whose rows give the job's cost and each prompt's speed."""
     best = best_tco(option)
+    figures = job_figures(option, job) if job is not None else None
     if serving:
         fig = option.throughput.cost_per_1m_tokens_usd
         unit_cost = f"{fmt_usd(fig.value)}/1M tokens" if fig is not None else ""
         per_user = _per_user(option)
-        speed = f"{fmt_num(per_user)} tokens/s per user" if per_user is not None else ""
+        speed = f"{fmt_num(per_user)} tokens/s per {'prompt' if job is not None else 'user'}" if per_user is not None else ""
+        if figures is not None:
+            return ComparisonRow(role, option.name, f"{fmt_usd(figures[2])}/job", unit_cost, speed, option.name == winner)
     else:
         # a run longer than a month is costed whole (job_usd); a shorter one per run
         per_run = (best.job_usd or best.per_run_usd) if best is not None else None
@@ -241,7 +253,7 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
         bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")
-    if serving_without_load(advice.workload):
+    if serving_without_load(advice.workload) and not _is_job(advice):
         bits.append(_room(cluster))
     return " · ".join(b for b in bits if b)
 
@@ -291,11 +303,16 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
             wait = re.search(r"tokens: ([\d,]+-[\d,]+ s) at ", next((n for n in advice.notes if n.startswith(REASONING_NOTE)), ""))
             reply = f" (a reply with its reasoning, {REASONING_REPLY_TOKENS[0] // 1000}-{REASONING_REPLY_TOKENS[1] // 1000}k " \
                     f"tokens: {wait.group(1)})" if wait else ""
-            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per user*{reply}")
+            each = "prompt" if _is_job(advice) else "user"
+            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per {each}*{reply}")
         if tp.decode_tokens_per_s is not None:
             bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
         first = tp.ttft_s or tp.prefill_seconds
-        if first is not None:
+        w = advice.effective
+        if _is_job(advice) and w.batch_items and w.requests_per_s:  # nobody waits on a first token: the rate matters
+            bits.append(f"{fmt_num(w.requests_per_s)} prompts/s ({w.batch_items:,.0f} in "
+                        f"{fmt_hours(w.batch_items / w.requests_per_s / 3600)})")
+        elif first is not None:
             # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
             busy = (advice.effective.concurrency or 1) > 1 or bool(advice.effective.requests_per_s)
             bits.append(f"first token in {first.value:,.2g} s" + (" (its prefill, before any queueing)" if busy else ""))
@@ -346,7 +363,15 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         return ""
     best = best_tco(winner)
     bits: list[str] = []
-    if _is_serving(advice):
+    job = job_figures(winner, advice.effective) if _is_job(advice) else None
+    if job is not None:
+        hours, rent, usd = job
+        bits.append(f"*{fmt_usd(usd)} for the job* ({fmt_hours(hours)} at {fmt_usd(rent)}/hour, billed by the hour where "
+                    f"the provider does; {fmt_usd(winner.total_usd)} a month if kept on)")
+        fig = winner.throughput.cost_per_1m_tokens_usd
+        if fig is not None:
+            bits.append(f"{fmt_usd(fig.value)} per 1M tokens")
+    elif _is_serving(advice):
         bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
         fig = winner.throughput.cost_per_1m_tokens_usd
         if fig is not None:
@@ -593,7 +618,7 @@ def _short_of(advice: Advice) -> str:
         return f"under {slow.group(1)} tokens/s per user"
     # no plan on the GPUs asked for keeps the interactive floor (4 T4s across nodes at 2.5 tokens/s): not a green tick
     winner = winner_option(advice)
-    if (winner is not None and _is_serving(advice) and advice.workload.target_tokens_per_s_per_user is None
+    if (winner is not None and _is_serving(advice) and not _is_job(advice) and advice.workload.target_tokens_per_s_per_user is None
             and (_per_user(winner) or math.inf) < DEFAULT_TOKENS_PER_S_PER_USER * 0.999):
         return f"under {DEFAULT_TOKENS_PER_S_PER_USER:g} tokens/s per user"
     return ""
@@ -776,12 +801,16 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         plan=_plan_line(advice, names),
         speed=_speed_line(advice, guessing) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
         cost=_cost_line(advice, asking, guessing),
-        targets=[target_line(t, speed_margin(advice)) for t in tp.targets if _stated(advice, t)] if tp else [],
+        # the users to serve are the load the plan is sized for, not a target: said only when the GPUs fixed cannot
+        # hold them
+        targets=[target_line(t, speed_margin(advice)) for t in tp.targets
+                 if _stated(advice, t) and not (t.name == "concurrency" and t.met)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,
         comparison=comparison,
+        cost_label="per job" if _is_job(advice) else "per month",
         unit_cost_label="per 1M tokens" if serving else "per run",
-        speed_label="per user" if serving else "time per run",
+        speed_label=("per prompt" if _is_job(advice) else "per user") if serving else "time per run",
         key_assumptions=assumptions,
         notes=notes,
         buttons=buttons,

@@ -386,7 +386,7 @@ def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[
     that keep the method are tried together, and the answer says plainly if even that does not fit."""
     n, gpn, max_tp, opts, limit = p.n, p.gpn, p.max_tp, p.opts, p.limit_bytes
     current = per_gpu_bytes(w, arch, p.lay, opts)
-    measured: list[tuple[float, str]] = []
+    measured: list[tuple[float, str, bool]] = []  # (peak, text, offloads)
     kept: list[Lever] = []
     for lever in training_levers(w, p.lay):
         lw, lo = _with(w, opts, [lever])
@@ -399,7 +399,7 @@ def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[
             if host > HOST_MEMORY_GB_PER_NODE * math.ceil(n / gpn):
                 continue  # more than the servers' own memory holds: not a lever these GPUs have
             extra = f" and ~{host:,.0f} GB of host memory"
-        measured.append((size, _lever_text(lever, size, limit, extra)))
+        measured.append((size, _lever_text(lever, size, limit, extra), bool(extra)))
         if not lever.method:
             kept.append(lever)
     seq = int(w.seq_len or 2048)
@@ -409,11 +409,13 @@ def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[
         size = _fewest_bytes(w.model_copy(update={"seq_len": shorter}), arch, n, gpn, max_tp, opts)
         if size <= current * (1 - LEVER_MIN_SAVING):
             said = f"sequences of up to {shorter:,} tokens" if longest >= SHORT_SEQUENCE else f"{shorter:,}-token sequences"
-            measured.append((size, _lever_text(Lever(f"{said} (from {seq:,})"), size, limit)))
+            measured.append((size, _lever_text(Lever(f"{said} (from {seq:,})"), size, limit), False))
             kept.append(Lever("", (("seq_len", shorter),)))
-    measured.sort(key=lambda m: m[0])
-    fits = any(size <= limit for size, _ in measured)
-    lines = [text for _, text in measured]
+    # as an engineer tries them: what fits alone first, CPU offload after the rest (it trades the most speed), then
+    # the smallest peak
+    measured.sort(key=lambda m: (m[0] > limit, m[2], m[0]))
+    fits = any(size <= limit for size, _, _ in measured)
+    lines = [text for _, text, _ in measured]
     if not fits:
         tw, to = _with(w, opts, kept)
         together = _fewest_bytes(tw, arch, n, gpn, max_tp, to) if kept else current

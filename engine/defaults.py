@@ -153,8 +153,8 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             said = f"within {hours:g} hours as you said" if w.deadline_hours else (
                 f"within {hours:g} hours, assumed: say e.g. “within 6 hours” for a bigger fleet, “within a week” for a smaller one")
             assume("requests_per_s", w.batch_items / (hours * 3600),
-                   f"{w.batch_items:,.0f} prompts {said}: sized as their average rate, each prompt still decoded at "
-                   f"{DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s (a job batched for throughput alone runs somewhat cheaper)")
+                   f"{w.batch_items:,.0f} prompts {said}: sized as their average rate, batched for throughput (as many "
+                   "prompts per replica as memory and vLLM's max_num_seqs allow; nobody waits on a prompt's tokens)")
             w = w.model_copy(update={"requests_per_s": updates["requests_per_s"]})
         if (w.requests_per_s or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
             prompt_in, out = request_shape(w)
@@ -171,7 +171,8 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 field="concurrency", value="per option",
                 why=f"each replica batches as many sequences as its memory allows (continuous batching as in vLLM, up to "
                     f"its default max_num_seqs: {MAX_BATCH_LARGE_GPU:,} on GPUs of 70 GiB or more other than the A100, "
-                    f"{MAX_BATCH_PER_REPLICA} on the rest) while every user still gets {user_floor(w):g}+ tokens/s, then "
+                    f"{MAX_BATCH_PER_REPLICA} on the rest)" + ("" if w.batch_items and not w.target_tokens_per_s_per_user else
+                                                            f" while every user still gets {user_floor(w):g}+ tokens/s") + ", then "
                     "replicas are added for the load"))
         elif w.concurrency is None:
             assume("concurrency", 1, "one sequence at a time; say how many concurrent users to size the KV cache")
@@ -182,7 +183,8 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 why="FP8 weights served with an FP8 KV cache (vLLM --kv-cache-dtype fp8, SGLang the same flag): half the "
                     "cache memory per token of vLLM's default, which keeps the cache in the model's 16-bit dtype and so "
                     "holds about half the users per GPU and reads twice the cache per step"))
-        if w.target_tokens_per_s_per_user is None and (w.concurrency or w.requests_per_s or w.target_tokens_per_s):
+        if w.target_tokens_per_s_per_user is None and not w.batch_items and (
+                w.concurrency or w.requests_per_s or w.target_tokens_per_s):
             assumptions.append(Assumption(
                 field="target_tokens_per_s_per_user", value=DEFAULT_TOKENS_PER_S_PER_USER,
                 why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "

@@ -733,5 +733,8 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         # the FP8 pick keeps the speed floor: a BF16 plan below it is not the same service's price
         return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
+    if w_bf16.batch_items and w_bf16.requests_per_s:  # an offline job: what the job costs, each prompt's speed
+        job = monthly / HOURS_PER_MONTH * w_bf16.batch_items / w_bf16.requests_per_s / 3600
+        return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${job:,.0f} for the job, {speed:,.1f} tokens/s per prompt"
     rent = f"${monthly / 1e6:,.2f}M" if monthly >= 1e6 else f"${monthly:,.0f}"  # as the answer prints money
     return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, {rent}/month, {speed:,.1f} tokens/s per user"

@@ -172,18 +172,28 @@ def recommended(options: list[Option], rec: Recommendation) -> Option | None:
     return next((o for o in options if o.name == rec.primary), options[0] if options else None)
 
 
+def job_figures(option: Option, w: Workload) -> tuple[float, float, float] | None:
+    """(hours, USD per hour, USD) of an offline job over `w.batch_items` prompts on this option's fleet, at the
+    rate it was sized for; None for anything else. The hour is the fleet's rent (compute and any managed
+    premium): the month's storage and data transfer of a service are not the job's."""
+    if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES or not option.tco:
+        return None
+    best = min(option.tco, key=lambda t: t.total_usd)
+    hourly = sum(r.usd for r in best.rows if r.item in ("compute", "managed")) / HOURS_PER_MONTH
+    hours = w.batch_items / w.requests_per_s / 3600
+    return hours, hourly, hourly * hours
+
+
 def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
     """An offline job over `w.batch_items` prompts: how long it runs on the pick at the rate it was sized for, and
     what that costs (the pick's monthly bill is the same fleet around the clock). "" for anything else."""
-    if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES:
-        return ""
     pick = recommended(options, rec)
-    if pick is None:
+    figures = job_figures(pick, w) if pick is not None else None
+    if pick is None or figures is None or not w.batch_items or not w.requests_per_s:
         return ""
-    hours = w.batch_items / w.requests_per_s / 3600
-    hourly = pick.total_usd / HOURS_PER_MONTH
+    hours, hourly, usd = figures
     return (f"{JOB_NOTE}{w.batch_items:,.0f} prompts at {w.requests_per_s:,.1f} requests/s take {hours:,.1f} h on "
-            f"{pick.name}: about ${hourly * hours:,.0f} for the job (${hourly:,.2f}/hour x {hours:,.1f} h, billed by the "
+            f"{pick.name}: about ${usd:,.0f} for the job (${hourly:,.2f}/hour x {hours:,.1f} h, billed by the "
             "hour where the provider does); the monthly figure is the same fleet kept on around the clock")
 
 

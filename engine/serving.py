@@ -64,6 +64,10 @@ CHEAPER_SLOWER_FRACTION = 0.75
 # With no per-user target, batches are kept at an interactive 20 tokens/s per user (about twice reading
 # speed; serving benchmarks such as NVIDIA NIM's and vLLM's treat 20-30 tokens/s per user as interactive).
 DEFAULT_TOKENS_PER_S_PER_USER = 20.0
+# An offline job's prompts have nobody waiting on each token: it runs batched for throughput, as vLLM's offline
+# `LLM.generate` does, as many sequences per replica as memory and max_num_seqs allow. The floor only keeps
+# a batch from growing where each step's KV reads dwarf the output (below a token a second per prompt).
+JOB_TOKENS_PER_S_PER_PROMPT = 1.0
 MAX_PIPELINE_STAGES = 16
 # A fleet sized for a request rate runs each replica at 80% of the rate it can sustain: at 100% the queue
 # (and the time to first token) grows without bound with any burst
@@ -105,7 +109,11 @@ class ServingChoice:
 
 
 def user_floor(w: Workload) -> float:
-    return float(w.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
+    """The per-sequence speed batches are kept at: the user's target, else interactive chat's, else (an offline
+    job with no speed asked) throughput's."""
+    if w.target_tokens_per_s_per_user:
+        return float(w.target_tokens_per_s_per_user)
+    return JOB_TOKENS_PER_S_PER_PROMPT if w.batch_items else DEFAULT_TOKENS_PER_S_PER_USER
 
 
 def below_floor(w: Workload, per_user_tokens_s: float) -> bool:
@@ -220,7 +228,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     group = tp * pp
     step_key = ("step", gpu.id, tp, pp, kind)
     if step_key not in memo:
-        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind), {})
+        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {})
     step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
 
     ttft_key = ("ttft", gpu.id, tp, prompt)

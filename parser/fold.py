@@ -94,7 +94,7 @@ def fold(
     if job:
         updates["batch_items"] = job
     serving_only = [f for f in _SERVING_ONLY if f in updates]
-    if mode_unsaid and not training_said and job and not (serving_only or requests):
+    if mode_unsaid and not training_said and job and not requests:  # prompt lengths come with a job, as with a service
         updates["mode"] = "inference"
         notes.append("offline inference (you gave a number of prompts to run)")
     elif mode_unsaid and not training_said and (serving_only or requests):

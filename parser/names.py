@@ -134,8 +134,13 @@ class NameReader:
                 code="unknown_gpu", field="gpu",
                 message=f"I don't know the instance type “{name}”: which GPU does it have, and how many? e.g. “8x H100”")])
         if count is not None:
+            gpu = self._resolve_gpu(name)
+            if gpu is None or (gpu.id is None and not gpu.candidates):  # "2 p5", "2 NC A100 v4": machines, not GPUs
+                instance = self._instance(text, name, count)
+                if instance is not None:
+                    return instance
             said.values["gpu_count"] = count
-            self.apply(said, "gpu", name, self._resolve_gpu(name))
+            self.apply(said, "gpu", name, gpu)
             return said
         model = self.resolve("model", name)
         if model is not None and model.id is not None:
@@ -181,6 +186,15 @@ class NameReader:
         instance_type = getattr(found, "instance_type", None)
         if isinstance(instance_type, str) and _AZURE_GLUED.fullmatch(name):
             name = instance_type  # glued from the user's words ("nd-h100-v5"): said as Azure writes it, “ND H100 v5”
+        if getattr(found, "family", False) is True and isinstance(instance_type, str) and count:
+            # "2 p5": two of the family's largest machines, the size a count of them usually means
+            values_c: dict[str, Any] = {"gpu": found.id, "gpu_count": count * per_node, "instance_type": instance_type}
+            if getattr(found, "provider", None):
+                values_c["provider"] = found.provider
+            return Said("hardware", text, values_c, notes=[
+                f"“{count} {name}” read as {count} of its largest machines ({per_node}× {_shown(found, 'gpu')}"
+                + (f" on {_shown(found, 'provider')}" if getattr(found, "provider", None) else "")
+                + f"): {count} × {per_node} = {count * per_node} GPUs; name the size for another"])
         if getattr(found, "family", False) is True and isinstance(instance_type, str):
             # "on AWS p5": the family's machines, as many as the job needs, not one of its largest
             values_f: dict[str, Any] = {"gpu": found.id, "instance_type": instance_type}

@@ -797,6 +797,21 @@ def test_an_instance_family_is_its_machines_not_one_of_the_largest(real_advisor)
         view.notes
 
 
+def test_a_count_of_a_family_is_that_many_of_its_largest_machines(real_advisor) -> None:
+    """"on 2 p5" was read as 2 GPUs of an unknown "p5" (and planned on the cheapest GPU there is); "2 NC A100 v4"
+    dropped the count. A count of a family's machines is that many of its largest size, and the note says so."""
+    response, view = _answer(real_advisor, "full fine-tune llama 3.1 70b on 1B tokens on 2 p5")
+    w = response.advice.workload
+    assert (w.gpu, w.gpu_count, w.instance_type, w.provider) == ("h100-sxm", 16, "p5", "aws"), w
+    assert not any("Unknown GPU" in n for n in view.notes), view.notes
+    assert any(n.startswith("“2 p5” read as 2 of its largest machines (8× H100 SXM5 80GB on AWS (EC2)): 2 × 8 = 16 GPUs")
+               for n in view.notes), view.notes
+    assert response.advice.cluster is not None and response.advice.cluster.gpus == 16
+    azure, _ = _answer(real_advisor, "serve llama 3.1 70b for 50 users on 2 NC A100 v4")
+    assert (azure.advice.workload.gpu_count, azure.advice.workload.instance_type) == (8, "NC A100 v4")
+    assert {(o.offer_id or "").split(":")[1] for o in azure.advice.options} == {"Standard_NC96ads_A100_v4"}
+
+
 def test_an_azure_series_is_that_machine_not_a_bare_h100(real_advisor) -> None:
     """"ND H100 v5" is Azure's 8x H100 VM series: it was read as a bare "H100" plus an unknown "v5", and "NDv5" as
     one H100 NVL. Both are priced on Standard_ND96isr_H100_v5; "NC A100 v4" is its 1-, 2- and 4-GPU sizes."""

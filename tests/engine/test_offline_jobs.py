@@ -12,7 +12,8 @@ from bot.caveats import decision_caveats
 from engine.advise import advise
 from engine.defaults import DEFAULT_JOB_HOURS
 from engine.models import Workload
-from engine.recommendation import JOB_NOTE
+from engine.recommendation import JOB_NOTE, job_figures
+from engine.serving import JOB_TOKENS_PER_S_PER_PROMPT, user_floor
 from engine.units import HOURS_PER_MONTH
 from parser import Conversation
 
@@ -39,11 +40,33 @@ def test_the_job_note_prices_the_job_not_the_month(data: Any) -> None:
     advice = advise(JOB, data)
     pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
     note = _job_note(advice.notes)
-    hourly = pick.total_usd / HOURS_PER_MONTH
+    # the fleet's rent by the hour: the month's compute row over 730 hours (no managed premium on this pick); the
+    # month's storage of a service is not the job's
+    best = min(pick.tco, key=lambda t: t.total_usd)
+    compute = next(r.usd for r in best.rows if r.item == "compute")
+    assert not any(r.item == "managed" and r.usd for r in best.rows)
+    hourly = compute / HOURS_PER_MONTH
     assert note.startswith(f"{JOB_NOTE}10,000,000 prompts at 115.7 requests/s take 24.0 h on {pick.name}: ")
-    assert f"about ${hourly * 24:,.0f} for the job" in note
+    assert f"about ${hourly * 24:,.0f} for the job (${hourly:,.2f}/hour x 24.0 h" in note
+    assert job_figures(pick, advice.effective) == pytest.approx((24.0, hourly, hourly * 24))
     assert hourly * 24 < pick.total_usd / 20  # a day of the fleet, not its month
-    assert any(line.startswith("Job: 10,000,000 prompts") for line in decision_caveats(advice))
+    # the first message says it in the Cost line, not again as a caveat
+    assert not any(line.startswith("Job:") for line in decision_caveats(advice))
+
+
+def test_a_job_is_batched_for_throughput_not_kept_at_the_chat_floor(data: Any) -> None:
+    """Nobody reads a batch job's tokens as they come: each replica batches as memory allows, so prompts decode
+    below the 20 tokens/s a chat is kept at, and the fleet is smaller than a service's at the same rate."""
+    job = Workload(mode="inference", model="llama-3.1-70b", batch_items=2_000_000, input_tokens=1000, output_tokens=200)
+    advice = advise(job, data)
+    service = advise(Workload(mode="inference", model="llama-3.1-70b", requests_per_s=advice.effective.requests_per_s,
+                              input_tokens=1000, output_tokens=200), data)
+    assert user_floor(advice.effective) == JOB_TOKENS_PER_S_PER_PROMPT == 1.0
+    assert not any(a.field == "target_tokens_per_s_per_user" for a in advice.assumptions)  # no chat floor assumed
+    pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    served = next(o for o in service.options if o.name == service.recommendation.primary)
+    assert pick.throughput.decode_tokens_per_s_per_sequence.value < 20
+    assert job_figures(pick, advice.effective)[2] < job_figures(served, advice.effective)[2]
 
 
 def test_a_deadline_sets_the_rate_and_a_shorter_one_a_bigger_fleet(data: Any) -> None:

@@ -104,3 +104,19 @@ def test_two_4090s_are_reported_as_one_box_when_the_catalog_rents_one() -> None:
     assert advice.cluster is not None and not advice.cluster.fits
     assert (advice.cluster.nodes, advice.cluster.gpus_per_node) == (1, 2)
     assert "InfiniBand" not in advice.cluster.interconnect
+
+
+def test_the_fixes_are_listed_as_an_engineer_tries_them_cpu_offload_last() -> None:
+    """A full fine-tune of a 7B model on one 24 GB card: CPU offload gives the smallest peak, but it trades the most
+    speed (the optimizer step on the CPU), so the levers that fit without it come first, smallest peak first."""
+    w = workload(mode="full", gradient_checkpointing=True, gpu_count=1)
+    plan, _ = plan_cluster(w, architecture_for(LLAMA2_7B, None), RTX_4090)
+    note = _fixed_note(plan)
+    fixes = note.split("to keep it: ", 1)[1].split("; or, unconstrained")[0].split(" / ")
+    peaks = [float(re.search(r": ([\d,.]+) GB per GPU", f).group(1).replace(",", "")) for f in fixes]  # type: ignore[union-attr]
+    alone = [i for i, f in enumerate(fixes) if "not enough alone" not in f]
+    assert alone == list(range(len(alone))), fixes  # what fits alone first
+    offload = next(i for i, f in enumerate(fixes) if f.startswith("CPU offload"))
+    assert offload == alone[-1] and peaks[offload] < max(peaks[:offload]), fixes
+    assert fixes[0].startswith(("LoRA", "QLoRA")), fixes
+    assert peaks[:offload] == sorted(peaks[:offload])

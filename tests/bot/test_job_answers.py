@@ -1,0 +1,53 @@
+"""An offline job reads as a job: what it costs and how long it takes, each prompt's speed, no users and no
+"always on" month; and the users a service is sized for are its load, not a target it "meets". The real
+catalog, parser and engine answer, so the engine's figures are checked against the words."""
+
+from __future__ import annotations
+
+import re
+
+from bot.limits import violations
+from bot.render import render_response
+from bot.summary import build_answer_view
+from bot.terminal import render_terminal
+from engine.recommendation import job_figures
+
+JOB_70B = "batch inference: summarize 2m rows with llama 3.1 70b, 1k tokens in, 200 out"
+
+
+def _answer(real_advisor, text: str):
+    response = real_advisor.respond(real_advisor.new_conversation(), text)
+    names = real_advisor.display_names()
+    [message] = render_response(response, names)
+    assert violations(message.blocks, text=message.text) == []
+    return response, build_answer_view(response, names), render_terminal(response, names)
+
+
+def test_a_job_is_costed_as_a_job_and_each_prompt_has_a_speed_not_each_user(real_advisor) -> None:
+    response, view, text = _answer(real_advisor, JOB_70B)
+    advice = response.advice
+    pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    hours, hourly, usd = job_figures(pick, advice.effective)
+    assert hours == 2_000_000 / advice.effective.requests_per_s / 3600 == 24.0
+    assert view.cost.startswith(f"*${usd:,.0f} for the job* (24.0 h at ${hourly:,.2f}/hour")
+    assert f"${pick.total_usd:,.0f} a month if kept on" in view.cost
+    assert "at 1 stream" not in view.cost
+    assert "tokens/s per prompt*" in view.speed and "per user" not in view.speed
+    assert "23.1 prompts/s (2,000,000 in 24.0 h)" in view.speed and "first token" not in view.speed
+    assert "room for" not in view.plan and "users" not in view.plan
+    # batched for throughput: below a chat's 20 tokens/s per prompt, and not flagged for it
+    assert pick.throughput.decode_tokens_per_s_per_sequence.value < 20
+    assert view.headline.startswith("✅ Fits: "), view.headline
+    assert "tokens/s per user" not in view.key_assumptions
+    assert (view.cost_label, view.speed_label) == ("per job", "per prompt")
+    assert all(re.fullmatch(r"\$[\d,.]+/job", row.monthly) for row in view.comparison), view.comparison
+    assert "Compared (per job, per 1M tokens, per prompt):" in text
+    assert "Job:" not in text  # said once, in the Cost line
+
+
+def test_the_users_a_service_is_sized_for_are_not_reported_as_a_target_met(real_advisor) -> None:
+    _, view, text = _answer(real_advisor, "serve Llama 3.3 70B for 100 concurrent users at 8k context, "
+                                          "p50 latency under 50ms per token")
+    assert [t.split(":")[0] for t in view.targets] == ["per-user speed ≥ 20 tokens/s"], view.targets
+    assert "concurrency" not in text
+
