@@ -106,7 +106,7 @@ def build_details_view(advice: Advice, names: Mapping[str, str] | None = None) -
         if tp.wall_clock_hours is not None:
             throughput_lines.append(f"Wall clock per run: {fmt_hours(tp.wall_clock_hours.value)}")
         if tp.cost_per_1m_tokens_usd is not None:
-            throughput_lines.append(f"Cost per 1M tokens: {fmt_usd(tp.cost_per_1m_tokens_usd.value)}")
+            throughput_lines.append(f"Cost per 1M output tokens: {fmt_usd(tp.cost_per_1m_tokens_usd.value)}")
         if tp.bound:
             throughput_lines.append(f"Bound by: {tp.bound}")
         throughput_lines += [target_line(t, speed_margin(advice)) for t in tp.targets]
@@ -157,7 +157,7 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
             per_user = option.throughput.decode_tokens_per_s_per_sequence
             speed = f"{fmt_num(per_user.value)} tokens/s per user, " if per_user is not None else ""
             per_1m = option.throughput.cost_per_1m_tokens_usd
-            unit = f"{fmt_usd(per_1m.value)}/1M tokens, " if per_1m is not None else ""
+            unit = f"{fmt_usd(per_1m.value)}/1M output tokens, " if per_1m is not None else ""
             time = f"{speed}{unit}always on (730 h/month)"
         else:
             time = f"{fmt_hours(option.hours_per_run)}/run" if option.hours_per_run is not None else ""

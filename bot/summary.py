@@ -218,7 +218,7 @@ def _comparison_row(role: str, option: Option, serving: bool, winner: str, job: 
     figures = job_figures(option, job) if job is not None else None
     if serving:
         fig = option.throughput.cost_per_1m_tokens_usd
-        unit_cost = f"{fmt_usd(fig.value)}/1M tokens" if fig is not None else ""
+        unit_cost = f"{fmt_usd(fig.value)}/1M output tokens" if fig is not None else ""
         per_user = _per_user(option)
         speed = f"{fmt_num(per_user)} tokens/s per {'prompt' if job is not None else 'user'}" if per_user is not None else ""
         if figures is not None:
@@ -370,13 +370,13 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
                     f"the provider does; {fmt_usd(winner.total_usd)} a month if kept on)")
         fig = winner.throughput.cost_per_1m_tokens_usd
         if fig is not None:
-            bits.append(f"{fmt_usd(fig.value)} per 1M tokens")
+            bits.append(f"{fmt_usd(fig.value)} per 1M output tokens")
     elif _is_serving(advice):
         bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
         fig = winner.throughput.cost_per_1m_tokens_usd
         if fig is not None:
             one_stream = " at 1 stream" if serving_without_load(advice.workload) else ""  # 20-60x a batched figure
-            bits.append(f"{fmt_usd(fig.value)} per 1M tokens{one_stream}")
+            bits.append(f"{fmt_usd(fig.value)} per 1M output tokens{one_stream}")
     elif guessing and best is not None and best.usd_per_1b_tokens and (best.job_usd or best.per_run_usd):
         # the token count is a guess the question asks about: the per-unit price first, the guess's totals after
         per_run = float(best.job_usd or best.per_run_usd or 0.0)
@@ -388,7 +388,10 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             back_to_back = (winner.hours_per_run or 0.0) * asked
             if back_to_back > BACK_TO_BACK_SAID_AFTER_H:  # the money is not the only thing 20 such runs cost
                 at_guess += f" ({_span(back_to_back)} back to back"
-                side = math.ceil(back_to_back / (QUARTER_H * (1 - 1e-9)))
+                # a run is not split across nodes: each node does the whole runs that fit in the quarter one after
+                # another (one run of 74 days each: 20 runs take 20 nodes, not 1,474 days / 91)
+                per_node = math.floor(QUARTER_H * (1 + 1e-9) / max(winner.hours_per_run or 0.0, 1e-9))
+                side = math.ceil(asked / max(per_node, 1))
                 if side > 1 and (winner.hours_per_run or 0.0) <= QUARTER_H:  # each run fits a quarter: run them side by side
                     at_guess += tidy_plurals(f", or 3 months on {side} such {'node' if winner.cluster.nodes == 1 else 'cluster'}(s)"
                                              f" side by side, {winner.cluster.gpus * side:,} GPUs")
@@ -809,7 +812,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         fixes=fixes,
         comparison=comparison,
         cost_label="per job" if _is_job(advice) else "per month",
-        unit_cost_label="per 1M tokens" if serving else "per run",
+        unit_cost_label="per 1M output tokens" if serving else "per run",
         speed_label=("per prompt" if _is_job(advice) else "per user") if serving else "time per run",
         key_assumptions=assumptions,
         notes=notes,

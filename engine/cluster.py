@@ -301,6 +301,10 @@ FULL_OFFLOAD_COST = "much slower: every step moves the state over PCIe and the o
 HOST_MEMORY_GB_PER_NODE = 2048  # an 8-GPU DGX H100 holds 2 TB of system memory (NVIDIA DGX H100 datasheet)
 LEVER_MIN_SAVING = 0.01  # a lever that saves under 1% of the peak is not offered (ZeRO-3 where TP already splits)
 SHORT_SEQUENCE = 512  # the shortest sequence offered as a lever when no longer one fits
+# how far a fix moves the run from what was asked, the order fixes are listed in: the same run with less memory
+# (0: 8-bit Adam, checkpointing, sharding, a 4-bit base for LoRA), the data cut shorter, another method (LoRA for
+# a full fine-tune), the state offloaded to the CPU (the most speed traded)
+LEVER_ORDER = {"data": 1, "method": 2, "offload": 3}
 
 
 @dataclass(frozen=True)
@@ -386,7 +390,7 @@ def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[
     that keep the method are tried together, and the answer says plainly if even that does not fit."""
     n, gpn, max_tp, opts, limit = p.n, p.gpn, p.max_tp, p.opts, p.limit_bytes
     current = per_gpu_bytes(w, arch, p.lay, opts)
-    measured: list[tuple[float, str, bool]] = []  # (peak, text, offloads)
+    measured: list[tuple[float, str, int]] = []  # (peak, text, how much it changes: LEVER_ORDER)
     kept: list[Lever] = []
     for lever in training_levers(w, p.lay):
         lw, lo = _with(w, opts, [lever])
@@ -399,7 +403,8 @@ def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[
             if host > HOST_MEMORY_GB_PER_NODE * math.ceil(n / gpn):
                 continue  # more than the servers' own memory holds: not a lever these GPUs have
             extra = f" and ~{host:,.0f} GB of host memory"
-        measured.append((size, _lever_text(lever, size, limit, extra), bool(extra)))
+        order = LEVER_ORDER["offload"] if extra else LEVER_ORDER["method"] if lever.method and w.mode == "full" else 0
+        measured.append((size, _lever_text(lever, size, limit, extra), order))
         if not lever.method:
             kept.append(lever)
     seq = int(w.seq_len or 2048)
@@ -409,10 +414,10 @@ def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[
         size = _fewest_bytes(w.model_copy(update={"seq_len": shorter}), arch, n, gpn, max_tp, opts)
         if size <= current * (1 - LEVER_MIN_SAVING):
             said = f"sequences of up to {shorter:,} tokens" if longest >= SHORT_SEQUENCE else f"{shorter:,}-token sequences"
-            measured.append((size, _lever_text(Lever(f"{said} (from {seq:,})"), size, limit), False))
+            measured.append((size, _lever_text(Lever(f"{said} (from {seq:,})"), size, limit), LEVER_ORDER["data"]))
             kept.append(Lever("", (("seq_len", shorter),)))
-    # as an engineer tries them: what fits alone first, CPU offload after the rest (it trades the most speed), then
-    # the smallest peak
+    # as an engineer tries them: what fits alone first; among those, what keeps the run as asked (8-bit Adam, QLoRA
+    # for LoRA), then shorter sequences, then another method, then CPU offload (the most speed traded); smallest peak
     measured.sort(key=lambda m: (m[0] > limit, m[2], m[0]))
     fits = any(size <= limit for size, _, _ in measured)
     lines = [text for _, text, _ in measured]

@@ -153,7 +153,8 @@ def questions_for(
             field="input_tokens",
             text=f"How long are the prompts (new tokens per turn) and the replies? {workload.concurrency:,} users at "
                  f"{workload.seq_len:,} tokens of context are sized at {DEFAULT_INPUT_TOKENS:,}-token prompts and "
-                 f"{DEFAULT_OUTPUT_TOKENS:,}-token replies until you say (e.g. “20k-token prompts, 500-token answers”).",
+                 f"{DEFAULT_OUTPUT_TOKENS:,}-token replies until you say (e.g. “{_long_prompt_example(workload.seq_len or 0)}"
+                 "-token prompts, 500-token answers”).",
             why="long prompts (documents, retrieval) are prefilled on the same GPUs and can need several times the hardware"))
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
@@ -199,6 +200,11 @@ def _active_example(users: int) -> int:
 
 
 LONG_CONTEXT_TOKENS = 16_384  # a stated context this long suggests long prompts, which the default turn would miss
+
+
+def _long_prompt_example(context: int) -> str:
+    """A retrieval-sized prompt that fits the stated context with room for its answer: "6k" at 8k, "20k" at 32k."""
+    return f"{max(1, round(context * 0.6 / 1000 / 2) * 2 if context >= 16_000 else int(context * 0.75) // 1000)}k"
 
 
 def long_prompts_unsaid(workload: Workload) -> bool:

@@ -425,8 +425,11 @@ def test_many_guessed_runs_say_how_long_they_take_back_to_back(real_advisor) -> 
     assert response.advice.recommendation is not None
     hours = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary).hours_per_run
     assert hours and 20 * hours / 730.5 / 12 == pytest.approx(4.0, abs=0.05)
-    # and what finishing them in a quarter takes: ceil(20 x 73.7 days / 3 months) nodes side by side
-    side = math.ceil(20 * hours / (3 * 730))
+    # and what finishing them in a quarter takes: a run is not split, so a node does floor(3 months / 73.7 days) = 1
+    # run in the quarter and the 20 runs need 20 nodes (not ceil(20 x 73.7 days / 3 months) = 17)
+    per_node = math.floor(3 * 730 / hours)
+    side = math.ceil(20 / per_node)
+    assert (per_node, side) == (1, 20)
     assert f"20 runs ≈ $1.56M (4.0 years back to back, or 3 months on {side} such nodes side by side, {8 * side} GPUs)" \
         in view.cost, view.cost
     _, one = _answer(real_advisor, "QLoRA 70B, 500GB corpus in S3")  # one run: nothing to lay end to end
@@ -807,6 +810,9 @@ def test_a_count_of_a_family_is_that_many_of_its_largest_machines(real_advisor) 
     assert any(n.startswith("“2 p5” read as 2 of its largest machines (8× H100 SXM5 80GB on AWS (EC2)): 2 × 8 = 16 GPUs")
                for n in view.notes), view.notes
     assert response.advice.cluster is not None and response.advice.cluster.gpus == 16
+    # the fix that keeps the full fine-tune on those 16 GPUs comes before LoRA, QLoRA and offload, which fit smaller
+    fixed = next(n for n in response.advice.cluster.notes if "to keep them: " in n)
+    assert fixed.split("to keep them: ", 1)[1].startswith("8-bit Adam (optimizer state 12 -> 6 bytes/param"), fixed
     azure, _ = _answer(real_advisor, "serve llama 3.1 70b for 50 users on 2 NC A100 v4")
     assert (azure.advice.workload.gpu_count, azure.advice.workload.instance_type) == (8, "NC A100 v4")
     assert {(o.offer_id or "").split(":")[1] for o in azure.advice.options} == {"Standard_NC96ads_A100_v4"}

@@ -41,7 +41,7 @@ def test_a_job_is_costed_as_a_job_and_each_prompt_has_a_speed_not_each_user(real
     assert "tokens/s per user" not in view.key_assumptions
     assert (view.cost_label, view.speed_label) == ("per job", "per prompt")
     assert all(re.fullmatch(r"\$[\d,.]+/job", row.monthly) for row in view.comparison), view.comparison
-    assert "Compared (per job, per 1M tokens, per prompt):" in text
+    assert "Compared (per job, per 1M output tokens, per prompt):" in text
     assert "Job:" not in text  # said once, in the Cost line
 
 

@@ -138,7 +138,7 @@ def test_serving_plan_shows_replicas_tp_speed_targets_and_unit_cost() -> None:
     assert view.targets == ["per-user speed ≥ 20 tokens/s: target met (31 tokens/s)",
                             "time to first token ≤ 0.3 s: missed by 0.1 s (got 0.5 s)"] or \
         ("target met" in view.targets[0] and "missed by" in view.targets[1])
-    assert "$17,000 a month" in view.cost and "$2.10 per 1M tokens" in view.cost
+    assert "$17,000 a month" in view.cost and "$2.10 per 1M output tokens" in view.cost
     assert [row.role for row in view.comparison] == ["winner", "runner-up", "fastest"]
     assert view.comparison[2].speed == "55 tokens/s per user"
     assert "70% of peak memory bandwidth" in view.key_assumptions and "busy 60%" in view.key_assumptions
@@ -183,7 +183,7 @@ def test_unsupported_accelerator_is_named_as_not_covered() -> None:
 def test_comparison_as_a_table_block_where_supported() -> None:
     [message] = render_response(_response(serving_advice()), tables=True)
     [table] = [b for b in message.blocks if b["type"] == "table"]
-    assert [c["text"] for c in table["rows"][0]] == ["Option", "Per month", "Per 1m tokens", "Per user"]
+    assert [c["text"] for c in table["rows"][0]] == ["Option", "Per month", "Per 1M output tokens", "Per user"]  # 1M, not "1m"
     assert len(table["rows"]) == 4 and table["rows"][1][0]["text"].startswith("🏆")
     assert violations(message.blocks, text=message.text) == []
 

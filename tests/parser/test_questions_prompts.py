@@ -20,3 +20,13 @@ def test_no_prompt_question_where_the_default_turn_is_a_fair_guess_or_the_length
     assert "input_tokens" not in _fields(concurrency=64, seq_len=32_768, input_tokens=20_000, output_tokens=500)
     assert "input_tokens" not in _fields(concurrency=1, seq_len=131_072)  # one stream: no one else's prefills
     assert "input_tokens" not in _fields(requests_per_s=10.0, seq_len=32_768)  # a rate asks its own question
+
+
+def test_the_example_prompt_fits_the_context_said() -> None:
+    """"e.g. 20k-token prompts" under a 16k context asked for a prompt longer than the window."""
+    def example(seq_len: int) -> str:
+        [q] = [q for q in questions_for(Workload(mode="inference", params_b=70, concurrency=64, seq_len=seq_len))
+               if q.field == "input_tokens"]
+        return q.text.split("(e.g. “", 1)[1].split("-token prompts")[0]
+
+    assert [example(s) for s in (16_384, 32_768, 131_072)] == ["10k", "20k", "78k"]
