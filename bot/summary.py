@@ -178,7 +178,12 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
-        picked.append((_role("cheapest", "slower" if slower else None,
+        floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
+        if slower and serving and not _is_job(advice) and (_per_user(cheapest) or 0.0) < floor * 0.999:
+            slower_said = f"under {floor:g} tokens/s"  # below the speed the answer sizes for: not the same service
+        else:
+            slower_said = "slower" if slower else ""
+        picked.append((_role("cheapest", slower_said or None,
                              _unfit_for_service(cheapest, kinds) if serving else None), cheapest))
     elif fastest is not None and fastest.name not in shown:
         picked.append((_role("fastest", _unfit_for_service(fastest, kinds) if serving else None), fastest))
