@@ -35,7 +35,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
+from engine.offer_plans import CAPACITY_NODES, SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
 from engine.recommendation import budget_note, job_note, per_user_speed, recommend, runs_asked, work_usd
 from engine.serving import below_floor, user_floor
 from engine.tco import (
@@ -363,6 +363,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         continue
                     if _no_commitment_sold(offer, provider.kind if provider is not None else None, pricing):
                         continue
+                    if _marketplace_fleet(offer, provider, planned.billed(offer) if offer is not None else 0, given):
+                        continue
                     ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
@@ -514,6 +516,17 @@ def _no_commitment_sold(offer: OfferRecord | None, provider_kind: str | None, pr
     commitments, so no reserved price is estimated for it (the row is left out)."""
     return (pricing == "reserved" and offer is not None and offer.reserved_usd_per_hour is None
             and provider_kind == "marketplace")
+
+
+MARKETPLACE_MAX_HOSTS = CAPACITY_NODES  # more rented machines than this from a marketplace is not a fleet to run
+
+
+def _marketplace_fleet(offer: OfferRecord | None, provider: ProviderRecord | None, billed: int, given: Workload) -> bool:
+    """A plan on more than MARKETPLACE_MAX_HOSTS marketplace machines (156 single-GPU hosts for a 1,000 requests/s
+    service): individual owners' machines with no SLA, no shared network and prices that move daily are not a
+    fleet anyone runs, so it is not an option unless the marketplace was named."""
+    return (offer is not None and provider is not None and provider.kind == "marketplace" and given.provider is None
+            and billed > MARKETPLACE_MAX_HOSTS * max(1, offer.gpus_per_node))
 
 
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
