@@ -187,11 +187,11 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
 
 
 def render_details(view: DetailsView) -> list[Message]:
-    return fit_message(render_blocks("details.json.j2", view=view), render_text("details.txt.j2", view=view))
+    return fit_message(render_blocks("details.json.j2", view=view), render_text("details.txt.j2", view=view), owned=True)
 
 
 def render_options(view: OptionsView) -> list[Message]:
-    return fit_message(render_blocks("options.json.j2", view=view), render_text("options.txt.j2", view=view))
+    return fit_message(render_blocks("options.json.j2", view=view), render_text("options.txt.j2", view=view), owned=True)
 
 
 def formulas_text(view: FormulasView) -> str:

@@ -245,7 +245,7 @@ def _copy(block: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fit_element(element: dict[str, Any]) -> dict[str, Any]:
-    element = _copy(element)
+    """Repair a button or select in place: it is part of a block `fit_blocks` already holds as its own."""
     if element.get("type") == "button" and "text" in element:
         element["text"]["text"] = shorten(element["text"]["text"], BUTTON_TEXT)
     for option in element.get("options", []):
@@ -255,11 +255,15 @@ def _fit_element(element: dict[str, Any]) -> dict[str, Any]:
     return element
 
 
-def fit_blocks(blocks: list[Block]) -> list[Block]:
-    """Repair every per-block limit; the result may have more blocks than the input."""
+def fit_blocks(blocks: list[Block], *, owned: bool = False) -> list[Block]:
+    """Repair every per-block limit; the result may have more blocks than the input.
+
+    The blocks are repaired on a private copy, unless `owned`: the caller hands them over (blocks
+    just parsed from a template's JSON, which nothing else holds), and copying them would only
+    round-trip the same JSON again (~0.05 ms of every reply)."""
     out: list[Block] = []
     for block in blocks:
-        block = _copy(block)
+        block = block if owned else _copy(block)
         kind = block.get("type")
         if kind == "header":
             block["text"]["text"] = shorten(block["text"]["text"] or "gpu-advisor", HEADER_TEXT)
@@ -306,13 +310,14 @@ def fit_blocks(blocks: list[Block]) -> list[Block]:
     return out
 
 
-def fit_message(blocks: list[Block], text: str, *, max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[Message]:
+def fit_message(blocks: list[Block], text: str, *, max_blocks: int = MAX_BLOCKS_MESSAGE,
+                owned: bool = False) -> list[Message]:
     """Repair blocks, then split into as many messages as needed; each gets a fallback text.
 
     The actions block (the refinement buttons) is kept with the last message so the buttons sit
-    under the end of the answer.
+    under the end of the answer. `owned`: see `fit_blocks`.
     """
-    fitted = fit_blocks(blocks)
+    fitted = fit_blocks(blocks, owned=owned)
     fallback = shorten(text.strip() or "gpu-advisor reply", MESSAGE_TEXT)
     if len(fitted) <= max_blocks:
         return [Message(fitted, fallback)]

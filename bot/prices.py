@@ -223,7 +223,7 @@ def render_prices(table: PriceTable) -> list[Message]:
     from bot.render import render_blocks, render_text
 
     blocks = render_blocks("prices.json.j2", table=table, table_text=table_text(table))
-    return fit_message(blocks, render_text("prices.txt.j2", table=table, table_text=table_text(table)))
+    return fit_message(blocks, render_text("prices.txt.j2", table=table, table_text=table_text(table)), owned=True)
 
 
 def render_prices_text(table: PriceTable) -> str:

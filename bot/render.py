@@ -224,7 +224,8 @@ def environment() -> jinja2.Environment:
 
 
 def render_blocks(template: str, **context: Any) -> list[dict[str, Any]]:
-    """Render a `*.json.j2` template and parse its output back into blocks."""
+    """Render a `*.json.j2` template and parse its output back into blocks (new objects nobody else
+    holds: callers hand them to `fit_message(..., owned=True)` to be repaired without a copy)."""
     out = environment().get_template(template).render(blocks=[], **context)
     blocks = json.loads(out)
     if not isinstance(blocks, list):
@@ -238,16 +239,16 @@ def render_text(template: str, **context: Any) -> str:
 
 def render_answer(view: AnswerView) -> list[Message]:
     blocks = render_blocks("answer.json.j2", view=view, run_choices=RUN_CHOICES)
-    return fit_message(blocks, render_text("answer.txt.j2", view=view))
+    return fit_message(blocks, render_text("answer.txt.j2", view=view), owned=True)
 
 
 def render_help(view: HelpView) -> list[Message]:
-    return fit_message(render_blocks("help.json.j2", view=view), render_text("help.txt.j2", view=view))
+    return fit_message(render_blocks("help.json.j2", view=view), render_text("help.txt.j2", view=view), owned=True)
 
 
 def render_formulas(view: FormulasView) -> list[Message]:
     text = view.title + "\n" + "\n".join(view.lines)
-    return fit_message(render_blocks("formulas.json.j2", view=view), text)
+    return fit_message(render_blocks("formulas.json.j2", view=view), text, owned=True)
 
 
 def unchanged_help(response: Response) -> HelpView:

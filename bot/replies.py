@@ -90,6 +90,7 @@ class Replier:
         word = thread_word(text)
         if word is not None:
             return self.layer(client, key, word, event_id=event_id)
+        retired: list[tuple[int, Advice]] = []  # advice dropped from memory, freed once the reply is sent
         try:
             for _ in range(3):
                 with self.store.locked(key):
@@ -105,7 +106,7 @@ class Replier:
                                                  version=state.version if state else 0)
                         if not committed:
                             return None
-                        self._remember(key, (state.version if state else 0) + 1, stored)
+                        retired = self._remember(key, (state.version if state else 0) + 1, stored)
                         break
                     except StaleThread:  # another process saved this thread meanwhile: start again from its state
                         continue
@@ -116,6 +117,7 @@ class Replier:
             self.apologise(client, key, event_id=event_id)
             return None
         self.outbox.deliver(client, key, leased=committed.leased)  # the chart is offered, not pushed
+        del retired  # freed here, after the post: see `_remember`
         return response
 
     def _load(self, key: ThreadKey) -> tuple[ThreadState | None, Advice | None]:
@@ -131,15 +133,25 @@ class Replier:
         self._remember(key, state.version, advice)
         return state, advice
 
-    def _remember(self, key: ThreadKey, version: int, advice: Advice | None) -> None:
+    def _remember(self, key: ThreadKey, version: int, advice: Advice | None) -> list[tuple[int, Advice]]:
+        """Keep `advice` as the thread's, and return what it replaced or pushed out (the oldest thread's).
+
+        Why return them: freeing an answer's objects (thousands of pydantic models) takes ~0.2 ms, and
+        a new thread pushes one out every turn once `ADVICE_KEPT` threads are kept; `turn` holds them
+        until its reply has been posted, so that time is not spent between the commit and the post."""
+        dropped: list[tuple[int, Advice]] = []
         with self._advice_lock:
             if advice is None:
-                self._advice.pop(key, None)
-                return
+                if (old := self._advice.pop(key, None)) is not None:
+                    dropped.append(old)
+                return dropped
+            if (old := self._advice.get(key)) is not None:
+                dropped.append(old)
             self._advice[key] = (version, advice)
             self._advice.move_to_end(key)
             while len(self._advice) > self.ADVICE_KEPT:
-                self._advice.popitem(last=False)
+                dropped.append(self._advice.popitem(last=False)[1])
+        return dropped
 
     def _commit(self, key: ThreadKey, event_id: str | None, messages: list[Message], *, kind: str = "answer",
                 conversation: dict[str, Any] | None = None, advice_json: str | None = None,

@@ -22,3 +22,30 @@ def test_fmt_usd_keeps_dollars_below_a_million_and_four_figures_above(value: flo
 ])
 def test_fmt_usd_short_rounds_the_comparison_column(value: float | None, text: str) -> None:
     assert fmt_usd_short(value) == text
+
+
+def test_tidy_plurals_reads_as_the_look_behind_first_patterns_did() -> None:
+    """The patterns open with what they consume (for speed) instead of the look-behind: every text gives
+    what the look-behind-first patterns give (reply-like texts, JSON escapes, other scripts' digits,
+    the start of the text)."""
+    import itertools
+    import random
+    import re
+
+    from bot.formatting import _counted, tidy_plurals
+
+    slot = re.compile(r"(?<![\d.,$])(\d[\d,]*(?:\.\d+)?) ((?:[a-z-]+ )?)([A-Za-z-]+)\(s\)")
+    one = re.compile(r"(?<![\d.,$])\b1 (GPU|node|run|replica|user|sequence|epoch|instance|host|offer)s\b")
+
+    def before(text: str) -> str:
+        return one.sub(r"1 \1", slot.sub(_counted, text))
+
+    pieces = ["1 ", "1 GPUs", "1 nodes", "21 runs", "1 run(s)", "3 GPU(s)", "x1 users", "$1 hosts", ".1 offers",
+              "1,000 epoch(s)", "2.5 more node(s)", "spot price(s)", "(s)", "1 GPUsx", "\\u00d71 replicas",
+              "é1 instances", "٣1 runs", "_1 runs", "٣ run(s)", " ", ",", "-", "$", "."]
+    rng = random.Random(7)
+    texts = ["".join(p) for p in itertools.product(pieces, repeat=2)]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(5000)]
+    for text in texts:
+        assert tidy_plurals(text) == before(text), text
+    assert tidy_plurals(None) is None and tidy_plurals(3) == 3

@@ -63,6 +63,34 @@ def test_fit_message_always_yields_valid_messages(blocks: list[dict], text: str)
         assert violations(message.blocks, text=message.text) == []
 
 
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(block_st, min_size=1, max_size=60), text_st)
+def test_blocks_handed_over_are_repaired_as_a_copy_would_be(blocks: list[dict], text: str) -> None:
+    """`owned=True` (blocks just parsed from a template) repairs them in place instead of on a copy: the
+    same messages; without it the caller's blocks are left as they were."""
+    import json
+
+    as_json = json.dumps(blocks)
+    copied = fit_message(blocks, text)
+    assert json.dumps(blocks) == as_json  # not repaired in place
+    owned = fit_message(json.loads(as_json), text, owned=True)
+    assert [(m.blocks, m.text) for m in owned] == [(m.blocks, m.text) for m in copied]
+
+
+def test_buttons_handed_over_are_repaired_as_a_copy_would_be() -> None:
+    import json
+
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "accessory": {
+        "type": "static_select", "action_id": "s", "options": [
+            {"text": {"type": "plain_text", "text": "o" * 90}, "value": str(i)} for i in range(120)]}},
+        {"type": "actions", "elements": [{"type": "button", "action_id": f"b{i}", "value": "v",
+                                          "text": {"type": "plain_text", "text": "b" * 100}} for i in range(30)]}]
+    as_json = json.dumps(blocks)
+    copied = fit_message(blocks, "t")
+    assert json.dumps(blocks) == as_json
+    assert [m.blocks for m in fit_message(json.loads(as_json), "t", owned=True)] == [m.blocks for m in copied]
+
 # --- the checker checked: each invalid message is rejected, for the reason Slack gives -------------
 
 def button(label: str, **extra: object) -> dict:

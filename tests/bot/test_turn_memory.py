@@ -63,3 +63,15 @@ def test_the_last_advice_is_reused_only_for_the_version_this_process_saved(tmp_p
     other.save(KEY, {"turns": 2}, theirs.model_dump_json(), expected_version=1)  # another process answered
     state, advice = replier._load(KEY)
     assert advice == theirs and advice is not mine and state is not None and state.version == 2
+
+
+def test_advice_pushed_out_of_memory_is_handed_back_to_free_after_the_post() -> None:
+    """`_remember` returns what it replaced or dropped (the turn lets it go once its reply was sent)."""
+    replier = Replier(stub_advisor(), ThreadStore(None))
+    first, second = make_advice(runs=20), make_advice(runs=40)
+    assert replier._remember(KEY, 1, first) == []
+    assert replier._remember(KEY, 2, second) == [(1, first)]  # the thread's earlier answer
+    keys = [ThreadKey("T1", "C1", f"{n}.0") for n in range(Replier.ADVICE_KEPT - 1)]
+    assert all(replier._remember(k, 1, first) == [] for k in keys)  # room for ADVICE_KEPT threads
+    assert replier._remember(ThreadKey("T1", "C2", "1.0"), 1, first) == [(2, second)]  # the oldest goes
+    assert replier._remember(keys[0], 2, None) == [(1, first)]

@@ -284,3 +284,27 @@ def test_a_checkpoint_format_from_its_name_belongs_to_that_checkpoint(resolver) 
     said = Conversation(resolver)
     said.turn("serve qwen3 235b a22b in fp8 for 50 users")
     assert said.turn("try qwen2.5-72b").workload.precision == "fp8"
+
+
+
+SAID_SAMPLES = (
+    "QLoRA 70B, 500GB corpus in S3, 20 runs at $2/hr on 8x H100, 1B tokens, 3 epochs, ZeRO 3, done in 2 days",
+    "serve llama 3.1 8b in int8 for 32 users at 8k context, 300 tokens out, 1000 in, ttft under 1s, 20 tok/s",
+    "we own 16 A100 40GB on prem, 2 nodes, batch 16, lora r=16, mfu 0.4, cache the dataset, spot",
+)
+
+
+
+def test_said_anything_is_any_field_of_the_dump_set() -> None:
+    """`_said_anything` reads the fields instead of dumping the workload: the same answer with nothing set
+    and with each field the sample messages set, alone."""
+    from parser.conversation import _said_anything
+
+    said = [Conversation().turn(text).workload for text in SAID_SAMPLES]
+    workloads = [Workload()]
+    for name in Workload.model_fields:
+        values = [getattr(w, name) for w in said]
+        workloads += [Workload.model_construct(**{name: v}) for v in values if v is not None]
+    assert len(workloads) > 20
+    for workload in workloads:
+        assert _said_anything(workload) == any(v is not None for v in workload.model_dump().values())
