@@ -35,7 +35,15 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import CAPACITY_NODES, SPOT_RESTART_OVERHEAD, PlannedShape, is_late, lateness, plan_shape, relabel
+from engine.offer_plans import (
+    CAPACITY_NODES,
+    SPOT_RESTART_OVERHEAD,
+    PlannedShape,
+    is_late,
+    lateness,
+    plan_shape,
+    relabel,
+)
 from engine.recommendation import budget_note, job_note, per_user_speed, recommend, runs_asked, work_usd
 from engine.serving import below_floor, user_floor
 from engine.tco import (
