@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import tempfile
 import threading
 import time
@@ -134,6 +135,7 @@ class Recorder:
 
 @contextlib.contextmanager
 def _server(slack: BenchSlack) -> Iterator[Any]:
+    from bot import gc_settings
     from bot.config import Config
     from bot.server import start
 
@@ -141,10 +143,14 @@ def _server(slack: BenchSlack) -> Iterator[Any]:
     config = Config(bot_token=BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=slack.api_url,
                     db_path=workdir / "state.db", charts=False)  # type: ignore[call-arg]
     running = start(config, port=0)
+    thresholds = gc.get_threshold()
+    gc_settings.serving()  # as `gpu-advisor serve` runs after building its server
     try:
         yield running
     finally:
         running.stop()
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def breakdown(turns: int, warm: int = 10) -> tuple[list[StageTiming], list[float]]:
