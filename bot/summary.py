@@ -173,7 +173,11 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
         # under the interactive floor (a budget ranks such options first): said in the label, as for the cheapest
         floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
         slow = serving and (_per_user(runner_up) or 0.0) < min(floor * 0.999, _per_user(winner) or 0.0)
-        picked.append((_role("runner-up", "slower" if slow else None, _idle(runner_up) if idles else None), runner_up))
+        # what the runner-up risks that the winner does not (a marketplace host behind a cloud pick): "no SLA"
+        shared = set((_unfit_for_service(winner, kinds) or "").split(", "))
+        risks = ", ".join(r for r in (_unfit_for_service(runner_up, kinds) or "").split(", ") if r and r not in shared)
+        picked.append((_role("runner-up", "slower" if slow else None, _idle(runner_up) if idles else None,
+                             (risks or None) if serving else None), runner_up))
     shown = {o.name for _, o in picked}
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \

@@ -94,3 +94,10 @@ def test_behind_an_amd_pick_the_runner_up_is_the_best_option_on_another_vendor(r
     nvidia = real_advisor.respond(real_advisor.new_conversation(), "serve Llama 3.1 70B on L40S for 20 users").advice
     other = next(o for o in nvidia.options if o.name == nvidia.recommendation.runner_up)
     assert provider_of(other) != provider_of(nvidia.options[0])
+
+
+def test_a_runner_up_says_what_it_risks_that_the_winner_does_not(real_advisor: Any) -> None:
+    """gpt-oss-20b on a 4090: the runner-up is cheaper than the winner, on a marketplace host. Its row said nothing,
+    so a cheaper runner-up read as a ranking slip; "GeForce" is not said, since the winner is one too."""
+    runner_up, rows, _ = _row(real_advisor, "serve gpt-oss-20b on a 4090", "runner-up")
+    assert runner_up.startswith("  - runner-up, no SLA Vast.ai (marketplace)"), rows
