@@ -116,6 +116,8 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
     runner = next((o for o in options[1:] if o.gpu not in amd_gpus), None) if primary.gpu in amd_gpus else None
     runner = runner or next((o for o in options[1:] if provider_of(o) != provider_of(primary)), None)
+    if runner is None and w.provider is not None and len(options) > 1:
+        runner = options[1]  # the provider was named: its next-best option, not its fastest, is the runner-up
     if runner is not None:
         saved = work_usd(runner, w) - work_usd(primary, w)
         if saved >= 0:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.advise import advise
 from engine.models import Workload
 from engine.offer_plans import is_late as _late
@@ -114,3 +116,15 @@ def test_one_price_listed_in_several_regions_goes_to_the_us_row() -> None:
         offers = (*abroad, *DATA.offers)[::order]
         advice = advise(QLORA.model_copy(update={"provider": "lambda"}), DATA.model_copy(update={"offers": offers}))
         assert advice.options and all(not (o.offer_id or "").endswith(":in") for o in advice.options)
+
+
+def test_with_a_provider_named_the_runner_up_is_its_next_best_option(data: Any) -> None:
+    """"on AWS": no other provider is wanted, so the runner-up is AWS's second-ranked option (8x H100 at $40k a
+    month), not the fastest one (8x B300 at $104k), which the first message showed as the runner-up before."""
+    from engine.advise import advise
+
+    advice = advise(Workload(mode="inference", model="llama-3.1-70b", concurrency=100, provider="aws"), data)
+    rec = advice.recommendation
+    assert rec is not None and len(advice.options) > 2
+    assert rec.runner_up == advice.options[1].name, (rec.runner_up, [o.name for o in advice.options[:3]])
+    assert rec.runner_up != rec.primary
