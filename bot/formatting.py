@@ -96,7 +96,8 @@ def fmt_hours(hours: float | None, *, compact: bool = False) -> str:
         return f"{hours:,.1f} h"
     if compact:
         return f"{hours / 24:,.1f} days"
-    return f"{hours:,.0f} h ({hours / 24:,.1f} days)"
+    # a tenth of an hour under 100 h, as the GPU-hours beside it are said ("50.4 h", not "50 h" next to "50.2 GPU-hours")
+    return f"{hours:,.{1 if hours < 100 else 0}f} h ({hours / 24:,.1f} days)"
 
 
 def fmt_count(value: float) -> str:

@@ -43,7 +43,7 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import LACKS_SAID, PROVIDER_LACKS_GPU, REASONING_NOTE, REASONING_REPLY_TOKENS
-from engine.models import Advice, ClusterPlan, Option, TargetCheck, Workload
+from engine.models import DEFAULT_OUTPUT_TOKENS, Advice, ClusterPlan, Option, TargetCheck, Workload
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
@@ -180,7 +180,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
                              (risks or None) if serving else None), runner_up))
     shown = {o.name for _, o in picked}
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
-        slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) if serving else \
+        slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) and not _is_job(advice) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
         floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
         if slower and serving and not _is_job(advice) and (_per_user(cheapest) or 0.0) < floor * 0.999:
@@ -229,9 +229,11 @@ def _comparison_row(role: str, option: Option, serving: bool, winner: str, job: 
         fig = option.throughput.cost_per_1m_tokens_usd
         unit_cost = f"{fmt_usd(fig.value)}/1M output tokens" if fig is not None else ""
         per_user = _per_user(option)
-        speed = f"{fmt_num(per_user)} tokens/s per {'prompt' if job is not None else 'user'}" if per_user is not None else ""
-        if figures is not None:
-            return ComparisonRow(role, option.name, f"{fmt_usd(figures[2])}/job", unit_cost, speed, option.name == winner)
+        speed = f"{fmt_num(per_user)} tokens/s per user" if per_user is not None else ""
+        if figures is not None:  # every option is sized to the same deadline: what it costs, and how long it takes
+            return ComparisonRow(role, option.name, f"{fmt_usd(figures.usd)}/job",
+                                 f"{fmt_usd(figures.usd_per_1m_output)}/1M output tokens",
+                                 f"{fmt_hours(figures.hours, compact=True)}/job", option.name == winner)
     else:
         # a run longer than a month is costed whole (job_usd); a shorter one per run
         per_run = (best.job_usd or best.per_run_usd) if best is not None else None
@@ -305,6 +307,14 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     tp = advice.throughput
     if tp is None:
         return ""
+    w = advice.effective
+    if _is_job(advice) and w.batch_items and w.requests_per_s:
+        # nobody reads a prompt's tokens as they come: the rate, what it generates, and how long the whole job takes
+        winner = winner_option(advice)
+        job = job_figures(winner, w) if winner is not None else None
+        out = w.output_tokens or DEFAULT_OUTPUT_TOKENS
+        took = f" ({w.batch_items:,.0f} in {fmt_hours(job.hours)}, start-up included)" if job is not None else ""
+        return f"*{fmt_num(w.requests_per_s)} prompts/s*{took} · {fmt_num(w.requests_per_s * out)} output tokens/s"
     if tp.decode_tokens_per_s is not None or tp.decode_tokens_per_s_per_sequence is not None:
         bits = []
         if tp.decode_tokens_per_s_per_sequence is not None:
@@ -312,16 +322,11 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
             wait = re.search(r"tokens: ([\d,]+-[\d,]+ s) at ", next((n for n in advice.notes if n.startswith(REASONING_NOTE)), ""))
             reply = f" (a reply with its reasoning, {REASONING_REPLY_TOKENS[0] // 1000}-{REASONING_REPLY_TOKENS[1] // 1000}k " \
                     f"tokens: {wait.group(1)})" if wait else ""
-            each = "prompt" if _is_job(advice) else "user"
-            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per {each}*{reply}")
+            bits.append(f"*{fmt_num(tp.decode_tokens_per_s_per_sequence.value)} tokens/s per user*{reply}")
         if tp.decode_tokens_per_s is not None:
             bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
         first = tp.ttft_s or tp.prefill_seconds
-        w = advice.effective
-        if _is_job(advice) and w.batch_items and w.requests_per_s:  # nobody waits on a first token: the rate matters
-            bits.append(f"{fmt_num(w.requests_per_s)} prompts/s ({w.batch_items:,.0f} in "
-                        f"{fmt_hours(w.batch_items / w.requests_per_s / 3600)})")
-        elif first is not None:
+        if first is not None:
             # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
             busy = (advice.effective.concurrency or 1) > 1 or bool(advice.effective.requests_per_s)
             bits.append(f"first token in {first.value:,.2g} s" + (" (its prefill, before any queueing)" if busy else ""))
@@ -374,12 +379,10 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
     bits: list[str] = []
     job = job_figures(winner, advice.effective) if _is_job(advice) else None
     if job is not None:
-        hours, rent, usd = job
-        bits.append(f"*{fmt_usd(usd)} for the job* ({fmt_hours(hours)} at {fmt_usd(rent)}/hour, billed by the hour where "
-                    f"the provider does; {fmt_usd(winner.total_usd)} a month if kept on)")
-        fig = winner.throughput.cost_per_1m_tokens_usd
-        if fig is not None:
-            bits.append(f"{fmt_usd(fig.value)} per 1M output tokens")
+        bits.append(f"*{fmt_usd(job.usd)} for the job* ({fmt_hours(job.hours)} at {fmt_usd(job.usd_per_hour)}/hour, "
+                    "billed by the hour where the provider does)")
+        bits.append(f"{fmt_usd(job.usd_per_1m_output)} per 1M output tokens ({fmt_usd(job.usd_per_1m_processed)} per 1M "
+                    "in and out)")
     elif _is_serving(advice):
         bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
         fig = winner.throughput.cost_per_1m_tokens_usd
@@ -414,10 +417,9 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         if guessed_runs:
             month = f" for {runs:g} run (not {asked:g}: the token count is a guess)"
         one_run = runs == 1 and not guessed_runs and not (best is not None and best.job_usd)
-        if (one_run and best is not None and best.per_run_usd
-                and abs(winner.total_usd - best.per_run_usd) <= 0.02 * winner.total_usd):
-            # one run whose storage and transfer are a rounding error: the run's figure (as the table shows it),
-            # with what the month adds said in words rather than as a second total that differs by $8
+        if one_run and best is not None and best.per_run_usd:
+            # one run: the run's figure (as the table shows it), with what the month's storage and transfer add said
+            # as such, rather than as a second total ("$724 per run · $942 a month") the reader has to reconcile
             extra = winner.total_usd - best.per_run_usd
             said = [_published_range(advice, best.per_run_usd),
                     f"storage and data transfer add {fmt_usd(extra)} for the month" if extra >= 0.5 else ""]
@@ -533,7 +535,8 @@ def key_assumptions(advice: Advice) -> str:
             bits.append(f"{efficiency:.0%} of peak memory bandwidth" + (f" (x{AMD_SERVING_EFFICIENCY:g} on AMD)" if amd else ""))
     if "kv_cache_dtype" in found and _is_serving(advice) and not any(n.startswith(FP8_NOTE) for n in advice.notes):
         bits.append("FP8 KV cache")  # asked for FP8 weights; the cache's precision is ours (an engine-chosen FP8 says both)
-    if tp is not None and tp.cost_per_1m_tokens_usd is not None and advice.options:  # a priced option's duty cycle
+    # a priced service's duty cycle (a job's cost per token is at its own load, over the hours it runs)
+    if tp is not None and tp.cost_per_1m_tokens_usd is not None and advice.options and not _is_job(advice):
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
         if isinstance(busy, int | float):
             bits.append(f"busy {busy:.0%} of the time")
@@ -822,7 +825,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         comparison=comparison,
         cost_label="per job" if _is_job(advice) else "per month",
         unit_cost_label="per 1M output tokens" if serving else "per run",
-        speed_label=("per prompt" if _is_job(advice) else "per user") if serving else "time per run",
+        speed_label=("time per job" if _is_job(advice) else "per user") if serving else "time per run",
         key_assumptions=assumptions,
         notes=notes,
         buttons=buttons,

@@ -11,7 +11,14 @@ from typing import Any
 
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
-from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Assumption, Problem, Workload
+from engine.models import (
+    BYTES_PER_TOKEN_TEXT,
+    DEFAULT_SETUP_HOURS,
+    TRAINING_MODES,
+    Assumption,
+    Problem,
+    Workload,
+)
 from engine.serving import (
     DEFAULT_TOKENS_PER_S_PER_USER,
     MAX_BATCH_LARGE_GPU,
@@ -152,9 +159,12 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             hours = float(w.deadline_hours or DEFAULT_JOB_HOURS)
             said = f"within {hours:g} hours as you said" if w.deadline_hours else (
                 f"within {hours:g} hours, assumed: say e.g. “within 6 hours” for a bigger fleet, “within a week” for a smaller one")
-            assume("requests_per_s", w.batch_items / (hours * 3600),
-                   f"{w.batch_items:,.0f} prompts {said}: sized as their average rate, batched for throughput (as many "
-                   "prompts per replica as memory and vLLM's max_num_seqs allow; nobody waits on a prompt's tokens)")
+            # the fleet's start-up (weights, vLLM warm-up) comes out of the deadline before the first prompt runs
+            running = hours - DEFAULT_SETUP_HOURS if hours > 2 * DEFAULT_SETUP_HOURS else hours / 2
+            assume("requests_per_s", w.batch_items / (running * 3600),
+                   f"{w.batch_items:,.0f} prompts {said}, {DEFAULT_SETUP_HOURS * 60:.0f} minutes of it start-up: sized "
+                   "as their average rate, batched for throughput (as many prompts per replica as memory and vLLM's "
+                   "max_num_seqs allow; nobody waits on a prompt's tokens)")
             w = w.model_copy(update={"requests_per_s": updates["requests_per_s"]})
         if (w.requests_per_s or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
             prompt_in, out = request_shape(w)

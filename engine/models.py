@@ -31,6 +31,10 @@ BYTES_PER_TOKEN_TEXT = 4.0
 # by the parser's question, which quotes these same figures.
 DEFAULT_INPUT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 256
+# Every run pays start-up on every rented GPU: instance boot, container pull, model download and
+# load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
+# 5-minute job dearer than one GPU for an hour; an offline inference job pays it too (weights and vLLM warm-up).
+DEFAULT_SETUP_HOURS = 0.25
 
 
 class Workload(BaseModel):

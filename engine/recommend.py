@@ -24,6 +24,7 @@ from engine.architecture import Architecture, lora_trainable_params
 from engine.cluster import compute_capability, max_tensor_parallel
 from engine.egress import egress_for
 from engine.models import (
+    DEFAULT_SETUP_HOURS,
     TRAINING_MODES,
     ClusterPlan,
     Figure,
@@ -146,11 +147,6 @@ def variants(w: Workload, given: Workload) -> list[tuple[Workload, str]]:
         out.append((qlora, "QLoRA (NF4 base)"))
     return out
 
-
-# Every run pays start-up on every rented GPU: instance boot, container pull, model download and
-# load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
-# 5-minute job dearer than one GPU for an hour.
-DEFAULT_SETUP_HOURS = 0.25
 NOMINAL_RUN_TOKENS = 100e6  # ranks the fit-only answer (no token count yet): a typical fine-tuning run
 SUSPECT_SPOT_FRACTION = 0.20  # a spot price below a fifth of on-demand is more likely a data error than a deal
 STACK_RISK_PREMIUM = 0.15  # AMD for a CUDA-first training stack not asked for: ranked as if 15% dearer
@@ -755,7 +751,7 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
     if w_bf16.batch_items and w_bf16.requests_per_s:  # an offline job: what the job costs, each prompt's speed
-        job = monthly / HOURS_PER_MONTH * w_bf16.batch_items / w_bf16.requests_per_s / 3600
+        job = monthly / HOURS_PER_MONTH * (w_bf16.batch_items / w_bf16.requests_per_s / 3600 + DEFAULT_SETUP_HOURS)
         return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${job:,.0f} for the job, {speed:,.1f} tokens/s per prompt"
     rent = f"${monthly / 1e6:,.2f}M" if monthly >= 1e6 else f"${monthly:,.0f}"  # as the answer prints money
     return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, {rent}/month, {speed:,.1f} tokens/s per user"

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from catalog.records import CatalogData
 from engine.diff import provider_of
-from engine.models import TRAINING_MODES, Option, Problem, Recommendation, TcoOption, Workload
+from engine.models import (
+    DEFAULT_SETUP_HOURS,
+    TRAINING_MODES,
+    Option,
+    Problem,
+    Recommendation,
+    TcoOption,
+    Workload,
+)
 from engine.offer_plans import is_late, lateness
 from engine.tco import row_usd
+from engine.throughput import request_shape
 from engine.units import HOURS_PER_MONTH
 
 if TYPE_CHECKING:
@@ -174,29 +183,43 @@ def recommended(options: list[Option], rec: Recommendation) -> Option | None:
     return next((o for o in options if o.name == rec.primary), options[0] if options else None)
 
 
-def job_figures(option: Option, w: Workload) -> tuple[float, float, float] | None:
-    """(hours, USD per hour, USD) of an offline job over `w.batch_items` prompts on this option's fleet, at the
-    rate it was sized for; None for anything else. The hour is the fleet's rent (compute and any managed
-    premium): the month's storage and data transfer of a service are not the job's."""
+class JobFigures(NamedTuple):
+    """An offline job on one option's fleet: how long, at what hourly rent, for how much; and per million tokens
+    at the job's own load (not at the fleet's capacity), generated and processed (prompts and replies)."""
+
+    hours: float
+    usd_per_hour: float
+    usd: float
+    usd_per_1m_output: float
+    usd_per_1m_processed: float
+
+
+def job_figures(option: Option, w: Workload) -> JobFigures | None:
+    """The offline job over `w.batch_items` prompts on this option's fleet, at the rate it was sized for, start-up
+    included; None for anything else. The hour is the fleet's rent (compute and any managed premium): the
+    month's storage and data transfer of a service are not the job's."""
     if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES or not option.tco:
         return None
     best = min(option.tco, key=lambda t: t.total_usd)
     hourly = sum(r.usd for r in best.rows if r.item in ("compute", "managed")) / HOURS_PER_MONTH
-    hours = w.batch_items / w.requests_per_s / 3600
-    return hours, hourly, hourly * hours
+    hours = w.batch_items / w.requests_per_s / 3600 + DEFAULT_SETUP_HOURS
+    usd = hourly * hours
+    prompt, reply = request_shape(w)
+    return JobFigures(hours, hourly, usd, usd / (w.batch_items * reply) * 1e6, usd / (w.batch_items * (prompt + reply)) * 1e6)
 
 
 def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
     """An offline job over `w.batch_items` prompts: how long it runs on the pick at the rate it was sized for, and
     what that costs (the pick's monthly bill is the same fleet around the clock). "" for anything else."""
     pick = recommended(options, rec)
-    figures = job_figures(pick, w) if pick is not None else None
-    if pick is None or figures is None or not w.batch_items or not w.requests_per_s:
+    job = job_figures(pick, w) if pick is not None else None
+    if pick is None or job is None or not w.batch_items or not w.requests_per_s:
         return ""
-    hours, hourly, usd = figures
-    return (f"{JOB_NOTE}{w.batch_items:,.0f} prompts at {w.requests_per_s:,.1f} requests/s take {hours:,.1f} h on "
-            f"{pick.name}: about ${usd:,.0f} for the job (${hourly:,.2f}/hour x {hours:,.1f} h, billed by the "
-            "hour where the provider does); the monthly figure is the same fleet kept on around the clock")
+    return (f"{JOB_NOTE}{w.batch_items:,.0f} prompts at {w.requests_per_s:,.1f} requests/s take {job.hours:,.1f} h on "
+            f"{pick.name}, start-up included: about ${job.usd:,.0f} for the job (${job.usd_per_hour:,.2f}/hour x "
+            f"{job.hours:,.1f} h, billed by the hour where the provider does; ${job.usd_per_1m_output:,.2f} per 1M output "
+            f"tokens, ${job.usd_per_1m_processed:,.2f} per 1M tokens in and out); the monthly figure is the same fleet "
+            "kept on around the clock")
 
 
 def budget_note(options: list[Option], w: Workload, floor: float) -> str:

@@ -49,3 +49,12 @@ def test_tidy_plurals_reads_as_the_look_behind_first_patterns_did() -> None:
     for text in texts:
         assert tidy_plurals(text) == before(text), text
     assert tidy_plurals(None) is None and tidy_plurals(3) == 3
+
+
+def test_wall_clock_under_100_hours_keeps_its_tenth_beside_the_gpu_hours() -> None:
+    """A one-GPU run of 50.2 GPU-hours plus start-up read "50 h" next to "50.2 GPU-hours": less than its own part."""
+    from bot.formatting import fmt_hours
+
+    assert [fmt_hours(h) for h in (0.5, 12.34, 50.45, 99.94, 114.2)] == [
+        "30 min", "12.3 h", "50.5 h (2.1 days)", "99.9 h (4.2 days)", "114 h (4.8 days)"]
+    assert fmt_hours(50.45, compact=True) == "2.1 days"

@@ -23,25 +23,30 @@ def _answer(real_advisor, text: str):
     return response, build_answer_view(response, names), render_terminal(response, names)
 
 
-def test_a_job_is_costed_as_a_job_and_each_prompt_has_a_speed_not_each_user(real_advisor) -> None:
+def test_a_job_is_costed_as_a_job_with_its_rate_and_hours_not_users_and_months(real_advisor) -> None:
     response, view, text = _answer(real_advisor, JOB_70B)
     advice = response.advice
     pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
-    hours, hourly, usd = job_figures(pick, advice.effective)
-    assert hours == 2_000_000 / advice.effective.requests_per_s / 3600 == 24.0
-    assert view.cost.startswith(f"*${usd:,.0f} for the job* (24.0 h at ${hourly:,.2f}/hour")
-    assert f"${pick.total_usd:,.0f} a month if kept on" in view.cost
-    assert "at 1 stream" not in view.cost
-    assert "tokens/s per prompt*" in view.speed and "per user" not in view.speed
-    assert "23.1 prompts/s (2,000,000 in 24.0 h)" in view.speed and "first token" not in view.speed
+    job = job_figures(pick, advice.effective)
+    assert job is not None
+    rate = advice.effective.requests_per_s
+    assert rate == 2_000_000 / (23.75 * 3600) and job.hours == 2_000_000 / rate / 3600 + 0.25 == 24.0
+    assert view.cost.startswith(f"*${job.usd:,.0f} for the job* (24.0 h at ${job.usd_per_hour:,.2f}/hour")
+    # per 1M tokens at the job's own load: the job's cost over 2M x 200 tokens out, and 2M x 1,200 in and out
+    assert f"${job.usd * 1e6 / 400e6:,.2f} per 1M output tokens (${job.usd * 1e6 / 2.4e9:,.2f} per 1M in and out)" in view.cost
+    assert "a month" not in view.cost and "at 1 stream" not in view.cost
+    assert view.speed.startswith(f"*{rate:,.1f} prompts/s* (2,000,000 in 24.0 h, start-up included) · ")
+    assert "per user" not in view.speed and "first token" not in view.speed
     assert "room for" not in view.plan and "users" not in view.plan
     # batched for throughput: below a chat's 20 tokens/s per prompt, and not flagged for it
     assert pick.throughput.decode_tokens_per_s_per_sequence.value < 20
     assert view.headline.startswith("✅ Fits: "), view.headline
-    assert "tokens/s per user" not in view.key_assumptions
-    assert (view.cost_label, view.speed_label) == ("per job", "per prompt")
-    assert all(re.fullmatch(r"\$[\d,.]+/job", row.monthly) for row in view.comparison), view.comparison
-    assert "Compared (per job, per 1M output tokens, per prompt):" in text
+    assert "tokens/s per user" not in view.key_assumptions and "busy" not in view.key_assumptions
+    assert (view.cost_label, view.speed_label) == ("per job", "time per job")
+    assert all(re.fullmatch(r"\$[\d,.]+/job", row.monthly) and row.speed == "24.0 h/job" for row in view.comparison), \
+        view.comparison
+    assert not any("slower" in row.role for row in view.comparison)  # every option meets the same deadline
+    assert "Compared (per job, per 1M output tokens, time per job):" in text
     assert "Job:" not in text  # said once, in the Cost line
 
 
@@ -50,4 +55,5 @@ def test_the_users_a_service_is_sized_for_are_not_reported_as_a_target_met(real_
                                           "p50 latency under 50ms per token")
     assert [t.split(":")[0] for t in view.targets] == ["per-user speed ≥ 20 tokens/s"], view.targets
     assert "concurrency" not in text
+
 
