@@ -194,6 +194,16 @@ class Advisor:
             hub=_hub_client(hub_settings, catalog_path),
         )
 
+    def change_names(self) -> dict[str, str]:
+        """Catalog ids -> names for a refinement's "what changed" line: GPUs and models as replies name them, and
+        providers ("aws" -> "AWS (EC2)")."""
+        names = dict(self.display_names())
+        try:
+            names.update({p.id: p.name for p in self.catalog.providers()})
+        except Exception:  # a catalog without providers: ids are shown as they are
+            log.debug("catalog has no providers listing")
+        return names
+
     def display_names(self) -> dict[str, str]:
         """GPU and model ids -> display names ("h100-sxm" -> "H100 SXM5 80GB"), for replies."""
         if self._names is None:
@@ -250,7 +260,7 @@ class Advisor:
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
             advice = self.advise(workload)
             if previous is not None and intent in ("refine", "answer", "undo"):
-                changes = list(self._compare(previous, advice))
+                changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
         if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):

@@ -800,7 +800,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     serving = _is_serving(advice)
     buttons, runs = _buttons(advice, charts)
     asking = bool(response.questions)
-    changes = [_coherent_change(c, verdict, asking) for c in response.changes]
+    # a refinement's new problem is said once, among the problems under the headline
+    shown = {p.message for p in advice.problems}
+    changes = [_coherent_change(c, verdict, asking) for c in response.changes
+               if not (c.startswith("new problem: ") and c[len("new problem: "):] in shown)]
     assumptions = key_assumptions(advice)
     guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
     if verdict == "fits":

@@ -154,6 +154,14 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "a subset: give the token count if you train on less",
             )
     else:
+        if w.runs_per_month and w.runs_per_month != 1:
+            # "what about 40 runs?" on a service: runs are training's; the service is one fleet, always on (it
+            # multiplied the monthly bill by 40)
+            problems.append(Problem(code="runs_for_a_service", field="runs_per_month", message=(
+                f"{w.runs_per_month:g} runs a month counts training runs; a service is priced as one fleet kept on "
+                "all month, so it is left out: say the users or requests per second to change the load")))
+            updates["runs_per_month"] = None
+            w = w.model_copy(update={"runs_per_month": None})
         if w.batch_items and not w.requests_per_s and not w.concurrency:
             # an offline job: its prompts' average rate over the time it may take is what the fleet must sustain
             hours = float(w.deadline_hours or DEFAULT_JOB_HOURS)

@@ -7,19 +7,28 @@ before, the winner, the GPU count, and problems that appeared or went away.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engine.models import Advice, Option, Workload
 
 _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
+           "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
            "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
            "hourly_rate": "price per GPU-hour ($)"}
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
 
 
-def _fmt(value: Any) -> str:
+# a choice the user had not made: any GPU, any provider; a figure not said is the engine's default
+_CHOICES = frozenset({"gpu", "provider", "model", "instance_type", "precision", "pricing", "mode", "data_location",
+                      "optimizer"})
+
+
+def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> str:
     if value is None:
-        return "unset"
+        return "any" if name in _CHOICES else "default"
+    if isinstance(value, str) and names:
+        return names.get(value, value)  # "a100-sxm-80gb" -> "A100 SXM4 80GB", "aws" -> "AWS (EC2)"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float) and abs(value) >= 1e6:
@@ -33,13 +42,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def field_changes(before: Workload, after: Workload) -> list[str]:
-    """'runs per month 20 -> 40' for every user-given field that differs."""
+def field_changes(before: Workload, after: Workload, names: Mapping[str, str] | None = None) -> list[str]:
+    """'runs per month 20 -> 40', 'GPU any -> A100 SXM4 80GB' for every user-given field that differs; `names`:
+    catalog ids -> the names answers use."""
     out: list[str] = []
     for name in type(before).model_fields:
         old, new = getattr(before, name), getattr(after, name)
         if old != new:
-            out.append(f"{_LABELS.get(name, name.replace('_', ' '))} {_fmt(old)} -> {_fmt(new)}")
+            out.append(f"{_LABELS.get(name, name.replace('_', ' '))} {_fmt(old, name, names)} -> {_fmt(new, name, names)}")
     return out
 
 
@@ -119,10 +129,11 @@ def _speed_changes(before: Advice, after: Advice) -> list[str]:
     return out
 
 
-def compare(before: Advice, after: Advice) -> list[str]:
-    """Lines describing the change; empty when nothing a user would notice changed."""
+def compare(before: Advice, after: Advice, names: Mapping[str, str] | None = None) -> list[str]:
+    """Lines describing the change; empty when nothing a user would notice changed. `names`: catalog ids (GPUs,
+    providers, models) -> the names answers use."""
     lines: list[str] = []
-    changes = field_changes(before.workload, after.workload)
+    changes = field_changes(before.workload, after.workload, names)
     effects: list[str] = []
     old_p, new_p = _primary(before), _primary(after)
     if old_p is not None:

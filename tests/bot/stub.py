@@ -81,7 +81,7 @@ def stub_advise(workload: Workload, data: Any) -> Advice:
     return advice.model_copy(update={"workload": workload})
 
 
-def stub_compare(before: Advice, after: Advice) -> list[str]:
+def stub_compare(before: Advice, after: Advice, names: object = None) -> list[str]:
     changes = []
     if before.workload.runs_per_month != after.workload.runs_per_month:
         changes.append(f"runs {before.workload.runs_per_month:g} -> {after.workload.runs_per_month:g}")

@@ -131,7 +131,7 @@ def test_chat_over_piped_stdin() -> None:
     assert "What changed" in bare and "dataset tokens" in bare  # "1B" answered the tokens question
     assert "runs per month 20 -> 40" in runs
     assert "A100" in a100.splitlines()[1]
-    assert "a100-sxm-80gb -> unset" in undo and "A100" not in undo.splitlines()[1]
+    assert "GPU A100 SXM4 80GB -> any" in undo and "A100" not in undo.splitlines()[1]  # names, as the answer says them
 
 
 @pytest.mark.parametrize(("env", "variable"), [

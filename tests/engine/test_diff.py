@@ -61,3 +61,24 @@ def test_the_margin_is_over_the_runner_up_the_answer_shows_and_hours_are_the_spe
     (moved,) = compare(on_demand, spot)
     hours = next(o.hours_per_run for o in spot.options if o.name == spot.recommendation.primary)
     assert f"-> {hours:,.0f} h" in moved, (moved, hours)
+
+
+def test_a_changed_gpu_or_provider_is_said_by_name_and_an_unset_one_as_any() -> None:
+    """"provider unset -> aws" and "gpu unset -> a100-sxm-80gb" read as internals in a Slack thread."""
+    from engine.diff import field_changes
+
+    names = {"aws": "AWS (EC2)", "a100-sxm-80gb": "A100 SXM4 80GB"}
+    before = Workload(mode="inference", model="llama-3.1-70b", concurrency=100)
+    after = before.model_copy(update={"provider": "aws", "gpu": "a100-sxm-80gb", "runs_per_month": 40.0})
+    assert sorted(field_changes(before, after, names)) == [
+        "GPU any -> A100 SXM4 80GB", "provider any -> AWS (EC2)", "runs per month default -> 40"]
+    assert sorted(field_changes(after, before)) == [  # no names given: ids as they are, never "unset"
+        "GPU a100-sxm-80gb -> any", "provider aws -> any", "runs per month 40 -> default"]
+
+def test_runs_a_month_do_not_multiply_a_services_bill(data: object) -> None:
+    """"what about 40 runs?" in a serving thread multiplied the always-on month by 40 ($40k -> $1.6M)."""
+    service = Workload(mode="inference", model="llama-3.1-70b", concurrency=100)
+    once, forty = advise(service, data), advise(service.model_copy(update={"runs_per_month": 40.0}), data)
+    assert [o.total_usd for o in forty.options] == [o.total_usd for o in once.options]
+    assert any(p.code == "runs_for_a_service" for p in forty.problems)
+    assert not any(p.code == "runs_for_a_service" for p in once.problems)
