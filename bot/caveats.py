@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
-from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE
+from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE
 from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
@@ -228,6 +228,12 @@ def _relabelled(advice: Advice, prefix: str, label: str) -> str | None:
     return f"{label}: {note[len(prefix):]}" if note else None
 
 
+def _no_fp8_line(advice: Advice) -> str | None:
+    """A GPU asked for that has no FP8 tensor cores: why its plan takes more GPUs than the FP8 answer before it."""
+    note = _starting(advice.notes, NO_FP8_NOTE)
+    return f"No FP8 tensor cores on {note[len(NO_FP8_NOTE):]}" if note else None
+
+
 def _reservation_line(advice: Advice) -> str | None:
     """Past 512 GPUs the price is a negotiation: the engine says so in the plan's notes."""
     notes = advice.cluster.notes if advice.cluster is not None else ()
@@ -395,7 +401,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     price, reservation = _price_line(advice, buying), _reservation_line(advice)
     if price is not None and reservation is not None:  # one line for the two things said about the price
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
-    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _network_line(advice),

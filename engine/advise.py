@@ -123,6 +123,13 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
             field="mode", value=effective.mode,
             why=f"fine-tuning method not given: {effective.mode.upper() if effective.mode else ''} is the cheaper that fits "
                 "(LoRA and QLoRA both planned); reply 'full', 'lora' or 'qlora' to choose")]
+    named_gpu = data.gpu(w.gpu) if w.gpu else None
+    if (chosen is not None and (effective.mode or "inference") == "inference" and w.precision is None
+            and effective.precision == "bf16" and named_gpu is not None and not named_gpu.fp8_dense_tflops):
+        # "try A100s" after an FP8 answer: the GPU count jumps, and the reason is the GPU, not the load
+        notes.insert(0, f"{NO_FP8_NOTE}{named_gpu.name}: planned with BF16 weights (twice the memory of FP8); 8-bit or "
+                        "4-bit weight-only kernels (vLLM's Marlin, GPTQ/AWQ) run on it: say “int8” or “int4” to plan "
+                        "with them")
     if chosen is None and fit is not None:
         memory, cluster, throughput = fit.memory, fit.plan, fit.throughput
         gpus = max(1, fit.plan.gpus)
@@ -164,6 +171,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     )
 
 
+NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
 

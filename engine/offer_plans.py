@@ -280,7 +280,10 @@ def _fewest_gpus_meeting(w: Workload, arch: Architecture, gpu: GpuRecord, offer:
     group is found on 2-GPU instances, not as the cheapest plan on an 8-GPU node. None when none does."""
     free = w.model_copy(update={"gpu_count": None, "nodes": None})
     multi_node = offer is None or offer.inter_node_fabric is not None
-    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node) for n in sorted({gpn, 1, 2, 4, 8}))
+    # a machine the user named ("2 NC A100 v4") comes no bigger than its largest size: a replica of 8 would span
+    # two 4-GPU VMs with no fabric between them
+    sizes = {n for n in {gpn, 1, 2, 4, 8} if n <= gpn} if w.instance_type else {gpn, 1, 2, 4, 8}
+    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node) for n in sorted(sizes))
              if c is not None and not c.misses and not below_floor(w, c.per_user_tokens_s)]
     return min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
 

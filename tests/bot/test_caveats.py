@@ -816,9 +816,12 @@ def test_a_count_of_a_family_is_that_many_of_its_largest_machines(real_advisor) 
     # the fix that keeps the full fine-tune on those 16 GPUs comes before LoRA, QLoRA and offload, which fit smaller
     fixed = next(n for n in response.advice.cluster.notes if "to keep them: " in n)
     assert fixed.split("to keep them: ", 1)[1].startswith("8-bit Adam (optimizer state 12 -> 6 bytes/param"), fixed
-    azure, _ = _answer(real_advisor, "serve llama 3.1 70b for 50 users on 2 NC A100 v4")
+    azure, azure_view = _answer(real_advisor, "serve llama 3.1 70b for 50 users on 2 NC A100 v4")
     assert (azure.advice.workload.gpu_count, azure.advice.workload.instance_type) == (8, "NC A100 v4")
     assert {(o.offer_id or "").split(":")[1] for o in azure.advice.options} == {"Standard_NC96ads_A100_v4"}
+    # what keeps 20 tokens/s is counted in the family's own 4-GPU VMs (no fabric joins them into a replica of 8)
+    slow = next(n for n in azure_view.notes if n.startswith("Slow: "))
+    assert "GPUs (" in slow and "replicas of 4)" in slow and "of 8)" not in slow, slow
 
 
 def test_an_azure_series_is_that_machine_not_a_bare_h100(real_advisor) -> None:
@@ -846,3 +849,18 @@ def test_a_provider_that_does_not_rent_the_gpu_named_is_said_up_front(real_advis
     speed = response.advice.throughput.decode_tokens_per_s_per_sequence
     assert speed is not None and speed.value >= 20
     _first_message_ok(response, real_advisor)
+
+
+def test_a_gpu_without_fp8_says_why_its_plan_is_bf16(real_advisor) -> None:
+    """"try A100s" after an FP8 answer: 4 MI300X became 16 A100s and nothing said the weights went from FP8 to BF16
+    because the A100 has no FP8 tensor cores, nor what runs 8-bit there instead."""
+    conversation = real_advisor.new_conversation()
+    real_advisor.respond(conversation, "serve llama 3.1 70b for 100 users")
+    response = real_advisor.respond(conversation, "try A100s")
+    names = real_advisor.display_names()
+    view = build_answer_view(response, names)
+    assert response.advice.effective.precision == "bf16"
+    assert any(n.startswith("No FP8 tensor cores on A100 SXM4 80GB: planned with BF16 weights") and "“int8”" in n
+               for n in view.notes), view.notes
+    _, fp8_gpu = _answer(real_advisor, "serve llama 3.1 70b for 100 users on H100")
+    assert not any(n.startswith("No FP8 tensor cores") for n in fp8_gpu.notes)
