@@ -189,7 +189,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
             slower_said = "slower" if slower else ""
         picked.append((_role("cheapest", slower_said or None,
                              _unfit_for_service(cheapest, kinds) if serving else None), cheapest))
-    elif fastest is not None and fastest.name not in shown:
+    elif fastest is not None and fastest.name not in shown and not _is_job(advice):  # a job's options share its deadline
         picked.append((_role("fastest", _unfit_for_service(fastest, kinds) if serving else None), fastest))
     job = advice.effective if _is_job(advice) else None
     return [_comparison_row(role, o, serving, winner.name, job) for role, o in picked]

@@ -45,7 +45,15 @@ from engine.offer_plans import (
     plan_shape,
     relabel,
 )
-from engine.recommendation import budget_note, job_note, per_user_speed, recommend, runs_asked, work_usd
+from engine.recommendation import (
+    JOB_SPOT_NOTE,
+    budget_note,
+    job_note,
+    per_user_speed,
+    recommend,
+    runs_asked,
+    work_usd,
+)
 from engine.serving import below_floor, user_floor
 from engine.tco import (
     managed_split,
@@ -433,6 +441,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         notes.append(f"spot: checkpoint at least every 30-60 minutes and resume automatically; {SPOT_RESTART_OVERHEAD:.0%} "
                      "more GPU-hours are counted for lost work and restarts, and a preempted multi-node job waits for "
                      "capacity")
+    elif pricing == "spot" and w.batch_items:
+        notes.append(JOB_SPOT_NOTE + "a reclaimed instance's unfinished prompts are sent again to the rest, so leave the "
+                     "deadline some slack; the figures count no reclaims")
     elif pricing == "spot":
         notes.append("spot for serving: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
                      "the load balancer; the figures are for the spot fleet alone")
@@ -462,6 +473,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     job = job_note(ranked, rec, w)
     if job:
         notes.insert(0, job)
+        if pricing != "spot":
+            notes.append(JOB_SPOT_NOTE + "an offline job restarts from the prompts it has not finished, so interruptible "
+                         "(spot) instances suit it: say “spot” to price it on them")
     if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
         rec = rec.model_copy(update={"why": (
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "

@@ -194,6 +194,9 @@ class JobFigures(NamedTuple):
     usd_per_1m_processed: float
 
 
+JOB_SPOT_NOTE = "spot for a job: "  # an offline job priced on demand: spot suits it (first message)
+
+
 def job_figures(option: Option, w: Workload) -> JobFigures | None:
     """The offline job over `w.batch_items` prompts on this option's fleet, at the rate it was sized for, start-up
     included; None for anything else. The hour is the fleet's rent (compute and any managed premium): the

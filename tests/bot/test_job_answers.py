@@ -57,3 +57,20 @@ def test_the_users_a_service_is_sized_for_are_not_reported_as_a_target_met(real_
     assert "concurrency" not in text
 
 
+
+
+def test_a_job_on_demand_points_to_spot_and_on_spot_says_what_a_reclaim_costs(real_advisor) -> None:
+    """A restartable offline job is the textbook case for spot: on demand the answer says so; on spot it is priced
+    there, its caveat is about reclaimed instances (not "keep on-demand capacity behind the load balancer"), and no
+    "fastest" row is shown, since every option is sized to the same deadline."""
+    _, on_demand, _ = _answer(real_advisor, JOB_70B)
+    assert any(n.startswith("Spot: an offline job restarts from the prompts it has not finished") and "“spot”" in n
+               for n in on_demand.notes), on_demand.notes
+    response, spot, text = _answer(real_advisor, JOB_70B + ", spot")
+    assert response.advice.effective.pricing == "spot"
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert "(spot" in pick.name
+    assert job_figures(pick, response.advice.effective).usd < 0.8 * job_figures(
+        next(o for o in _answer(real_advisor, JOB_70B)[0].advice.options), response.advice.effective).usd
+    assert any(n.startswith("Spot: a reclaimed instance's unfinished prompts are sent again") for n in spot.notes), spot.notes
+    assert "load balancer" not in text and not any(row.role.startswith("fastest") for row in spot.comparison)
