@@ -153,7 +153,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         full = full_fine_tune_pick(w, arch, data, chosen.gpu if chosen is not None else None)
         full_gpu = data.gpu(full.gpu) if full is not None else None
         notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
-    notes.extend(reasoning_reply_note(effective, model, throughput))
+    notes.extend(reasoning_reply_note(effective, model, throughput, given_output=w.output_tokens))
     return Advice(
         workload=w,
         effective=effective,
@@ -250,12 +250,13 @@ REASONING_NOTE = "reasoning model: "
 REASONING_REPLY_TOKENS = (1_000, 4_000)  # a reply with its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces
 
 
-def reasoning_reply_note(effective: Workload, model: Any, throughput: ThroughputEstimate | None) -> list[str]:
+def reasoning_reply_note(effective: Workload, model: Any, throughput: ThroughputEstimate | None,
+                         given_output: int | None = None) -> list[str]:
     """Serving a model that thinks before it answers: its replies carry the reasoning, often 1,000-4,000 tokens
     (the DeepSeek-R1 paper's responses grow to thousands of tokens), so the per-user speed decides whether a user
     waits seconds or minutes. Said with the plan's speed, unless the user gave the reply length."""
     if effective.mode != "inference" or model is None or not getattr(model, "reasoning", False) \
-            or effective.output_tokens is not None or throughput is None:
+            or given_output is not None or throughput is None:
         return []
     speed = throughput.decode_tokens_per_s_per_sequence
     if speed is None or speed.value <= 0:

@@ -13,6 +13,7 @@ from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import (
     BYTES_PER_TOKEN_TEXT,
+    DEFAULT_REASONING_OUTPUT_TOKENS,
     DEFAULT_SETUP_HOURS,
     TRAINING_MODES,
     Assumption,
@@ -162,6 +163,12 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "all month, so it is left out: say the users or requests per second to change the load")))
             updates["runs_per_month"] = None
             w = w.model_copy(update={"runs_per_month": None})
+        loaded = w.requests_per_s or w.batch_items or (w.concurrency or 0) > 1
+        if model is not None and model.reasoning and w.output_tokens is None and loaded:
+            assume("output_tokens", DEFAULT_REASONING_OUTPUT_TOKENS,
+                   f"{model.name} thinks before it answers: a reply with its reasoning runs 1,000-4,000 tokens, so each "
+                   f"is sized at {DEFAULT_REASONING_OUTPUT_TOKENS:,} (say e.g. “500-token answers” if yours are shorter)")
+            w = w.model_copy(update={"output_tokens": DEFAULT_REASONING_OUTPUT_TOKENS})
         if w.batch_items and not w.requests_per_s and not w.concurrency:
             # an offline job: its prompts' average rate over the time it may take is what the fleet must sustain
             hours = float(w.deadline_hours or DEFAULT_JOB_HOURS)

@@ -31,6 +31,9 @@ BYTES_PER_TOKEN_TEXT = 4.0
 # by the parser's question, which quotes these same figures.
 DEFAULT_INPUT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 256
+# A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
+# so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
+DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
 # Every run pays start-up on every rented GPU: instance boot, container pull, model download and
 # load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
 # 5-minute job dearer than one GPU for an hour; an offline inference job pays it too (weights and vLLM warm-up).

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine.models import Problem, Workload
+from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS, Problem, Workload
 
 from .examples import HELP_TEXT
 from .fold import IMPLIED_CUE
@@ -209,6 +209,18 @@ class Conversation:
                  or ("intent" in updates and updates["intent"] != self.workload.intent))
         )
 
+    def _reply_tokens(self) -> int:
+        """The reply length the engine sizes this model's load at when none is said: a reasoning model's
+        (its record's `reasoning`, read through the resolver's catalog when it has one) or anyone's."""
+        data = getattr(self.resolver, "data", None)
+        if not self.workload.model or not callable(data):
+            return DEFAULT_OUTPUT_TOKENS
+        try:
+            record = data().model(self.workload.model)
+        except Exception:  # a resolver without a catalog behind it: the default reply
+            return DEFAULT_OUTPUT_TOKENS
+        return DEFAULT_REASONING_OUTPUT_TOKENS if getattr(record, "reasoning", False) else DEFAULT_OUTPUT_TOKENS
+
     def _questions(self, reading: Reading | None) -> list[Question]:
         asked = [Question(field=c.field, text=c.message, why="two different values in one message") for c in
                  (reading.conflicts if reading else ())]
@@ -216,7 +228,8 @@ class Conversation:
             asked.insert(0, self._offer)
             self._offer = None
         seen = {q.field for q in asked}
-        asked += [q for q in questions_for(self.workload, reading, asked=self.asked, cues=self.cues) if q.field not in seen]
+        asked += [q for q in questions_for(self.workload, reading, asked=self.asked, cues=self.cues,
+                                           reply_tokens=self._reply_tokens()) if q.field not in seen]
         asked = asked[:MAX_QUESTIONS]
         self.pending = asked
         self.asked |= {q.field for q in asked}

@@ -83,8 +83,10 @@ def questions_for(
     *,
     asked: Iterable[str] = (),
     cues: Iterable[str] = (),
+    reply_tokens: int = DEFAULT_OUTPUT_TOKENS,
 ) -> list[Question]:
-    """At most two questions, most important first; see the module docstring for the policy."""
+    """At most two questions, most important first; see the module docstring for the policy. `reply_tokens`: the
+    reply length the engine assumes for this model (a reasoning model's replies carry their thinking)."""
     asked = set(asked)
     cues = set(cues) | (set(reading.cues) if reading else set())
     wanted: list[Question] = []
@@ -132,13 +134,13 @@ def questions_for(
         wanted.append(Question(
             field="output_tokens",
             text=f"How long is each prompt, and how many tokens does each answer generate? Sized at {DEFAULT_INPUT_TOKENS:,} "
-                 f"in and {DEFAULT_OUTPUT_TOKENS:,} out until you say (e.g. “500 tokens in, 100 out”).",
+                 f"in and {reply_tokens:,} out until you say (e.g. “500 tokens in, 100 out”).",
             why="the job's GPU-hours scale with the tokens generated and the prompts to prefill"))
     if workload.requests_per_s and workload.output_tokens is None:
         wanted.append(Question(
             field="output_tokens",
             text=f"How many tokens does a response generate, and how long are the prompts? {workload.requests_per_s:,.0f} "
-                 f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {DEFAULT_OUTPUT_TOKENS:,} output tokens each until "
+                 f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {reply_tokens:,} output tokens each until "
                  "you say (e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
     if online_users_unsaid(workload, cues):
@@ -153,7 +155,7 @@ def questions_for(
             field="input_tokens",
             text=f"How long are the prompts (new tokens per turn) and the replies? {workload.concurrency:,} users at "
                  f"{workload.seq_len:,} tokens of context are sized at {DEFAULT_INPUT_TOKENS:,}-token prompts and "
-                 f"{DEFAULT_OUTPUT_TOKENS:,}-token replies until you say (e.g. “{_long_prompt_example(workload.seq_len or 0)}"
+                 f"{reply_tokens:,}-token replies until you say (e.g. “{_long_prompt_example(workload.seq_len or 0)}"
                  "-token prompts, 500-token answers”).",
             why="long prompts (documents, retrieval) are prefilled on the same GPUs and can need several times the hardware"))
     fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]

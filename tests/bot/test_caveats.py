@@ -508,12 +508,13 @@ def test_a_target_missed_on_fixed_gpus_is_not_a_green_tick(real_advisor) -> None
 
 def test_the_slow_line_never_rounds_up_to_the_floor(real_advisor) -> None:
     """83 users on one H200 get 19.97 tokens/s, shown as 20.0: "Slow: 20.0 tokens/s per user, under the 20" read as a
-    contradiction, so a speed that rounds to the floor is not slow; one under it is said as the speed line says it."""
-    response, view = _answer(real_advisor, "serve Qwen/Qwen3-32B in fp8 for 83 users on 1x H200")
+    contradiction, so a speed that rounds to the floor is not slow; one under it is said as the speed line says it.
+    (256-token replies said: Qwen3 thinks, so its replies are otherwise sized at 2,000 tokens.)"""
+    response, view = _answer(real_advisor, "serve Qwen/Qwen3-32B in fp8 for 83 users on 1x H200 with 256-token replies")
     assert response.advice.throughput.decode_tokens_per_s_per_sequence.value == pytest.approx(20.0, abs=0.05)
     assert not any(n.startswith("Slow:") for n in view.notes), view.notes
     assert view.headline.startswith("✅ Fits"), view.headline
-    slower, slower_view = _answer(real_advisor, "serve Qwen/Qwen3-32B in fp8 for 90 users on 1x H200")
+    slower, slower_view = _answer(real_advisor, "serve Qwen/Qwen3-32B in fp8 for 90 users on 1x H200 with 256-token replies")
     per_user = slower.advice.throughput.decode_tokens_per_s_per_sequence.value
     assert per_user < 19.95, per_user
     assert slower_view.notes[0].startswith(f"Slow: {per_user:.1f} tokens/s per user with 90 users"), slower_view.notes

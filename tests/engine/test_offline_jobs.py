@@ -124,3 +124,4 @@ def test_the_question_is_how_soon_not_how_many_users() -> None:
     answered.turn("run llama 3.1 8b over 10 million documents, 500 tokens in and 100 tokens out each")
     follow = answered.turn("within 6 hours")
     assert follow.workload.deadline_hours == 6.0 and follow.workload.batch_items == 10_000_000
+

@@ -80,3 +80,27 @@ def test_the_cheaper_plan_just_below_the_floor_is_offered_beside_it() -> None:
     assert 15 <= slower.per_user_tokens_s < 20, slower.per_user_tokens_s
     asked = choose(w.model_copy(update={"target_tokens_per_s_per_user": 20.0}), arch, L40S, 4, "pcie", False)
     assert asked is not None and asked.cheaper_slower is None
+
+
+def test_a_reasoning_models_load_is_sized_at_replies_with_their_thinking(data: object) -> None:
+    """DeepSeek-R1 at 5 requests/s was sized at 256-token replies while the same answer said its replies run 1-4k
+    tokens: about eight times too little decoding for the rate. Unless a length is said, a reasoning model's replies
+    are sized at 2,000 tokens; anyone else's stay at 256, and a length said is kept."""
+    from catalog import open_catalog
+    from engine.advise import advise
+    from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS, Workload
+    from parser import Conversation
+
+    rate = Workload(mode="inference", model="deepseek-r1", requests_per_s=5.0)
+    r1 = advise(rate, data)
+    assert r1.effective.output_tokens == DEFAULT_REASONING_OUTPUT_TOKENS == 2_000
+    assert any(a.field == "output_tokens" and "1,000-4,000 tokens" in a.why for a in r1.assumptions)
+    assert advise(rate.model_copy(update={"output_tokens": 300}), data).effective.output_tokens == 300
+    dense = advise(Workload(mode="inference", model="llama-3.1-8b", requests_per_s=5.0), data)
+    assert dense.effective.output_tokens is None and DEFAULT_OUTPUT_TOKENS == 256
+    one = advise(Workload(mode="inference", model="deepseek-r1"), data)  # one stream: no load to size
+    assert one.effective.output_tokens is None
+    # the question says the length the engine sized at
+    turn = Conversation(resolver=open_catalog()).turn("serve deepseek-r1 at 5 requests per second")
+    assert any("1,024 prompt + 2,000 output tokens" in q.text for q in turn.questions), [q.text for q in turn.questions]
+
