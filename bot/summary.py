@@ -546,10 +546,11 @@ def key_assumptions(advice: Advice) -> str:
             and mem.usable_gb_per_gpu and mem.per_gpu_gb >= TRAINING_SEQ_SAID_AT * mem.usable_gb_per_gpu):
         # a training plan this full would not hold much longer sequences: the length it assumed is said up front
         bits.append(f"{int(seq.value):,}-token sequences")
-    shape = found.get("output_tokens") or found.get("input_tokens")  # request lengths assumed under load
+    # request lengths assumed under load ("1024 in / 256 out"; a reasoning model's reply length is its own assumption)
+    shape = next((found[f] for f in ("output_tokens", "input_tokens")
+                  if f in found and isinstance(found[f].value, str) and " in / " in found[f].value), None)
     turn = (tuple(int(part.split()[0]) for part in shape.value.split(" / "))
-            if shape is not None and _is_serving(advice) and isinstance(shape.value, str) and " in / " in shape.value
-            else None)
+            if shape is not None and _is_serving(advice) and isinstance(shape.value, str) else None)
     for name, what in (("concurrency", "concurrent user"), ("seq_len", "tokens of context")):
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
