@@ -22,7 +22,7 @@ from engine.cluster import MOE_STACK_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
-from engine.recommendation import BUDGET_NOTE, JOB_SPOT_NOTE
+from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -401,11 +401,10 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     price, reservation = _price_line(advice, buying), _reservation_line(advice)
     if price is not None and reservation is not None:  # one line for the two things said about the price
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
-    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), _no_fp8_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
-             kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
-             reservation, _capacity_line(advice, kinds), _spot_line(advice), fp8, fp8_pick,
+    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+             reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
-             rocm, fp8_runner_up, _network_line(advice),
+             rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), _network_line(advice),
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              _model_line(advice), _managed_line(advice, kinds)]
     return [line for line in lines if line][:MAX_CAVEATS]

@@ -313,8 +313,11 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         winner = winner_option(advice)
         job = job_figures(winner, w) if winner is not None else None
         out = w.output_tokens or DEFAULT_OUTPUT_TOKENS
-        took = f" ({w.batch_items:,.0f} in {fmt_hours(job.hours)}, start-up included)" if job is not None else ""
-        return f"*{fmt_num(w.requests_per_s)} prompts/s*{took} · {fmt_num(w.requests_per_s * out)} output tokens/s"
+        if job is None:
+            return f"*{fmt_num(w.requests_per_s)} prompts/s* · {fmt_num(w.requests_per_s * out)} output tokens/s"
+        allowed = f" of the {fmt_hours(float(w.deadline_hours))} allowed" if w.deadline_hours else ""
+        return (f"*{fmt_num(job.prompts_per_s)} prompts/s* ({w.batch_items:,.0f} in {fmt_hours(job.hours)}{allowed}, "
+                f"start-up included) · {fmt_num(job.prompts_per_s * out)} output tokens/s")
     if tp.decode_tokens_per_s is not None or tp.decode_tokens_per_s_per_sequence is not None:
         bits = []
         if tp.decode_tokens_per_s_per_sequence is not None:

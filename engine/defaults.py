@@ -160,7 +160,8 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             # multiplied the monthly bill by 40)
             problems.append(Problem(code="runs_for_a_service", field="runs_per_month", message=(
                 f"{w.runs_per_month:g} runs a month counts training runs; a service is priced as one fleet kept on "
-                "all month, so it is left out: say the users or requests per second to change the load")))
+                f"all month, so it changes nothing here: for {w.runs_per_month:g} users at once say “{w.runs_per_month:g} "
+                "users”, for an offline job “run N prompts”")))
             updates["runs_per_month"] = None
             w = w.model_copy(update={"runs_per_month": None})
         loaded = w.requests_per_s or w.batch_items or (w.concurrency or 0) > 1

@@ -16,6 +16,7 @@ _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params
            "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
            "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
            "hourly_rate": "price per GPU-hour ($)"}
+IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
 
 
@@ -42,11 +43,14 @@ def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> 
     return str(value)
 
 
-def field_changes(before: Workload, after: Workload, names: Mapping[str, str] | None = None) -> list[str]:
+def field_changes(before: Workload, after: Workload, names: Mapping[str, str] | None = None,
+                  ignored: frozenset[str] = frozenset()) -> list[str]:
     """'runs per month 20 -> 40', 'GPU any -> A100 SXM4 80GB' for every user-given field that differs; `names`:
     catalog ids -> the names answers use."""
     out: list[str] = []
     for name in type(before).model_fields:
+        if name in ignored:
+            continue
         old, new = getattr(before, name), getattr(after, name)
         if old != new:
             out.append(f"{_LABELS.get(name, name.replace('_', ' '))} {_fmt(old, name, names)} -> {_fmt(new, name, names)}")
@@ -133,7 +137,9 @@ def compare(before: Advice, after: Advice, names: Mapping[str, str] | None = Non
     """Lines describing the change; empty when nothing a user would notice changed. `names`: catalog ids (GPUs,
     providers, models) -> the names answers use."""
     lines: list[str] = []
-    changes = field_changes(before.workload, after.workload, names)
+    # a field the engine left out (runs a month said of a service) changed nothing: its problem says why, once
+    ignored = frozenset(p.field for p in after.problems if p.code in IGNORED_CODES and p.field)
+    changes = field_changes(before.workload, after.workload, names, ignored)
     effects: list[str] = []
     old_p, new_p = _primary(before), _primary(after)
     if old_p is not None:

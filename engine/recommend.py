@@ -46,6 +46,7 @@ from engine.offer_plans import (
     relabel,
 )
 from engine.recommendation import (
+    JOB_SPOT_HINT,
     JOB_SPOT_NOTE,
     budget_note,
     job_note,
@@ -442,8 +443,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                      "more GPU-hours are counted for lost work and restarts, and a preempted multi-node job waits for "
                      "capacity")
     elif pricing == "spot" and w.batch_items:
-        notes.append(JOB_SPOT_NOTE + "a reclaimed instance's unfinished prompts are sent again to the rest, so leave the "
-                     "deadline some slack; the figures count no reclaims")
+        notes.append(JOB_SPOT_NOTE + "a reclaimed instance's unfinished prompts are sent again to the rest; the time the "
+                     "fleet finishes ahead of the deadline absorbs a few reclaims, which the figures do not count")
     elif pricing == "spot":
         notes.append("spot for serving: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
                      "the load balancer; the figures are for the spot fleet alone")
@@ -474,7 +475,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     if job:
         notes.insert(0, job)
         if pricing != "spot":
-            notes.append(JOB_SPOT_NOTE + "an offline job restarts from the prompts it has not finished, so interruptible "
+            notes.append(JOB_SPOT_HINT + "an offline job restarts from the prompts it has not finished, so interruptible "
                          "(spot) instances suit it: say “spot” to price it on them")
     if not ranked and fit_only is not None:  # it fits; only the cost waits for a token count
         rec = rec.model_copy(update={"why": (
@@ -655,7 +656,9 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         throughput = throughput.model_copy(update={"targets": (*throughput.targets, budget)})
     if given is not None and throughput.targets:
         # only the targets the user set are reported as met or missed (an assumed single user is not a target)
-        asked = tuple(t for t in throughput.targets if getattr(given, t.name, None) is not None)
+        # an offline job keeps its rate check: the fleet's capacity is how fast the job really runs (engine.recommendation)
+        asked = tuple(t for t in throughput.targets if getattr(given, t.name, None) is not None
+                      or (t.name == "requests_per_s" and given.batch_items))
         if asked != throughput.targets:
             throughput = throughput.model_copy(update={"targets": asked})
     return Option(
@@ -727,8 +730,8 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     kinds = {p.id: p.kind for p in data.providers}
     names = {p.id: p.name for p in data.providers}
     marketplace_ok = kinds.get(picked.provider) == "marketplace"  # a marketplace pick compares with its peers
-    # (targets missed, below the floor, monthly, another provider, billed, per-user speed, shape, provider)
-    best: tuple[int, bool, float, bool, int, float, str, str] | None = None
+    # (targets missed, below the floor, monthly, another provider, billed, per-user speed, shape, provider, requests/s)
+    best: tuple[int, bool, float, bool, int, float, str, str, float] | None = None
     memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: providers list shapes per region
     for offer in data.offers:
         if offer.gpu != picked.gpu or (w_bf16.provider is not None and offer.provider != picked.provider):
@@ -751,12 +754,12 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         # under a 30 tokens/s target read as cheaper than the FP8 pick that meets it)
         candidate = (len(choice.misses), below_floor(w_bf16, choice.per_user_tokens_s),
                      round(rate * billed * HOURS_PER_MONTH, 2), offer.provider != picked.provider, billed,
-                     choice.per_user_tokens_s, shape, offer.provider)
+                     choice.per_user_tokens_s, shape, offer.provider, choice.replicas * (choice.capacity_rps or 0.0))
         if best is None or candidate[:4] < best[:4]:
             best = candidate
     if best is None:
         return f"BF16 as published does not fit {gpu.name} instances at this load"
-    missing, slow, monthly, elsewhere, billed, speed, shape, provider = best
+    missing, slow, monthly, elsewhere, billed, speed, shape, provider, capacity = best
     if missing:
         return f"BF16 as published meets the targets on no {gpu.name} instance at this load"
     picked_speed = chosen.throughput.decode_tokens_per_s_per_sequence
@@ -765,7 +768,9 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
     if w_bf16.batch_items and w_bf16.requests_per_s:  # an offline job: what the job costs, each prompt's speed
-        job = monthly / HOURS_PER_MONTH * (w_bf16.batch_items / w_bf16.requests_per_s / 3600 + DEFAULT_SETUP_HOURS)
+        # as engine.recommendation.job_figures: the fleet runs offline at its capacity, plus start-up
+        rate = max(capacity, w_bf16.requests_per_s)
+        job = monthly / HOURS_PER_MONTH * (w_bf16.batch_items / rate / 3600 + DEFAULT_SETUP_HOURS)
         return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${job:,.0f} for the job, {speed:,.1f} tokens/s per prompt"
     rent = f"${monthly / 1e6:,.2f}M" if monthly >= 1e6 else f"${monthly:,.0f}"  # as the answer prints money
     return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, {rent}/month, {speed:,.1f} tokens/s per user"

@@ -192,9 +192,11 @@ class JobFigures(NamedTuple):
     usd: float
     usd_per_1m_output: float
     usd_per_1m_processed: float
+    prompts_per_s: float  # the rate it runs at: the fleet's capacity, at least the rate it was sized for
 
 
-JOB_SPOT_NOTE = "spot for a job: "  # an offline job priced on demand: spot suits it (first message)
+JOB_SPOT_NOTE = "spot for a job: "  # an offline job on spot: what a reclaim costs it (first message)
+JOB_SPOT_HINT = "spot suits a job: "  # an offline job priced on demand: spot suits it (first message, when there is room)
 
 
 def job_figures(option: Option, w: Workload) -> JobFigures | None:
@@ -205,10 +207,14 @@ def job_figures(option: Option, w: Workload) -> JobFigures | None:
         return None
     best = min(option.tco, key=lambda t: t.total_usd)
     hourly = sum(r.usd for r in best.rows if r.item in ("compute", "managed")) / HOURS_PER_MONTH
-    hours = w.batch_items / w.requests_per_s / 3600 + DEFAULT_SETUP_HOURS
+    # a fleet sized for the deadline's average rate has headroom (a service's replicas are sized to run at 80%): offline,
+    # with no one queueing, it runs at its full capacity and finishes early, with that much slack for a straggler
+    rate = max(next((t.got for t in option.throughput.targets if t.name == "requests_per_s"), 0.0), w.requests_per_s)
+    hours = w.batch_items / rate / 3600 + DEFAULT_SETUP_HOURS
     usd = hourly * hours
     prompt, reply = request_shape(w)
-    return JobFigures(hours, hourly, usd, usd / (w.batch_items * reply) * 1e6, usd / (w.batch_items * (prompt + reply)) * 1e6)
+    return JobFigures(hours, hourly, usd, usd / (w.batch_items * reply) * 1e6, usd / (w.batch_items * (prompt + reply)) * 1e6,
+                      rate)
 
 
 def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
@@ -218,7 +224,7 @@ def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
     job = job_figures(pick, w) if pick is not None else None
     if pick is None or job is None or not w.batch_items or not w.requests_per_s:
         return ""
-    return (f"{JOB_NOTE}{w.batch_items:,.0f} prompts at {w.requests_per_s:,.1f} requests/s take {job.hours:,.1f} h on "
+    return (f"{JOB_NOTE}{w.batch_items:,.0f} prompts at {job.prompts_per_s:,.1f} requests/s take {job.hours:,.1f} h on "
             f"{pick.name}, start-up included: about ${job.usd:,.0f} for the job (${job.usd_per_hour:,.2f}/hour x "
             f"{job.hours:,.1f} h, billed by the hour where the provider does; ${job.usd_per_1m_output:,.2f} per 1M output "
             f"tokens, ${job.usd_per_1m_processed:,.2f} per 1M tokens in and out); the monthly figure is the same fleet "

@@ -82,3 +82,7 @@ def test_runs_a_month_do_not_multiply_a_services_bill(data: object) -> None:
     assert [o.total_usd for o in forty.options] == [o.total_usd for o in once.options]
     assert any(p.code == "runs_for_a_service" for p in forty.problems)
     assert not any(p.code == "runs_for_a_service" for p in once.problems)
+    # the thread's "what changed" does not list a field that changed nothing; the problem says why, once
+    lines = compare(once, forty)
+    assert not any(line.startswith("runs per month") for line in lines), lines
+    assert any(line.startswith("new problem: 40 runs a month counts training runs") for line in lines), lines

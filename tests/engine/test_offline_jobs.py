@@ -47,14 +47,21 @@ def test_the_job_note_prices_the_job_not_the_month(data: Any) -> None:
     compute = next(r.usd for r in best.rows if r.item == "compute")
     assert not any(r.item == "managed" and r.usd for r in best.rows)
     hourly = compute / HOURS_PER_MONTH
-    assert note.startswith(f"{JOB_NOTE}10,000,000 prompts at 117.0 requests/s take 24.0 h on {pick.name}, start-up "
-                           "included: ")
-    assert f"about ${hourly * 24:,.0f} for the job (${hourly:,.2f}/hour x 24.0 h" in note
+    # sized for the day's average rate with a service's 20% headroom, the fleet runs flat out offline and finishes
+    # early: the hours are its capacity's (the rate check the option keeps), plus the quarter hour of start-up
+    capacity = next(t.got for t in pick.throughput.targets if t.name == "requests_per_s")
+    assert capacity > advice.effective.requests_per_s
+    hours = 10_000_000 / capacity / 3600 + DEFAULT_SETUP_HOURS
+    assert hours < 24
+    assert note.startswith(f"{JOB_NOTE}10,000,000 prompts at {capacity:,.1f} requests/s take {hours:,.1f} h on {pick.name}, "
+                           "start-up included: ")
+    assert f"about ${hourly * hours:,.0f} for the job (${hourly:,.2f}/hour x {hours:,.1f} h" in note
     # per million tokens at the job's own load: 10M prompts x 100 tokens out, x 600 in and out
-    usd = hourly * 24
-    assert job_figures(pick, advice.effective) == pytest.approx((24.0, hourly, usd, usd / 1e9 * 1e6, usd / 6e9 * 1e6))
+    usd = hourly * hours
+    assert job_figures(pick, advice.effective) == pytest.approx(
+        (hours, hourly, usd, usd / 1e9 * 1e6, usd / 6e9 * 1e6, capacity))
     assert f"${usd / 1e3:,.2f} per 1M output tokens, ${usd / 6e3:,.2f} per 1M tokens in and out" in note
-    assert hourly * 24 < pick.total_usd / 20  # a day of the fleet, not its month
+    assert usd < pick.total_usd / 20  # under a day of the fleet, not its month
     # the first message says it in the Cost line, not again as a caveat
     assert not any(line.startswith("Job:") for line in decision_caveats(advice))
 
@@ -84,7 +91,8 @@ def test_a_deadline_sets_the_rate_and_a_shorter_one_a_bigger_fleet(data: Any) ->
         return next(o.cluster.gpus for o in advice.options if o.name == advice.recommendation.primary)
 
     assert pick_gpus(six) > pick_gpus(day)
-    assert "take 6.0 h" in _job_note(six.notes)
+    took = float(_job_note(six.notes).split(" take ")[1].split(" h ")[0])
+    assert 4.0 < took <= 6.0  # within the deadline, with the fleet's headroom to spare
 
 
 def test_a_service_has_no_job_note(data: Any) -> None:
