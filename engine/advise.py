@@ -125,7 +125,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                 "(LoRA and QLoRA both planned); reply 'full', 'lora' or 'qlora' to choose")]
     named_gpu = data.gpu(w.gpu) if w.gpu else None
     if (chosen is not None and (effective.mode or "inference") == "inference" and w.precision is None
-            and effective.precision == "bf16" and named_gpu is not None and not named_gpu.fp8_dense_tflops):
+            and chosen.precision == "bf16" and named_gpu is not None and not named_gpu.fp8_dense_tflops):
         # "try A100s" after an FP8 answer: the GPU count jumps, and the reason is the GPU, not the load
         notes.insert(0, f"{NO_FP8_NOTE}{named_gpu.name}: planned with BF16 weights (twice the memory of FP8); 8-bit or "
                         "4-bit weight-only kernels (vLLM's Marlin, GPTQ/AWQ) run on it: say “int8” or “int4” to plan "

@@ -252,6 +252,15 @@ NO_INTEGER_KERNELS_NOTE = "no AWQ/GPTQ 4-bit or W8A8 8-bit kernels on "
 INTEGER_WEIGHTS = ("int4", "int8")  # served through AWQ/GPTQ (4-bit) or W8A8/GPTQ (8-bit) kernels
 
 
+def fp8_weight_only(gpu: GpuRecord, arch: Architecture) -> bool:
+    """FP8 weights on an NVIDIA GPU without FP8 tensor cores but SM 8.0+ (A100, A10G, A6000): vLLM runs them weight-only
+    through its FP8 Marlin kernel (W8A16: weights stored 8-bit, matmuls in 16-bit; docs.vllm.ai, features/quantization/
+    fp8: "Ampere GPUs are supported for W8A16 (weight-only FP8) utilizing Marlin kernels"; vllm-project/vllm PR 5975:
+    up to 2x in memory-bound decoding), so the FP8 plan is compared there too. Dense models only: vLLM's FP8 MoE
+    kernels need SM 8.9+."""
+    return integer_kernels(gpu) and not arch.is_moe and (compute_capability(gpu) or 0.0) >= 8.0
+
+
 def integer_kernels(gpu: GpuRecord) -> bool:
     """Whether vLLM runs AWQ/GPTQ/W8A8 integer-weight kernels on this GPU: NVIDIA only (AMD GPUs and Gaudi are
     marked unsupported in docs.vllm.ai/en/latest/features/quantization, "Supported Hardware")."""
@@ -321,7 +330,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(owned_gpu), 4)})
         for gpu in _gpus_for(variant, data):
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
-                    label == "FP8" or (arch.is_moe and not training and given.gpu is None)):
+                    (label == "FP8" and not fp8_weight_only(gpu, arch)) or (arch.is_moe and not training and given.gpu is None)):
                 continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
             if label == "BF16" and gpu.fp8_dense_tflops:
                 continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose

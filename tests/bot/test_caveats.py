@@ -799,9 +799,11 @@ def test_an_instance_family_is_its_machines_not_one_of_the_largest(real_advisor)
     assert (pick.offer_id or "").startswith("aws:p5.48xlarge") and pick.cluster.gpus == 24, (pick.offer_id, pick.cluster.gpus)
     small, view = _answer(real_advisor, "serve llama 3.1 8b on a g5 for 10 users")
     assert small.advice.options[0].cluster.gpus == 1
-    assert view.headline.startswith("✅ Fits in 4-bit weights: serving Llama 3.1 8B on 1× A10G"), view.headline
-    assert any(n.startswith("Weights: 4-bit; 8-bit fits the 1 GPU you fixed too but ranks after it") for n in view.notes), \
-        view.notes
+    # the A10G (SM 8.6) has no FP8 tensor cores but runs FP8 weights through vLLM's Marlin kernel (W8A16): 8-bit
+    # weights keep 20+ tokens/s on the one GPU, with no 4-bit fallback needed
+    assert view.headline.startswith("✅ Fits: serving Llama 3.1 8B on 1× A10G"), view.headline
+    assert small.advice.effective.precision == "fp8"
+    assert any("weight-only" in n for n in view.notes), view.notes
 
 
 def test_a_count_of_a_family_is_that_many_of_its_largest_machines(real_advisor) -> None:
@@ -819,10 +821,11 @@ def test_a_count_of_a_family_is_that_many_of_its_largest_machines(real_advisor) 
     assert fixed.split("to keep them: ", 1)[1].startswith("8-bit Adam (optimizer state 12 -> 6 bytes/param"), fixed
     azure, azure_view = _answer(real_advisor, "serve llama 3.1 70b for 50 users on 2 NC A100 v4")
     assert (azure.advice.workload.gpu_count, azure.advice.workload.instance_type) == (8, "NC A100 v4")
-    assert {(o.offer_id or "").split(":")[1] for o in azure.advice.options} == {"Standard_NC96ads_A100_v4"}
-    # what keeps 20 tokens/s is counted in the family's own 4-GPU VMs (no fabric joins them into a replica of 8)
+    assert all((o.offer_id or "").split(":")[1].endswith("ads_A100_v4") for o in azure.advice.options)  # the family's VMs
+    assert all(o.cluster.gpus == 8 for o in azure.advice.options)
+    # what keeps 20 tokens/s is counted in the family's own VM sizes (no fabric joins 4-GPU VMs into a replica of 8)
     slow = next(n for n in azure_view.notes if n.startswith("Slow: "))
-    assert "GPUs (" in slow and "replicas of 4)" in slow and "of 8)" not in slow, slow
+    assert "GPUs (" in slow and "of 8)" not in slow, slow
 
 
 def test_an_azure_series_is_that_machine_not_a_bare_h100(real_advisor) -> None:
@@ -852,16 +855,19 @@ def test_a_provider_that_does_not_rent_the_gpu_named_is_said_up_front(real_advis
     _first_message_ok(response, real_advisor)
 
 
-def test_a_gpu_without_fp8_says_why_its_plan_is_bf16(real_advisor) -> None:
-    """"try A100s" after an FP8 answer: 4 MI300X became 16 A100s and nothing said the weights went from FP8 to BF16
-    because the A100 has no FP8 tensor cores, nor what runs 8-bit there instead."""
+def test_a_gpu_without_fp8_says_why_its_plan_is_not_fp8(real_advisor) -> None:
+    """"try A100s" after an FP8 answer: the A100 runs the FP8 weights weight-only (vLLM's FP8 Marlin, W8A16), so the
+    plan stays FP8 and says how it runs. A GPU older than Ampere (a T4) cannot: the answer says why its plan is not
+    FP8 and what 8-bit runs there."""
     conversation = real_advisor.new_conversation()
     real_advisor.respond(conversation, "serve llama 3.1 70b for 100 users")
     response = real_advisor.respond(conversation, "try A100s")
-    names = real_advisor.display_names()
-    view = build_answer_view(response, names)
-    assert response.advice.effective.precision == "bf16"
-    assert any(n.startswith("No FP8 tensor cores on A100 SXM4 80GB: planned with BF16 weights") and "“int8”" in n
-               for n in view.notes), view.notes
+    view = build_answer_view(response, real_advisor.display_names())
+    pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert pick.precision == "fp8" and pick.gpu == "a100-sxm-80gb"
+    assert any("weight-only" in n for n in view.notes), view.notes
+    t4, t4_view = _answer(real_advisor, "serve llama 3.1 8b for 20 users on T4")
+    assert not any(o.precision == "fp8" for o in t4.advice.options)
+    assert t4.advice.effective.precision != "fp8"
     _, fp8_gpu = _answer(real_advisor, "serve llama 3.1 70b for 100 users on H100")
     assert not any(n.startswith("No FP8 tensor cores") for n in fp8_gpu.notes)

@@ -77,6 +77,9 @@ def _check(advice: Advice, expect: dict[str, Any], data: CatalogData, scenario: 
     if "precision" in expect:
         precision = primary.precision if primary is not None else eff.precision
         need(precision == expect["precision"], f"precision {precision} != {expect['precision']}")
+    if "not_precision" in expect:
+        precision = primary.precision if primary is not None else eff.precision
+        need(precision != expect["not_precision"], f"precision {precision} == {expect['not_precision']}")
     if cluster is None and any(k in expect for k in ("fits", "gpus", "nodes", "tp", "pp", "dp")):
         return [*wrong, f"no plan at all: problems {advice.problems}"]
     if cluster is not None:
