@@ -182,36 +182,29 @@ class NameReader:
         if found is None or getattr(found, "id", None) is None:
             return None
         per_node = int(getattr(found, "gpus_per_node", 1) or 1)
-        instances = count or 1
         instance_type = getattr(found, "instance_type", None)
         if isinstance(instance_type, str) and _AZURE_GLUED.fullmatch(name):
             name = instance_type  # glued from the user's words ("nd-h100-v5"): said as Azure writes it, “ND H100 v5”
-        if getattr(found, "family", False) is True and isinstance(instance_type, str) and count:
-            # "2 p5": two of the family's largest machines, the size a count of them usually means
-            values_c: dict[str, Any] = {"gpu": found.id, "gpu_count": count * per_node, "instance_type": instance_type}
-            if getattr(found, "provider", None):
-                values_c["provider"] = found.provider
-            return Said("hardware", text, values_c, notes=[
-                f"“{count} {name}” read as {count} of its largest machines ({per_node}× {_shown(found, 'gpu')}"
-                + (f" on {_shown(found, 'provider')}" if getattr(found, "provider", None) else "")
-                + f"): {count} × {per_node} = {count * per_node} GPUs; name the size for another"])
-        if getattr(found, "family", False) is True and isinstance(instance_type, str):
-            # "on AWS p5": the family's machines, as many as the job needs, not one of its largest
-            values_f: dict[str, Any] = {"gpu": found.id, "instance_type": instance_type}
-            provider_f = getattr(found, "provider", None)
-            if provider_f:
-                values_f["provider"] = provider_f
-            return Said("hardware", text, values_f, notes=[f"“{name}”: {_shown(found, 'gpu')} machines of that family"
-                                                           + (f" on {_shown(found, 'provider')}" if provider_f else "")])
-        values: dict[str, Any] = {"gpu": found.id, "gpu_count": instances * per_node}
+        family = getattr(found, "family", False) is True and isinstance(instance_type, str)
+        values: dict[str, Any] = {"gpu": found.id}
         if isinstance(instance_type, str) and instance_type:
             values["instance_type"] = instance_type
         provider = getattr(found, "provider", None)
         if provider:
             values["provider"] = provider
-        where = f" on {_shown(found, 'provider')}" if provider else ""
-        total = f": {instances} × {per_node} = {instances * per_node} GPUs" if instances > 1 else ""
-        note = f"“{name}” is {per_node}× {_shown(found, 'gpu')}{where}{total}"
+        gpu, where = _shown(found, "gpu"), f" on {_shown(found, 'provider')}" if provider else ""
+        if family and not count:
+            # "on AWS p5": the family's machines, as many as the job needs, not one of its largest
+            return Said("hardware", text, values, notes=[f"“{name}”: {gpu} machines of that family{where}"])
+        instances = count or 1
+        values["gpu_count"] = instances * per_node
+        if family:
+            # "2 p5": two of the family's largest machines, the size a count of them usually means
+            note = (f"“{instances} {name}” read as {instances} of its largest machines ({per_node}× {gpu}{where}): "
+                    f"{instances} × {per_node} = {instances * per_node} GPUs; name the size for another")
+        else:
+            total = f": {instances} × {per_node} = {instances * per_node} GPUs" if instances > 1 else ""
+            note = f"“{name}” is {per_node}× {gpu}{where}{total}"
         return Said("hardware", text, values, notes=[note])
 
     def _resolve_gpu(self, name: str) -> Resolved | None:
