@@ -169,9 +169,9 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     # training plan otherwise runs data-parallel on the whole node it rents)
     idles = serving or bool(advice.workload.gpu_count)
     picked: list[tuple[str, Option]] = [(_role("winner", _idle(winner) if idles else None), winner)]
+    floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
     if runner_up is not None and runner_up.name != winner.name:
         # under the interactive floor (a budget ranks such options first): said in the label, as for the cheapest
-        floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
         slow = serving and (_per_user(runner_up) or 0.0) < min(floor * 0.999, _per_user(winner) or 0.0)
         # what the runner-up risks that the winner does not (a marketplace host behind a cloud pick): "no SLA"
         shared = set((_unfit_for_service(winner, kinds) or "").split(", "))
@@ -182,7 +182,6 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) and not _is_job(advice) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
-        floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
         if slower and serving and not _is_job(advice) and (_per_user(cheapest) or 0.0) < floor * 0.999:
             slower_said = f"under {floor:g} tokens/s"  # below the speed the answer sizes for: not the same service
         else:
@@ -222,18 +221,18 @@ def _unfit_for_service(option: Option, kinds: HardwareKinds | None) -> str | Non
 
 
 def _comparison_row(role: str, option: Option, serving: bool, winner: str, job: Workload | None = None) -> ComparisonRow:
-    """`job`: the effective workload of an offline job, whose rows give the job's cost and each prompt's speed."""
-    best = best_tco(option)
+    """`job`: the effective workload of an offline job, whose rows give the job's cost, per-1M cost and hours."""
     figures = job_figures(option, job) if job is not None else None
+    if figures is not None:  # every option is sized to the same deadline: what it costs, and how long it takes
+        return ComparisonRow(role, option.name, f"{fmt_usd(figures.usd)}/job",
+                             f"{fmt_usd(figures.usd_per_1m_output)}/1M output tokens",
+                             f"{fmt_hours(figures.hours, compact=True)}/job", option.name == winner)
+    best = best_tco(option)
     if serving:
         fig = option.throughput.cost_per_1m_tokens_usd
         unit_cost = f"{fmt_usd(fig.value)}/1M output tokens" if fig is not None else ""
         per_user = _per_user(option)
         speed = f"{fmt_num(per_user)} tokens/s per user" if per_user is not None else ""
-        if figures is not None:  # every option is sized to the same deadline: what it costs, and how long it takes
-            return ComparisonRow(role, option.name, f"{fmt_usd(figures.usd)}/job",
-                                 f"{fmt_usd(figures.usd_per_1m_output)}/1M output tokens",
-                                 f"{fmt_hours(figures.hours, compact=True)}/job", option.name == winner)
     else:
         # a run longer than a month is costed whole (job_usd); a shorter one per run
         per_run = (best.job_usd or best.per_run_usd) if best is not None else None

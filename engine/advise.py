@@ -223,7 +223,8 @@ def _where_it_is_rented(given: Workload, arch: Architecture, data: CatalogData, 
 def _cheapest(result: Ranked) -> str:
     """The recommended option of a ranking as the way-out sentence names it: who, what, and its price ("" if none)."""
     if result.options:
-        option = recommended(result.options, result.recommendation) or result.options[0]
+        option = recommended(result.options, result.recommendation)
+        assert option is not None  # options is not empty
         run = _run_usd(option)
         if option.mode == "inference":
             speed = option.throughput.decode_tokens_per_s_per_sequence

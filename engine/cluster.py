@@ -385,7 +385,7 @@ def _lever_text(lever: Lever, size: float, limit_bytes: float, extra: str = "") 
 
 def training_fixes(w: Workload, arch: Architecture, p: Placement) -> tuple[list[str], bool]:
     """What keeps a training plan on the GPUs the user fixed, each lever measured by re-running the memory
-    estimate with it on over the layouts those GPUs allow, smallest peak first, and whether any one of them fits.
+    estimate with it on over the layouts those GPUs allow, in the order of LEVER_ORDER, and whether any one of them fits.
     Only levers the plan does not already use, and only those that shrink it. When none fits alone, the levers
     that keep the method are tried together, and the answer says plainly if even that does not fit."""
     n, gpn, max_tp, opts, limit = p.n, p.gpn, p.max_tp, p.opts, p.limit_bytes

@@ -50,6 +50,7 @@ from engine.recommendation import (
     JOB_SPOT_NOTE,
     budget_note,
     job_note,
+    job_rate_and_hours,
     per_user_speed,
     recommend,
     runs_asked,
@@ -777,9 +778,7 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
     if w_bf16.batch_items and w_bf16.requests_per_s:  # an offline job: what the job costs, each prompt's speed
-        # as engine.recommendation.job_figures: the fleet runs offline at its capacity, plus start-up
-        rate = max(capacity, w_bf16.requests_per_s)
-        job = monthly / HOURS_PER_MONTH * (w_bf16.batch_items / rate / 3600 + DEFAULT_SETUP_HOURS)
+        job = monthly / HOURS_PER_MONTH * job_rate_and_hours(w_bf16, capacity)[1]  # as the pick's job is costed
         return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, ${job:,.0f} for the job, {speed:,.1f} tokens/s per prompt"
     rent = f"${monthly / 1e6:,.2f}M" if monthly >= 1e6 else f"${monthly:,.0f}"  # as the answer prints money
     return f"BF16 as published: {billed}x {gpu.name}{shape}{at}, {rent}/month, {speed:,.1f} tokens/s per user"

@@ -199,18 +199,24 @@ JOB_SPOT_NOTE = "spot for a job: "  # an offline job on spot: what a reclaim cos
 JOB_SPOT_HINT = "spot suits a job: "  # an offline job priced on demand: spot suits it (first message, when there is room)
 
 
+def job_rate_and_hours(w: Workload, capacity_rps: float) -> tuple[float, float]:
+    """(prompts/s, hours, start-up included) of an offline job over `w.batch_items` prompts on a fleet that sustains
+    `capacity_rps`. A fleet sized for the deadline's average rate has headroom (a service's replicas are sized to run
+    at 80%): offline, with no one queueing, it runs at its full capacity and finishes early, with that much slack for
+    a straggler; never slower than the rate it was sized for."""
+    rate = max(capacity_rps, float(w.requests_per_s or 0.0))
+    return rate, float(w.batch_items or 0.0) / rate / 3600 + DEFAULT_SETUP_HOURS
+
+
 def job_figures(option: Option, w: Workload) -> JobFigures | None:
-    """The offline job over `w.batch_items` prompts on this option's fleet, at the rate it was sized for, start-up
-    included; None for anything else. The hour is the fleet's rent (compute and any managed premium): the
+    """The offline job over `w.batch_items` prompts on this option's fleet, at the fleet's capacity (its rate check),
+    start-up included; None for anything else. The hour is the fleet's rent (compute and any managed premium): the
     month's storage and data transfer of a service are not the job's."""
     if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES or not option.tco:
         return None
     best = min(option.tco, key=lambda t: t.total_usd)
     hourly = sum(r.usd for r in best.rows if r.item in ("compute", "managed")) / HOURS_PER_MONTH
-    # a fleet sized for the deadline's average rate has headroom (a service's replicas are sized to run at 80%): offline,
-    # with no one queueing, it runs at its full capacity and finishes early, with that much slack for a straggler
-    rate = max(next((t.got for t in option.throughput.targets if t.name == "requests_per_s"), 0.0), w.requests_per_s)
-    hours = w.batch_items / rate / 3600 + DEFAULT_SETUP_HOURS
+    rate, hours = job_rate_and_hours(w, next((t.got for t in option.throughput.targets if t.name == "requests_per_s"), 0.0))
     usd = hourly * hours
     prompt, reply = request_shape(w)
     return JobFigures(hours, hourly, usd, usd / (w.batch_items * reply) * 1e6, usd / (w.batch_items * (prompt + reply)) * 1e6,
@@ -218,7 +224,7 @@ def job_figures(option: Option, w: Workload) -> JobFigures | None:
 
 
 def job_note(options: list[Option], rec: Recommendation, w: Workload) -> str:
-    """An offline job over `w.batch_items` prompts: how long it runs on the pick at the rate it was sized for, and
+    """An offline job over `w.batch_items` prompts: how long it runs on the pick at the fleet's capacity, and
     what that costs (the pick's monthly bill is the same fleet around the clock). "" for anything else."""
     pick = recommended(options, rec)
     job = job_figures(pick, w) if pick is not None else None
