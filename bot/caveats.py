@@ -392,6 +392,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
     if fp8 is not None and rocm is not None and advice.effective.mode in (None, "inference"):
         fp8, rocm = _fp8_line(advice, amd=True), None  # an AMD pick served in FP8: one line says both
+    if fp8 is not None and fp8_pick is not None:  # FP8 assumed on an Ampere pick: how it runs there, in the same line
+        fp8, fp8_pick = f"{fp8}; {fp8_pick[0].lower()}{fp8_pick[1:]}", None
     # buying the capacity (a reserved-cluster negotiation, tens of hourly instances) and spot's risk decide more than
     # the FP8 reminder, which the comparison rows' "(FP8)" already carry
     # a price the catalog itself doubts comes before anything priced from it (after what GPUs bought can train)

@@ -871,3 +871,13 @@ def test_a_gpu_without_fp8_says_why_its_plan_is_not_fp8(real_advisor) -> None:
     assert t4.advice.effective.precision != "fp8"
     _, fp8_gpu = _answer(real_advisor, "serve llama 3.1 70b for 100 users on H100")
     assert not any(n.startswith("No FP8 tensor cores") for n in fp8_gpu.notes)
+
+
+def test_fp8_assumed_on_an_ampere_pick_says_how_it_runs_in_the_same_line(real_advisor) -> None:
+    """"does Qwen2.5 72B fit on 4x A100 80GB": FP8 is assumed and the A100 runs it weight-only. The weight-only line
+    was a second caveat, crowded out under the open question, so the answer read as FP8 compute on an A100."""
+    _, view = _answer(real_advisor, "does Qwen2.5 72B fit on 4x A100 80GB for inference?")
+    fp8 = [n for n in view.notes if n.startswith("FP8 weights and KV cache assumed")]
+    assert len(fp8) == 1 and "the pick's A100 SXM4 80GB has no FP8 tensor cores: FP8 runs weight-only there" in fp8[0], \
+        view.notes
+    assert not any(n.startswith("The pick's") for n in view.notes)  # said once
