@@ -96,3 +96,38 @@ def test_an_unwritable_cache_directory_only_costs_the_build(tmp_path: Path, fres
     assert parsing.parse("serve 8B for 16 users", FakeResolver()).updates["mode"] == "inference"
     assert not missing.exists()
     assert not any(p.name.startswith(".grammar-") for p in tmp_path.rglob("*"))
+
+
+def test_the_scanner_comes_back_compiled_and_equal_to_a_fresh_compile(tmp_path: Path, fresh_grammar: None) -> None:
+    """The lexer's one large regular expression is kept compiled in the file (~8 ms of the first message
+    otherwise): read back, the scanner is there before any message, and its patterns are the ones Lark builds."""
+    cache = tmp_path / "grammar.lark.cache"
+    parsing.use_grammar_cache(str(cache))
+    built = parsing.grammar().parser.lexer.root_lexer.scanner
+    parsing.use_grammar_cache(None)
+    parsing.use_grammar_cache(str(cache))
+    lexer = parsing.grammar().parser.lexer.root_lexer
+    assert parsing._LOADED_FROM_CACHE is True
+    assert lexer._scanner is not None  # not compiled again on the first message
+    read_back = lexer._scanner._mres
+    assert [(p.pattern, p.flags, p.groupindex) for p in read_back] == [(p.pattern, p.flags, p.groupindex) for p in built._mres]
+    text = "serve llama 3.1 8b in int8 for 32 concurrent users with 8k context"
+    for pos in range(len(text)):
+        a, b = read_back[0].match(text, pos), built._mres[0].match(text, pos)
+        assert (a and (a.lastgroup, a.end())) == (b and (b.lastgroup, b.end()))
+
+
+def test_a_kept_pattern_the_engine_cannot_take_is_compiled_from_its_text() -> None:
+    """Another CPython's internals (a file copied between machines slips past the version key): the C engine
+    refuses code it does not understand, and the pattern is compiled from its text as usual."""
+    import re
+
+    original = re.compile(r"(?P<A>\d+ ?gb)|(?P<B>qlora)", re.IGNORECASE)
+    parts = parsing._pattern_parts(original)
+    assert parts is not None
+    kept = parsing._ready_pattern(*parts).match("QLoRA")
+    assert kept is not None and kept.lastgroup == "B"
+    pattern, flags, _code, *rest = parts
+    fallback = parsing._ready_pattern(pattern, flags, [0, 1, 2], *rest)  # not valid engine code
+    found = fallback.match("500 GB")
+    assert fallback.pattern == original.pattern and found is not None and found.lastgroup == "A"
