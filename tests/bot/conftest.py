@@ -76,6 +76,31 @@ def real_advisor():
     return Advisor.open()
 
 
+DOUBT = ("nebius.com/prices read 2026-09-25 listed HGX H100 at $3.85/GPU-h: re-check before quoting")
+
+
+@pytest.fixture(scope="session")
+def doubted_advisor(tmp_path_factory: pytest.TempPathFactory):
+    """The real advisor with Nebius's H100 rows carrying a newer list price than their own ($3.85 against $2.95), as a
+    team's own offers file (`GPU_ADVISOR_CATALOG_DIR`) may: what the answers do with a price whose sources disagree."""
+    import csv
+
+    from bot.service import Advisor
+    from catalog.query import DEFAULT_DATA_DIR
+
+    with (DEFAULT_DATA_DIR / "offers.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    doubted = [dict(r, notes=f"{r['notes']}; {DOUBT}" if r["notes"] else DOUBT) for r in rows
+               if r["provider"] == "nebius" and r["gpu"] == "h100-sxm"]
+    assert len(doubted) == 2
+    directory = tmp_path_factory.mktemp("doubted")
+    with (directory / "offers.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(doubted)
+    return Advisor.open(extra_data_dirs=[directory])
+
+
 @pytest.fixture
 def running(fake_slack: FakeSlack, store_target: Path | str, real_advisor) -> Iterator[Running]:
     """The app on each state store (a SQLite file, a PostgreSQL database): every test using it runs twice."""

@@ -145,12 +145,16 @@ def test_a_plan_at_the_edge_of_memory_says_so_in_the_first_message() -> None:
     assert tight_memory_note(roomy) == []
 
 
-def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(real_advisor) -> None:
+def test_a_reserved_scale_run_and_a_disputed_price_are_said_first(doubted_advisor, real_advisor) -> None:
     """2,048 H100s for three months is bought as a reservation, and the pick's price row carries a newer
     list price from the provider's page: both change what the user should do with the figure, the doubted price
     first (at $3.85 the $15.88M job is $20.7M, and another provider wins), in one line with the reservation, so a
-    question left open (one note shown) does not drop the reservation."""
+    question left open (one note shown) does not drop the reservation. The shipped rows' sources agree: no doubt."""
     # "on demand" says it is a rental (with nothing said, whether 2,048 GPUs are theirs is asked first)
+    _, shipped = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s on demand")
+    assert not any(n.startswith("Price to confirm") for n in shipped.notes), shipped.notes
+    assert any("reserved-cluster negotiation" in n for n in shipped.notes), shipped.notes
+    real_advisor = doubted_advisor
     response, view = _answer(real_advisor, "pretrain a 70B model on 15T tokens with 2048 H100s on demand")
     winner = response.advice.recommendation.primary if response.advice.recommendation else ""
     assert "Nebius" in (winner or "")  # the cheapest listed H100 cluster; its row carries the newer list price
@@ -596,9 +600,14 @@ def test_the_bf16_price_under_the_default_floor_keeps_the_floor_or_says_none_doe
     assert line.endswith("BF16 as published keeps 20 tokens/s per user on no H100 SXM5 80GB instance at this load"), line
 
 
-def test_a_break_even_against_a_doubted_price_says_so(real_advisor) -> None:
-    """Buy or rent for 8 H100s is weighed against Nebius's $2.95/GPU-h, a row whose sources disagree ($3.85 on the
-    provider's page read later): the answer leads with the break-even, so its first note says the rate is to confirm."""
+def test_a_break_even_against_a_doubted_price_says_so(doubted_advisor, real_advisor) -> None:
+    """Buy or rent for 8 H100s is weighed against Nebius's $2.95/GPU-h; where that row's sources disagree ($3.85 on the
+    provider's page read later) the answer leads with the break-even, so its first note says the rate is to confirm.
+    The shipped row's sources agree: no such note."""
+    _, shipped = _answer(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
+    assert "$2.95/GPU-h at Nebius AI Cloud" in shipped.headline
+    assert not any(n.startswith("Price to confirm") for n in shipped.notes), shipped.notes
+    real_advisor = doubted_advisor
     response, view = _answer(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
     assert view.headline.startswith("💸 Buy or rent: rent, unless 8× H100 SXM5 80GB stay busy"), view.headline
     assert "vs 1-3 yr reserved" in view.headline and "$2.95/GPU-h at Nebius AI Cloud" in view.headline
