@@ -34,6 +34,8 @@ DEFAULT_GPUS_PER_NODE = 8
 MAX_NODES = 4096
 LINEAR_NODE_SCAN = 32
 
+# after the fixes that keep the user's GPUs: what it takes otherwise ("; or one GPU of 28 GB or more, or 2x ...")
+ALTERNATIVE_NOTE = "; or "
 # a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
 
@@ -560,7 +562,10 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     notes: list[str] = []
     if p.unfit == "fixed":
         best = _search(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpn, max_tp, p.limit_bytes, opts, node_cap)
-        need = f"{best[0]} GPUs" if best else "no GPU count up to the search limit"
+        # more of the same GPU, or (one GPU fixed) a card with the memory: "unconstrained" read as any GPU at all
+        more = f"{best[0]}x {gpu.name}" if best else f"no count of {gpu.name} up to the search limit"
+        card_gb = p.per_gpu_gb * gpu.memory_gb / usable_gb(gpu, w.headroom)  # the need, with the same headroom left free
+        need = f"one GPU of {math.ceil(card_gb - 1e-9):,} GB or more, or {more}" if n == 1 and math.isfinite(card_gb) else more
         if (w.mode or "inference") == "inference":
             fixes, keeps = serving_fixes(w, arch, lay, opts, p.limit_bytes), True
         else:
@@ -568,7 +573,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         # what keeps their GPUs comes first (a team that fixed its GPUs usually owns or has them); more GPUs after
         lead = f"to keep {'it' if n == 1 else 'them'}" if keeps else "no one change alone keeps it there"
         notes.append(f"does not fit on the {n} GPU(s) you fixed; {lead}: " + " / ".join(fixes)
-                     + f"; or, unconstrained, it needs {need}")
+                     + f"{ALTERNATIVE_NOTE}{need}")
     elif p.unfit == "search":
         notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
                      "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")

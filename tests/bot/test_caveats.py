@@ -549,7 +549,7 @@ def test_a_service_too_big_for_fixed_gpus_is_told_what_fits_on_them(real_advisor
     assert view.headline.startswith("❌ Does not fit"), view.headline
     line = tidy_plurals(next(p for p in view.problems if "to keep them:" in p))  # as Slack and the terminal show it
     found = re.search(r"to keep them: at most (\d+) concurrent users at 4,096 tokens of context each / 500 users at up to ([\d,]+) tokens "
-                      r"of context each; or, unconstrained, it needs (\d+) GPUs", line)
+                      r"of context each; or (\d+)x H100 SXM5 80GB$", line)
     assert found is not None, line
     assert "int8/int4" not in line  # weights are 8 of 144 GB per GPU
     assert "FP8" not in line  # 73.0 GB per GPU in FP8, over the 72.0 usable: only fixes that fit are offered

@@ -1,5 +1,8 @@
 """Cluster planning: GPU/node counts, parallelism choice, fabric requirements, user-fixed counts."""
 
+import math
+import re
+
 import pytest
 
 from catalog.records import OfferRecord
@@ -9,6 +12,7 @@ from engine.memory import MemoryOptions
 from tests.engine.fixtures_physics import (
     A100_80,
     H100_SXM,
+    L40S,
     LLAMA2_7B,
     LLAMA3_8B,
     LLAMA3_70B,
@@ -57,9 +61,31 @@ def test_consumer_pcie_cards_get_no_tensor_parallel():
 
 
 def test_user_fixed_count_that_does_not_fit_says_what_would():
-    plan, mem = plan_cluster(workload(mode="full", gpu_count=2), architecture_for(LLAMA3_70B, None), A100_80)
+    """The note names how many of the same GPU fit (checked by planning at that count, and one fewer)."""
+    arch = architecture_for(LLAMA3_70B, None)
+    plan, mem = plan_cluster(workload(mode="full", gpu_count=2), arch, A100_80)
     assert plan.gpus == 2 and not plan.fits and mem.fits is False
-    assert any("does not fit" in n and "needs" in n for n in plan.notes)
+    note = next(n for n in plan.notes if n.startswith("does not fit on the 2 GPU(s) you fixed"))
+    found = re.search(r"; or (\d+)x A100 SXM 80GB$", note)
+    assert found is not None, note
+    need = int(found.group(1))
+    assert plan_cluster(workload(mode="full", gpu_count=need), arch, A100_80)[0].fits
+    assert not plan_cluster(workload(mode="full", gpu_count=need - 1), arch, A100_80)[0].fits
+
+
+def test_one_fixed_gpu_too_small_says_what_card_would_hold_it():
+    """LoRA of an 8B model on one 24 GB card: besides the fixes and more of the same card, the note names the card
+    size that holds it with the same 10% headroom, which a 48 GB card then does. It said only "unconstrained, it
+    needs 4 GPUs", as if several consumer cards were the only way out."""
+    arch = architecture_for(LLAMA3_8B, None)
+    plan, mem = plan_cluster(workload(mode="lora", gpu_count=1), arch, RTX_4090)
+    note = next(n for n in plan.notes if n.startswith("does not fit on the 1 GPU(s) you fixed"))
+    found = re.search(r"; or one GPU of (\d+) GB or more, or (\d+)x RTX 4090$", note)
+    assert found is not None, note
+    card_gb, more = int(found.group(1)), int(found.group(2))
+    assert card_gb == math.ceil(mem.per_gpu_gb / 0.9 - 1e-9) and 24 < card_gb <= 48, (mem.per_gpu_gb, note)
+    assert plan_cluster(workload(mode="lora", gpu_count=1), arch, L40S)[0].fits
+    assert plan_cluster(workload(mode="lora", gpu_count=more), arch, RTX_4090)[0].fits
 
 
 def test_user_fixed_tensor_parallel_respected():

@@ -26,7 +26,9 @@ def test_states_that_lex_alike_share_one_lexer_and_compile_one_scanner() -> None
     assert len(wide) == 1  # Lark gives each accepted-terminal set its own lexer; parser.parsing shares them
     assert id(lexer.root_lexer) in wide
     parse("QLoRA 70B, 500GB corpus in S3, 20 runs, serve it for 32 users at 8k context", RESOLVER)
-    built = {id(state_lexer) for state_lexer in lexer.lexers.values() if state_lexer._scanner is not None}
+    # a parser read back from the cache file comes with its scanners compiled, the start state's one-terminal one too
+    built = {id(state_lexer) for state_lexer in lexer.lexers.values()
+             if state_lexer._scanner is not None and len(state_lexer.terminals) > 1}
     assert built <= wide
 
 
