@@ -303,8 +303,13 @@ def _rocm_line(advice: Advice) -> str | None:
     if not any("runs ROCm, not CUDA" in n for n in notes):
         return None
     if advice.effective.mode not in (None, "inference"):
-        return ("AMD pick: PyTorch's ROCm builds train it with FSDP (FlashAttention has a ROCm port; custom CUDA kernels "
-                "and some bitsandbytes paths do not); run a few hundred steps first, spec-sheet speeds are not always reached")
+        plan = advice.cluster
+        tp, pp = (plan.tensor_parallel, plan.pipeline_parallel) if plan is not None else (1, 1)
+        # the stack the plan's own split needs: FSDP alone does not split a layer across GPUs
+        split = " and ".join([f"tensor parallel x{tp}"] * (tp > 1) + [f"pipeline x{pp}"] * (pp > 1))
+        how = f"FSDP plus {split} as planned, in torchtitan or AMD's Megatron-LM fork (ROCm/Megatron-LM)" if split else "FSDP"
+        return (f"AMD pick: PyTorch's ROCm builds train it with {how}; FlashAttention has a ROCm port, custom CUDA kernels "
+                "and some bitsandbytes paths do not; run a few hundred steps first, spec-sheet speeds are not always reached")
     return "AMD pick: ROCm builds of vLLM/SGLang serve it; benchmark your model first, spec-sheet speeds are not always reached"
 
 

@@ -890,3 +890,19 @@ def test_fp8_assumed_on_an_ampere_pick_says_how_it_runs_in_the_same_line(real_ad
     assert len(fp8) == 1 and "the pick's A100 SXM4 80GB has no FP8 tensor cores: FP8 runs weight-only there" in fp8[0], \
         view.notes
     assert not any(n.startswith("The pick's") for n in view.notes)  # said once
+
+
+def test_an_amd_training_pick_names_the_stack_its_own_split_needs(real_advisor) -> None:
+    """70B full fine-tune on 8 MI300X is planned FSDP with tensor parallel x2: the ROCm line said "train it with FSDP",
+    which alone does not split a layer over two GPUs. A plain FSDP plan keeps the plain wording."""
+    response, view = _answer(real_advisor, "full fine-tune Llama 3.1 70B on 1B tokens on MI300X")
+    plan = response.advice.cluster
+    assert plan is not None and plan.gpu == "mi300x" and plan.tensor_parallel == 2 and plan.pipeline_parallel == 1
+    line = next(n for n in view.notes if n.startswith("AMD pick:"))
+    assert line.startswith("AMD pick: PyTorch's ROCm builds train it with FSDP plus tensor parallel x2 as planned, in "
+                           "torchtitan or AMD's Megatron-LM fork (ROCm/Megatron-LM); "), line
+    response, view = _answer(real_advisor, "LoRA llama 3.1 8b on 100M tokens on MI300X")
+    plan = response.advice.cluster
+    assert plan is not None and plan.tensor_parallel == 1 and plan.pipeline_parallel == 1
+    line = next(n for n in view.notes if n.startswith("AMD pick:"))
+    assert line.startswith("AMD pick: PyTorch's ROCm builds train it with FSDP; FlashAttention has a ROCm port"), line
