@@ -34,6 +34,43 @@ DEFAULT_GPUS_PER_NODE = 8
 MAX_NODES = 4096
 LINEAR_NODE_SCAN = 32
 
+# The largest global batch dense pre-training runs take: Llama 3 405B trained at 16M tokens (2,048 sequences of 8,192)
+# on 8,192 and 16,384 H100s, with tensor x8 and pipeline x16 making up the rest (Llama 3 paper, Table 4); Llama 2
+# trained every size at 4M. Data parallel past batch / (sequence x micro-batch) replicas has no sequence to give
+# each replica: the GPUs beyond it must split the model (tensor, pipeline) instead, at lower utilisation.
+MAX_BATCH_TOKENS = 2048 * 8192
+BATCH_NOTE = "global batch: "  # read by the first message
+
+
+def data_parallel_cap(w: Workload) -> int:
+    """The most data-parallel replicas a training run can use at MAX_BATCH_TOKENS: one micro-batch each."""
+    per_replica = max(1, int(w.seq_len or 2048)) * max(1, int(w.batch_size or 1))
+    return max(1, MAX_BATCH_TOKENS // per_replica)
+
+
+def batch_note(w: Workload, lay: Layout) -> str | None:
+    """A training plan whose data-parallel width alone makes a batch past MAX_BATCH_TOKENS: said, with the GPU
+    count that keeps it (the same model split), since the figures here assume the planned split's utilisation."""
+    cap = data_parallel_cap(w)
+    if w.mode == "inference" or lay.dp <= cap:
+        return None
+    seq, micro = max(1, int(w.seq_len or 2048)), max(1, int(w.batch_size or 1))
+    tokens = lay.dp * seq * micro
+    split = lay.tp * lay.pp
+    return (f"{BATCH_NOTE}data parallel x{lay.dp:,} means at least {tokens / 1e6:,.0f}M tokens per step ("
+            f"{'one' if micro == 1 else micro} {seq:,}-token sequence{'s' if micro > 1 else ''} per replica), "
+            f"{tokens / MAX_BATCH_TOKENS:,.0f}x the 16M Llama 3 405B trained with (Llama 3 paper, Table 4); past "
+            f"{cap * split:,} GPUs{' with this split' if split > 1 else ''} a model needs more tensor or pipeline "
+            "parallelism, at lower utilisation than assumed here: the GPU-hours are a lower bound")
+
+
+def batch_capped_note(gpus: int) -> str:
+    """A run scaled out for time that stopped at MAX_BATCH_TOKENS' data-parallel width (engine.offer_plans)."""
+    return (f"{BATCH_NOTE}{gpus:,} GPUs is as far as this model scales data-parallel at a 16M-token global batch "
+            "(Llama 3 405B's largest, Llama 3 paper, Table 4): finishing sooner takes more tensor or pipeline "
+            "parallelism at lower utilisation, or fewer tokens")
+
+
 # after the fixes that keep the user's GPUs: what it takes otherwise ("; or one GPU of 28 GB or more, or 2x ...")
 ALTERNATIVE_NOTE = "; or "
 # a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
@@ -603,6 +640,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
     notes.extend(platform_caveats(gpu, w, n))
+    if not inference:
+        notes.extend(n_ for n_ in [batch_note(w, lay)] if n_)
     if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1:
         # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet
         # all-gathers every layer across the slow link; hybrid sharding keeps that inside the NVLink node.

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
-from engine.cluster import placement, plan_cluster, platform_caveats, three_d
+from engine.cluster import (
+    batch_capped_note,
+    data_parallel_cap,
+    placement,
+    plan_cluster,
+    platform_caveats,
+    three_d,
+)
 from engine.memory import estimate_memory
 from engine.models import (
     TRAINING_MODES,
@@ -92,6 +99,7 @@ class TrainingChoice:
     whole_nodes: bool = False
     slot: float = 0.0
     gpn: int = 1
+    batch_capped: bool = False  # scaling out for time stopped where data parallel would pass MAX_BATCH_TOKENS
 
 
 def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
@@ -126,7 +134,8 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
     fixed_at: int | None = None
     max_nodes, gpus, per_gpu = cap, p.n, p.per_gpu_gb
-    scaled_for_time = whole_nodes = False
+    scaled_for_time = whole_nodes = batch_capped = False
+    dp_cap = data_parallel_cap(w)
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
     for _ in range(3):
@@ -139,6 +148,13 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         if scaled <= target:
             break
         q = placement(w, arch, gpu, offer, fixed_gpus=scaled)
+        if q.fits and q.lay.dp > dp_cap:
+            # past the largest batch a run takes, more replicas have no sequence to train on: stop at the cap, in nodes
+            capped = max(gpn, dp_cap * q.lay.tp * q.lay.pp // gpn * gpn)
+            batch_capped = True
+            if capped <= target:
+                break
+            scaled, q = capped, placement(w, arch, gpu, offer, fixed_gpus=capped)
         if not q.fits:
             break
         fixed_at, max_nodes, gpus, per_gpu, target, scaled_for_time = scaled, None, scaled, q.per_gpu_gb, scaled, True
@@ -149,7 +165,8 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
             fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
             tps, gh, wall = speed(target)
     return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
-                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn)
+                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn,
+                          batch_capped=batch_capped)
 
 
 def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
@@ -179,7 +196,10 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         runs = float(w.runs_per_month or 1.0)
         wall = choice.wall_hours
         if wall > slot * 1.0001:
-            why = "the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else "cluster size limit"
+            why = ("the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else
+                   "the global batch limits data parallel" if choice.batch_capped else "cluster size limit")
+            if choice.batch_capped:
+                notes.append(batch_capped_note(plan.gpus))
             notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
                          f"{slot:,.0f} h target ({why}): ranked after options that make it")
         side_by_side = math.ceil(runs * wall / HOURS_PER_MONTH - 1e-9)

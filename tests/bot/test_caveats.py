@@ -906,3 +906,14 @@ def test_an_amd_training_pick_names_the_stack_its_own_split_needs(real_advisor) 
     assert plan is not None and plan.tensor_parallel == 1 and plan.pipeline_parallel == 1
     line = next(n for n in view.notes if n.startswith("AMD pick:"))
     assert line.startswith("AMD pick: PyTorch's ROCm builds train it with FSDP; FlashAttention has a ROCm port"), line
+
+
+def test_a_batch_past_any_published_run_is_said_in_the_first_message(real_advisor) -> None:
+    """16,384 H100s for an 8B model is data parallel x16,384 (134M tokens a step); a 5-day deadline stops at 2,048
+    GPUs. Either way the first message says so before the price lines, since the GPU-hours or the speed-up depend on it."""
+    _, view = _answer(real_advisor, "pretrain an 8B model on 15T tokens with 16384 H100s on demand")
+    assert view.notes[0].startswith("Global batch: data parallel x16,384 means at least 134M tokens per step"), view.notes
+    response, view = _answer(real_advisor, "pretrain an 8B model on 15T tokens in 5 days")
+    assert response.advice.cluster.gpus == 2048
+    assert view.notes[0].startswith("Global batch: 2,048 GPUs is as far as this model scales data-parallel"), view.notes
+    _first_message_ok(response, real_advisor)
