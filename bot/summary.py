@@ -456,7 +456,7 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
     "target_tokens_per_s": ("total throughput", "tokens/s", True),
     "requests_per_s": ("request rate", "requests/s", True),
     "target_ttft_s": ("time to first token", "s", False),
-    "deadline_hours": ("training time per run", "h", False),  # without start-up, which the speed line adds
+    "deadline_hours": ("training time per run", "h", False),  # start-up included, as the speed line counts it
     "budget_usd_per_month": ("monthly budget", "$", False),
     "budget_usd_per_run": ("budget per run", "$", False),
 }
@@ -476,6 +476,8 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
     whole_hours = unit == "h" and max(check.wanted, check.got) >= 100  # "missed by 959 h (got 1,295 h)": one style
 
     def fmt(value: float) -> str:
+        if unit == "h" and 0 < value < 1:  # as the speed line says it: "47 min", not "0.8 h"
+            return fmt_hours(value)
         return f"{value:,.0f} {unit}" if whole_hours else fmt_num(value, unit)
 
     wanted = f"{'≥' if higher else '≤'} {fmt(check.wanted)}"

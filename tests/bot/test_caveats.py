@@ -629,14 +629,26 @@ def test_a_bf16_reference_over_a_million_prints_as_the_answer_prints_money(real_
 
 def test_a_deadline_on_spot_counts_the_restarts_the_run_is_costed_with(real_advisor) -> None:
     """7B on 2T tokens on 256 H100s on spot within 260 h: the speed line (and the cost and ranking) count 10% more
-    GPU-hours for preemptions, 274 h; the deadline check read the 249 h without them and said "target met"."""
+    GPU-hours for preemptions, 274 h; the deadline check read the 249 h without them and said "target met". The check
+    also counts the run's start-up (a quarter hour), as the Speed line and the ranking do."""
     response, view = _answer(real_advisor, "pretrain a 7B model on 2T tokens on 256 H100s on CoreWeave spot, within 260 h")
     check = next(t for t in response.advice.throughput.targets if t.name == "deadline_hours")
-    assert check.got == pytest.approx(response.advice.throughput.wall_clock_hours.value * 1.10, rel=0.001)
+    assert check.got == pytest.approx(response.advice.throughput.wall_clock_hours.value * 1.10 + 0.25, rel=0.001)
     assert not check.met and view.headline.startswith("⚠️ Fits, misses the training time per run"), view.headline
     on_demand, _ = _answer(real_advisor, "pretrain a 7B model on 2T tokens on 256 H100s on CoreWeave, within 260 h")
     plain = next(t for t in on_demand.advice.throughput.targets if t.name == "deadline_hours")
-    assert plain.got == pytest.approx(on_demand.advice.throughput.wall_clock_hours.value, rel=0.001) and plain.met
+    assert plain.got == pytest.approx(on_demand.advice.throughput.wall_clock_hours.value + 0.25, rel=0.001) and plain.met
+
+
+def test_a_deadline_check_reads_the_hours_the_speed_line_shows(real_advisor) -> None:
+    """"By tomorrow": the Speed line said 8.5 h per run (start-up included) and Targets "target met (8.2 h)"; both now
+    read the wall clock the user waits, and the winner's hours per run are the figure checked."""
+    response, view = _answer(real_advisor, "full fine-tune llama 3.1 8b on 2B tokens by tomorrow")
+    check = next(t for t in response.advice.throughput.targets if t.name == "deadline_hours")
+    winner = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    assert check.got == pytest.approx(winner.hours_per_run, abs=0.01), (check, winner.hours_per_run)
+    assert view.speed.startswith(f"*{winner.hours_per_run:.1f} h per run* (start-up included)"), view.speed
+    assert f"target met ({check.got:.1f} h)" in view.targets[0], view.targets
 
 
 def test_a_service_on_spot_says_to_keep_on_demand_capacity_behind_it(real_advisor) -> None:
