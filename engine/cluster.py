@@ -287,21 +287,27 @@ def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> st
     return ", ".join(parts) or ("replicated" if inference else "data parallel")
 
 
-def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOptions, limit_bytes: float) -> list[str]:
+def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOptions, limit_bytes: float,
+                  integer_kernels: bool = True, fp8: str = "yes") -> list[str]:
     """What keeps a serving plan on the GPUs the user fixed, measured on their layout: how many users fit at the
     assumed context, how much context fits for all the users, and FP8 weights and cache. For a small model and
     many users the KV cache is nearly all of the memory, and lower-bit weights alone barely help (Llama 3.1 8B for
-    500 users on 2 H100s: 8 of 144 GB per GPU are weights)."""
+    500 users on 2 H100s: 8 of 144 GB per GPU are weights). `integer_kernels`: the GPU runs vLLM's AWQ/GPTQ kernels
+    (NVIDIA only, by vLLM's supported-hardware table); `fp8`: "yes" (FP8 tensor cores), "weight-only" (SM 8.0+
+    without them: vLLM's FP8 Marlin, dense models) or "no" (older GPUs, and FP8 MoE kernels below SM 8.9)."""
     def size(**update: object) -> float:
         return per_gpu_bytes(w.model_copy(update=update), arch, lay, opts)
 
     users = int(w.concurrency or 1)
     ctx = int(w.seq_len or 2048)
     fixes: list[str] = []
-    if w.precision not in ("fp8", "int8", "int4", "nf4"):
-        fp8 = size(precision="fp8")
-        if fp8 <= limit_bytes:  # only a fix that fits
-            fixes.append(f"FP8 weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8: {fp8 / GB:,.1f} GB per GPU)")
+    fp8_fits = False
+    if w.precision not in ("fp8", "int8", "int4", "nf4") and fp8 != "no":
+        fp8_bytes = size(precision="fp8")
+        if fp8_bytes <= limit_bytes:  # only a fix that fits
+            how, fp8_fits = (", weight-only on this GPU" if fp8 == "weight-only" else ""), True
+            fixes.append(f"FP8 weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8{how}: "
+                         f"{fp8_bytes / GB:,.1f} GB per GPU)")
     full, one = size(), size(concurrency=1)
     if users > 1 and one <= limit_bytes:
         slope = (full - one) / (users - 1)
@@ -315,8 +321,28 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
         if lo >= 256:
             fixes.append(f"{users:,} user(s) at up to {lo // 64 * 64:,} tokens of context each")
     weights = size(concurrency=1, seq_len=1)
-    if w.precision not in ("int4", "nf4") and weights > 0.3 * full:  # lower-bit weights help only when weights weigh
-        fixes.append("int8/int4 weights (half / a quarter of BF16)")
+    if integer_kernels and not fp8_fits and w.precision not in ("int4", "nf4") and weights > 0.3 * full:
+        # (FP8 that fits keeps more quality for the same memory: integer weights are then not offered)
+        # lower-bit weights help only when weights weigh; each measured, the widest that fits offered ("int8/int4" was
+        # offered for Qwen3-30B-A3B on one A10G, where int8's 31 GB does not fit and int4's 17 GB does)
+        widths = ("int4",) if w.precision == "int8" else ("int8", "int4")
+        measured = [(name, size(precision=name)) for name in widths]
+        fitting = next(((name, b) for name, b in measured if b <= limit_bytes), None)
+        if fitting is not None:
+            name, b = fitting
+            skipped = "" if name == widths[0] else f"; int8 at {measured[0][1] / GB:,.1f} GB does not"
+            fixes.append(f"{name} weights (AWQ/GPTQ {name[3:]}-bit, the model's own quantised release where there is one: "
+                         f"{b / GB:,.1f} GB per GPU{skipped})")
+        else:
+            name, b = measured[-1]
+            alone = size(precision=name, concurrency=1)
+            if users > 1 and alone <= limit_bytes:  # together with fewer users: how many fit beside 4-bit weights
+                slope = (b - alone) / (users - 1)
+                most = 1 + int((limit_bytes - alone) // slope) if slope > 0 else users
+                fixes.append(f"{name} weights (AWQ/GPTQ {name[3:]}-bit) with at most {most:,} concurrent user(s) at "
+                             f"{ctx:,} tokens of context each; {name} alone is {b / GB:,.1f} GB per GPU, not enough")
+            else:
+                fixes.append(f"{name} weights: {b / GB:,.1f} GB per GPU, not enough alone")
     return fixes or memory_fixes(w)
 
 
@@ -604,7 +630,11 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         card_gb = p.per_gpu_gb * gpu.memory_gb / usable_gb(gpu, w.headroom)  # the need, with the same headroom left free
         need = f"one GPU of {math.ceil(card_gb - 1e-9):,} GB or more, or {more}" if n == 1 and math.isfinite(card_gb) else more
         if (w.mode or "inference") == "inference":
-            fixes, keeps = serving_fixes(w, arch, lay, opts, p.limit_bytes), True
+            cc = compute_capability(gpu) or 0.0
+            nvidia = gpu.vendor.upper() == "NVIDIA"
+            fp8 = ("yes" if gpu.fp8_dense_tflops and (not arch.is_moe or not nvidia or cc >= 8.9) else
+                   "weight-only" if nvidia and cc >= 8.0 and not arch.is_moe else "no")
+            fixes, keeps = serving_fixes(w, arch, lay, opts, p.limit_bytes, nvidia, fp8), True
         else:
             fixes, keeps = training_fixes(w, arch, p)
         # what keeps their GPUs comes first (a team that fixed its GPUs usually owns or has them); more GPUs after

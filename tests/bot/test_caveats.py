@@ -929,3 +929,20 @@ def test_a_batch_past_any_published_run_is_said_in_the_first_message(real_adviso
     assert response.advice.cluster.gpus == 2048
     assert view.notes[0].startswith("Global batch: 2,048 GPUs is as far as this model scales data-parallel"), view.notes
     _first_message_ok(response, real_advisor)
+
+
+def test_lower_bit_weights_are_offered_only_as_far_as_they_fit(real_advisor) -> None:
+    """Qwen3-30B-A3B for 10 users on one A10G: "int8/int4 weights" was offered, where int8 (about 31 GB of weights)
+    cannot fit 21.6 GB and int4 fits only with fewer users. The fix now says that, and its user count is checked by
+    asking for exactly that."""
+    import re
+
+    _, view = _answer(real_advisor, "serve Qwen3-30B-A3B on an A10G for 10 users")
+    line = tidy_plurals(next(p for p in view.problems if "to keep it:" in p))
+    found = re.search(r"int4 weights \(AWQ/GPTQ 4-bit\) with at most (\d+) concurrent users at 4,096 tokens of context "
+                      r"each; int4 alone is [\d.]+ GB per GPU, not enough", line)
+    assert found is not None and "int8" not in line, line
+    most = int(found.group(1))
+    fits, _ = _answer(real_advisor, f"serve Qwen3-30B-A3B in int4 on an A10G for {most} users")
+    over, _ = _answer(real_advisor, f"serve Qwen3-30B-A3B in int4 on an A10G for {most + 1} users")
+    assert fits.advice.cluster.fits and not over.advice.cluster.fits

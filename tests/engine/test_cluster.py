@@ -10,6 +10,7 @@ from engine.architecture import architecture_for
 from engine.cluster import NCCL_CHECKLIST, PROVIDER_QUESTIONS, plan_cluster
 from engine.memory import MemoryOptions
 from tests.engine.fixtures_physics import (
+    A100_40,
     A100_80,
     H100_SXM,
     L40S,
@@ -17,6 +18,7 @@ from tests.engine.fixtures_physics import (
     LLAMA3_8B,
     LLAMA3_70B,
     RTX_4090,
+    T4,
     workload,
 )
 
@@ -100,3 +102,20 @@ def test_offer_fabric_unused_on_single_node_is_flagged():
                         inter_node_gbps=3200, on_demand_usd_per_hour=20.0, region="r", source="t", observed_on="2025-01-01")
     plan, _ = plan_cluster(workload(mode="lora"), architecture_for(LLAMA3_8B, None), H100_SXM, offer)
     assert plan.nodes == 1 and any("unused" in n for n in plan.notes)
+
+
+def _fixes(plan) -> str:
+    return next(n for n in plan.notes if n.startswith("does not fit on the"))
+
+
+def test_serving_fixes_offer_only_what_runs_on_the_gpu_and_fits():
+    """An 8B model in BF16 for 4 users on one T4 (16 GB, SM 7.5): vLLM runs no FP8 there, weight-only or not, so FP8 is
+    not offered; int8 fits and is offered with its figure. On an A100 40GB (SM 8.0, no FP8 tensor cores) FP8 is
+    weight-only and says so; where FP8 fits, integer weights (less quality for the same memory) are not offered."""
+    arch = architecture_for(LLAMA3_8B, None)
+    w = workload(mode="inference", precision="bf16", concurrency=4, gpu_count=1)
+    t4 = _fixes(plan_cluster(w, arch, T4)[0])
+    assert "FP8" not in t4 and re.search(r"int8 weights \(AWQ/GPTQ 8-bit, .*: [\d.]+ GB per GPU\)", t4), t4
+    many = w.model_copy(update={"concurrency": 100})
+    a100 = _fixes(plan_cluster(many, arch, A100_40)[0])
+    assert "--kv-cache-dtype fp8, weight-only on this GPU: " in a100 and "int8" not in a100 and "int4" not in a100, a100
