@@ -133,6 +133,26 @@ def _speed_changes(before: Advice, after: Advice) -> list[str]:
     return out
 
 
+def _integer_weights_cost_more(before: Advice, after: Advice, old_p: Option | None, new_p: Option | None) -> str:
+    """"use int4" that makes the service dearer than the FP8 or BF16 plan before it, and why: vLLM's AWQ/GPTQ kernels
+    keep the matmuls in 16-bit (W4A16/W8A16), saving memory and decode bandwidth but no compute, which long prompts
+    need; and they run on NVIDIA only (vLLM's supported-hardware table), so an AMD pick is out. Qwen2.5 72B for 100
+    users with 6k-token prompts went from $6,979 (FP8, 4 MI300X) to $11,702 (int4, 7 GH200) with no word why."""
+    new_precision = after.workload.precision
+    if (old_p is None or new_p is None or new_precision not in ("int8", "int4") or before.workload.precision == new_precision
+            or old_p.precision not in ("fp8", "bf16") or (after.effective.mode or "inference") != "inference"
+            or new_p.total_usd <= old_p.total_usd * 1.05):
+        return ""
+    prompts = int(after.effective.input_tokens or 0)
+    load = f"this load's {prompts:,}-token prompts" if prompts >= 2000 else "the prompts' prefill"
+    amd = any("runs ROCm" in n for n in old_p.cluster.notes)
+    why = ("; and they run on NVIDIA only, so the AMD pick is out" if amd else "")
+    back = old_p.precision.upper()
+    return (f"why {new_precision} costs more (+{new_p.total_usd / old_p.total_usd - 1:.0%}): vLLM's AWQ/GPTQ kernels keep the "
+            f"matmuls in 16-bit, saving memory and decode bandwidth but no compute, which {load} need{why}; "
+            f"{back} stays cheaper (say “{old_p.precision}” to go back)")
+
+
 def compare(before: Advice, after: Advice, names: Mapping[str, str] | None = None) -> list[str]:
     """Lines describing the change; empty when nothing a user would notice changed. `names`: catalog ids (GPUs,
     providers, models) -> the names answers use."""
@@ -173,6 +193,9 @@ def compare(before: Advice, after: Advice, names: Mapping[str, str] | None = Non
         lines.append(f"{head}: {'; '.join(effects)}")
     elif changes:
         lines.append(f"{head}: no change in the answer")
+    dearer = _integer_weights_cost_more(before, after, old_p, new_p)
+    if dearer:
+        lines.append(dearer)
     old_codes = {(p.code, p.field) for p in before.problems}
     new_codes = {(p.code, p.field) for p in after.problems}
     lines.extend(f"new problem: {p.message}" for p in after.problems if (p.code, p.field) not in old_codes)

@@ -86,3 +86,20 @@ def test_runs_a_month_do_not_multiply_a_services_bill(data: object) -> None:
     lines = compare(once, forty)
     assert not any(line.startswith("runs per month") for line in lines), lines
     assert any(line.startswith("new problem: 40 runs a month counts training runs") for line in lines), lines
+
+
+def test_integer_weights_that_cost_more_say_why() -> None:
+    """Qwen2.5 72B for 100 users with 6k-token prompts: "use int4" moved the pick from 4 MI300X in FP8 ($6,979) to 7
+    GH200 ($11,702) with no word why. AWQ/GPTQ kernels compute in 16-bit and run on NVIDIA only: said, with the way
+    back. A change that makes it cheaper, or a training answer, says nothing of the kind."""
+    from catalog import open_catalog
+
+    data = open_catalog().data()
+    serve = Workload(mode="inference", model="qwen2.5-72b", concurrency=100, input_tokens=6000, output_tokens=1500)
+    before, after = advise(serve, data), advise(serve.model_copy(update={"precision": "int4"}), data)
+    lines = compare(before, after)
+    why = next(line for line in lines if line.startswith("why int4 costs more (+"))
+    assert "keep the matmuls in 16-bit" in why and "this load's 6,000-token prompts need" in why, why
+    assert ("run on NVIDIA only, so the AMD pick is out" in why) == (before.options[0].gpu.startswith("mi")), why
+    assert why.endswith("FP8 stays cheaper (say “fp8” to go back)"), why
+    assert not any(line.startswith("why ") for line in compare(after, before))
