@@ -338,6 +338,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             if not training and variant.precision in INTEGER_WEIGHTS and not integer_kernels(gpu):
                 no_integer_kernels.add(gpu.name)
                 continue  # vLLM's AWQ/GPTQ/W8A8 kernels are CUDA-only (its supported-hardware table)
+            # FP8 served on a GPU without FP8 tensor cores runs weight-only (W8A16): the row says so, as "(FP8)" would
+            # read as FP8 compute (an 8x A100 runner-up under "serve 405B in fp8")
+            row_label = ("FP8 weight-only" if not training and variant.precision == "fp8" and not gpu.fp8_dense_tflops
+                         else label)
             plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
@@ -392,7 +396,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
                         context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
-                                                 egress_cache, source, gpu, pricing, label, owned,
+                                                 egress_cache, source, gpu, pricing, row_label, owned,
                                                  _kept(vw, planned.gpus))
                     ctx = context[ckey]
                     if ctx is None:
@@ -405,7 +409,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         per_token = hourly * run_hours / NOMINAL_RUN_TOKENS
                         risk = 1 + STACK_RISK_PREMIUM * risky(gpu, provider)
                         if fit_only is None or (per_token * risk, hourly) < (fit_only.usd_per_token, fit_only.usd_per_hour):
-                            name = _name(provider, offer, gpu, billed, pricing, label, owned)
+                            name = _name(provider, offer, gpu, billed, pricing, row_label, owned)
                             plan, memory, throughput = planned.built()
                             fit_only = FitOnly(name, hourly, relabel(plan, gpu, offer) if offer is not None else plan, memory,
                                                throughput, offer, vw, per_token * risk)

@@ -76,3 +76,13 @@ def test_block_fp8_experts_that_do_not_split_are_served_with_expert_parallel(dat
                              gpu="h100-sxm"), data)
     plan = advice.cluster
     assert plan is not None and plan.tensor_parallel == 8 and "with expert parallel" in plan.parallelism
+
+
+def test_an_fp8_row_on_a_gpu_without_fp8_cores_says_weight_only(data: Any) -> None:
+    """"serve Llama 3.1 405B in fp8": the 8x A100 runner-up read "(on-demand)" like the FP8 rows around it, while it
+    runs FP8 weight-only (W8A16 Marlin); its name says so, and rows on GPUs with FP8 tensor cores do not."""
+    advice = advise(Workload(mode="inference", model="llama-3.1-405b", precision="fp8"), data)
+    a100 = [o for o in advice.options if o.gpu.startswith("a100")]
+    assert a100 and all(o.name.endswith(", FP8 weight-only)") for o in a100), [o.name for o in a100]
+    fp8_cores = [o for o in advice.options if data.gpu(o.gpu).fp8_dense_tflops]
+    assert fp8_cores and not any("weight-only" in o.name for o in fp8_cores)
