@@ -407,8 +407,11 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
                 per_node = math.floor(QUARTER_H * (1 + 1e-9) / max(winner.hours_per_run or 0.0, 1e-9))
                 side = math.ceil(asked / max(per_node, 1))
                 if side > 1 and (winner.hours_per_run or 0.0) <= QUARTER_H:  # each run fits a quarter: run them side by side
-                    at_guess += tidy_plurals(f", or 3 months on {side} such {'node' if winner.cluster.nodes == 1 else 'cluster'}(s)"
-                                             f" side by side, {winner.cluster.gpus * side:,} GPUs")
+                    # as long as each node's share of the runs takes (one 74-day run each is 74 days, not "3 months")
+                    rounds = math.ceil(asked / side)
+                    at_guess += tidy_plurals(f", or {_span(rounds * (winner.hours_per_run or 0.0))} on {side} such "
+                                             f"{'node' if winner.cluster.nodes == 1 else 'cluster'}(s) side by side, "
+                                             f"{winner.cluster.gpus * side:,} GPUs")
                 at_guess += ")"
         bits.append(at_guess)
     else:
