@@ -128,7 +128,9 @@ def _spot_line(advice: Advice) -> str | None:
         stall = f"one preemption stalls all {nodes} nodes until capacity returns" if nodes > 1 else \
             "a preemption waits for capacity"
         counted = f" ({extra.group(1)} more GPU-hours counted)" if extra else ""
-        return f"Spot: checkpoint every 30-60 min and resume automatically; {stall}{counted}"
+        baseline = re.search(r"on demand the same plan's compute is (\$[\d,]+) per run: spot saves (\d+%)", note)
+        saves = f"; on demand {baseline.group(1)} per run, so spot saves {baseline.group(2)}" if baseline else ""
+        return f"Spot: checkpoint every 30-60 min and resume automatically; {stall}{counted}{saves}"
     if _starting(advice.notes, SPOT_SERVING_NOTE) is not None:
         return "Spot for serving: instances can be reclaimed at a minute's notice; keep on-demand capacity behind it"
     return None

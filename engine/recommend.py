@@ -53,6 +53,7 @@ from engine.recommendation import (
     job_rate_and_hours,
     per_user_speed,
     recommend,
+    recommended,
     runs_asked,
     work_usd,
 )
@@ -485,6 +486,10 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     budget = budget_note(ranked, w, user_floor(w))
     if budget:
         notes.insert(0, budget)
+    if pricing == "spot" and training:
+        baseline = _on_demand_baseline(recommended(ranked, rec), data)
+        if baseline:
+            notes = [f"{n}; {baseline}" if n.startswith("spot: checkpoint") else n for n in notes]
     job = job_note(ranked, rec, w)
     if job:
         notes.insert(0, job)
@@ -496,6 +501,24 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "
             f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
+
+
+def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
+    """A spot training pick against the same offer on demand: what a run's compute would cost without preemptions
+    (the 10% restart allowance taken out) and what spot saves, so the spot discount is weighed, not assumed."""
+    offer = next((o for o in data.offers if chosen is not None and o.id == chosen.offer_id), None)
+    row = next((r for t in (chosen.tco if chosen is not None else ()) for r in t.rows if r.item == "compute"), None)
+    if offer is None or not offer.on_demand_usd_per_hour or row is None:
+        return ""
+    gpu_hours, rate = row.inputs.get("gpu_hours_per_run"), row.inputs.get("usd_per_gpu_hour")
+    if not isinstance(gpu_hours, int | float) or not isinstance(rate, int | float) or gpu_hours <= 0 or rate <= 0:
+        return ""
+    spot = float(gpu_hours) * float(rate)
+    on_demand = float(gpu_hours) / (1 + SPOT_RESTART_OVERHEAD) * offer.on_demand_usd_per_hour / max(1, offer.gpus_per_node)
+    if on_demand <= spot:
+        return ""
+    return (f"on demand the same plan's compute is ${on_demand:,.0f} per run: spot saves {1 - spot / on_demand:.0%} "
+            "after the restarts")
 
 
 def over_budget(w: Workload, monthly_usd: float, per_run_usd: float | None = None) -> int:

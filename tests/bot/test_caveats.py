@@ -949,3 +949,21 @@ def test_lower_bit_weights_are_offered_only_as_far_as_they_fit(real_advisor) -> 
     fits, _ = _answer(real_advisor, f"serve Qwen3-30B-A3B in int4 on an A10G for {most} users")
     over, _ = _answer(real_advisor, f"serve Qwen3-30B-A3B in int4 on an A10G for {most + 1} users")
     assert fits.advice.cluster.fits and not over.advice.cluster.fits
+
+
+def test_spot_training_is_weighed_against_the_same_plan_on_demand(real_advisor) -> None:
+    """A spot pre-training pick said only how to live with preemptions: the on-demand price of the same plan (the 10%
+    restart allowance taken out) and what spot saves are what a team weighs the risk against."""
+    import re
+
+    response, view = _answer(real_advisor, "pretrain a 13B model on 1T tokens using spot instances")
+    chosen = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
+    offer = next(o for o in real_advisor.catalog.data().offers if o.id == chosen.offer_id)
+    compute = next(r for t in chosen.tco for r in t.rows if r.item == "compute")
+    spot = compute.inputs["gpu_hours_per_run"] * compute.inputs["usd_per_gpu_hour"]
+    on_demand = compute.inputs["gpu_hours_per_run"] / 1.10 * offer.on_demand_usd_per_hour / offer.gpus_per_node
+    line = next(n for n in view.notes if n.startswith("Spot: checkpoint"))
+    found = re.search(r"; on demand \$([\d,]+) per run, so spot saves (\d+)%$", line)
+    assert found is not None, line
+    assert float(found.group(1).replace(",", "")) == pytest.approx(on_demand, abs=1)
+    assert int(found.group(2)) == round(100 * (1 - spot / on_demand))
