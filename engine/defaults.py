@@ -32,6 +32,7 @@ from engine.serving import (
     user_floor,
 )
 from engine.throughput import default_mfu, request_shape, turns_assumed
+from engine.units import rate_text
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -46,13 +47,6 @@ PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 i
 def text_gb(w: Workload) -> float:
     """The raw text a corpus holds: its size, or COMPRESSED_TEXT_RATIO x a compressed or columnar size."""
     return float(w.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if w.dataset_compressed else 1.0)
-
-
-def rate_text(value: float) -> str:
-    """A rate as a person writes it: 0.12, 5.8, 11.6, 1,234 (10,000 requests a day is 0.12 requests/s, not 0)."""
-    if value >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}" if value >= 10 else f"{value:.2g}"
 
 
 def _count(tokens: float) -> str:

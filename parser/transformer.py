@@ -18,7 +18,6 @@ from typing import Any
 
 from lark import Token, Transformer
 
-from .fold import fold
 from .amounts import (
     _compressed_data,
     _people_as_users,
@@ -27,6 +26,7 @@ from .amounts import (
     minute_or_hour,
     token_load,
 )
+from .fold import fold
 from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _per_node
 from .names import _NOT_NAMES, NameReader
 from .neighbours import (
