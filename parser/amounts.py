@@ -56,6 +56,14 @@ def training_said(items: list[Said], current_mode: str | None) -> bool:
     return any(s.cues & {"finetune", "adapt", "train"} for s in items)
 
 
+_MAGNITUDE = re.compile(r"\b(\d+(?:\.\d+)?)([mbt])\b")
+
+
+def _shown(text: str) -> str:
+    """'500m tokens per day' -> '500M tokens per day': a count as people write it (normalize.py lower-cases)."""
+    return _MAGNITUDE.sub(lambda m: m.group(1) + m.group(2).upper(), text)
+
+
 def _plain(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
@@ -76,7 +84,7 @@ def _token_loads(items: list[Said], current_mode: str | None) -> list[Said]:
             continue
         per_s, period = said.load
         out[index] = Said("load", said.text, {"load_tokens_per_s": per_s, "load_period": period}, said.cues, notes=[
-            f"read “{said.text}” as the load to serve: {_plain(per_s)} tokens/s (prompt + output)"
+            f"read “{_shown(said.text)}” as the load to serve: {_plain(per_s)} tokens/s (prompt + output)"
             + (" on average" if period in ("day", "week", "month") else "")])
     return out
 
@@ -117,7 +125,7 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
             else:
                 continue
         text = " ".join(s.text for s in items[index:noun_at + 1] if s.text)
-        notes = [f"read “{text}” as the training data, not users at once"] if said.kind == "concurrency" else []
+        notes = [f"read “{_shown(text)}” as the training data, not users at once"] if said.kind == "concurrency" else []
         values: dict[str, int] = {"dataset_examples": int(count)}
         each, at = _tokens_each(items[noun_at + 1:noun_at + 4])
         if each is not None:  # "100k samples of 2k tokens": the tokens are said, nothing to guess

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine.models import Workload
-from parser import parse, questions_for
+from parser import Conversation, parse, questions_for
 from tests.parser.fake_resolver import FakeResolver
 
 
@@ -117,3 +117,41 @@ def test_small_request_rates_keep_their_digits() -> None:
     [question] = [q for q in questions_for(Workload(mode="inference", params_b=8, requests_per_s=10_000 / 86_400))
                   if q.field == "output_tokens"]
     assert "0.12 requests/s" in question.text and " 0 requests/s" not in question.text
+
+
+@pytest.mark.parametrize(("reply", "tokens"), [
+    ("300", 600_000), ("examples of 300 tokens", 600_000), ("about 300 tokens each", 600_000),
+    ("20M tokens in total", 20_000_000), ("1B", 1_000_000_000),
+])
+def test_the_example_length_answer_multiplies_the_count(reply: str, tokens: int) -> None:
+    chat = Conversation(FakeResolver())
+    turn = chat.turn("QLoRA 70B on 2,000 examples")
+    assert [q.field for q in turn.questions] == ["dataset_tokens"]
+    turn = chat.turn(reply)
+    assert turn.workload.dataset_tokens == tokens, turn.notes
+
+
+def test_a_load_in_a_serving_thread_is_a_refinement() -> None:
+    chat = Conversation(FakeResolver())
+    chat.turn("serve llama 3 8b")
+    turn = chat.turn("it's 500M tokens a day")
+    assert turn.workload.load_tokens_per_s == pytest.approx(5e8 / 86_400, rel=1e-6)
+    assert [q.field for q in turn.questions] == ["input_tokens"]
+    turn = chat.turn("prompts are around 2k tokens, replies are about 300 tokens")
+    assert (turn.workload.input_tokens, turn.workload.output_tokens) == (2000, 300) and not turn.questions
+
+
+def test_a_new_load_replaces_the_request_rate_and_back() -> None:
+    chat = Conversation(FakeResolver())
+    chat.turn("serve llama 3 8b at 10 qps")
+    turn = chat.turn("make it 1B tokens a day")
+    assert turn.workload.requests_per_s is None and turn.workload.load_tokens_per_s == pytest.approx(1e9 / 86_400, rel=1e-6)
+    turn = chat.turn("make it 20 qps")
+    assert turn.workload.requests_per_s == 20 and turn.workload.load_tokens_per_s is None
+
+
+def test_a_new_corpus_size_is_raw_unless_said_compressed() -> None:
+    chat = Conversation(FakeResolver())
+    chat.turn("LoRA Llama 3.1 8B on 40 GB of gzipped jsonl")
+    turn = chat.turn("what about 100 GB")
+    assert turn.workload.dataset_gb == 100 and turn.workload.dataset_compressed is None
