@@ -19,6 +19,7 @@ from engine.models import (
     DEFAULT_SETUP_HOURS,
     DEFAULT_TOKENS_PER_EXAMPLE,
     LOAD_AVERAGED_PERIODS,
+    LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Assumption,
     Problem,
@@ -57,9 +58,6 @@ def _count(tokens: float) -> str:
     return f"{tokens:,.0f}"
 
 
-_PERIOD_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0, "month": 730 * 3600.0}
-
-
 def load_requests_per_s(w: Workload) -> tuple[float, str]:
     """'500M tokens a day' -> the request rate to size for, and why in words: the tokens are prompt + output, a
     day's (week's, month's) count averages quiet hours in, so the busy hour is sized at BUSY_HOUR_FACTOR x the
@@ -70,7 +68,7 @@ def load_requests_per_s(w: Workload) -> tuple[float, str]:
     averaged = period in LOAD_AVERAGED_PERIODS
     peak = per_s * (BUSY_HOUR_FACTOR if averaged else 1.0)
     rate = peak / (prompt_in + out)
-    said = f"{_count(per_s * _PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,"
+    said = f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,"
     busy = (f" average {rate_text(per_s)} tokens/s; a busy hour runs about {BUSY_HOUR_FACTOR:g}x the {period}'s average, "
             f"so the fleet is sized for {rate_text(peak)} tokens/s" if averaged else f" are {rate_text(per_s)} tokens/s")
     shape = ("as you said" if w.input_tokens and w.output_tokens else

@@ -36,6 +36,7 @@ DEFAULT_OUTPUT_TOKENS = 256
 # sized as said.
 BUSY_HOUR_FACTOR = 2.0
 LOAD_AVERAGED_PERIODS = ("day", "week", "month")
+LOAD_PERIOD_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0, "month": 730 * 3600.0}
 # Compressed or columnar corpora (gzip, zstd, Parquet, Arrow) hold several times their size in raw text: JSONL text
 # compresses ~3-4x with gzip or zstd, so a compressed size is read as ~3x that much text (the low end, said as assumed).
 COMPRESSED_TEXT_RATIO = 3.0

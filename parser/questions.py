@@ -51,6 +51,7 @@ from engine.models import (
     DEFAULT_OUTPUT_TOKENS,
     DEFAULT_TOKENS_PER_EXAMPLE,
     LOAD_AVERAGED_PERIODS,
+    LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Workload,
 )
@@ -263,9 +264,6 @@ def _tokens(count: float) -> str:
     return f"{count:,.0f}"
 
 
-_PERIOD_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0, "month": 730 * 3600.0}
-
-
 def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
     """'500M tokens a day' with no prompt/reply split: the same tokens are 5x the requests as short chats as they are
     as long documents, and the reply tokens are what the fleet generates, so the split is asked."""
@@ -278,7 +276,7 @@ def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
     peak = (f" at a busy hour of {BUSY_HOUR_FACTOR:g}x the {period}'s average" if busy > 1 else "")
     return Question(
         field="input_tokens",
-        text=f"How do the {_tokens(per_s * _PERIOD_SECONDS[period])} tokens a {period} split between prompts and replies? "
+        text=f"How do the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period} split between prompts and replies? "
              f"Sized as {prompt_in:,} prompt + {out:,} output tokens a request ({_rate(rate)} requests/s{peak}) until you "
              "say (e.g. “2k-token prompts, 300-token replies”).",
         why="the fleet scales with the tokens it generates; prompts are prefilled far faster")
