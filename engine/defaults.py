@@ -12,9 +12,14 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import (
+    BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
+    COMPRESSED_TEXT_RATIO,
     DEFAULT_REASONING_OUTPUT_TOKENS,
     DEFAULT_SETUP_HOURS,
+    DEFAULT_TOKENS_PER_EXAMPLE,
+    LOAD_AVERAGED_PERIODS,
+    LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Assumption,
     Problem,
@@ -28,6 +33,7 @@ from engine.serving import (
     user_floor,
 )
 from engine.throughput import default_mfu, request_shape, turns_assumed
+from engine.units import rate_text
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -37,6 +43,38 @@ LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations o
 DEFAULT_JOB_HOURS = 24.0  # an offline job over N prompts with no deadline said: done within a day
 
 PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 is a fine-tuning length
+
+
+def text_gb(w: Workload) -> float:
+    """The raw text a corpus holds: its size, or COMPRESSED_TEXT_RATIO x a compressed or columnar size."""
+    return float(w.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if w.dataset_compressed else 1.0)
+
+
+def _count(tokens: float) -> str:
+    """30B, 100M, 2M, 500k: a token count in a sentence."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if tokens >= scale:
+            return f"{tokens / scale:.3g}{suffix}"
+    return f"{tokens:,.0f}"
+
+
+def load_requests_per_s(w: Workload) -> tuple[float, str]:
+    """'500M tokens a day' -> the request rate to size for, and why in words: the tokens are prompt + output, a
+    day's (week's, month's) count averages quiet hours in, so the busy hour is sized at BUSY_HOUR_FACTOR x the
+    average; each request is the stated or assumed prompt + output (a reasoning model's replies are longer)."""
+    per_s = float(w.load_tokens_per_s or 0)
+    period = w.load_period or "day"
+    prompt_in, out = request_shape(w)
+    averaged = period in LOAD_AVERAGED_PERIODS
+    peak = per_s * (BUSY_HOUR_FACTOR if averaged else 1.0)
+    rate = peak / (prompt_in + out)
+    said = f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,"
+    busy = (f" average {rate_text(per_s)} tokens/s; a busy hour runs about {BUSY_HOUR_FACTOR:g}x the {period}'s average, "
+            f"so the fleet is sized for {rate_text(peak)} tokens/s" if averaged else f" are {rate_text(per_s)} tokens/s")
+    shape = ("as you said" if w.input_tokens and w.output_tokens else
+             "the split assumed: say e.g. “2k-token prompts, 300-token replies”; the fleet scales with the output tokens")
+    return rate, (f"{said}{busy}: {rate_text(rate)} requests/s at {prompt_in:,} prompt + {out:,} output tokens a "
+                  f"request ({shape})")
 
 
 def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assumption], list[Problem]]:
@@ -93,7 +131,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else 2048) if training else 4096
         why = (f"pre-training default of {seq} tokens (Llama 3 and torchtitan train at 8,192)" if mode == "pretrain"
                else f"{'training' if training else 'serving'} default of {seq} tokens")
-        if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s):
+        if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s or w.load_tokens_per_s):
             prompt_in, out = request_shape(w)
             seq = int(prompt_in + out)
             why = ("prompt + output tokens per request: the KV cache each sequence needs at its longest"
@@ -147,13 +185,21 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                    f"the token count is a guess from the corpus size, so one run of it is planned; {w.runs_per_month:g} runs "
                    "a month of the whole corpus would multiply it (give the tokens per run for the monthly plan)")
         if w.dataset_tokens is None and w.dataset_gb is not None:
-            tokens = int(w.dataset_gb * 1e9 / BYTES_PER_TOKEN_TEXT)
-            assume(
-                "dataset_tokens",
-                tokens,
-                f"{w.dataset_gb:g} GB of raw text at ~4 bytes/token (English, BPE tokenizer); fine-tuning often uses "
-                "a subset: give the token count if you train on less",
-            )
+            tokens = int(text_gb(w) * 1e9 / BYTES_PER_TOKEN_TEXT)
+            if w.dataset_compressed:
+                why = (f"{w.dataset_gb:g} GB compressed (gzip, zstd, Parquet and Arrow hold ~3-4x their size in text) ~ "
+                       f"{text_gb(w):g} GB of text at ~4 bytes/token (English, BPE tokenizer) ~ {_count(tokens)} tokens; "
+                       "give the token count if you know it, or if you train on a subset")
+            else:
+                why = (f"{w.dataset_gb:g} GB of raw text at ~4 bytes/token (English, BPE tokenizer); fine-tuning often "
+                       "uses a subset: give the token count if you train on less")
+            assume("dataset_tokens", tokens, why)
+        elif w.dataset_tokens is None and w.dataset_examples:
+            tokens = int(w.dataset_examples * DEFAULT_TOKENS_PER_EXAMPLE)
+            assume("dataset_tokens", tokens,
+                   f"{w.dataset_examples:,} examples at ~{DEFAULT_TOKENS_PER_EXAMPLE:,} tokens each (prompt and response "
+                   f"together, typical of chat fine-tuning data) ~ {_count(tokens)} tokens; give the tokens per example "
+                   "(e.g. “examples of 300 tokens”) or the total")
     else:
         if w.runs_per_month and w.runs_per_month != 1:
             # "what about 40 runs?" on a service: runs are training's; the service is one fleet, always on (it
@@ -164,12 +210,16 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "users”, for an offline job “run N prompts”")))
             updates["runs_per_month"] = None
             w = w.model_copy(update={"runs_per_month": None})
-        loaded = w.requests_per_s or w.batch_items or (w.concurrency or 0) > 1
+        loaded = w.requests_per_s or w.batch_items or (w.concurrency or 0) > 1 or w.load_tokens_per_s
         if model is not None and model.reasoning and w.output_tokens is None and loaded:
             assume("output_tokens", DEFAULT_REASONING_OUTPUT_TOKENS,
                    f"{model.name} thinks before it answers: a reply with its reasoning runs 1,000-4,000 tokens, so each "
                    f"is sized at {DEFAULT_REASONING_OUTPUT_TOKENS:,} (say e.g. “500-token answers” if yours are shorter)")
             w = w.model_copy(update={"output_tokens": DEFAULT_REASONING_OUTPUT_TOKENS})
+        if w.load_tokens_per_s and not w.requests_per_s and not w.batch_items:
+            rate, why = load_requests_per_s(w)
+            assume("requests_per_s", rate, why)
+            w = w.model_copy(update={"requests_per_s": rate})
         if w.batch_items and not w.requests_per_s and not w.concurrency:
             # an offline job: its prompts' average rate over the time it may take is what the fleet must sustain
             hours = float(w.deadline_hours or DEFAULT_JOB_HOURS)
@@ -184,7 +234,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             w = w.model_copy(update={"requests_per_s": updates["requests_per_s"]})
         if (w.requests_per_s or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
             prompt_in, out = request_shape(w)
-            why = (f"{w.requests_per_s:,.0f} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
+            why = (f"{rate_text(w.requests_per_s)} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
                    "request: the fleet scales with the output length, so give yours ('300 output tokens each')"
                    if w.requests_per_s else
                    f"each user's turn sized at {prompt_in:,} new prompt tokens (earlier turns prefix-cached) and {out:,} "

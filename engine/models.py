@@ -31,6 +31,18 @@ BYTES_PER_TOKEN_TEXT = 4.0
 # by the parser's question, which quotes these same figures.
 DEFAULT_INPUT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 256
+# A token load counted over a day, week or month ("500M tokens a day") is an average over quiet hours too: a service
+# is sized for its busy hour, taken as twice the average (daytime traffic in one region). A rate per hour or minute is
+# sized as said.
+BUSY_HOUR_FACTOR = 2.0
+LOAD_AVERAGED_PERIODS = ("day", "week", "month")
+LOAD_PERIOD_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0, "month": 730 * 3600.0}
+# Compressed or columnar corpora (gzip, zstd, Parquet, Arrow) hold several times their size in raw text: JSONL text
+# compresses ~3-4x with gzip or zstd, so a compressed size is read as ~3x that much text (the low end, said as assumed).
+COMPRESSED_TEXT_RATIO = 3.0
+# A training example (a conversation, an instruction/response pair, a row) when only their count is said: ~1,000
+# tokens, prompt and response together, typical of chat fine-tuning sets; said as assumed and asked.
+DEFAULT_TOKENS_PER_EXAMPLE = 1_000
 # A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
 # so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
 DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
@@ -115,6 +127,17 @@ class Workload(BaseModel):
     # accelerators the user named that the catalog does not cover (TPU, Trainium, Inferentia): named in
     # the answer as not covered instead of silently dropped
     unsupported_accelerator: str | None = None
+    # serving: a load said as tokens over a period ("500M tokens a day", "2M tokens an hour"), prompt + output counted
+    # together, as tokens per second averaged over that period; the engine turns it into `requests_per_s` at the
+    # request shape (input/output tokens), at BUSY_HOUR_FACTOR x the average when the period is a day or longer
+    load_tokens_per_s: float | None = None
+    load_period: Literal["minute", "hour", "day", "week", "month"] | None = None
+    # training: the corpus size is compressed or columnar ("40 GB of gzipped JSONL", "parquet"): the token guess
+    # from `dataset_gb` counts COMPRESSED_TEXT_RATIO x that much text; transfer and storage stay at the size said
+    dataset_compressed: bool | None = None
+    # training: the examples in the dataset ("100k conversations", "2,000 examples"): with no size or token count,
+    # the tokens are guessed at DEFAULT_TOKENS_PER_EXAMPLE each (an assumption the answer states and asks about)
+    dataset_examples: int | None = None
 
 
 class Assumption(BaseModel):

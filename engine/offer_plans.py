@@ -42,7 +42,7 @@ from engine.throughput import (
     request_shape,
     training_numbers,
 )
-from engine.units import HOURS_PER_MONTH
+from engine.units import HOURS_PER_MONTH, rate_text
 
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
 SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
@@ -438,7 +438,7 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         prompt_in, out = request_shape(w)
         said = "as given" if w.input_tokens and w.output_tokens else "assumed where not given"
         capacity = choice.capacity_rps or 0.0
-        notes.append(f"{w.requests_per_s:,.0f} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
+        notes.append(f"{rate_text(w.requests_per_s)} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
                      f"sustains ~{capacity:,.1f} requests/s, planned at {RATE_UTILISATION:.0%} of that so bursts do not "
                      f"queue; ~{choice.batch} sequences in flight per replica")
     stock = capacity_note(choice.nodes, choice.billed_gpus, w.pricing) if offer is not None else None

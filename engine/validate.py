@@ -55,6 +55,8 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
     "bandwidth_efficiency": (0.0, False, 1.0, "(a fraction 0-1)"),
     "dataset_pulls_per_month": (0.0, True, 100_000.0, "pulls"),
     "checkpoints_kept": (0.0, True, 10_000.0, "checkpoints"),
+    "load_tokens_per_s": (0.0, False, 1e10, "tokens/s"),
+    "dataset_examples": (0.0, False, 1e12, "examples"),
 }
 
 

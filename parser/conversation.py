@@ -182,6 +182,9 @@ class Conversation:
                         updates.update(_switch_updates(question.why))
                     answered = True
                 continue
+            if name == "dataset_tokens" and self._per_example(reading, bare, updates, notes):
+                answered = True
+                continue
             if name in updates:
                 answered = True
                 continue
@@ -193,6 +196,26 @@ class Conversation:
             updates[name] = value
             answered = True
         return answered
+
+    def _per_example(self, reading: Reading, bare: list[Any], updates: dict[str, Any], notes: list[str]) -> bool:
+        """The length of an example, asked when only their count is known: "300", "300 tokens each", "examples of
+        300 tokens" are tokens per example (x the count), not 300B tokens or only a sequence length."""
+        examples = self.workload.dataset_examples
+        if not examples or self.workload.dataset_tokens or self.workload.dataset_gb or "dataset_tokens" in updates:
+            return False
+        each: float | None = None
+        if "seq_len" in updates and "seq_len" in reading.updates:  # "examples of 300 tokens", "300 tokens each"
+            each = float(updates["seq_len"])
+        else:
+            plain = next((v for v in bare if isinstance(v, float) and not isinstance(v, bool) and 1 <= v < 100_000), None)
+            if plain is not None:
+                bare.remove(plain)
+                each = plain
+        if each is None:
+            return False
+        updates["dataset_tokens"] = int(examples * each)
+        notes.append(f"{examples:,} examples × {each:,.0f} tokens = {examples * each:,.0f} tokens per epoch")
+        return True
 
     def _asked_model_too(self) -> bool:
         return any(q.field == "model" for q in self.pending)
@@ -272,6 +295,17 @@ def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> di
     if "dataset_gb" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:
         updates["dataset_tokens"] = None
         notes.append("cleared the token count: it was for the previous corpus")
+    if "dataset_gb" in updates and "dataset_compressed" not in updates and base.dataset_compressed:
+        updates["dataset_compressed"] = None  # the new size is read as said: compressed only if said so again
+    if "dataset_examples" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:
+        updates["dataset_tokens"] = None
+        notes.append("cleared the token count: it was for the previous dataset")
+    if "load_tokens_per_s" in updates and "requests_per_s" not in updates and base.requests_per_s is not None:
+        updates["requests_per_s"] = None  # "make it 1B tokens a day": the new load replaces the request rate
+        if base.target_tokens_per_s is not None and "target_tokens_per_s" not in updates:
+            updates["target_tokens_per_s"] = None
+    if "requests_per_s" in updates and "load_tokens_per_s" not in updates and base.load_tokens_per_s is not None:
+        updates["load_tokens_per_s"] = updates["load_period"] = None  # and a request rate replaces a token load
     if ((updates.get("gpu") or updates.get("provider") or "gpu_count" in updates) and "instance_type" not in updates
             and base.instance_type is not None):
         updates["instance_type"] = None  # another GPU, provider or count than the machine named earlier

@@ -24,7 +24,7 @@ _TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "to
                    "cost", "costs", "budget", "loop", "script", "code", "pipeline", "cluster", "job", "step", "steps"}
 # fields only a serving workload has: said alone ("500 rps", "50 ms per token"), they mean serving
 _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens", "target_tokens_per_s_per_user",
-                 "target_ttft_s", "requests_per_s")
+                 "target_ttft_s", "requests_per_s", "load_tokens_per_s")
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
 PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes", "instance_type"})
 IMPLIED_CUE = "implied_by_name"  # a field was set from a name (the checkpoint's format), not said
@@ -100,6 +100,7 @@ def fold(
     elif mode_unsaid and not training_said and (serving_only or requests):
         updates["mode"] = "inference"
         notes.append("serving (you gave concurrent users)" if "concurrency" in updates else
+                     "serving (you gave a token load)" if serving_only == ["load_tokens_per_s"] else
                      "serving (you gave a latency, request rate or response length)")
     if "mode" in updates:  # the intent follows a method said outright ("QLoRA" trains, "serve" serves)
         updates["intent"] = "serve" if updates["mode"] == "inference" else "train"
@@ -161,7 +162,7 @@ def _job_items(text: str, updates: dict[str, Any], current_mode: str | None, tra
     mode = updates.get("mode", current_mode)
     if training_said or (mode is not None and mode != "inference") or updates.get("intent") == "train":
         return None
-    if "concurrency" in updates or "requests_per_s" in updates or _EMBEDDING.search(text) or _RETRIEVAL.search(text):
+    if "concurrency" in updates or "requests_per_s" in updates or "load_tokens_per_s" in updates or _EMBEDDING.search(text) or _RETRIEVAL.search(text):
         return None
     if not _JOB_VERB.search(text):
         return None

@@ -19,7 +19,7 @@ from .schedule import seconds_in
 _POSITIVE_FIELDS = {
     "params_b", "dataset_gb", "dataset_tokens", "epochs", "runs_per_month", "gpu_count", "seq_len", "batch_size",
     "concurrency", "lora_rank", "nodes", "target_tokens_per_s", "output_tokens", "input_tokens", "gpu_memory_gb",
-    "target_tokens_per_s_per_user", "target_ttft_s", "requests_per_s",
+    "target_tokens_per_s_per_user", "target_ttft_s", "requests_per_s", "load_tokens_per_s", "dataset_examples",
 }
 _FIELD_WORDS = {
     "params_b": "the model size", "dataset_gb": "the data size", "dataset_tokens": "the token count",
@@ -28,7 +28,7 @@ _FIELD_WORDS = {
     "target_tokens_per_s": "a tokens/s target", "output_tokens": "the output length", "input_tokens": "the prompt length",
     "gpu_memory_gb": "GPU memory", "hourly_rate": "a price", "deadline_hours": "a deadline",
     "target_tokens_per_s_per_user": "a per-user speed", "target_ttft_s": "a time to first token",
-    "requests_per_s": "a request rate",
+    "requests_per_s": "a request rate", "load_tokens_per_s": "a token load", "dataset_examples": "the example count",
 }
 # "with 50k tokens", "50k tokens of data": a corpus; "4096 tokens per sample": a sequence length
 _DATA_LEADS = {"with", "on", "over", "using", "use", "from", "total", "data", "dataset", "corpus"}
@@ -81,10 +81,10 @@ def _negatives(items: list[Said]) -> list[Said]:
         if negative:
             negative = False
             numeric = [k for k, v in said.values.items() if isinstance(v, int | float) and not isinstance(v, bool)]
-            if numeric or said.bare or said.requests_per_s or said.count is not None:
+            if numeric or said.bare or said.requests_per_s or said.count is not None or said.load:
                 what = ", ".join(_FIELD_WORDS.get(k, k.replace("_", " ")) for k in numeric) or "that number"
                 values = {k: v for k, v in said.values.items() if k not in numeric}
-                said = replace(said, kind=said.kind if values else "filler", values=values, bare=(), requests_per_s=None,
+                said = replace(said, kind=said.kind if values else "filler", values=values, bare=(), requests_per_s=None, load=None,
                                per_node=None, count=None, io_field=None, cues=said.cues | {"ignored"},
                                notes=[*said.notes, f"{what} can't be negative: ignored “-{said.text}”"])
         out.append(said)

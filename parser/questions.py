@@ -44,9 +44,14 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict
 
 from engine.models import (
+    BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
+    COMPRESSED_TEXT_RATIO,
     DEFAULT_INPUT_TOKENS,
     DEFAULT_OUTPUT_TOKENS,
+    DEFAULT_TOKENS_PER_EXAMPLE,
+    LOAD_AVERAGED_PERIODS,
+    LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Workload,
 )
@@ -71,10 +76,22 @@ class Question(BaseModel):
 
 
 def estimated_tokens(workload: Workload) -> int | None:
-    """Tokens per epoch guessed from the corpus size at ~4 bytes/token (None without a size)."""
+    """Tokens per epoch guessed from the corpus size at ~4 bytes/token, of ~3x the size when it is compressed or
+    columnar (None without a size): the engine's guess (engine/defaults.py), so question and answer agree."""
     if workload.dataset_gb is None:
         return None
-    return int(workload.dataset_gb * 1e9 / BYTES_PER_TOKEN)
+    return int(_text_gb(workload) * 1e9 / BYTES_PER_TOKEN)
+
+
+def _text_gb(workload: Workload) -> float:
+    return float(workload.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if workload.dataset_compressed else 1.0)
+
+
+def _size_said(workload: Workload) -> str:
+    """'40 GB', or '40 GB compressed (~120 GB of text)'."""
+    if workload.dataset_compressed:
+        return f"{workload.dataset_gb:g} GB compressed (~{_text_gb(workload):g} GB of text)"
+    return f"{workload.dataset_gb:g} GB"
 
 
 def questions_for(
@@ -98,14 +115,21 @@ def questions_for(
         unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
         wanted.append(Question(field="model", text=text, why="memory and speed scale with the parameter count"))
-    if training and workload.dataset_gb is None and workload.dataset_tokens is None:
+    if training and workload.dataset_gb is None and workload.dataset_tokens is None and workload.dataset_examples:
+        wanted.append(Question(
+            field="dataset_tokens",
+            text=f"How long is an example, in tokens (prompt and response together)? {workload.dataset_examples:,} examples "
+                 f"are sized at ~{DEFAULT_TOKENS_PER_EXAMPLE:,} tokens each until you say (e.g. “examples of 300 tokens” "
+                 "or “20M tokens in total”).",
+            why="training time and cost scale with the tokens processed"))
+    elif training and workload.dataset_gb is None and workload.dataset_tokens is None:
         wanted.append(Question(field="dataset_tokens", text="How much training data: a size (“500GB”) or tokens (“2B tokens”)?",
                                why="training time and cost scale with the tokens processed"))
     guess = estimated_tokens(workload)
     if training and workload.dataset_tokens is None and guess is not None and guess > BIG_CORPUS_TOKENS:
         wanted.append(Question(
             field="dataset_tokens",
-            text=f"How many tokens per epoch? From {workload.dataset_gb:g} GB I'm assuming ~{_billions(guess)} "
+            text=f"How many tokens per epoch? From {_size_said(workload)} I'm assuming ~{_billions(guess)} "
                  f"(~{BYTES_PER_TOKEN} bytes/token); if you train on a subset, say e.g. “1B tokens”.",
             why="cost is linear in tokens; a big corpus makes the guess expensive if wrong"))
     if ownership_unsaid(workload):
@@ -139,10 +163,13 @@ def questions_for(
     if workload.requests_per_s and workload.output_tokens is None:
         wanted.append(Question(
             field="output_tokens",
-            text=f"How many tokens does a response generate, and how long are the prompts? {workload.requests_per_s:,.0f} "
+            text=f"How many tokens does a response generate, and how long are the prompts? {_rate(workload.requests_per_s)} "
                  f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {reply_tokens:,} output tokens each until "
                  "you say (e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
+    if workload.load_tokens_per_s and workload.mode == "inference" and not workload.requests_per_s and (
+            workload.input_tokens is None or workload.output_tokens is None):
+        wanted.append(_load_split_question(workload, reply_tokens))
     if online_users_unsaid(workload, cues):
         wanted.append(Question(
             field="concurrency",
@@ -218,9 +245,41 @@ def long_prompts_unsaid(workload: Workload) -> bool:
 
 
 def serving_without_load(workload: Workload) -> bool:
-    """Serving with no concurrency, request rate or aggregate throughput said: sized for one stream."""
+    """Serving with no concurrency, request rate, token load or aggregate throughput said: sized for one stream."""
     return (workload.mode == "inference" and workload.concurrency is None and workload.requests_per_s is None
-            and workload.target_tokens_per_s is None)
+            and workload.target_tokens_per_s is None and workload.load_tokens_per_s is None)
+
+
+def _rate(value: float) -> str:
+    """0.12, 5.8, 11.6, 1,234: a rate with the digits it needs (10,000 requests a day is 0.12 requests/s, not 0)."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if value >= 10 else f"{value:.2g}"
+
+
+def _tokens(count: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if count >= scale:
+            return f"{count / scale:.3g}{suffix}"
+    return f"{count:,.0f}"
+
+
+def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
+    """'500M tokens a day' with no prompt/reply split: the same tokens are 5x the requests as short chats as they are
+    as long documents, and the reply tokens are what the fleet generates, so the split is asked."""
+    period = workload.load_period or "day"
+    per_s = float(workload.load_tokens_per_s or 0)
+    prompt_in = workload.input_tokens or DEFAULT_INPUT_TOKENS
+    out = workload.output_tokens or reply_tokens
+    busy = BUSY_HOUR_FACTOR if period in LOAD_AVERAGED_PERIODS else 1.0
+    rate = per_s * busy / (prompt_in + out)
+    peak = (f" at a busy hour of {BUSY_HOUR_FACTOR:g}x the {period}'s average" if busy > 1 else "")
+    return Question(
+        field="input_tokens",
+        text=f"How do the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period} split between prompts and replies? "
+             f"Sized as {prompt_in:,} prompt + {out:,} output tokens a request ({_rate(rate)} requests/s{peak}) until you "
+             "say (e.g. “2k-token prompts, 300-token replies”).",
+        why="the fleet scales with the tokens it generates; prompts are prefilled far faster")
 
 
 def stated_assumptions(workload: Workload) -> list[str]:
@@ -229,7 +288,7 @@ def stated_assumptions(workload: Workload) -> list[str]:
     if workload.mode in TRAINING_MODES or (workload.mode is None and workload.intent == "train"):
         guess = estimated_tokens(workload)
         if workload.dataset_tokens is None and guess is not None:
-            said.append(f"~{_billions(guess)} tokens per epoch, estimated from {workload.dataset_gb:g} GB "
+            said.append(f"~{_billions(guess)} tokens per epoch, estimated from {_size_said(workload)} "
                         f"at ~{BYTES_PER_TOKEN} bytes/token")
         if workload.epochs is None:
             said.append("1 epoch")

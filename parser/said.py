@@ -27,6 +27,9 @@ class Said:
     requests_per_s: float | None = None  # "50 qps": becomes tokens/s once the response length is known
     per_node: int | None = None  # "8 GPUs per node": multiplied by the node count said elsewhere
     count: float | None = None  # "50k tokens": the count, read as data or context by its neighbours
+    # "500M tokens a day": prompt + output tokens a second averaged over the period, and the period ("day"); a load
+    # when serving (see `amounts._token_loads`), the training data otherwise
+    load: tuple[float, str] | None = None
     io_field: str | None = None  # "input"/"out": takes the number beside it as prompt/output tokens
     # fields a name implies but no phrase said ("…-AWQ" is a 4-bit checkpoint): value and the note that says so,
     # applied by the fold only when nothing in the message sets the field and the message is about serving

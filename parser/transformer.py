@@ -18,6 +18,14 @@ from typing import Any
 
 from lark import Token, Transformer
 
+from .amounts import (
+    _compressed_data,
+    _people_as_users,
+    _token_loads,
+    _training_examples,
+    minute_or_hour,
+    token_load,
+)
 from .fold import fold
 from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _per_node
 from .names import _NOT_NAMES, NameReader
@@ -119,9 +127,10 @@ class MessageTransformer(Transformer[Token, Reading]):
         '2048 tokens' stays a sequence length."""
         number = str(next(t for t in items if t.type in ("QTY", "NUMBER")))  # "2B tokens" or "tokens: 2B"
         count = _qty(number)
+        load = token_load(count, str(items[-1])) if items[-1].type == "PERIOD" else None
         if count < 1e6:
-            return Said("tokens", _text(items), {"seq_len": int(_qty(number, binary=True))}, count=count)
-        return Said("tokens", _text(items), {"dataset_tokens": int(count)}, count=count)
+            return Said("tokens", _text(items), {"seq_len": int(_qty(number, binary=True))}, count=count, load=load)
+        return Said("tokens", _text(items), {"dataset_tokens": int(count)}, count=count, load=load)
 
     def data(self, items: list[Token]) -> Said:
         unit = str(items[1]).rstrip("s")
@@ -262,6 +271,9 @@ class MessageTransformer(Transformer[Token, Reading]):
             per_s = amount / seconds_in(rate[:per_user.start()] if per_user else rate)
             if per_user:
                 return Said("throughput", _text(items), {"target_tokens_per_s_per_user": _sig(per_s)})
+            period = minute_or_hour(rate)
+            if period is not None:  # "2M tokens an hour": a load counted like an API's tokens per minute
+                return Said("throughput", _text(items), load=(per_s, period))
             return Said("throughput", _text(items), {"target_tokens_per_s": round(per_s, 6)})
         return Said("throughput", _text(items), requests_per_s=amount / seconds_in(rate))
 
@@ -388,6 +400,10 @@ class MessageTransformer(Transformer[Token, Reading]):
     def start(self, items: list[Said]) -> Reading:
         items = _negatives(items)
         items = _io_lengths(items)
+        items = _token_loads(items, self.current_mode)
+        items = _training_examples(items, self.current_mode)
+        items = _people_as_users(items, self.current_mode)
+        items = _compressed_data(items)
         items = _token_wording(items, self.current_mode)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)

@@ -81,3 +81,43 @@ def test_pretraining_defaults_to_an_8k_sequence_fine_tuning_to_2k() -> None:
     assert pre.seq_len == 8192 and "8,192" in by_field["seq_len"].why
     ft, _, _ = _run(mode="full", model="llama-3.1-8b")
     assert ft.seq_len == 2048
+
+
+def test_a_token_load_is_sized_as_requests_at_its_busy_hour() -> None:
+    """500M tokens a day (prompt + output) average 5,787 tokens/s; the busy hour is taken at 2x: 11,574 tokens/s,
+    which at 1,024 + 256 tokens a request is 9.04 requests/s, stated in words with the question it leaves."""
+    eff, by_field, _ = _run(mode="inference", model="llama-3-70b", load_tokens_per_s=5e8 / 86_400, load_period="day")
+    assert eff.requests_per_s == pytest.approx(2 * 5e8 / 86_400 / 1280)
+    why = by_field["requests_per_s"].why
+    for words in ("500M tokens a day", "prompt + output", "5,787 tokens/s", "2x the day's average", "11,574 tokens/s",
+                  "9 requests/s", "1,024 prompt + 256 output", "2k-token prompts, 300-token replies"):
+        assert words in why, words
+    assert eff.seq_len == 1280  # a request's prompt + output, not a chat window
+    assert "concurrency" in by_field and eff.concurrency is None  # replicas batch as memory allows
+
+
+def test_a_token_load_per_hour_is_sized_as_said_at_the_stated_request_shape() -> None:
+    eff, by_field, _ = _run(mode="inference", model="llama-3-70b", load_tokens_per_s=1000.0, load_period="hour",
+                            input_tokens=1700, output_tokens=300)
+    assert eff.requests_per_s == pytest.approx(0.5)
+    assert "busy hour" not in by_field["requests_per_s"].why and "as you said" in by_field["requests_per_s"].why
+
+
+def test_a_compressed_corpus_counts_three_times_its_size_in_text() -> None:
+    eff, by_field, _ = _run(mode="lora", model="llama-3.1-8b", dataset_gb=40, dataset_compressed=True)
+    assert eff.dataset_tokens == 30_000_000_000 and eff.dataset_gb == 40  # transfer and storage stay at 40 GB
+    why = by_field["dataset_tokens"].why
+    assert "40 GB compressed" in why and "120 GB of text" in why and "30B tokens" in why
+
+
+def test_examples_are_counted_at_a_thousand_tokens_each() -> None:
+    eff, by_field, _ = _run(mode="qlora", params_b=70, dataset_examples=2000)
+    assert eff.dataset_tokens == 2_000_000
+    assert "2,000 examples at ~1,000 tokens each" in by_field["dataset_tokens"].why
+    said, by_field, _ = _run(mode="qlora", params_b=70, dataset_examples=2000, dataset_tokens=600_000)
+    assert said.dataset_tokens == 600_000 and "dataset_tokens" not in by_field
+
+
+def test_a_small_request_rate_keeps_its_digits() -> None:
+    _, by_field, _ = _run(mode="inference", model="llama-3-70b", requests_per_s=10_000 / 86_400)
+    assert by_field["output_tokens"].why.startswith("0.12 requests/s")

@@ -1,0 +1,200 @@
+"""Amounts said in words whose meaning depends on the job: a token load, a count of examples, people, a compressed size.
+
+"500M tokens a day" is a service's load when serving and the training data when training; "100k conversations" is the
+training set in a fine-tuning question and users at once in a serving one; "40 developers" are a service's users;
+"40 GB of gzipped JSONL" holds several times 40 GB of text. Each pass rewrites the list of `Said` before the fold, so
+the fold sees one meaning per phrase. Conversions to requests and tokens are the engine's (engine/defaults.py): the
+parser records what was said.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from engine.models import TRAINING_MODES
+
+from .neighbours import _number_like
+from .quantities import _sig
+from .said import Said
+from .schedule import HOURS_PER_MONTH, per_month
+
+_SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
+
+
+def token_load(count: float, period: str) -> tuple[float, str] | None:
+    """'500m tokens' + 'per day' -> (5787.04 tokens/s on average, "day"); a quarter or a year is averaged per month."""
+    factor = per_month(period)
+    if factor is None or factor <= 0:
+        return None
+    label = "day" if re.search(r"day|daily", period) else "week" if re.search(r"week|wk", period) else "month"
+    return _sig(count * factor / _SECONDS_PER_MONTH), label
+
+
+_MINUTE = re.compile(r"(?:/ ?| per | an? | each )(?:min|minute)$")
+_HOUR = re.compile(r"(?:/ ?| per | an? | each )(?:h|hr|hour)$")
+
+
+def minute_or_hour(rate: str) -> str | None:
+    """'tokens per minute' -> "minute", 'tok/hr' -> "hour"; a rate per second (the output speed) -> None."""
+    if _MINUTE.search(rate):
+        return "minute"
+    if _HOUR.search(rate):
+        return "hour"
+    return None
+
+
+def training_said(items: list[Said], current_mode: str | None) -> bool:
+    """A training mode or verb in the message (or, with none said, the thread's mode): amounts are the data."""
+    modes = {s.values.get("mode") for s in items if s.values.get("mode")}
+    if modes & set(TRAINING_MODES):
+        return True
+    if "inference" in modes:
+        return False
+    if current_mode is not None:
+        return current_mode in TRAINING_MODES
+    return any(s.cues & {"finetune", "adapt", "train"} for s in items)
+
+
+_MAGNITUDE = re.compile(r"\b(\d+(?:\.\d+)?)([mbt])\b")
+
+
+def _shown(text: str) -> str:
+    """'500m tokens per day' -> '500M tokens per day': a count as people write it (normalize.py lower-cases)."""
+    return _MAGNITUDE.sub(lambda m: m.group(1) + m.group(2).upper(), text)
+
+
+def _plain(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _token_loads(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'500M tokens a day', '2M tokens an hour', '30k tokens per minute' when not training: the service's load,
+    prompt and output tokens together (as API rate limits count them); training keeps a token count as its data."""
+    if not any(s.load for s in items):
+        return items
+    training = training_said(items, current_mode)
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.load is None:
+            continue
+        if training:
+            out[index] = replace(said, load=None) if said.values else replace(
+                said, kind="filler", load=None, notes=[*said.notes, f"“{said.text}” is a serving load; ignored for training"])
+            continue
+        per_s, period = said.load
+        out[index] = Said("load", said.text, {"load_tokens_per_s": per_s, "load_period": period}, said.cues, notes=[
+            f"read “{_shown(said.text)}” as the load to serve: {_plain(per_s)} tokens/s (prompt + output)"
+            + (" on average" if period in ("day", "week", "month") else "")])
+    return out
+
+
+# what a training set is counted in: "100k conversations", "2,000 examples", "50k instruction pairs"
+_EXAMPLE_NOUNS = {"conversations", "examples", "samples", "rows", "documents", "docs", "pairs", "records", "dialogues",
+                  "dialogs", "instructions", "chats", "transcripts", "prompts", "completions", "demonstrations"}
+_EXAMPLE_LEADS = {"training", "labelled", "labeled", "annotated", "curated", "synthetic", "chat", "instruction",
+                  "preference", "sft", "qa", "q&a", "support", "customer", "high-quality", "quality", "domain"}
+
+
+def _count_of(said: Said) -> float | None:
+    """The number a count phrase holds: '2000', '100k', or the count the grammar read as users ('100k conversations')."""
+    if said.kind == "concurrency" and "concurrency" in said.values:
+        return float(said.values["concurrency"])
+    return _number_like(said)
+
+
+def _training_examples(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'fine-tune X on 100k conversations', 'QLoRA 70B on 2,000 examples': in a training question a count of examples
+    is the dataset (the engine guesses its tokens and says so), never users at once."""
+    if not training_said(items, current_mode):
+        return items
+    out = list(items)
+    for index, said in enumerate(items):
+        count = _count_of(said)
+        if count is None or count < 1 or said.kind == "tokens":
+            continue
+        words = said.text.split(" ")
+        if said.kind == "concurrency" and words[-1] in _EXAMPLE_NOUNS:  # "100k conversations" read as users
+            noun_at = index
+        else:
+            following = [s.text for s in items[index + 1:index + 3]] + ["", ""]
+            if following[0] in _EXAMPLE_NOUNS:
+                noun_at = index + 1
+            elif following[0] in _EXAMPLE_LEADS and following[1] in _EXAMPLE_NOUNS:
+                noun_at = index + 2
+            else:
+                continue
+        text = " ".join(s.text for s in items[index:noun_at + 1] if s.text)
+        notes = [f"read “{_shown(text)}” as the training data, not users at once"] if said.kind == "concurrency" else []
+        values: dict[str, int] = {"dataset_examples": int(count)}
+        each, at = _tokens_each(items[noun_at + 1:noun_at + 4])
+        if each is not None:  # "100k samples of 2k tokens": the tokens are said, nothing to guess
+            values["dataset_tokens"] = int(count * each)
+            if items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
+                out[noun_at + 1 + at] = Said("filler", items[noun_at + 1 + at].text)
+            notes.append(f"{int(count):,} examples × {each:,.0f} tokens = {count * each:,.0f} tokens per epoch")
+        out[index] = Said("examples", text, values, said.cues - {"users_counted"}, notes=notes)
+        for between in range(index + 1, noun_at + 1):
+            out[between] = Said("filler", items[between].text)
+    return out
+
+
+_EACH_WORDS = {"of", "averaging", "average", "around", "about", "roughly", "at", "with"}
+
+
+def _tokens_each(following: list[Said]) -> tuple[float | None, int]:
+    """'... of 2k tokens', '... averaging 500 tokens': the length of one example said right behind the count, and
+    where it was said among `following`."""
+    if not following or following[0].text not in _EACH_WORDS:
+        return None, 0
+    for at, said in enumerate(following[1:], start=1):
+        if said.kind == "tokens" and said.count and said.count < 1e6:
+            return said.count, at
+        if said.text not in _EACH_WORDS:
+            break
+    return None, 0
+
+
+# people a service is for: users as much as "users" are ("40 developers", "500 seats")
+_PEOPLE = {"developers", "devs", "engineers", "seats", "employees", "analysts", "people", "staff", "agents",
+           "researchers", "scientists", "members"}
+
+
+def _people_as_users(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'serve X for 40 developers', '500 seats': users of a service, read as users at once (with the question whether
+    a large number are online or generating); in a training question they are the team, not a load."""
+    if training_said(items, current_mode):
+        return items
+    out = list(items)
+    for index, said in enumerate(items[:-1]):
+        following = items[index + 1]
+        count = _number_like(said) if said.kind in ("filler", "size") else None
+        if count is None or count < 1 or following.text not in _PEOPLE or count != int(count):
+            continue
+        text = f"{said.text} {following.text}"
+        out[index] = Said("concurrency", text, {"concurrency": int(count)}, said.cues | {"users_counted"},
+                          notes=[f"read “{text}” as {int(count)} at the same time (concurrency)"])
+        out[index + 1] = Said("filler", "")
+    return out
+
+
+# compressed or columnar formats: their size on disk is several times less than the text they hold
+_COMPRESSED = {"gzipped", "gzip", "gz", "gzip-compressed", "compressed", "zstd", "zst", "zstandard", "parquet", "arrow",
+               "snappy", "bzip2", "bz2", "xz", "brotli", "tgz"}
+_NEAR = 4  # phrases either side of the size: "40 GB of gzipped JSONL", "parquet files, 40 GB"
+
+
+def _compressed_data(items: list[Said]) -> list[Said]:
+    """'40 GB of gzipped JSONL', 'parquet, 2 TB': the size is compressed; the engine counts ~3x as much text."""
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.kind != "data" or "dataset_gb" not in said.values:
+            continue
+        near = range(max(0, index - _NEAR), min(len(items), index + _NEAR + 1))
+        word = next((items[i].text for i in near if items[i].text in _COMPRESSED
+                     and not (i > 0 and "no" in items[i - 1].cues)), None)
+        if word is None:
+            continue
+        out[index] = replace(said, values={**said.values, "dataset_compressed": True}, notes=[
+            *said.notes, f"read “{said.text}” as a compressed size ({word}): about 3x as much text"])
+    return out
