@@ -43,7 +43,15 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.service import Response
 from engine.advise import LACKS_SAID, PROVIDER_LACKS_GPU, REASONING_NOTE, REASONING_REPLY_TOKENS
-from engine.models import DEFAULT_OUTPUT_TOKENS, Advice, ClusterPlan, Option, TargetCheck, Workload
+from engine.models import (
+    COMPRESSED_TEXT_RATIO,
+    DEFAULT_OUTPUT_TOKENS,
+    Advice,
+    ClusterPlan,
+    Option,
+    TargetCheck,
+    Workload,
+)
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
@@ -528,7 +536,10 @@ def key_assumptions(advice: Advice) -> str:
     bits: list[str] = []
     tokens = found.get("dataset_tokens")
     if tokens is not None and isinstance(tokens.value, int | float):
-        source = f" from {fmt_gb(advice.effective.dataset_gb)} of text" if advice.effective.dataset_gb else ""
+        gb = advice.effective.dataset_gb
+        # a compressed or columnar corpus holds several times its size in text (engine.defaults): say both
+        source = ("" if not gb else f" from {fmt_gb(gb)} compressed (~{fmt_gb(gb * COMPRESSED_TEXT_RATIO)} of text)"
+                  if advice.effective.dataset_compressed else f" from {fmt_gb(gb)} of text")
         bits.append(f"~{fmt_count(float(tokens.value))} tokens per epoch{source}")
     tp = advice.throughput
     mfu = stated_mfu(advice)

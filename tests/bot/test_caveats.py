@@ -967,3 +967,13 @@ def test_spot_training_is_weighed_against_the_same_plan_on_demand(real_advisor) 
     assert found is not None, line
     assert float(found.group(1).replace(",", "")) == pytest.approx(on_demand, abs=1)
     assert int(found.group(2)) == round(100 * (1 - spot / on_demand))
+
+
+def test_a_compressed_corpus_is_said_as_compressed_in_the_assumptions(real_advisor) -> None:
+    """40 GB of gzipped JSONL is counted as ~120 GB of text (~30B tokens); the Assumes line said "from 40.0 GB of
+    text" beside the question that says "compressed"."""
+    response, view = _answer(real_advisor, "LoRA Llama 3.1 8B on 40 GB of gzipped jsonl")
+    assert response.advice.effective.dataset_compressed
+    assert "~30B tokens per epoch from 40.0 GB compressed (~120 GB of text)" in view.key_assumptions, view.key_assumptions
+    _, plain = _answer(real_advisor, "LoRA Llama 3.1 8B on 40 GB of jsonl")
+    assert "~10B tokens per epoch from 40.0 GB of text" in plain.key_assumptions, plain.key_assumptions
