@@ -115,6 +115,11 @@ class Workload(BaseModel):
     # accelerators the user named that the catalog does not cover (TPU, Trainium, Inferentia): named in
     # the answer as not covered instead of silently dropped
     unsupported_accelerator: str | None = None
+    # a service used only in some hours ("9am-6pm weekdays" is 45 of 168): on hourly-billed capacity it is stopped
+    # (or scaled to zero) outside them, so on-demand and spot compute is billed for these hours only; reserved
+    # capacity is paid around the clock whatever the schedule (engine/tco.py). None or 168: always on
+    service_hours_per_week: float | None = None
+    service_schedule: str | None = None  # the schedule in words, as the answer repeats it ("9am-6pm weekdays")
 
 
 class Assumption(BaseModel):

@@ -55,6 +55,7 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
     "bandwidth_efficiency": (0.0, False, 1.0, "(a fraction 0-1)"),
     "dataset_pulls_per_month": (0.0, True, 100_000.0, "pulls"),
     "checkpoints_kept": (0.0, True, 10_000.0, "checkpoints"),
+    "service_hours_per_week": (0.0, False, 168.0, "hours a week (168 is around the clock)"),
 }
 
 
