@@ -190,6 +190,53 @@ def billed_service_hours_per_month(w: Workload) -> float:
     return float(w.service_hours_per_week or HOURS_PER_WEEK) * HOURS_PER_MONTH / HOURS_PER_WEEK
 
 
+def schedule_words(w: Workload) -> str | None:
+    """The schedule as the answer states it, in plain words (the Assumes line); None for an always-on service."""
+    if not scheduled_service(w):
+        return None
+    said = f" ({w.service_schedule})" if w.service_schedule else ""
+    hours = f"runs {float(w.service_hours_per_week or 0):g} h a week{said}"
+    if w.pricing == "reserved":
+        return f"{hours}, but reserved capacity is paid around the clock ({HOURS_PER_MONTH:.0f} h a month)"
+    return f"{hours}: stopped outside; reserved capacity is paid around the clock"
+
+
+COLD_START_NOTE = "stopped outside its hours, it starts cold each time: "
+
+
+def cold_start_note(w: Workload, weights_gb: float | None) -> str | None:
+    """What a scheduled service pays that an always-on one does not: a cold start at the start of its hours
+    (instance boot, the weights loaded from storage, the server's warm-up), minutes for a large model."""
+    if not scheduled_service(w) or w.pricing == "reserved":
+        return None
+    weights = f"{weights_gb:,.0f} GB of weights to load" if weights_gb else "the weights to load"
+    return (f"{COLD_START_NOTE}instance boot, {weights} and the server's warm-up take minutes before the first reply: "
+            "schedule the start ahead of the first user (or scale to zero with a warm-up request)")
+
+
+RESERVED_PART_TIME_NOTE = "reserved for a part-time service: "
+
+
+def reserved_part_time_note(w: Workload, option: TcoOption | None, offer: OfferRecord | None) -> str | None:
+    """Reserved capacity for a service that runs some hours only pays all 730 h: what the same plan costs on-demand,
+    stopped outside its hours, is the comparison that decides (45 h a week on-demand is ~27% of an always-on month)."""
+    if not scheduled_service(w) or w.pricing != "reserved" or option is None or offer is None:
+        return None
+    compute = next((r for r in option.rows if r.item == "compute"), None)
+    listed = compute.inputs.get("listed_usd_per_gpu_hour") if compute is not None else None
+    on_demand = usd_per_gpu_hour(offer, "on_demand", None)[0]
+    if compute is None or not isinstance(listed, int | float) or listed <= 0 or on_demand is None:
+        return None
+    rented = compute.usd + row_usd(option, "managed")
+    part_time = rented * on_demand / listed * billed_service_hours_per_month(w.model_copy(update={"pricing": None})) \
+        / HOURS_PER_MONTH
+    if part_time >= rented:
+        return None
+    return (f"{RESERVED_PART_TIME_NOTE}it pays all {HOURS_PER_MONTH:.0f} h a month; the same plan on-demand, stopped "
+            f"outside its {float(w.service_hours_per_week or 0):g} h a week, is ~${part_time:,.0f} a month of compute "
+            f"against ${rented:,.0f} reserved: say “on-demand” to compare in full")
+
+
 def monthly_gpu_hours(gpu_hours_per_run: float, runs: float, billed_gpus: int | None, wall_hours: float | None) -> float:
     """GPU-hours billed in one month. A run that lasts longer than a month is billed month by month: at
     most the rented GPUs x 730 h (per concurrent run), never the whole job in one month."""
