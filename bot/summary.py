@@ -48,7 +48,7 @@ from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
-from engine.tco import schedule_words, scheduled_service
+from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
@@ -715,6 +715,12 @@ def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = 
         candidates = ["; ".join(p for p in (at, versus_market) if p), at]
     else:  # the rate is the pick's own (reserved or spot, as asked)
         candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
+    w = advice.effective
+    if scheduled_service(w) and float(w.service_hours_per_week or 0) / HOURS_PER_WEEK < OWNING_USE:
+        # a service kept to its hours leaves owned GPUs idle the rest of the week: the around-the-clock break-even is moot
+        return (f"💸 Buy or rent: rent: {float(w.service_hours_per_week or 0):g} h a week keep {gpus}× {gpu} busy "
+                f"{float(w.service_hours_per_week or 0) / HOURS_PER_WEEK:.0%} of the time; owning pays off only if busy "
+                f"{busy}")[:HEADER_TEXT]
     load = _training_use(advice)
     if load is not None and load[0] < OWNING_USE:
         # the load the user gave keeps the GPUs idle most of the month: the break-even (around the clock) is moot

@@ -59,3 +59,13 @@ def test_a_follow_up_puts_it_back_around_the_clock(real_advisor: Any) -> None:
     assert "(always on)" in back.cost and "runs " not in back.key_assumptions, back.cost
     assert response.advice.effective.service_hours_per_week == 168
     assert _monthly(back.cost) == pytest.approx(_monthly(scheduled.cost) * 168 / 40, abs=2)
+
+
+def test_buy_or_rent_weighs_the_hours_it_runs(real_advisor: Any) -> None:
+    """A service kept to 40 h a week leaves owned GPUs idle 76% of the week: the around-the-clock break-even is not
+    the answer's headline; one kept 120 h a week (71%) still gets it."""
+    view, _ = _view(real_advisor, "serve Llama 3.1 8B for 20 users on H100 9-5, should we buy or rent?")
+    assert view.headline.startswith("💸 Buy or rent: rent: 40 h a week keep 1× H100"), view.headline
+    assert "busy 24% of the time" in view.headline
+    busy, _ = _view(real_advisor, "serve Llama 3.1 8B for 20 users on H100 weekdays only, should we buy or rent?")
+    assert busy.headline.startswith("💸 Buy or rent: rent, unless"), busy.headline
