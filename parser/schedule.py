@@ -120,7 +120,8 @@ def clock_times(text: str) -> str:
 
 
 _CLOCK = re.compile(r"(\d{1,2}(?:\.\d+)?)(am|pm)? ?(?:-|to) ?(\d{1,2}(?:\.\d+)?)(am|pm)?")
-_HOURS_A_DAY = re.compile(r"(\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b")
+_HOURS_A_DAY = re.compile(r"(\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b(?!.*\b(?:week|wk|weekly)\b)")
+_HOURS_A_WEEK = re.compile(r"(\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b.*\b(?:week|wk|weekly)\b")
 _DAYS_A_WEEK = re.compile(r"([1-7]) days?\b")
 _WORK_WORD = re.compile(r"(business|working|work|office) hours")
 _ONLY = re.compile(r"\b(?:only|just)\b")
@@ -183,15 +184,20 @@ def _fmt_hours(hours: float) -> str:
 def read_schedule(parts: list[str]) -> tuple[float, str] | None:
     """A message's schedule phrases -> (hours a week, the schedule in words), or None when they say none
     ("weekdays" alone: traffic on weekdays is not a schedule; "weekdays only" is). Around the clock is 168."""
-    always = any(not (_CLOCK.search(p) or _HOURS_A_DAY.search(p) or _WORK_WORD.search(p) or _is_days(p)) for p in parts)
+    always = any(not (_CLOCK.search(p) or _HOURS_A_DAY.search(p) or _HOURS_A_WEEK.search(p) or _WORK_WORD.search(p)
+                      or _is_days(p)) for p in parts)
     clock = next((c for c in (clock_hours(p) for p in parts if _CLOCK.search(p) and not _HOURS_A_DAY.search(p)) if c), None)
     per_day = next((float(m.group(1)) for m in (_HOURS_A_DAY.search(p) for p in parts if not _WORK_WORD.search(p)) if m),
                    None)
     work = next((m.group(1) for m in (_WORK_WORD.search(p) for p in parts) if m), None)
     days_said = next((p for p in parts if _is_days(p)), None)
     days = _days(days_said) if days_said is not None else None
+    weekly = next((float(m.group(1)) for m in (_HOURS_A_WEEK.search(p) for p in parts) if m), None)
     if always:  # "24/7" beats any hours said beside it ("up 24/7, busiest 9-5"): never quote a part-time bill
         return HOURS_PER_WEEK, "24/7"
+    if weekly is not None:  # "40 hours a week": the hours themselves, whatever days are said beside them
+        return (min(HOURS_PER_WEEK, weekly), "24/7" if weekly >= HOURS_PER_WEEK else f"{_fmt_hours(weekly)} h a week") \
+            if weekly > 0 else None
     if clock is not None:
         hours, what = clock
         idiom = not re.search(_AMPM, next(p for p in parts if _CLOCK.search(p)))  # "9-5": a working day
@@ -201,7 +207,8 @@ def read_schedule(parts: list[str]) -> tuple[float, str] | None:
     elif per_day is not None:
         hours = per_day
         days = days or (7, "every day")
-        label = f"{_fmt_hours(hours)} h a day, {days[1]}" if days[0] == 7 else f"{_fmt_hours(hours)} h a day on {days[1]}"
+        joined = ", " if days[0] == 7 or days[1][0].isdigit() else " on "  # "8 h a day, 5 days a week"
+        label = f"{_fmt_hours(hours)} h a day{joined}{days[1]}"
     elif work is not None:
         hours = WORKING_HOURS_PER_DAY
         days = days or (WEEKDAYS, "weekdays")
@@ -221,6 +228,7 @@ def read_schedule(parts: list[str]) -> tuple[float, str] | None:
 
 def _is_days(part: str) -> bool:
     return bool(re.search(r"week|mon|fri|days?\b", part)) and not _CLOCK.search(part) and not _HOURS_A_DAY.search(part) \
+        and not _HOURS_A_WEEK.search(part) \
         and not _WORK_WORD.search(part) and not re.search(r"24 ?[/x] ?7|clock|always|stop", part)
 
 

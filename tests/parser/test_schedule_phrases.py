@@ -27,12 +27,15 @@ PHRASES = [
     ("serve llama 3.1 8b for 20 users, 8 hours a day", 56, "8 h a day, every day"),
     ("serve llama 3.1 8b 8 hours a day on weekdays", 40, "8 h a day on weekdays"),
     ("serve llama 3.1 8b 12h/day", 84, "12 h a day, every day"),
+    ("serve llama 3.1 8b 8 hours a day, 6 days a week", 48, "8 h a day, 6 days a week"),
     ("serve llama 3.1 8b weekdays only", 120, "weekdays only, around the clock"),
     ("serve llama 3.1 8b 24/7", 168, "24/7"),
     ("serve llama 3.1 8b around the clock", 168, "24/7"),
     ("serve llama 3.1 8b 24 hours a day, 7 days a week", 168, "24/7"),
     ("serve llama 3.1 8b 24/7, busiest 9-5", 168, "24/7"),  # always on said: never a part-time bill
     ("serve llama 3.1 8b 6pm-9am", 105, "6pm-9am every day"),  # overnight: the span wraps midnight
+    ("serve llama 3.1 8b 40 hours a week", 40, "40 h a week"),
+    ("serve llama 3.1 8b, 60h/week", 60, "60 h a week"),
 ]
 
 
