@@ -95,14 +95,18 @@ _RAW_RANGE = re.compile(r"(?<![\w.:/$])" + _RAW_TIME + r" ?(?:-|\u2013|\u2014|to
 _DOTTED_AMPM = re.compile(r"\b([ap])\.m\.?(?=\W|$)")
 
 
-def _raw_time(hour: str, minutes: str | None, ampm: str | None) -> str:
-    """'8', '30', 'am' -> '8.5am'; a 24-hour '18:00' -> '6pm'; '9' alone stays '9' (the range decides)."""
-    h, m = int(hour), int(minutes or 0)
-    if ampm is None and minutes is not None:  # a 24-hour clock
-        h, ampm = (h - 12, "pm") if h > 12 else (h, "pm" if h == 12 else "am")
-        h = 12 if h == 0 else h
-    value = h + m / 60
-    return f"{round(value, 2):g}{ampm or ''}"
+def _raw_hours(hour: str, minutes: str | None, ampm: str | None) -> list[float]:
+    """The hours of the day one side of a written range may mean: '8:30' + 'am' -> [8.5]; a 24-hour '18:00' or
+    '09:00' -> [18] / [9]; '8:30' alone -> [8.5, 20.5] (the range decides, as for '9-5')."""
+    value = int(hour) + int(minutes or 0) / 60
+    if ampm is None and minutes is not None and (int(hour) > 12 or hour.startswith("0")):
+        return [value % 24]
+    return _hours24(value, ampm)
+
+
+def _glued(hour: float) -> str:
+    """18.5 -> '6.5pm', 9 -> '9am': how the grammar's clock range is written."""
+    return f"{round(hour % 12 or 12, 2):g}{'am' if hour % 24 < 12 else 'pm'}"
 
 
 def clock_times(text: str) -> str:
@@ -114,7 +118,8 @@ def clock_times(text: str) -> str:
     def glue(m: re.Match[str]) -> str:
         if not (m.group(2) or m.group(3) or m.group(5) or m.group(6)):
             return m.group(0)  # "9 to 5", "3-5": no clock sign, the grammar decides
-        return f"{_raw_time(m.group(1), m.group(2), m.group(3))}-{_raw_time(m.group(4), m.group(5), m.group(6))}"
+        span = _span(_raw_hours(m.group(1), m.group(2), m.group(3)), _raw_hours(m.group(4), m.group(5), m.group(6)))
+        return m.group(0) if span is None else f"{_glued(span[1])}-{_glued(span[2])}"
 
     return _RAW_RANGE.sub(glue, text)
 
@@ -147,15 +152,19 @@ def clock_hours(text: str) -> tuple[float, str] | None:
     start, end = float(m.group(1)), float(m.group(3))
     if start > 24 or end > 24:
         return None
+    span = _span(_hours24(start, m.group(2)), _hours24(end, m.group(4)))
+    return None if span is None else (span[0], f"{_clock_word(span[1])}-{_clock_word(span[2])}")
+
+
+def _span(starts: list[float], ends: list[float]) -> tuple[float, float, float] | None:
+    """(hours, start, end) of the shortest span the readings allow, a morning start on a tie; None if all are empty."""
     best: tuple[float, bool, float, float] | None = None
-    for s in _hours24(start, m.group(2)):
-        for e in _hours24(end, m.group(4)):
+    for s in starts:
+        for e in ends:
             span = (e - s) % 24
             if span > 0 and (best is None or (span, s >= 12) < best[:2]):
                 best = (span, s >= 12, s, e)
-    if best is None:
-        return None
-    return best[0], f"{_clock_word(best[2])}-{_clock_word(best[3])}"
+    return None if best is None else (best[0], best[2], best[3])
 
 
 def _clock_word(hour: float) -> str:
@@ -166,7 +175,7 @@ def _clock_word(hour: float) -> str:
     return f"{shown}{f':{minutes:02d}' if minutes else ''}{'am' if whole % 24 < 12 else 'pm'}"
 
 
-def _days(text: str) -> tuple[int, str] | None:
+def _days(text: str) -> tuple[int, str]:
     """'weekdays', 'mon-fri', 'business days' -> 5; 'weekends' -> 2; '6 days a week' -> 6."""
     count = _DAYS_A_WEEK.search(text)
     if count is not None:

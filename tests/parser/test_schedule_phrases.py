@@ -80,6 +80,9 @@ def test_a_time_of_day_is_never_a_model_name() -> None:
     ("9am–6pm", "9am-6pm"),  # an en dash
     ("8:30am to 5:30pm", "8.5am-5.5pm"),
     ("09:00-18:00", "9am-6pm"),  # a 24-hour clock
+    ("8:30-17:30", "8.5am-5.5pm"),
+    ("8:30-5:30", "8.5am-5.5pm"),  # no am/pm: the shorter span, as for "9-5"
+    ("9am-6", "9am-6pm"),
     ("9 a.m. to 6 p.m.", "9am-6pm"),
     ("3-5 epochs", "3-5 epochs"),  # no clock sign: left alone
     ("llama-3-8b", "llama-3-8b"),
