@@ -23,6 +23,7 @@ from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
+from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -252,6 +253,15 @@ def _reservation_line(advice: Advice) -> str | None:
     return f"{note.split(' is ')[0]} is a reserved-cluster negotiation: the on-demand price here is an upper bound"
 
 
+def _schedule_lines(advice: Advice) -> tuple[str | None, str | None]:
+    """A service kept to its hours: reserved capacity that pays all month for them (what on-demand would cost decides
+    it), and the cold start each time it is started (engine.tco)."""
+    reserved = _starting(advice.notes, RESERVED_PART_TIME_NOTE)
+    cold = _starting(advice.notes, COLD_START_NOTE)
+    return (f"Reserved, part-time: {reserved[len(RESERVED_PART_TIME_NOTE):]}" if reserved else None,
+            f"Cold start: {cold[len(COLD_START_NOTE):]}" if cold else None)
+
+
 def _capacity_line(advice: Advice, kinds: HardwareKinds) -> str | None:
     """Tens of instances of one GPU by the hour from one provider: whether it has them is the first thing to ask."""
     found = re.match(re.escape(CAPACITY_NOTE) + r"([\d,]+) instances \(([\d,]+) GPUs\) (on demand|spot) from one provider",
@@ -417,12 +427,13 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     price, reservation = _price_line(advice, buying), _reservation_line(advice)
     if price is not None and reservation is not None:  # one line for the two things said about the price
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
-    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _batch_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    part_time, cold_start = _schedule_lines(advice)
+    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _batch_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), _network_line(advice),
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
-             _model_line(advice), _managed_line(advice, kinds)]
+             _model_line(advice), _managed_line(advice, kinds), cold_start]
     return [line for line in lines if line][:MAX_CAVEATS]
 
 

@@ -28,6 +28,8 @@ from bot.limits import Message, fit_message
 from bot.render import WORKFLOW_PHRASES, FormulasView, render_blocks, render_text
 from bot.summary import speed_margin, stated_mfu, target_line
 from engine.models import Advice, Assumption, Figure
+from engine.tco import billed_service_hours_per_month
+from engine.units import HOURS_PER_MONTH
 
 MAX_OPTIONS_LISTED = 12  # "All options": the ranked table stops here (the rest are dearer and slower)
 
@@ -158,7 +160,9 @@ def build_options_view(advice: Advice, names: Mapping[str, str] | None = None) -
             speed = f"{fmt_num(per_user.value)} tokens/s per user, " if per_user is not None else ""
             per_1m = option.throughput.cost_per_1m_tokens_usd
             unit = f"{fmt_usd(per_1m.value)}/1M output tokens, " if per_1m is not None else ""
-            time = f"{speed}{unit}always on (730 h/month)"
+            billed_h = billed_service_hours_per_month(advice.effective)
+            time = f"{speed}{unit}" + (f"runs {billed_h:,.0f} h/month, stopped outside its hours" if billed_h < HOURS_PER_MONTH
+                                       else "always on (730 h/month)")
         else:
             time = f"{fmt_hours(option.hours_per_run)}/run" if option.hours_per_run is not None else ""
         nodes = f", {option.cluster.nodes} nodes" if option.cluster.nodes > 1 else ""

@@ -56,6 +56,7 @@ from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
+from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
 from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
@@ -370,6 +371,15 @@ def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] =
     return f"{fmt(low)}-{fmt(high)} going by published runs"
 
 
+def _hours_billed(w: Workload) -> str:
+    """How many hours the monthly bill of a service pays for: always on, or its schedule's hours (engine.tco)."""
+    if not scheduled_service(w):
+        return "always on"
+    if w.pricing == "reserved":
+        return "reserved: paid around the clock"
+    return f"{float(w.service_hours_per_week or 0):g} h a week, stopped outside"
+
+
 def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
     winner = winner_option(advice)
     if winner is None:
@@ -394,7 +404,7 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         bits.append(f"{fmt_usd(job.usd_per_1m_output)} per 1M output tokens ({fmt_usd(job.usd_per_1m_processed)} per 1M "
                     "in and out)")
     elif _is_serving(advice):
-        bits.append(f"*{fmt_usd(winner.total_usd)} a month* (always on)")
+        bits.append(f"*{fmt_usd(winner.total_usd)} a month* ({_hours_billed(advice.effective)})")
         fig = winner.throughput.cost_per_1m_tokens_usd
         if fig is not None:
             one_stream = " at 1 stream" if serving_without_load(advice.workload) else ""  # 20-60x a batched figure
@@ -556,8 +566,11 @@ def key_assumptions(advice: Advice) -> str:
     # a priced service's duty cycle (a job's cost per token is at its own load, over the hours it runs)
     if tp is not None and tp.cost_per_1m_tokens_usd is not None and advice.options and not _is_job(advice):
         busy = tp.cost_per_1m_tokens_usd.inputs.get("utilization")
+        schedule = schedule_words(advice.effective)
+        if schedule is not None:
+            bits.append(schedule)
         if isinstance(busy, int | float):
-            bits.append(f"busy {busy:.0%} of the time")
+            bits.append(f"busy {busy:.0%} of the time" + (" it runs" if schedule is not None else ""))
     seq = found.get("seq_len")
     mem = advice.memory
     if (seq is not None and not _is_serving(advice) and isinstance(seq.value, int | float) and mem is not None
@@ -718,6 +731,12 @@ def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = 
         candidates = ["; ".join(p for p in (at, versus_market) if p), at]
     else:  # the rate is the pick's own (reserved or spot, as asked)
         candidates = [f"break-even vs ${rate}/GPU-h; server and power counted"]
+    w = advice.effective
+    if scheduled_service(w) and float(w.service_hours_per_week or 0) / HOURS_PER_WEEK < OWNING_USE:
+        # a service kept to its hours leaves owned GPUs idle the rest of the week: the around-the-clock break-even is moot
+        return (f"💸 Buy or rent: rent: {float(w.service_hours_per_week or 0):g} h a week keep {gpus}× {gpu} busy "
+                f"{float(w.service_hours_per_week or 0) / HOURS_PER_WEEK:.0%} of the time; owning pays off only if busy "
+                f"{busy}")[:HEADER_TEXT]
     load = _training_use(advice)
     if load is not None and load[0] < OWNING_USE:
         # the load the user gave keeps the GPUs idle most of the month: the break-even (around the clock) is moot

@@ -9,6 +9,7 @@ worse than none, and a traceback is worse than both.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
@@ -25,6 +26,7 @@ from engine.models import (
     MemoryEstimate,
     Option,
     Problem,
+    TcoOption,
     ThroughputEstimate,
     Workload,
 )
@@ -39,7 +41,13 @@ from engine.recommend import (
     owns_gpus,
 )
 from engine.recommendation import fits_nowhere_problem, recommended
-from engine.tco import RESERVED_DISCOUNT_ASSUMED, row_usd
+from engine.tco import (
+    RESERVED_DISCOUNT_ASSUMED,
+    billed_service_hours_per_month,
+    cold_start_note,
+    reserved_part_time_note,
+    row_usd,
+)
 from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
 from engine.validate import blocking, duration_problem, validate
@@ -113,7 +121,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                    "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
         if effective.precision == "fp8" and chosen is not None:
-            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen)
+            bf16 = _scheduled_month(bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen),
+                                    variant)
             notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
                             "published FP8 checkpoint): about half the memory of BF16, accuracy within about 1% on standard "
                             "benchmarks" + (f"; {bf16}" if bf16 else ""))
@@ -154,6 +163,10 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         full_gpu = data.gpu(full.gpu) if full is not None else None
         notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
     notes.extend(reasoning_reply_note(effective, model, throughput, given_output=w.output_tokens))
+    cold = cold_start_note(effective, _weights_gb(chosen))
+    part_time = reserved_part_time_note(effective, best_option_tco(chosen), next(
+        (o for o in data.offers if chosen is not None and chosen.offer_id and o.id == chosen.offer_id), None))
+    notes.extend(note for note in (part_time, cold) if note is not None)
     return Advice(
         workload=w,
         effective=effective,
@@ -174,6 +187,35 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
+
+
+_MONTHLY = re.compile(r"\$([\d,.]+)(M?)/month")
+
+
+def _scheduled_month(reference: str, w: Workload) -> str:
+    """The BF16 comparison's monthly rent (engine.recommend prices it always on) at the service's billed hours, so
+    it reads against the pick's bill; unchanged for an always-on or reserved service."""
+    share = billed_service_hours_per_month(w) / HOURS_PER_MONTH
+    if share >= 1:
+        return reference
+
+    def scaled(m: re.Match[str]) -> str:
+        usd = float(m.group(1).replace(",", "")) * (1e6 if m.group(2) else 1) * share
+        return (f"${usd / 1e6:,.2f}M" if usd >= 1e6 else f"${usd:,.0f}") + "/month"
+
+    return _MONTHLY.sub(scaled, reference, count=1)
+
+
+def best_option_tco(option: Option | None) -> TcoOption | None:
+    """The option's cheapest workflow (the one its total is)."""
+    return min(option.tco, key=lambda t: t.total_usd) if option is not None and option.tco else None
+
+
+def _weights_gb(chosen: Option | None) -> float | None:
+    """The weights one replica loads (per GPU x GPUs per replica), for the cold-start note."""
+    if chosen is None or "weights_gb" not in chosen.memory.components:
+        return None
+    return chosen.memory.components["weights_gb"].value * (chosen.cluster.gpus_per_replica or 1)
 
 
 def provider_lacks_gpu(given: Workload, data: CatalogData) -> bool:

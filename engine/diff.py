@@ -15,7 +15,7 @@ from engine.models import Advice, Option, Workload
 _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
            "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
            "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
-           "hourly_rate": "price per GPU-hour ($)"}
+           "hourly_rate": "price per GPU-hour ($)", "service_hours_per_week": "hours a week", "service_schedule": "schedule"}
 IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
 

@@ -138,6 +138,11 @@ class Workload(BaseModel):
     # training: the examples in the dataset ("100k conversations", "2,000 examples"): with no size or token count,
     # the tokens are guessed at DEFAULT_TOKENS_PER_EXAMPLE each (an assumption the answer states and asks about)
     dataset_examples: int | None = None
+    # a service used only in some hours ("9am-6pm weekdays" is 45 of 168): on hourly-billed capacity it is stopped
+    # (or scaled to zero) outside them, so on-demand and spot compute is billed for these hours only; reserved
+    # capacity is paid around the clock whatever the schedule (engine/tco.py). None or 168: always on
+    service_hours_per_week: float | None = None
+    service_schedule: str | None = None  # the schedule in words, as the answer repeats it ("9am-6pm weekdays")
 
 
 class Assumption(BaseModel):

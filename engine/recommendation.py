@@ -23,7 +23,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import is_late, lateness
-from engine.tco import row_usd
+from engine.tco import billed_service_hours_per_month, row_usd
 from engine.throughput import request_shape
 from engine.units import HOURS_PER_MONTH
 
@@ -116,7 +116,9 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     else:
         met = "that meets the targets" if primary.throughput.targets and not missed else ""
         lowest = "lowest monthly total" if primary.total_usd <= min(o.total_usd for o in options) * 1.0001 else "recommended"
-        why = [f"{' '.join(part for part in (lowest, met) if part)}: ${primary.total_usd:,.0f} always on"]
+        hours = billed_service_hours_per_month(w)  # a service kept to its hours is billed for those (engine.tco)
+        kept = "always on" if hours >= HOURS_PER_MONTH else f"for {w.service_hours_per_week:g} h a week"
+        why = [f"{' '.join(part for part in (lowest, met) if part)}: ${primary.total_usd:,.0f} {kept}"]
     if later and later[0].hours_per_run:
         why.append(f"cheapest: {later[0].name}, ${work_usd(later[0], w):,.0f}, but {later[0].hours_per_run / 24:,.0f} days "
                    "per run: ranked after options that finish sooner")

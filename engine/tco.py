@@ -12,6 +12,12 @@ month of `runs_per_month` runs:
 - egress   = cached (one pull a month) / uncached (every run pulls) / $0 same-cloud (engine.egress).
 - managed  = compute x premium fraction (the user's override, else the offer's, else the
              provider's).
+
+A service is one run a month of its fleet kept on (730 h). One used only in some hours
+(`service_hours_per_week`, "9am-6pm weekdays" = 45 h) is stopped or scaled to zero outside them on
+hourly-billed capacity, so on-demand and spot compute is billed for hours a week x 365/12/7 weeks a
+month (45 h a week is 195.5 h of the 730); reserved capacity is paid around the clock whatever the
+schedule, so it stays 730 h (`billed_service_hours_per_month`).
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from catalog.records import OfferRecord, ProviderRecord
-from engine.models import BYTES_PER_TOKEN_TEXT, Figure, TcoOption, TcoRow, Workload
+from engine.models import BYTES_PER_TOKEN_TEXT, TRAINING_MODES, Figure, TcoOption, TcoRow, Workload
 from engine.units import HOURS_PER_MONTH
+
+HOURS_PER_WEEK = 168.0  # a 730-hour month is 365/12/7 = 4.345 such weeks, so 168 h a week is exactly always on
 
 # Published 1-3 year commitments run 30-50% below on-demand (AWS Savings Plans / EC2 reserved,
 # GCP committed use, Azure reservations): the low end is the conservative estimate where a provider
@@ -165,6 +173,70 @@ def workflows_for(w: Workload, egress: dict[str, Any]) -> tuple[Workflow, ...]:
     return ("cached", "uncached")
 
 
+def scheduled_service(w: Workload) -> bool:
+    """A service said to run only some hours of the week ("9am-6pm weekdays", "8 hours a day"). Training runs and
+    offline jobs are priced by their own hours, and 168 h a week is always on."""
+    hours = w.service_hours_per_week
+    return (hours is not None and 0 < hours < HOURS_PER_WEEK and (w.mode or "inference") not in TRAINING_MODES
+            and not w.batch_items)
+
+
+def billed_service_hours_per_month(w: Workload) -> float:
+    """Hours a month one GPU of a service is billed: its hours a week x 365/12/7 on hourly-billed (on-demand, spot)
+    capacity stopped outside them; 730 for reserved capacity, which is paid around the clock whatever the schedule,
+    and for a service with no schedule (always on)."""
+    if not scheduled_service(w) or w.pricing == "reserved":
+        return HOURS_PER_MONTH
+    return float(w.service_hours_per_week or HOURS_PER_WEEK) * HOURS_PER_MONTH / HOURS_PER_WEEK
+
+
+def schedule_words(w: Workload) -> str | None:
+    """The schedule as the answer states it, in plain words (the Assumes line); None for an always-on service."""
+    if not scheduled_service(w):
+        return None
+    said = f" ({w.service_schedule})" if w.service_schedule else ""
+    hours = f"runs {float(w.service_hours_per_week or 0):g} h a week{said}"
+    if w.pricing == "reserved":
+        return f"{hours}, but reserved capacity is paid around the clock ({HOURS_PER_MONTH:.0f} h a month)"
+    return f"{hours}: stopped outside; reserved capacity is paid around the clock"
+
+
+COLD_START_NOTE = "stopped outside its hours, it starts cold each time: "
+
+
+def cold_start_note(w: Workload, weights_gb: float | None) -> str | None:
+    """What a scheduled service pays that an always-on one does not: a cold start at the start of its hours
+    (instance boot, the weights loaded from storage, the server's warm-up), minutes for a large model."""
+    if not scheduled_service(w) or w.pricing == "reserved":
+        return None
+    weights = f"{weights_gb:,.0f} GB of weights to load" if weights_gb else "the weights to load"
+    return (f"{COLD_START_NOTE}instance boot, {weights} and the server's warm-up take minutes before the first reply: "
+            "schedule the start ahead of the first user (or scale to zero with a warm-up request)")
+
+
+RESERVED_PART_TIME_NOTE = "reserved for a part-time service: "
+
+
+def reserved_part_time_note(w: Workload, option: TcoOption | None, offer: OfferRecord | None) -> str | None:
+    """Reserved capacity for a service that runs some hours only pays all 730 h: what the same plan costs on-demand,
+    stopped outside its hours, is the comparison that decides (45 h a week on-demand is ~27% of an always-on month)."""
+    if not scheduled_service(w) or w.pricing != "reserved" or option is None or offer is None:
+        return None
+    compute = next((r for r in option.rows if r.item == "compute"), None)
+    listed = compute.inputs.get("listed_usd_per_gpu_hour") if compute is not None else None
+    on_demand = usd_per_gpu_hour(offer, "on_demand", None)[0]
+    if compute is None or not isinstance(listed, int | float) or listed <= 0 or on_demand is None:
+        return None
+    rented = compute.usd + row_usd(option, "managed")
+    part_time = rented * on_demand / listed * billed_service_hours_per_month(w.model_copy(update={"pricing": None})) \
+        / HOURS_PER_MONTH
+    if part_time >= rented:
+        return None
+    return (f"{RESERVED_PART_TIME_NOTE}it pays all {HOURS_PER_MONTH:.0f} h a month; the same plan on-demand, stopped "
+            f"outside its {float(w.service_hours_per_week or 0):g} h a week, is ~${part_time:,.0f} a month of compute "
+            f"against ${rented:,.0f} reserved: say “on-demand” to compare in full")
+
+
 def monthly_gpu_hours(gpu_hours_per_run: float, runs: float, billed_gpus: int | None, wall_hours: float | None) -> float:
     """GPU-hours billed in one month. A run that lasts longer than a month is billed month by month: at
     most the rented GPUs x 730 h (per concurrent run), never the whole job in one month."""
@@ -193,6 +265,14 @@ def tco_options(
     runs = float(w.runs_per_month or 1.0)
     gpu_hours_month = monthly_gpu_hours(gpu_hours_per_run, runs, billed_gpus, wall_hours)
     long_job = gpu_hours_month < max(0.0, gpu_hours_per_run) * runs - 1e-6
+    # a service's run is its fleet's month (730 h per billed GPU): one kept only to its hours is billed for those
+    # (computed from the billed GPUs, so a caller that already passes the scheduled hours is not scaled twice)
+    schedule = scheduled_service(w) and w.pricing != "reserved"
+    if schedule:
+        hours = billed_service_hours_per_month(w)
+        gpu_hours_month = (billed_gpus * hours if billed_gpus
+                           else max(0.0, gpu_hours_per_run) * runs * hours / HOURS_PER_MONTH)
+        long_job = False
     base_factor, fraction, fraction_source = managed_split(w, offer, provider)
     base_rate = usd_per_gpu_hr * base_factor
     compute_usd = gpu_hours_month * base_rate
@@ -200,10 +280,14 @@ def tco_options(
         "compute",
         compute_usd,
         ("billed GPUs x 730 h x usd_per_gpu_hour (a job longer than a month, billed month by month)" if long_job
+         else "billed GPUs x service_hours_per_week x 365/12/7 weeks a month x usd_per_gpu_hour (stopped outside its "
+              "hours)" if schedule
          else "gpu_hours_per_run x runs_per_month x usd_per_gpu_hour")
         + (" (self-managed equivalent = listed / (1 + premium))" if base_factor != 1.0 else ""),
         {"gpu_hours_per_run": gpu_hours_per_run, "runs_per_month": runs, "usd_per_gpu_hour": base_rate,
-         "listed_usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source},
+         "listed_usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source,
+         **({"service_hours_per_week": w.service_hours_per_week, "gpu_hours_per_month": round(gpu_hours_month, 3)}
+            if schedule else {})},
     )
     if w.storage_usd_per_month is not None:
         storage = _row("storage", w.storage_usd_per_month, "your fixed storage bill per month", {"usd_per_month": w.storage_usd_per_month})

@@ -398,7 +398,8 @@ _LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens"
            "gpu_memory_gb": "GPU memory (GB)", "deadline_hours": "max hours per run",
            "target_tokens_per_s": "target tokens/s", "output_tokens": "output tokens/request",
            "input_tokens": "prompt tokens/request", "requests_per_s": "requests/s",
-           "target_tokens_per_s_per_user": "tokens/s per user", "target_ttft_s": "time to first token (s)"}
+           "target_tokens_per_s_per_user": "tokens/s per user", "target_ttft_s": "time to first token (s)",
+           "service_hours_per_week": "hours a week", "service_schedule": "schedule"}
 
 
 def _label(name: str) -> str:

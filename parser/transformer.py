@@ -41,7 +41,7 @@ from .normalize import HUGE_NUMBER
 from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
 from .reading import NameResolver, Reading
 from .said import Said
-from .schedule import HOURS_PER_MONTH, duration_hours, per_month, seconds_in, span_seconds
+from .schedule import HOURS_PER_MONTH, combine_schedules, duration_hours, per_month, seconds_in, span_seconds
 from .words import _CLOUD, _PRECISION, _STORE, _pick
 
 _PLAIN_PARAMS_MIN = 1e5  # "7 parameters" is not a model size; "125000000 parameters" is
@@ -386,6 +386,11 @@ class MessageTransformer(Transformer[Token, Reading]):
                "PRICE_ASK": "price"}.get(kind, "finetune")
         return Said("cue", text, cues=frozenset({cue}))
 
+    def schedule(self, items: list[Token]) -> Said:
+        """'9am-6pm', 'on weekdays', '8 hours a day', 'business hours', '24/7': one part of the hours a service runs;
+        `combine_schedules` reads a message's parts together (parser.schedule)."""
+        return Said("schedule", _text(items))
+
     def filler(self, items: list[Token]) -> Said:
         token = items[0]
         if token.type == "NEGATIVE":
@@ -413,6 +418,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _zeros_and_ranges(items)
         items = _counted_things(items)
         items = self._price_providers(items)
+        items = combine_schedules(items)
         reading = fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
         if reading.intent == "prices" and "gpu" in reading.updates:
             reading = reading.model_copy(update={"gpu_family": self._gpu_family(reading.updates["gpu"])})
