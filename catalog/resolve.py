@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 
 from catalog.aliases import UNSUPPORTED, AliasEntry
 from catalog.normalize import alias_key, lookup_keys
-from catalog.records import NameMatch, Resolution
+from catalog.records import NameMatch, Resolution, moe_sizes_in_name, unlisted_moe_id
 
 _KIND_WORD = {"gpu": "GPU", "model": "model", "provider": "provider"}
 # "70b", "0.6b", "a22b" (active), "17b": a size written in a name; not "8x7b" (Mixtral counts experts)
@@ -82,7 +82,25 @@ class Resolver:
             unsupported = self.unsupported(query)
             if unsupported is not None:
                 return unsupported
+        if kind == "model":
+            unlisted = self.unlisted_moe(query)
+            if unlisted is not None:
+                return unlisted
         return Resolution(query=query, message=self._unknown_message(kind, query, table))
+
+    @staticmethod
+    def unlisted_moe(query: str) -> Resolution | None:
+        """A name the catalog lacks that states an MoE's total and active sizes ("Foo-480B-A35B") resolves to
+        itself as a stand-in id (`CatalogData.model` gives it those sizes on a catalog MoE's layer shape):
+        sized as what its name says, never as a dense model of its total."""
+        model_id = unlisted_moe_id(query)
+        sizes = moe_sizes_in_name(query)
+        if model_id is None or sizes is None:
+            return None
+        total, active = sizes
+        return Resolution(query=query, id=model_id, params_b=total,
+                          message=f"{query.strip()} is not in the catalog: sized as an MoE of {total:g}B total / "
+                                  f"{active:g}B active, the sizes its name states")
 
     def _resolution(self, kind: str, query: str, entry: AliasEntry) -> Resolution:
         word = _KIND_WORD.get(kind, kind)
@@ -132,6 +150,9 @@ class Resolver:
             names = ", ".join(self._label("model", t) for t in fitting)
             return Resolution(query=query, candidates=tuple(fitting),
                               message=f"'{query.strip()}' is ambiguous: which model? {names}.")
+        unlisted = self.unlisted_moe(query)  # "Qwen3-Coder-30B-A3B": another size of a family the catalog holds
+        if unlisted is not None:
+            return unlisted
         size = "/".join(f"{s:g}B" for s in stated)
         closest = ", ".join(self._label("model", t) for t in targets[:3])
         return Resolution(
