@@ -84,9 +84,23 @@ class Resolver:
                 return unsupported
         if kind == "model":
             unlisted = self.unlisted_moe(query)
-            if unlisted is not None:
+            if unlisted is not None and not self._slip(query, self._close_targets(kind, query, table)):
                 return unlisted
         return Resolution(query=query, message=self._unknown_message(kind, query, table))
+
+    def _slip(self, query: str, near: Iterable[str]) -> bool:
+        """An MoE name whose total is a close catalog name's total with another active count ("Qwen3-235B-A3B"):
+        a slip to point out with the suggestion, not a model to size."""
+        sizes = moe_sizes_in_name(query)
+        return sizes is not None and any(
+            t in self._sizes and size_matches(sizes[0], self._sizes[t][0], 0.0)
+            and not size_matches(sizes[1], self._sizes[t][1], 0.0) for t in near)
+
+    def _close_targets(self, kind: str, query: str, table: Mapping[str, AliasEntry]) -> list[str]:
+        """The entries a close spelling of `query` points to (what an unknown name's message suggests)."""
+        keys = lookup_keys(query, kind)
+        close = difflib.get_close_matches(keys[0], list(table), n=6, cutoff=0.6) if keys else []
+        return [t for key in close for t in (table[key].id, *table[key].candidates) if t]
 
     @staticmethod
     def unlisted_moe(query: str) -> Resolution | None:
@@ -151,7 +165,7 @@ class Resolver:
             return Resolution(query=query, candidates=tuple(fitting),
                               message=f"'{query.strip()}' is ambiguous: which model? {names}.")
         unlisted = self.unlisted_moe(query)  # "Qwen3-Coder-30B-A3B": another size of a family the catalog holds
-        if unlisted is not None:
+        if unlisted is not None and not self._slip(query, targets):
             return unlisted
         size = "/".join(f"{s:g}B" for s in stated)
         closest = ", ".join(self._label("model", t) for t in targets[:3])

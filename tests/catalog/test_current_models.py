@@ -97,6 +97,9 @@ def test_an_unknown_moe_name_resolves_to_its_own_sizes(catalog: Catalog) -> None
     other = catalog.resolve_model("Qwen/Qwen3-Coder-30B-A3B-Instruct")
     assert other.id == "qwen3-coder-30b-a3b-instruct" and other.params_b == 30.0
     assert catalog.resolve_model("llama-5-70b").id is None  # a dense name the catalog lacks stays unknown
+    # a close catalog name's total with another active count is a slip to point out, not a model to size
+    slip = catalog.resolve_model("qwen3-coder-480b-a22b")
+    assert slip.id is None and "qwen3-coder-480b-a35b-instruct" in slip.message
 
 
 def test_the_stand_in_is_an_moe_of_the_stated_sizes(catalog: Catalog) -> None:
