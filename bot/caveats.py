@@ -30,6 +30,10 @@ CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
 SPOT_TRAINING_NOTE = "spot: checkpoint"
 SPOT_SERVING_NOTE = "spot for serving"
 ASSUMED_MODEL_NOTE = "no model named: assumed"
+# a model the user named that the catalog lacks, sized from a size in its name: "foo-80b is not in the catalog: …"
+UNLISTED_MODEL_NOTE = " is not in the catalog: sized as "
+# the parser's note for such a name (parser/names.py): the caveat line names the model instead
+UNKNOWN_SIZED_NAME = re.compile(r"I don't know “([^”]+)”.* I'll size it as a generic ")
 NO_TOKENS_NOTE = "no token count, so no GPU-hours or monthly cost: the cheapest per token trained is "
 TIGHT_NOTE = "tight memory: "
 PRICE_NOTE = "price to confirm: "
@@ -381,12 +385,18 @@ def _network_line(advice: Advice) -> str | None:
     return f"Network between your {cluster.nodes} nodes not stated: the speed assumes InfiniBand or RoCE; {fallback}"
 
 
-def _model_line(advice: Advice) -> str | None:
+def _model_line(advice: Advice, said: Collection[str] = ()) -> str | None:
+    """The guessed shape behind a model the catalog does not hold. When the user named one ("Foo-80B"; the parser's
+    note "I don't know “foo-80b”…" is in `said`), the line names it: "No model named" would be false."""
     note = _starting(advice.notes, ASSUMED_MODEL_NOTE)
-    if note is None:
-        return None
+    if note is None:  # an MoE name the catalog lacks, sized from its total and active counts (the catalog's stand-in)
+        stand_in = next((n for n in advice.notes if UNLISTED_MODEL_NOTE in n), None)
+        return re.sub(r" \(the sizes its name states\)| \(\d+ layers, [^)]*\);.*", "", stand_in) if stand_in else None
     found = re.search(r"assumed an? (.+?)-like architecture", note)
     like = f"a {found.group(1)}-like architecture" if found else "a typical architecture of that size"
+    named = next((m.group(1) for m in map(UNKNOWN_SIZED_NAME.match, said) if m), None)
+    if named:
+        return f"{named}{UNLISTED_MODEL_NOTE}{like}; name a catalog model for exact figures"
     return f"No model named: sized as {like}; name the model for exact figures"
 
 
@@ -407,10 +417,11 @@ def _managed_line(advice: Advice, kinds: HardwareKinds) -> str | None:
 
 
 def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapest_labelled: bool = False,
-                     buying: bool = False) -> list[str]:
+                     buying: bool = False, said: Collection[str] = ()) -> list[str]:
     """At most two lines, most important first: hardware that cannot run a service as is, spot risk
     for a training run, a plan at 95%+ of memory, a guessed model, the managed service the user asked about.
-    `cheapest_labelled`: the comparison's cheapest row already says why a service should not run on it."""
+    `cheapest_labelled`: the comparison's cheapest row already says why a service should not run on it; `said`: the
+    parser's notes for this turn (an unknown model's name)."""
     kinds = kinds or HardwareKinds()
     fp8_pick, fp8_runner_up = _weight_only_fp8_lines(advice)
     fp8, rocm = _fp8_line(advice), _rocm_line(advice)
@@ -433,7 +444,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), _network_line(advice),
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
-             _model_line(advice), _managed_line(advice, kinds), cold_start]
+             _model_line(advice, said), _managed_line(advice, kinds), cold_start]
     return [line for line in lines if line][:MAX_CAVEATS]
 
 

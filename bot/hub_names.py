@@ -89,9 +89,14 @@ class HubResolver:
         return Resolution(query=result.query, id=result.record.id)
 
     # --- resolving ------------------------------------------------------------------------------
+    def _stand_in(self, resolution: Resolution) -> bool:
+        """The catalog's stand-in for an MoE name it lacks ("foo-480b-a35b", sized from the name): for a repo id the
+        Hub's config.json is exact, so it is asked first; the stand-in answers when the Hub has not the model."""
+        return not any(m.id == resolution.id for m in self._catalog.models())
+
     def resolve_model(self, text: str) -> Resolution:
         resolution = self._catalog.resolve_model(text)
-        if resolution.id is not None:
+        if resolution.id is not None and ("/" not in text or not self._stand_in(resolution)):
             return resolution
         key = text.strip().lower()
         with self._lock:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from bot.caveats import (
     FALLBACK_WEIGHTS,
     FP8_NOTE,
+    UNKNOWN_SIZED_NAME,
+    UNLISTED_MODEL_NOTE,
     HardwareKinds,
     cheapest_fitting,
     decision_caveats,
@@ -806,7 +808,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     comparison = [] if vram_only else _comparison(advice, response.hardware)
     # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
     labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
-    caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled, buying=buying)
+    caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled, buying=buying,
+                               said=response.notes)
+    if any(UNLISTED_MODEL_NOTE in c for c in caveats):  # the caveat names the model the parser did not know
+        notes = [n for n in notes if not UNKNOWN_SIZED_NAME.match(n)]
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details
     # an open question takes two lines of the ten-second read: one note fewer then
     # (a buy-or-rent answer's break-even is its headline, not a note: its two caveats keep their lines)

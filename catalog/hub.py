@@ -459,7 +459,7 @@ class HubClient:
 def _unreachable(query: str, why: str) -> HubResult:
     return HubResult("unreachable", query,
                      message=f"The Hugging Face Hub could not be reached ({why}), so “{query}” is estimated "
-                             "from its size with a generic shape.")
+                             "from the sizes its name states.")
 
 
 def _why(exc: Exception) -> str:
@@ -489,7 +489,7 @@ def _from_error(query: str, exc: Exception) -> HubResult:
                "(huggingface.co/settings/tokens) and restart")
         return HubResult("gated", query, query,
                          message=f"{query} is a gated model on the Hugging Face Hub: {how}. Until then it is "
-                                 "estimated from its size with a generic shape.")
+                                 "estimated from the sizes its name states.")
     if isinstance(exc, RepositoryNotFoundError) or (isinstance(exc, HfHubHTTPError) and status == 404):
         return HubResult("not_found", query,
                          message=f"There is no model “{query}” on the Hugging Face Hub (if it is private, set HF_TOKEN).")

@@ -10,6 +10,7 @@ traced back to where it came from. Units are in the field names (decimal GB, TB/
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal, NamedTuple
 
@@ -155,7 +156,10 @@ class CatalogData(BaseModel):
         return next((g for g in self.gpus if g.id == gpu_id), None)
 
     def model(self, model_id: str) -> ModelRecord | None:
-        return next((m for m in self.models if m.id == model_id), None)
+        """The catalog row, or, for an id `unlisted_moe_id` made from a name the catalog lacks that states an
+        MoE's total and active sizes ("foo-480b-a35b"), a stand-in record of those sizes (`unlisted_moe`)."""
+        found = next((m for m in self.models if m.id == model_id), None)
+        return found if found is not None else unlisted_moe(model_id, self.models)
 
     def provider(self, provider_id: str) -> ProviderRecord | None:
         return next((p for p in self.providers if p.id == provider_id), None)
@@ -268,3 +272,56 @@ def instance_matches(instance_type: str, key: str) -> bool:
         return True
     size = azure_name(t) if t.startswith("standard_n") else None
     return size is not None and size.series.lower() == k
+
+
+# ---- MoE models the catalog lacks, sized from their names --------------------------------------
+# "Foo-480B-A35B", "ERNIE-4.5-300B-A47B": a total and, after "a", the active parameters per token. Sizing such a name
+# as a dense 480B model over-counts the memory a token reads ~14x; the name itself says what it is.
+_MOE_SIZES = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)b[ _-]a(\d+(?:\.\d+)?)b(?![a-z0-9])")
+UNLISTED_MOE_FAMILY = "unlisted_moe"  # family of a stand-in record: `engine.architecture` flags its figures
+
+
+def moe_sizes_in_name(name: str) -> tuple[float, float] | None:
+    """(total, active) billions an MoE name states ("qwen3-235b-a22b" -> (235.0, 22.0)); None without both,
+    or when the "active" count is not smaller than the total."""
+    found = _MOE_SIZES.search(name.lower()) if isinstance(name, str) else None
+    if found is None:
+        return None
+    total, active = float(found.group(1)), float(found.group(2))
+    return (total, active) if 0 < active < total else None
+
+
+def unlisted_moe_id(name: str) -> str | None:
+    """The id a name the catalog lacks is carried under when it states MoE sizes: the name itself, lower-case,
+    without a Hugging Face org, spaces as dashes ("baidu/ERNIE-4.5-300B-A47B-PT" -> "ernie-4.5-300b-a47b-pt")."""
+    if moe_sizes_in_name(name) is None:
+        return None
+    bare = name.strip().lower().rsplit("/", 1)[-1]
+    return re.sub(r"\s+", "-", bare) or None
+
+
+def unlisted_moe(model_id: str, models: tuple[ModelRecord, ...] | list[ModelRecord]) -> ModelRecord | None:
+    """A stand-in record for an MoE the catalog lacks, from the sizes in its id: the user's total and active
+    parameters on the layer shape of the catalog MoE closest in both (by ratio), which sets its KV cache and
+    activations (a full-attention GQA MoE). None when the id states no MoE sizes or the catalog has no such MoE."""
+    sizes = moe_sizes_in_name(model_id)
+    # a full-attention GQA shape: borrowing MLA's latent cache or local/linear layers would shrink the KV cache of a
+    # model that may have neither; full attention on every layer is the cautious reading of an unknown name
+    listed = [m for m in models if m.num_experts and m.family != UNLISTED_MOE_FAMILY and m.active_params_b > 0
+              and not m.kv_lora_rank and not m.sliding_window]
+    if sizes is None or not listed:
+        return None
+    total, active = sizes
+
+    def distance(m: ModelRecord) -> tuple[float, str]:
+        return (abs(math.log(m.total_params_b / total)) + abs(math.log(m.active_params_b / active)), m.id)
+
+    shape = min(listed, key=distance)
+    return shape.model_copy(update={
+        "id": model_id, "name": model_id, "family": UNLISTED_MOE_FAMILY, "hf_repo": None,
+        "total_params_b": total, "active_params_b": active, "native_precision": "bf16", "reasoning": False,
+        "notes": (f"{model_id} is not in the catalog: sized as an MoE of {total:g}B total / {active:g}B active "
+                  f"(the sizes its name states) on {shape.name}'s layer shape ({shape.num_layers} layers, hidden "
+                  f"{shape.hidden_size}, {shape.num_kv_heads} KV heads); name a catalog model for exact figures"),
+        "source": f"the model's name; layer shape from {shape.source}",
+    })

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 
 from catalog.aliases import UNSUPPORTED, AliasEntry
 from catalog.normalize import alias_key, lookup_keys
-from catalog.records import NameMatch, Resolution
+from catalog.records import NameMatch, Resolution, moe_sizes_in_name, unlisted_moe_id
 
 _KIND_WORD = {"gpu": "GPU", "model": "model", "provider": "provider"}
 # "70b", "0.6b", "a22b" (active), "17b": a size written in a name; not "8x7b" (Mixtral counts experts)
@@ -82,7 +82,39 @@ class Resolver:
             unsupported = self.unsupported(query)
             if unsupported is not None:
                 return unsupported
+        if kind == "model":
+            unlisted = self.unlisted_moe(query)
+            if unlisted is not None and not self._slip(query, self._close_targets(kind, query, table)):
+                return unlisted
         return Resolution(query=query, message=self._unknown_message(kind, query, table))
+
+    def _slip(self, query: str, near: Iterable[str]) -> bool:
+        """An MoE name whose total is a close catalog name's total with another active count ("Qwen3-235B-A3B"):
+        a slip to point out with the suggestion, not a model to size."""
+        sizes = moe_sizes_in_name(query)
+        return sizes is not None and any(
+            t in self._sizes and size_matches(sizes[0], self._sizes[t][0], 0.0)
+            and not size_matches(sizes[1], self._sizes[t][1], 0.0) for t in near)
+
+    def _close_targets(self, kind: str, query: str, table: Mapping[str, AliasEntry]) -> list[str]:
+        """The entries a close spelling of `query` points to (what an unknown name's message suggests)."""
+        keys = lookup_keys(query, kind)
+        close = difflib.get_close_matches(keys[0], list(table), n=6, cutoff=0.6) if keys else []
+        return [t for key in close for t in (table[key].id, *table[key].candidates) if t]
+
+    @staticmethod
+    def unlisted_moe(query: str) -> Resolution | None:
+        """A name the catalog lacks that states an MoE's total and active sizes ("Foo-480B-A35B") resolves to
+        itself as a stand-in id (`CatalogData.model` gives it those sizes on a catalog MoE's layer shape):
+        sized as what its name says, never as a dense model of its total."""
+        model_id = unlisted_moe_id(query)
+        sizes = moe_sizes_in_name(query)
+        if model_id is None or sizes is None:
+            return None
+        total, active = sizes
+        return Resolution(query=query, id=model_id, params_b=total,
+                          message=f"{query.strip()} is not in the catalog: sized as an MoE of {total:g}B total / "
+                                  f"{active:g}B active, the sizes its name states")
 
     def _resolution(self, kind: str, query: str, entry: AliasEntry) -> Resolution:
         word = _KIND_WORD.get(kind, kind)
@@ -132,6 +164,9 @@ class Resolver:
             names = ", ".join(self._label("model", t) for t in fitting)
             return Resolution(query=query, candidates=tuple(fitting),
                               message=f"'{query.strip()}' is ambiguous: which model? {names}.")
+        unlisted = self.unlisted_moe(query)  # "Qwen3-Coder-30B-A3B": another size of a family the catalog holds
+        if unlisted is not None and not self._slip(query, targets):
+            return unlisted
         size = "/".join(f"{s:g}B" for s in stated)
         closest = ", ".join(self._label("model", t) for t in targets[:3])
         return Resolution(

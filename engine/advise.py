@@ -9,7 +9,6 @@ worse than none, and a traceback is worse than both.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
@@ -43,7 +42,6 @@ from engine.recommend import (
 from engine.recommendation import fits_nowhere_problem, recommended
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
-    billed_service_hours_per_month,
     cold_start_note,
     reserved_part_time_note,
     row_usd,
@@ -121,8 +119,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                    "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
         if effective.precision == "fp8" and chosen is not None:
-            bf16 = _scheduled_month(bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen),
-                                    variant)
+            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen)
             notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
                             "published FP8 checkpoint): about half the memory of BF16, accuracy within about 1% on standard "
                             "benchmarks" + (f"; {bf16}" if bf16 else ""))
@@ -187,23 +184,6 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
-
-
-_MONTHLY = re.compile(r"\$([\d,.]+)(M?)/month")
-
-
-def _scheduled_month(reference: str, w: Workload) -> str:
-    """The BF16 comparison's monthly rent (engine.recommend prices it always on) at the service's billed hours, so
-    it reads against the pick's bill; unchanged for an always-on or reserved service."""
-    share = billed_service_hours_per_month(w) / HOURS_PER_MONTH
-    if share >= 1:
-        return reference
-
-    def scaled(m: re.Match[str]) -> str:
-        usd = float(m.group(1).replace(",", "")) * (1e6 if m.group(2) else 1) * share
-        return (f"${usd / 1e6:,.2f}M" if usd >= 1e6 else f"${usd:,.0f}") + "/month"
-
-    return _MONTHLY.sub(scaled, reference, count=1)
 
 
 def best_option_tco(option: Option | None) -> TcoOption | None:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from catalog.records import ModelRecord
+from catalog.records import UNLISTED_MOE_FAMILY, ModelRecord
 
 LINEAR_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -162,8 +162,11 @@ def from_record(m: ModelRecord) -> Architecture:
         moe_ffn=m.moe_intermediate_size, first_dense_layers=m.first_dense_layers or 0,
         kv_lora_rank=m.kv_lora_rank, q_lora_rank=m.q_lora_rank, rope_dim=m.qk_rope_head_dim,
         sliding_window=m.sliding_window, local_layers=m.local_attention_layers or 0,
-        total_params=0, active_params=0,
+        total_params=0, active_params=0, generic=m.family == UNLISTED_MOE_FAMILY,
     )
+    if shell.generic:  # an MoE the catalog lacks: its name's total and active sizes on a catalog MoE's layer shape
+        return shell.model_copy(update={"total_params": int(round(m.total_params_b * 1e9)),
+                                        "active_params": int(round(m.active_params_b * 1e9)), "notes": (m.notes,)})
     return _with_counts(shell, int(round(m.total_params_b * 1e9)))
 
 

@@ -59,8 +59,10 @@ from engine.recommendation import (
 )
 from engine.serving import below_floor, user_floor
 from engine.tco import (
+    billed_service_hours_per_month,
     managed_split,
     monthly_gpu_hours,
+    scheduled_service,
     storage_footprint,
     tco_options,
     usd_per_gpu_hour,
@@ -204,7 +206,9 @@ def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int,
         setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
         wall = gpu_hours / max(1, min(running or billed, billed)) + setup
         return wall * max(1, billed), wall
-    return HOURS_PER_MONTH * billed, HOURS_PER_MONTH
+    # a service kept to some hours of the week is billed for those on hourly capacity (engine.tco), so ranking and
+    # budgets read the bill the answer prints
+    return billed_service_hours_per_month(w) * billed, HOURS_PER_MONTH
 
 
 def _kept(w: Workload, gpus: int) -> int | None:
@@ -683,7 +687,8 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         load = float(c.w.utilization or 1.0)
         cost = cloud_cost_per_1m_tokens(rate, billed, throughput.decode_tokens_per_s.value, load)
         if load >= 1.0:
-            cost = cost.model_copy(update={"notes": ("at full load around the clock; at 30% average load it is 3.3x this",)})
+            when = "while it runs" if scheduled_service(c.w) else "around the clock"
+            cost = cost.model_copy(update={"notes": (f"at full load {when}; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
     # a run's cost as the answer prints it ("$304 per run"; a job over a month: its whole cost)
     runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in tcos) if cost is not None]
@@ -790,7 +795,7 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         # a plan that misses a target the user set is not BF16's price for what they asked (7 L4s at 10 tokens/s
         # under a 30 tokens/s target read as cheaper than the FP8 pick that meets it)
         candidate = (len(choice.misses), below_floor(w_bf16, choice.per_user_tokens_s),
-                     round(rate * billed * HOURS_PER_MONTH, 2), offer.provider != picked.provider, billed,
+                     round(rate * billed * billed_service_hours_per_month(w_bf16), 2), offer.provider != picked.provider, billed,
                      choice.per_user_tokens_s, shape, offer.provider, choice.replicas * (choice.capacity_rps or 0.0))
         if best is None or candidate[:4] < best[:4]:
             best = candidate

@@ -69,3 +69,14 @@ def test_buy_or_rent_weighs_the_hours_it_runs(real_advisor: Any) -> None:
     assert "busy 24% of the time" in view.headline
     busy, _ = _view(real_advisor, "serve Llama 3.1 8B for 20 users on H100 weekdays only, should we buy or rent?")
     assert busy.headline.startswith("💸 Buy or rent: rent, unless"), busy.headline
+
+
+def test_a_budget_is_held_against_the_scheduled_bill(real_advisor) -> None:
+    """"9-5, under $3,000 a month": the catalog search priced services always on while the answer billed 40 h a week,
+    so 2 MI300X ($831 scheduled, $3,489 always on) were ranked over budget and a GeForce marketplace box won."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve 70B for 50 users 9-5, under $3,000 a month")
+    advice = response.advice
+    winner = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    assert "GeForce" not in winner.name and "marketplace" not in winner.name, winner.name
+    budget = next(t for t in advice.throughput.targets if t.name == "budget_usd_per_month")
+    assert budget.met and budget.got == pytest.approx(winner.total_usd, abs=1) and winner.total_usd < 1500
