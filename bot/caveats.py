@@ -20,7 +20,7 @@ from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name, wi
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE
 from engine.cluster import BATCH_NOTE, MOE_STACK_NOTE
 from engine.models import Advice, Option
-from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SLOW_FIXED_NOTE
+from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
@@ -241,6 +241,12 @@ def _no_fp8_line(advice: Advice) -> str | None:
     return f"No FP8 tensor cores on {note[len(NO_FP8_NOTE):]}" if note else None
 
 
+def _short_deadline_line(advice: Advice) -> str | None:
+    """A training deadline shorter than the run's start-up: why the plan ignores it."""
+    note = plan_note(advice, SHORT_DEADLINE_NOTE)
+    return f"Deadline: {note[len(SHORT_DEADLINE_NOTE):]}" if note else None
+
+
 def _batch_line(advice: Advice) -> str | None:
     """More data parallel than any published run's batch allows (a fixed GPU count), or a deadline that scaling out
     could not meet for that reason: the plan's GPU-hours, or its speed-up, are not what the GPUs alone suggest."""
@@ -439,7 +445,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if price is not None and reservation is not None:  # one line for the two things said about the price
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
     part_time, cold_start = _schedule_lines(advice)
-    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _batch_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _short_deadline_line(advice), _batch_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), _network_line(advice),

@@ -77,10 +77,10 @@ def slot_hours(w: Workload) -> float:
     """How long one run's training may take: the user's target less the run's start-up (the deadline is
     the wall clock the user waits, and the Speed line counts start-up in it), else a month (or its share of
     several months when there is less than one run a month); on spot, the restarts' share is kept free."""
-    if w.deadline_hours:
+    if w.deadline_hours and not start_up_exceeds_deadline(w):
         deadline = float(w.deadline_hours)
         slot = max(deadline - setup_hours(w), deadline / 2)
-    else:
+    else:  # no deadline, or one its start-up alone overruns: no GPU count makes it, so the run is planned as if unsaid
         slot = HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
     return slot / SPOT_SLOT_FACTOR if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES else slot
 
@@ -88,6 +88,14 @@ def slot_hours(w: Workload) -> float:
 def setup_hours(w: Workload) -> float:
     """Start-up billed with every run (instances, image, data and checkpoint loading), as the cost counts it."""
     return DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
+
+
+def start_up_exceeds_deadline(w: Workload) -> bool:
+    """"QLoRA 70B within 5 minutes": the start-up alone (instances, image, loading the weights) takes longer."""
+    return bool(w.deadline_hours) and float(w.deadline_hours or 0) <= setup_hours(w)
+
+
+SHORT_DEADLINE_NOTE = "deadline shorter than start-up: "  # read by the first message
 
 
 def run_slot_hours(w: Workload) -> float:
@@ -205,6 +213,10 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         return plan, memory, timed
     gpn, slot = choice.gpn, choice.slot
     notes: list[str] = []
+    if start_up_exceeds_deadline(w):
+        notes.append(f"{SHORT_DEADLINE_NOTE}a run cannot finish within {float(w.deadline_hours or 0) * 60:,.0f} min: starting "
+                     f"the instances, the image and the weights takes about {setup_hours(w) * 60:,.0f} min before the "
+                     "first step, so no GPU count makes it; planned as the cheapest run instead")
     if choice.scaled_for_time and choice.gpu_hours is not None:
         notes.append(f"scaled out to {plan.gpus:,} GPUs so one run of {choice.gpu_hours:,.0f} GPU-hours finishes "
                      f"within {slot:,.0f} h")

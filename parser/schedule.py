@@ -19,8 +19,9 @@ _PERIOD_PER_MONTH = {
 _ADVERB_PERIOD = {
     "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter", "yearly": "year", "annually": "year",
 }
-_DURATION_HOURS = {"h": 1.0, "hr": 1.0, "hour": 1.0, "day": 24.0, "week": 168.0, "wk": 168.0, "month": HOURS_PER_MONTH}
-_DURATION = re.compile(r"(\d+(?:\.\d+)?|an?) ?(hours?|hrs?|h|days?|weeks?|wks?|months?)\b")
+_DURATION_HOURS = {"h": 1.0, "hr": 1.0, "hour": 1.0, "day": 24.0, "week": 168.0, "wk": 168.0, "month": HOURS_PER_MONTH,
+                   "min": 1 / 60, "minute": 1 / 60}
+_DURATION = re.compile(r"(\d+(?:\.\d+)?|an?) ?(hours?|hrs?|h|days?|weeks?|wks?|months?|minutes?|mins?)\b")
 _SECONDS = {
     "ms": 0.001, "msec": 0.001, "millis": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
     "s": 1.0, "secs": 1.0, "seconds": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "hr": 3600.0, "hour": 3600.0, "h": 3600.0,

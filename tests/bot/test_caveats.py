@@ -977,3 +977,18 @@ def test_a_compressed_corpus_is_said_as_compressed_in_the_assumptions(real_advis
     assert "~30B tokens per epoch from 40.0 GB compressed (~120 GB of text)" in view.key_assumptions, view.key_assumptions
     _, plain = _answer(real_advisor, "LoRA Llama 3.1 8B on 40 GB of jsonl")
     assert "~10B tokens per epoch from 40.0 GB of text" in plain.key_assumptions, plain.key_assumptions
+
+
+def test_a_deadline_in_minutes_is_read_and_one_shorter_than_start_up_is_said(real_advisor) -> None:
+    """"within 5 minutes" was dropped (minutes were no deadline unit) and the run was planned as if nothing was said;
+    read, it is shorter than a run's start-up, so no GPU count makes it: the answer says so and plans the cheapest
+    run instead of scaling to thousands of GPUs. "within 45 minutes" is a deadline planned for."""
+    response, view = _answer(real_advisor, "QLoRA 70B on 1B tokens within 5 minutes")
+    assert response.advice.workload.deadline_hours == pytest.approx(5 / 60)
+    assert response.advice.cluster.nodes == 1
+    assert view.notes[0].startswith("Deadline: a run cannot finish within 5 min: starting the instances"), view.notes
+    assert any(t.startswith("training time per run ≤ 5 min: missed by") for t in view.targets), view.targets
+    response, view = _answer(real_advisor, "QLoRA 70B on 1B tokens within 45 minutes")
+    assert response.advice.workload.deadline_hours == pytest.approx(0.75)
+    assert not any(n.startswith("Deadline:") for n in view.notes)
+    assert any(t.startswith("training time per run ≤ 45 min: target met") for t in view.targets), view.targets
