@@ -161,11 +161,16 @@ def questions_for(
                  f"in and {reply_tokens:,} out until you say (e.g. “500 tokens in, 100 out”).",
             why="the job's GPU-hours scale with the tokens generated and the prompts to prefill"))
     if workload.requests_per_s and workload.output_tokens is None:
+        # only what is missing: prompts said ("8k-token prompts") are not asked again, nor restated as the default
+        prompts = workload.input_tokens
+        asked = ("How many tokens does a response generate?" if prompts else
+                 "How many tokens does a response generate, and how long are the prompts?")
+        shape = (f"{prompts:,}-token prompts with {reply_tokens:,} output tokens each" if prompts else
+                 f"{DEFAULT_INPUT_TOKENS:,} prompt + {reply_tokens:,} output tokens each")
         wanted.append(Question(
             field="output_tokens",
-            text=f"How many tokens does a response generate, and how long are the prompts? {_rate(workload.requests_per_s)} "
-                 f"requests/s is sized at {DEFAULT_INPUT_TOKENS:,} prompt + {reply_tokens:,} output tokens each until "
-                 "you say (e.g. “300 output tokens”).",
+            text=f"{asked} {_rate(workload.requests_per_s)} requests/s is sized at {shape} until you say "
+                 "(e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
     if workload.load_tokens_per_s and workload.mode == "inference" and not workload.requests_per_s and (
             workload.input_tokens is None or workload.output_tokens is None):

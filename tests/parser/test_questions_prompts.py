@@ -30,3 +30,18 @@ def test_the_example_prompt_fits_the_context_said() -> None:
         return q.text.split("(e.g. “", 1)[1].split("-token prompts")[0]
 
     assert [example(s) for s in (16_384, 32_768, 131_072)] == ["10k", "20k", "78k"]
+
+
+def test_a_rate_with_its_prompt_length_asks_only_for_the_reply_length() -> None:
+    """"100 requests/s, 8k-token prompts": the question said the rate "is sized at 1,024 prompt + 256 output tokens",
+    beside an Assumes line of 8,000-token prompts. It now asks only what is missing, with the prompts said."""
+    from engine.models import Workload
+    from parser.questions import questions_for
+
+    given = Workload(mode="inference", model="llama-3.1-8b", requests_per_s=100, input_tokens=8000)
+    [question] = [q for q in questions_for(given) if q.field == "output_tokens"]
+    assert question.text.startswith("How many tokens does a response generate? 100 requests/s is sized at 8,000-token "
+                                    "prompts with 256 output tokens each"), question.text
+    bare = Workload(mode="inference", model="llama-3.1-8b", requests_per_s=100)
+    [question] = [q for q in questions_for(bare) if q.field == "output_tokens"]
+    assert "and how long are the prompts? 100 requests/s is sized at 1,024 prompt + 256 output" in question.text
