@@ -31,3 +31,15 @@ def test_an_unknown_moe_name_is_served_as_that_moe(real_advisor) -> None:
     assert response.advice.cluster.nodes == 1 and response.advice.cluster.gpus <= 8
     assert any(n.startswith("mycorp-llm-480b-a35b is not in the catalog: sized as an MoE of 480B total / 35B active "
                             "on Qwen3-Coder 480B-A35B Instruct (MoE)'s layer shape") for n in view.notes), view.notes
+
+
+def test_a_name_then_its_sizes_keeps_the_active_suffix(real_advisor) -> None:
+    """"Foo-480B-A35B" and "ERNIE-4.5-300B-A47B" were read as "foo-480b" plus a stray "a35b": a dense 480B on 10 GPUs
+    over two nodes. The grammar keeps the active-parameter suffix, so they are the MoEs they name."""
+    response, view = _view(real_advisor, "serve Foo-480B-A35B for 20 users")
+    assert response.advice.workload.model == "foo-480b-a35b"
+    assert response.advice.cluster.nodes == 1 and response.advice.cluster.gpus <= 8
+    response, view = _view(real_advisor, "serve ERNIE-4.5-300B-A47B for 20 users")
+    assert response.advice.workload.model == "ernie-4.5-300b-a47b"
+    assert any(n.startswith("ernie-4.5-300b-a47b is not in the catalog: sized as an MoE of 300B total / 47B active")
+               for n in view.notes), view.notes
