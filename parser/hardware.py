@@ -57,6 +57,41 @@ def _own_hardware(items: list[Said]) -> list[Said]:
     return items
 
 
+_MINE = frozenset({"my", "our", "my own", "our own"})
+_MINE_AFTER = frozenset({"on", "using", "with", "from"})
+_HAVE = (("we", "have"), ("i", "have"), ("we", "own"), ("i", "own"), ("we've", "got"), ("i've", "got"))
+
+
+def _owned_gpus(items: list[Said]) -> list[Said]:
+    """'on my 4090', 'our own RTX 4090', 'we have 2 3090s': GPUs the user has, not a rental (costed at their power,
+    as "on prem" is). A singular card is one GPU; "my 4090s" leaves the count to be asked. Before this, only "my
+    GPUs", "our cluster" and the like were own hardware, and "on my 4090" was priced as a rented RunPod 4090."""
+    items = list(items)
+    for index, said in enumerate(items):
+        if said.kind == "own_hw" and (said.text.endswith(" own") or said.text.startswith("we own")) and not any(
+                s.kind == "hardware" and "gpu" in s.values for s in items[index + 1:index + 2]):
+            # "my own" answering "is the RTX 4090 yours or to rent?": the GPUs already in the thread are theirs
+            items[index] = replace(said, values={**said.values, "data_location": "onprem"})
+            continue
+        if said.kind != "hardware" or "gpu" not in said.values or "data_location" in said.values or index == 0:
+            continue
+        previous = items[index - 1]
+        words = previous.text.split()
+        mine = (previous.kind in ("filler", "own_hw") and (
+            previous.text in _MINE or (len(words) >= 2 and words[0] in _MINE_AFTER and " ".join(words[1:]) in _MINE)))
+        have = index >= 2 and (items[index - 2].text, previous.text) in _HAVE
+        if not (mine or have):
+            continue
+        values = {**said.values, "data_location": "onprem"}
+        plural = said.text.endswith("s") and not str(said.values["gpu"]).endswith("s")
+        if "gpu_count" not in values and not plural:
+            values["gpu_count"] = 1
+        items[index] = replace(said, values=values)
+        if previous.kind == "own_hw":  # the GPU is named now: no "give the GPU" note
+            items[index - 1] = Said("filler", previous.text)
+    return items
+
+
 # "on a", "with an": the provider rule reads "on" + a short word as one filler. "Would an MI300X work"
 # and "try an H100" ask about the type in a thread, so only these say the count.
 _ON_ONE = frozenset(f"{verb} {article}" for verb in ("on", "with", "using", "via") for article in ("a", "an"))

@@ -39,6 +39,7 @@ Questions about conflicting values (see `Conversation`) come first and count tow
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
@@ -138,6 +139,14 @@ def questions_for(
             text=f"Are the {_cluster_said(workload)} yours or to rent? Priced as a rental until you say "
                  "“on prem” (then costed at their power).",
             why="GPUs a team owns cost their power, about a tenth of their rent"))
+    elif desktop_card_unsaid(workload):
+        card = str(workload.gpu).upper().replace("-", " ")
+        count = int(workload.gpu_count or 1)
+        wanted.append(Question(
+            field="data_location",
+            text=(f"Is the {card} yours or to rent? " if count == 1 else f"Are the {count} {card}s yours or to rent? ")
+                 + f"Priced as a rental until you say “my own” (then costed at {'its' if count == 1 else 'their'} power).",
+            why="a desktop card named on its own is often the user's; owned, it costs its power, not a rent"))
     if (training and workload.data_location is None and (workload.dataset_gb or 0) >= EGRESS_WORTH_ASKING_GB
             and (workload.runs_per_month is None or workload.runs_per_month > 1)):
         wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
@@ -213,6 +222,17 @@ def ownership_unsaid(workload: Workload) -> bool:
     priced as a rental it can be ten times what the team's own cluster costs in power, so it is asked."""
     return bool(workload.gpu and _gpus_stated(workload) >= OWNED_CLUSTER_GPUS and workload.provider is None
                 and workload.hourly_rate is None and workload.pricing is None and workload.data_location != "onprem")
+
+
+_DESKTOP_CARD = re.compile(r"rtx-\d{4}")  # GeForce cards (rtx-4090, rtx-3090, rtx-5090), not workstation or datacenter ones
+
+
+def desktop_card_unsaid(workload: Workload) -> bool:
+    """A GeForce card named with a desktop's count ("on a 4090", "2x 3090") and nothing saying rent or own: as often
+    the user's own as a rental, and owned it costs a tenth as much, so it is asked."""
+    return bool(workload.gpu and _DESKTOP_CARD.fullmatch(str(workload.gpu)) and 0 < int(workload.gpu_count or 1) <= 8
+                and workload.provider is None and workload.hourly_rate is None and workload.pricing is None
+                and workload.data_location != "onprem" and not workload.instance_type)
 
 
 LARGE_AUDIENCE = 1_000  # "users" this many are often users online, not streams generating at once

@@ -27,7 +27,7 @@ from .amounts import (
     token_load,
 )
 from .fold import fold
-from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _per_node
+from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _owned_gpus, _per_node
 from .names import _NOT_NAMES, NameReader
 from .neighbours import (
     _counted_things,
@@ -412,6 +412,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _token_wording(items, self.current_mode)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
+        items = _owned_gpus(items)
         items = _one_gpu(items)
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)

@@ -47,3 +47,23 @@ def test_a_cluster_given_in_nodes_is_asked_about_in_nodes() -> None:
     asked = [q.text for q in questions_for(Workload(mode="pretrain", params_b=70, gpu="h100-sxm", nodes=40,
                                                     dataset_tokens=10**12))]
     assert any(q.startswith("Are the 40 nodes yours or to rent?") for q in asked), asked
+
+
+def test_my_card_is_owned_and_a_desktop_card_named_alone_is_asked() -> None:
+    """"on my 4090", "our own RTX 4090", "we have 2 3090s" were priced as RunPod rentals: they are the user's GPUs
+    (costed at power). "on a 4090" could be either, and owned costs a tenth: asked, and "my own" answers it."""
+    for text, count in (("serve gpt-oss-20b on my 4090", 1), ("serve gpt-oss-20b on our own RTX 4090", 1),
+                        ("we have 2 3090s, qlora llama 8b on 20M tokens", 2)):
+        conversation, asked = _questions(text)
+        w = conversation.workload
+        assert (w.data_location, w.gpu_count) == ("onprem", count), (text, w)
+        assert not any("yours or to rent" in q for q in asked), asked
+    conversation, asked = _questions("serve gpt-oss-20b on a 4090")
+    assert conversation.workload.data_location is None
+    assert any(q.startswith("Is the RTX 4090 yours or to rent? Priced as a rental until you say “my own”") for q in asked)
+    conversation, asked = _questions("serve gpt-oss-20b on a 4090", "my own")
+    assert conversation.workload.data_location == "onprem" and not any("yours or to rent" in q for q in asked)
+    _, asked = _questions("serve gpt-oss-20b on a 4090 on runpod")
+    assert not any("yours or to rent" in q for q in asked)
+    _, asked = _questions("serve gpt-oss-20b on an H100")  # a datacenter card named alone is a rental question
+    assert not any("yours or to rent" in q for q in asked)
