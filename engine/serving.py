@@ -255,7 +255,11 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
         capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
         replicas = max(1, math.ceil(w.requests_per_s / (capacity * RATE_UTILISATION) - 1e-9))
+        if w.concurrency:  # users held at once as well ("100 concurrent users at 5 requests/s"): all kept at the floor
+            replicas = max(replicas, math.ceil(int(w.concurrency) / b_ok))
         batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * steps[b_ok] + ttft))))
+        if w.concurrency:
+            batch = max(batch, min(b_ok, math.ceil(int(w.concurrency) / replicas)))
     elif w.concurrency:
         batch = min(b_ok, int(w.concurrency))
         replicas = math.ceil(int(w.concurrency) / batch)

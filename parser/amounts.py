@@ -198,3 +198,22 @@ def _compressed_data(items: list[Said]) -> list[Said]:
         out[index] = replace(said, values={**said.values, "dataset_compressed": True}, notes=[
             *said.notes, f"read “{said.text}” as a compressed size ({word}): about 3x as much text"])
     return out
+
+
+def _users_behind_a_rate(items: list[Said]) -> list[Said]:
+    """"100 users at 5 requests/s", "100 users, 50M tokens a day": the rate or load sizes the service and the users
+    are its audience. Read as 100 streams at once as well, the answer led with "⚠️ misses the concurrency" (5 requests
+    a second with replies of a few seconds keep a few dozen in flight). "100 concurrent users" stays a target."""
+    rated = any(s.requests_per_s or s.load or s.kind == "load" or "requests_per_s" in s.values
+                or "load_tokens_per_s" in s.values for s in items)
+    if not rated:
+        return items
+    out = list(items)
+    for index, said in enumerate(items):
+        plain_users = said.kind == "concurrency" and any(n.endswith("at the same time (concurrency)") for n in said.notes)
+        if plain_users:
+            count = int(said.values.get("concurrency") or 0)
+            out[index] = Said("filler", said.text, notes=[
+                f"read “{said.text}” as the audience behind the rate, not {count:,} generating at once (a rate and replies of "
+                f"a few seconds keep far fewer in flight); say “{count:,} concurrent users” to hold that many at once"])
+    return out

@@ -23,6 +23,7 @@ from .amounts import (
     _people_as_users,
     _token_loads,
     _training_examples,
+    _users_behind_a_rate,
     minute_or_hour,
     token_load,
 )
@@ -408,6 +409,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _token_loads(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
         items = _people_as_users(items, self.current_mode)
+        items = _users_behind_a_rate(items)
         items = _compressed_data(items)
         items = _token_wording(items, self.current_mode)
         items = self.names.names_in_position(items)

@@ -155,3 +155,18 @@ def test_a_new_corpus_size_is_raw_unless_said_compressed() -> None:
     chat.turn("LoRA Llama 3.1 8B on 40 GB of gzipped jsonl")
     turn = chat.turn("what about 100 GB")
     assert turn.workload.dataset_gb == 100 and turn.workload.dataset_compressed is None
+
+
+def test_users_beside_a_rate_are_its_audience_not_streams_at_once() -> None:
+    """"100 users at 5 requests/s" led with "⚠️ misses the concurrency" (5 requests a second keep a few dozen in
+    flight). Users said beside a rate or a token load are the audience; "concurrent users" stay a target."""
+    from parser import Conversation
+
+    for text in ("serve llama 3.1 8b for 100 users at 5 requests per second", "serve llama 3.1 8b for 100 users, 50M tokens a day"):
+        conversation = Conversation(resolver=FakeResolver())
+        reading = conversation.turn(text)
+        assert conversation.workload.concurrency is None, text
+        assert any(n.startswith("read “100 users” as the audience behind the rate") for n in reading.notes), reading.notes
+    conversation = Conversation(resolver=FakeResolver())
+    conversation.turn("serve llama 3.1 8b for 100 concurrent users at 5 requests per second")
+    assert conversation.workload.concurrency == 100 and conversation.workload.requests_per_s == 5
