@@ -667,7 +667,8 @@ def _short_of(advice: Advice) -> str:
         return f"under {slow.group(1)} tokens/s per user"
     # no plan on the GPUs asked for keeps the interactive floor (4 T4s across nodes at 2.5 tokens/s): not a green tick
     winner = winner_option(advice)
-    if (winner is not None and _is_serving(advice) and not _is_job(advice) and advice.workload.target_tokens_per_s_per_user is None
+    if (winner is not None and _is_serving(advice) and not _is_job(advice) and not advice.effective.offline
+            and advice.workload.target_tokens_per_s_per_user is None
             and (_per_user(winner) or math.inf) < DEFAULT_TOKENS_PER_S_PER_USER * 0.999):
         return f"under {DEFAULT_TOKENS_PER_S_PER_USER:g} tokens/s per user"
     return ""

@@ -65,12 +65,14 @@ def load_requests_per_s(w: Workload) -> tuple[float, str]:
     per_s = float(w.load_tokens_per_s or 0)
     period = w.load_period or "day"
     prompt_in, out = request_shape(w)
-    averaged = period in LOAD_AVERAGED_PERIODS
+    averaged = period in LOAD_AVERAGED_PERIODS and not w.offline  # an offline queue takes the day's average
     peak = per_s * (BUSY_HOUR_FACTOR if averaged else 1.0)
     rate = peak / (prompt_in + out)
     said = f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,"
     busy = (f" average {rate_text(per_s)} tokens/s; a busy hour runs about {BUSY_HOUR_FACTOR:g}x the {period}'s average, "
-            f"so the fleet is sized for {rate_text(peak)} tokens/s" if averaged else f" are {rate_text(per_s)} tokens/s")
+            f"so the fleet is sized for {rate_text(peak)} tokens/s" if averaged else
+            f" average {rate_text(per_s)} tokens/s, processed offline: queued and batched for throughput (no per-user "
+            "speed floor), so the fleet is sized for the average" if w.offline else f" are {rate_text(per_s)} tokens/s")
     shape = ("as you said" if w.input_tokens and w.output_tokens else
              "the split assumed: say e.g. “2k-token prompts, 300-token replies”; the fleet scales with the output tokens")
     return rate, (f"{said}{busy}: {rate_text(rate)} requests/s at {prompt_in:,} prompt + {out:,} output tokens a "
@@ -259,7 +261,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 why="FP8 weights served with an FP8 KV cache (vLLM --kv-cache-dtype fp8, SGLang the same flag): half the "
                     "cache memory per token of vLLM's default, which keeps the cache in the model's 16-bit dtype and so "
                     "holds about half the users per GPU and reads twice the cache per step"))
-        if w.target_tokens_per_s_per_user is None and not w.batch_items and (
+        if w.target_tokens_per_s_per_user is None and not w.batch_items and not w.offline and (
                 w.concurrency or w.requests_per_s or w.target_tokens_per_s):
             assumptions.append(Assumption(
                 field="target_tokens_per_s_per_user", value=DEFAULT_TOKENS_PER_S_PER_USER,

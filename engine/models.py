@@ -131,6 +131,9 @@ class Workload(BaseModel):
     # together, as tokens per second averaged over that period; the engine turns it into `requests_per_s` at the
     # request shape (input/output tokens), at BUSY_HOUR_FACTOR x the average when the period is a day or longer
     load_tokens_per_s: float | None = None
+    # serving a load offline ("500M tokens a day of batch summarization"): batched for throughput with no interactive
+    # per-user floor, and sized at the period's average (a queue smooths the busy hour)
+    offline: bool | None = None
     load_period: Literal["minute", "hour", "day", "week", "month"] | None = None
     # training: the corpus size is compressed or columnar ("40 GB of gzipped JSONL", "parquet"): the token guess
     # from `dataset_gb` counts COMPRESSED_TEXT_RATIO x that much text; transfer and storage stay at the size said

@@ -113,7 +113,7 @@ def user_floor(w: Workload) -> float:
     job with no speed asked) throughput's."""
     if w.target_tokens_per_s_per_user:
         return float(w.target_tokens_per_s_per_user)
-    return JOB_TOKENS_PER_S_PER_PROMPT if w.batch_items else DEFAULT_TOKENS_PER_S_PER_USER
+    return JOB_TOKENS_PER_S_PER_PROMPT if w.batch_items or w.offline else DEFAULT_TOKENS_PER_S_PER_USER
 
 
 def below_floor(w: Workload, per_user_tokens_s: float) -> bool:

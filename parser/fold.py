@@ -90,9 +90,14 @@ def fold(
     mode_conflict = any(c.field == "mode" for c in conflicts)
     mode_unsaid = "mode" not in updates and current_mode is None and not mode_conflict
     training_said = _train_verb(items) or bool(cues & {"finetune", "adapt"})
-    job = _job_items(whole, updates, current_mode, training_said)
+    # prompt and reply lengths ("3k-token prompts") are not a count of prompts to run
+    job_text = text or " ".join(s.text for s in items if not {"input_tokens", "output_tokens"} & s.values.keys())
+    job = _job_items(job_text, updates, current_mode, training_said)
     if job:
         updates["batch_items"] = job
+    elif (_OFFLINE.search(whole) and not training_said and updates.get("mode", current_mode) in (None, "inference")
+          and "offline" not in updates):
+        updates["offline"] = True  # "offline batch" in a thread: the load is throughput, not chat
     serving_only = [f for f in _SERVING_ONLY if f in updates]
     if mode_unsaid and not training_said and job and not requests:  # prompt lengths come with a job, as with a service
         updates["mode"] = "inference"
@@ -142,7 +147,7 @@ def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflic
 
 # "10 million documents", "2m rows", "500k prompts": an offline job's prompts (not "a day": that is a rate)
 _JOB_ITEMS = re.compile(
-    r"\b(\d+(?:\.\d+)?)\s*(k|m|mm|b|bn|thousand|million|billion)?\s+(?:\w+[- ]token\s+|[a-z]+\s+)?"
+    r"\b(\d+(?:\.\d+)?)\s*(k|m|mm|b|bn|thousand|million|billion)?\s+(?:\w+[- ]token\s+|(?!tokens?\b)[a-z]+\s+)?"
     r"(documents|docs|rows|records|prompts|requests|items|queries|pages|emails|tickets|reviews|articles|products|"
     r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
@@ -151,6 +156,8 @@ _JOB_ITEMS = re.compile(
 _JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
                        r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
                        r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|batch|offline)\b", re.IGNORECASE)
+_OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mode|pipeline|workload|summari\w+)\b",
+                      re.IGNORECASE)
 _RETRIEVAL = re.compile(r"\b(?:rag|retriev\w*|search|index\w*|vector\w*|knowledge base)\b", re.IGNORECASE)
 _JOB_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 _JOB_MIN_ITEMS = 1000  # fewer is a test run, not a job worth a fleet

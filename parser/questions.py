@@ -296,9 +296,10 @@ def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
     per_s = float(workload.load_tokens_per_s or 0)
     prompt_in = workload.input_tokens or DEFAULT_INPUT_TOKENS
     out = workload.output_tokens or reply_tokens
-    busy = BUSY_HOUR_FACTOR if period in LOAD_AVERAGED_PERIODS else 1.0
+    busy = BUSY_HOUR_FACTOR if period in LOAD_AVERAGED_PERIODS and not workload.offline else 1.0
     rate = per_s * busy / (prompt_in + out)
-    peak = (f" at a busy hour of {BUSY_HOUR_FACTOR:g}x the {period}'s average" if busy > 1 else "")
+    peak = (f" at a busy hour of {BUSY_HOUR_FACTOR:g}x the {period}'s average" if busy > 1 else
+            f", the {period}'s average, processed offline" if workload.offline else "")
     return Question(
         field="input_tokens",
         text=f"How do the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period} split between prompts and replies? "

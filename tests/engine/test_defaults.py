@@ -121,3 +121,19 @@ def test_examples_are_counted_at_a_thousand_tokens_each() -> None:
 def test_a_small_request_rate_keeps_its_digits() -> None:
     _, by_field, _ = _run(mode="inference", model="llama-3-70b", requests_per_s=10_000 / 86_400)
     assert by_field["output_tokens"].why.startswith("0.12 requests/s")
+
+
+def test_an_offline_load_is_sized_at_its_average_with_no_chat_floor(data) -> None:
+    """A token load processed offline is queued and batched: the day's average, not a 2x busy hour, and no 20 tokens/s
+    per-user floor assumed (the fleet's throughput is what the load needs)."""
+    from engine.advise import advise
+    from engine.models import Workload
+
+    base = Workload(mode="inference", model="llama-3.3-70b", load_tokens_per_s=5787.037, load_period="day", provider="aws")
+    chat, offline = advise(base, data), advise(base.model_copy(update={"offline": True}), data)
+    rate = {a.field: a.value for a in chat.assumptions}["requests_per_s"]
+    rate_offline = {a.field: a.value for a in offline.assumptions}["requests_per_s"]
+    assert rate_offline == pytest.approx(rate / 2, rel=1e-3)
+    assert any(a.field == "target_tokens_per_s_per_user" for a in chat.assumptions)
+    assert not any(a.field == "target_tokens_per_s_per_user" for a in offline.assumptions)
+    assert offline.options[0].total_usd < chat.options[0].total_usd / 2

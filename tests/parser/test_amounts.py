@@ -170,3 +170,21 @@ def test_users_beside_a_rate_are_its_audience_not_streams_at_once() -> None:
     conversation = Conversation(resolver=FakeResolver())
     conversation.turn("serve llama 3.1 8b for 100 concurrent users at 5 requests per second")
     assert conversation.workload.concurrency == 100 and conversation.workload.requests_per_s == 5
+
+
+def test_a_load_for_batch_work_is_offline_and_prompt_lengths_are_no_job_count() -> None:
+    """"500M tokens a day … for batch summarization" was sized as a chat service (20 tokens/s per user, a 2x busy hour):
+    $40k/month where a queue at the day's average needs a quarter. In the thread, "3k-token prompts, 300-token replies;
+    offline batch" was read as a job of 3,000 prompts ("$6.23 for the job") and dropped the load."""
+    conversation = Conversation(resolver=FakeResolver())
+    conversation.turn("500M tokens a day through Llama 3.3 70B for batch summarization, on AWS")
+    w = conversation.workload
+    assert w.offline is True and w.load_tokens_per_s == pytest.approx(5787.04, rel=1e-4)
+    conversation.turn("3k-token prompts, 300-token replies; offline batch")
+    w = conversation.workload
+    assert (w.input_tokens, w.output_tokens, w.batch_items) == (3000, 300, None)
+    assert w.load_tokens_per_s == pytest.approx(5787.04, rel=1e-4) and w.offline is True
+    chat = Conversation(resolver=FakeResolver())
+    chat.turn("serve Llama 3.3 70B, 500M tokens a day")
+    assert chat.workload.offline is None
+    assert parse("run llama 3.1 8b over 10 million 500-token documents", FakeResolver()).updates["batch_items"] == 1e7
