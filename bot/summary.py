@@ -499,7 +499,9 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
     whole_hours = unit == "h" and max(check.wanted, check.got) >= 100  # "missed by 959 h (got 1,295 h)": one style
 
     def fmt(value: float) -> str:
-        if unit == "h" and 0 < value < 1:  # as the speed line says it: "47 min", not "0.8 h"
+        if unit == "h" and value >= 1 and value == int(value):  # a deadline as said: "1 h", "24 h"
+            return f"{value:,.0f} h"
+        if unit == "h" and 0 < value < 48 and not whole_hours:  # as the speed line says it: "47 min", "5.5 h"
             return fmt_hours(value)
         return f"{value:,.0f} {unit}" if whole_hours else fmt_num(value, unit)
 

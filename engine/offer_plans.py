@@ -286,6 +286,9 @@ def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEsti
     if not w.deadline_hours or throughput.wall_clock_hours is None:
         return throughput
     wall = throughput.wall_clock_hours.value
+    gpus = throughput.wall_clock_hours.inputs.get("gpus")
+    if throughput.gpu_hours is not None and isinstance(gpus, int | float) and gpus > 0:
+        wall = throughput.gpu_hours.value / float(gpus)  # from the GPU-hours the run is costed and timed with
     if w.pricing == "spot":  # as the run is costed and ranked: restarts after preemptions take their share
         wall *= 1 + SPOT_RESTART_OVERHEAD
     wall += setup_hours(w)  # the wall clock the user waits, as the Speed line and the ranking count it
@@ -367,11 +370,18 @@ def _late_on_fixed(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     offer finish in time (data parallel over the same GPU-hours, planned as the search plans it)."""
     free = training_choice(w.model_copy(update={"gpu_count": None, "nodes": None}), arch, gpu, offer, True)
     fixed = f"the {w.gpu_count} GPU(s) you fixed {'misses' if w.gpu_count == 1 else 'miss'} the deadline"
-    what = f"{fixed} ({got_h:,.0f} h against {float(w.deadline_hours or 0):,.0f} h)"
+    what = f"{fixed} ({hours_text(got_h)} against {hours_text(float(w.deadline_hours or 0))})"
     if free.fits and free.wall_hours is not None and free.wall_hours <= float(w.deadline_hours or 0) * 1.0001:
-        return (f"{MISSED_FIXED_NOTE}{what}; {free.gpus:,} GPUs finish in about {free.wall_hours:,.0f} h for about the "
+        return (f"{MISSED_FIXED_NOTE}{what}; {free.gpus:,} GPUs finish in about {hours_text(free.wall_hours)} for about the "
                 "same GPU-hours")
     return f"{MISSED_FIXED_NOTE}{what}; no GPU count on this offer finishes in time"
+
+
+def hours_text(hours: float) -> str:
+    """A wall clock in a note, as the answer's speed line says it: "45 min", "4.3 h", "1,295 h"."""
+    if hours < 1:
+        return f"{max(hours * 60, 1):,.0f} min"
+    return f"{hours:,.1f} h" if hours < 100 else f"{hours:,.0f} h"
 
 
 def _missed(name: str, wanted: float, got: float) -> str:
