@@ -992,3 +992,15 @@ def test_a_deadline_in_minutes_is_read_and_one_shorter_than_start_up_is_said(rea
     assert response.advice.workload.deadline_hours == pytest.approx(0.75)
     assert not any(n.startswith("Deadline:") for n in view.notes)
     assert any(t.startswith("training time per run ≤ 45 min: target met") for t in view.targets), view.targets
+
+
+def test_sub_hour_deadlines_read_in_minutes_and_the_figures_agree(real_advisor) -> None:
+    """"on my 4090, need it in 45 minutes" said "misses the deadline (4 h against 1 h); 12 GPUs finish in about 0 h",
+    and the Speed and Targets lines gave 4.4 h and 4.3 h for the same run."""
+    import re
+
+    response, view = _answer(real_advisor, "QLoRA Qwen3 8B on 20M tokens on my 4090, need it in 45 minutes")
+    short = next(n for n in view.notes if n.startswith("Short: the 1 GPU you fixed misses the deadline"))
+    assert re.search(r"\([\d.]+ h against 45 min\); [\d,]+ GPUs finish in about \d+ min for about the same GPU-hours", short), short
+    got = re.search(r"\(got ([\d.]+ h)\)", view.targets[0])
+    assert got is not None and view.speed.startswith(f"*{got.group(1)} per run*"), (view.speed, view.targets)
