@@ -13,6 +13,7 @@ It holds no engine calls and no storage: the bot runs the engine on `Turn.worklo
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -52,6 +53,9 @@ class Turn(BaseModel):
     reading: Reading | None = None
 
 
+_RENT = re.compile(r"\b(?:rent(?:ed|ing|al)?|in the cloud|on the cloud|cloud gpus?|a cloud gpu)\b")
+
+
 class Conversation:
     """The scenario of one thread, its history for undo, and the questions still open."""
 
@@ -72,6 +76,13 @@ class Conversation:
         updates = dict(reading.updates)
         notes = list(reading.notes)
         answered = self._answer_pending(reading, updates, notes)
+        if (self.workload.data_location == "onprem" and "data_location" not in updates
+                and _RENT.search(reading.text or text.lower())):
+            # "rent instead", "what if we rent a cloud GPU?" after "my own": back to a rental of the same GPUs
+            updates["data_location"] = None
+            notes.append("priced as a rental again, not as your own GPUs")
+            if reading.intent in ("help", "gibberish"):
+                reading = reading.model_copy(update={"intent": "refine"})
         nothing_said = not updates and not reading.conflicts and not reading.unknown_names
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
         if nothing_said and unanswered:

@@ -101,12 +101,13 @@ def fold(
     serving_only = [f for f in _SERVING_ONLY if f in updates]
     if mode_unsaid and not training_said and job and not requests:  # prompt lengths come with a job, as with a service
         updates["mode"] = "inference"
-        notes.append("offline inference (you gave a number of prompts to run)")
+        notes.append("read as running the model over your prompts offline (no training was said, and you gave a count of "
+                     "prompts)")
     elif mode_unsaid and not training_said and (serving_only or requests):
         updates["mode"] = "inference"
-        notes.append("serving (you gave concurrent users)" if "concurrency" in updates else
-                     "serving (you gave a token load)" if serving_only == ["load_tokens_per_s"] else
-                     "serving (you gave a latency, request rate or response length)")
+        why = ("a number of users" if "concurrency" in updates else "a token load" if serving_only == ["load_tokens_per_s"]
+               else "a latency, request rate or response length")
+        notes.append(f"read as serving the model (no training was said, and you gave {why})")
     if "mode" in updates:  # the intent follows a method said outright ("QLoRA" trains, "serve" serves)
         updates["intent"] = "serve" if updates["mode"] == "inference" else "train"
     elif training_said and not mode_conflict:

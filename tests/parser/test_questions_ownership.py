@@ -67,3 +67,17 @@ def test_my_card_is_owned_and_a_desktop_card_named_alone_is_asked() -> None:
     assert not any("yours or to rent" in q for q in asked)
     _, asked = _questions("serve gpt-oss-20b on an H100")  # a datacenter card named alone is a rental question
     assert not any("yours or to rent" in q for q in asked)
+
+
+def test_renting_after_my_own_goes_back_to_a_rental() -> None:
+    """After "on my 4090", "what if we rent a cloud GPU?" was not understood and "ok, rent instead" changed nothing."""
+    for follow_up in ("what if we rent a cloud GPU?", "ok, rent instead"):
+        conversation = Conversation(resolver=RESOLVER)
+        conversation.turn("QLoRA Qwen3 8B on 20M tokens on my 4090")
+        assert conversation.workload.data_location == "onprem"
+        turn = conversation.turn(follow_up)
+        assert conversation.workload.data_location is None and turn.intent not in ("help", "gibberish"), (follow_up, turn)
+    conversation = Conversation(resolver=RESOLVER)  # data said to live in S3 is not touched by "rent"
+    conversation.turn("QLoRA llama 3.1 8b on 20M tokens, data in S3")
+    conversation.turn("rent H100s")
+    assert conversation.workload.data_location == "aws"
