@@ -47,6 +47,10 @@ def size_matches(stated_b: float, total_b: float, active_b: float) -> bool:
     return any(SIZE_RATIO_LOW <= value / stated_b <= SIZE_RATIO_HIGH for value in (total_b, active_b) if stated_b > 0)
 
 
+# a generation said apart from the name: "deepseek v4", "deepseek-v3.2", "glm 5" (not "qwen2.5", "70b" or a "-2501" date)
+_VERSION = re.compile(r"(?:^|(?<=[\s\-/]))v?(\d{1,2}(?:\.\d+)?)(?=[\s\-]|$)")
+
+
 class Resolver:
     """Alias entries indexed by (kind, key), plus display names and model sizes for messages."""
 
@@ -69,10 +73,13 @@ class Resolver:
     def resolve(self, kind: str, text: object) -> Resolution:
         query = text if isinstance(text, str) else ""
         table = self._by_kind.get(kind, {})
-        for key in lookup_keys(query, kind):
+        for index, key in enumerate(lookup_keys(query, kind)):
             entry = table.get(key)
             if entry is None:
                 continue
+            if kind == "model" and index > 0 and self._other_version(query, entry):
+                return Resolution(query=query, candidates=tuple(t for t in (entry.id, *entry.candidates) if t),
+                                  message=self._other_version_message(query, entry))
             if kind == "model":
                 sized = self._size_checked(query, entry)
                 if sized is not None:
@@ -87,6 +94,27 @@ class Resolver:
             if unlisted is not None and not self._slip(query, self._close_targets(kind, query, table)):
                 return unlisted
         return Resolution(query=query, message=self._unknown_message(kind, query, table))
+
+    def _other_version(self, query: str, entry: AliasEntry) -> bool:
+        """"DeepSeek V4" reached the "deepseek" family entry by dropping its version: a generation none of the family's
+        models has is another model (V4 Flash is 284B/13B, not V3's 671B), not the family's default."""
+        # a release's own version ("Mixtral-8x7B-Instruct-v0.1") is a checkpoint, not a generation
+        versions = [v for v in _VERSION.findall(query.lower()) if not v.startswith("0")]
+        if not versions:
+            return False
+        targets = [t for t in (entry.id, *entry.candidates) if t]
+        names = " ".join([*targets, *(self._names.get("model", {}).get(t, "") for t in targets)]).lower()
+        # a minor release keeps its generation's shape (Mistral Small 3.1 is Small 3's 24B): the major number decides
+        majors = {v.split(".")[0] for v in versions}
+        return not any(re.search(rf"(?:^|[^\d.]){m}(?:\.\d+)?(?![\d])", names) for m in majors)
+
+    def _other_version_message(self, query: str, entry: AliasEntry) -> str:
+        shown = ", ".join(self._names.get("model", {}).get(t, t) for t in (entry.id, *entry.candidates) if t)
+        said = query.strip()[:80]
+        name = re.sub(r"\s+", "-", said)
+        return (f"'{said}' is not in the catalog (it has {shown}): which model is it like, or how big is it? Say its "
+                f"sizes with its name (e.g. “{name}-284B-A13B” for an MoE of 284B total and 13B active parameters), or "
+                "“70B” for a dense model")
 
     def _slip(self, query: str, near: Iterable[str]) -> bool:
         """An MoE name whose total is a close catalog name's total with another active count ("Qwen3-235B-A3B"):

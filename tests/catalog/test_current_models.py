@@ -136,3 +136,23 @@ def test_qwen3_coder_480b_for_20_users_plans_one_node_not_sixteen_b300s(catalog:
     # the same sizes under a name the catalog lacks: planned as the MoE, not as a dense 480B
     _gpu, stand_in_gpus, stand_in_nodes = _serve(data, "foo-480b-a35b")
     assert stand_in_nodes == 1 and stand_in_gpus <= 8
+
+
+def test_a_generation_the_catalog_lacks_is_not_its_family_default() -> None:
+    """"DeepSeek V4 Flash" reached the "deepseek" family entry by dropping its version and was sized as DeepSeek-V3
+    (671B) with no word; V4 Flash is another model (284B total / 13B active). A version no family member has asks,
+    naming what the catalog has; the family alone, and generations it has (a minor release keeps its generation's
+    shape: Mistral Small 3.1 is Small 3's 24B), resolve as before; a checkpoint's own
+    version ("-v0.1") and a date ("-2501") are no generation."""
+    from catalog import open_catalog
+
+    catalog = open_catalog()
+    for text in ("deepseek v4", "DeepSeek-V4"):
+        found = catalog.resolve_model(text)
+        assert found.id is None and "is not in the catalog (it has DeepSeek-V3 (671B MoE)" in (found.message or ""), text
+        assert "-284B-A13B” for an MoE" in (found.message or "")
+    for text, model in (("deepseek", "deepseek-v3"), ("deepseek v3.1", "deepseek-v3.1"), ("deepseek v3", "deepseek-v3"),
+                        ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-3-24b"),
+                        ("Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"), ("llama 3.1 70b", "llama-3.1-70b"),
+                        ("mistralai/Mistral-Small-24B-Instruct-2501", "mistral-small-3-24b")):
+        assert catalog.resolve_model(text).id == model, text
