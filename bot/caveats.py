@@ -319,10 +319,13 @@ def _adapter_scale_line(advice: Advice) -> str | None:
     found = _note_match(advice, ADAPTER_SCALE_NOTE, r"(~[\d,]+B) tokens")
     if found is None:
         return None
-    full = re.search(r"; a full fine-tune: (.+? days per run) \(([+-]\d+%) on (\w+)'s ", found.string)
-    priced = f": {full.group(1)}, {full.group(2)} on {full.group(3)}" if full else ""
+    full = re.search(r"; a full fine-tune( on the same GPU type)?: (.+? days per run) \(([+-]\d+%) on (\w+)'s ", found.string)
+    priced = (f"; full{' on the same GPUs' if full.group(1) else ''}: {full.group(2)}, {full.group(3)} on {full.group(4)}"
+              if full else "")
+    see = "its own best plan" if full and full.group(1) else "it"
     return (f"{found.group(1)} tokens per run is continued pre-training, where adapters learn clearly less than a full "
-            f"fine-tune (Biderman et al. 2024){priced}; reply “full fine-tune” to see it, or give the tokens you train on")
+            f"fine-tune (Biderman et al. 2024){priced}; reply “full fine-tune” to see {see}, or give the tokens you "
+            "train on")
 
 
 def _rocm_line(advice: Advice) -> str | None:

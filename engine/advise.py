@@ -301,14 +301,17 @@ def adapter_scale_note(effective: Workload, full: Option | None = None, chosen: 
     """LoRA or QLoRA over tens of billions of tokens per run: that is continued pre-training, where adapters learn
     clearly less than a full fine-tune (Biderman et al. 2024, "LoRA Learns Less and Forgets Less", on 20B tokens
     of code and math). The plan is right for what was asked; the method may not be what the team wants, so the
-    full fine-tune's own pick (`full`) is priced beside the adapters' (`chosen`) when the engine could plan it."""
+    full fine-tune's own pick (`full`) is priced beside the adapters' (`chosen`) when the engine could plan it. It is
+    planned on the adapters' GPU type (said: "on the same GPU type"), so a like-for-like price; the full fine-tune's
+    own answer ranks every GPU type and may pick a faster, dearer plan."""
     tokens = adapter_tokens_at_scale(effective)
     if tokens is None:
         return []
     compared = ""
     full_run, adapter_run = _run_usd(full), _run_usd(chosen)
     if full is not None and full_run and adapter_run and full.hours_per_run:
-        compared = (f"; a full fine-tune: {full.cluster.gpus}x {gpu_name or full.gpu}, ${full_run:,.0f} and "
+        same = " on the same GPU type" if chosen is not None and full.gpu == chosen.gpu else ""
+        compared = (f"; a full fine-tune{same}: {full.cluster.gpus}x {gpu_name or full.gpu}, ${full_run:,.0f} and "
                     f"{full.hours_per_run / 24:,.1f} "
                     f"days per run ({full_run / adapter_run - 1:+.0%} on {METHOD_NAMES[str(effective.mode)]}'s ${adapter_run:,.0f})")
     return [f"{ADAPTER_SCALE_NOTE}~{tokens / 1e9:,.0f}B tokens per run is continued pre-training, where LoRA and QLoRA "

@@ -43,14 +43,15 @@ def test_the_first_message_puts_it_before_the_other_caveats() -> None:
     full_usd = row.job_usd or row.per_run_usd
     qlora_row = min(chosen.tco, key=lambda t: t.total_usd)
     qlora_usd = qlora_row.job_usd or qlora_row.per_run_usd
-    assert f"a full fine-tune: {full.cluster.gpus}x " in note and f"${full_usd:,.0f} and " in note, note
+    # planned on the adapters' GPU type and said so: the full fine-tune's own answer ranks every GPU type
+    assert f"a full fine-tune on the same GPU type: {full.cluster.gpus}x " in note and f"${full_usd:,.0f} and " in note, note
     assert f"({full_usd / qlora_usd - 1:+.0%} on QLoRA's ${qlora_usd:,.0f})" in note, note
     lines = decision_caveats(advice)
     assert lines[0].startswith("~125B tokens per run is continued pre-training, where adapters learn clearly less"), lines
-    priced = re.search(r"\(Biderman et al\. 2024\): (\d+)x .+?, \$([\d,]+) and [\d.]+ days per run, ([+-]\d+%) on QLoRA;",
-                       lines[0])
+    priced = re.search(r"\(Biderman et al\. 2024\); full on the same GPUs: (\d+)x .+?, \$([\d,]+) and [\d.]+ days per "
+                       r"run, ([+-]\d+%) on QLoRA;", lines[0])
     assert priced is not None and int(priced.group(1)) == full.cluster.gpus, lines[0]
-    assert "reply “full fine-tune” to see it" in lines[0]
+    assert "reply “full fine-tune” to see its own best plan" in lines[0]
     small = advise(Workload(model="llama-3.1-8b", mode="qlora", dataset_tokens=50e6), DATA)
     assert not any(n.startswith(ADAPTER_SCALE_NOTE) for n in small.notes)
     assert not any("continued pre-training" in line for line in decision_caveats(small))
