@@ -666,7 +666,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if max_tp == 1 and n > 1 and not inference:
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
-    if arch.is_moe and not inference and lay.tp > 1:
+    if arch.is_moe and not inference and n > 1:  # split over GPUs (tensor, expert or FSDP): the stack decides the speed
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
     notes.extend(platform_caveats(gpu, w, n))
