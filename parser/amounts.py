@@ -181,9 +181,17 @@ def _people_as_users(items: list[Said], current_mode: str | None) -> list[Said]:
         if count is None or count < 1 or following.text not in _PEOPLE or count != int(count):
             continue
         text = f"{said.text} {following.text}"
-        out[index] = Said("concurrency", text, {"concurrency": int(count)}, said.cues | {"users_counted"},
+        out[index] = Said("concurrency", text, {"concurrency": int(count)}, said.cues | {"users_counted", "people_counted"},
                           notes=[f"read “{text}” as {int(count)} at the same time (concurrency)"])
         out[index + 1] = Said("filler", "")
+    for index, said in enumerate(items[2:], start=2):  # "a team of 10": ten people using it
+        count = _number_like(said) if said.kind in ("filler", "size") else None
+        if (count is None or count < 1 or count != int(count) or items[index - 2].text not in ("team", "group", "staff")
+                or items[index - 1].text != "of" or out[index] is not said):
+            continue
+        text = f"{items[index - 2].text} of {said.text}"
+        out[index] = Said("concurrency", text, {"concurrency": int(count)}, said.cues | {"users_counted", "people_counted"},
+                          notes=[f"read “{text}” as {int(count)} users at the same time (concurrency)"])
     return out
 
 

@@ -235,6 +235,7 @@ def desktop_card_unsaid(workload: Workload) -> bool:
                 and workload.data_location != "onprem" and not workload.instance_type)
 
 
+PEOPLE_ASKED_FROM = 10  # a headcount of people ("40 developers") is asked from here: at most a few wait at once
 LARGE_AUDIENCE = 1_000  # "users" this many are often users online, not streams generating at once
 
 
@@ -242,8 +243,10 @@ def online_users_unsaid(workload: Workload, cues: Iterable[str] = ()) -> bool:
     """A large count of "users" for a service, with no request rate: users online or generating at once? A
     chat product's users online are mostly reading or typing, and sizing every one of them as a stream
     can overbuy the fleet 5-10x, so it is asked (once) rather than assumed."""
-    return bool(workload.mode == "inference" and (workload.concurrency or 0) >= LARGE_AUDIENCE
-                and workload.requests_per_s is None and "users_counted" in set(cues))
+    said = set(cues)
+    # people ("200 employees", "40 developers", "a team of 10") are a headcount at any size, not streams at once
+    large = (workload.concurrency or 0) >= (PEOPLE_ASKED_FROM if "people_counted" in said else LARGE_AUDIENCE)
+    return bool(workload.mode == "inference" and large and workload.requests_per_s is None and "users_counted" in said)
 
 
 def _active_example(users: int) -> int:

@@ -188,3 +188,17 @@ def test_a_load_for_batch_work_is_offline_and_prompt_lengths_are_no_job_count() 
     chat.turn("serve Llama 3.3 70B, 500M tokens a day")
     assert chat.workload.offline is None
     assert parse("run llama 3.1 8b over 10 million 500-token documents", FakeResolver()).updates["batch_items"] == 1e7
+
+
+def test_people_are_a_headcount_asked_at_any_size_and_a_team_of_n_is_users() -> None:
+    """"200 employees" was sized as 200 streams at once with no question (asked only from 1,000 users), and "a team of
+    10" was not read at all. People are asked whether they generate at once from 10; "N users" keeps its threshold."""
+    for text, count in (("serve Llama 3.3 70B for 200 employees", 200), ("serve gpt-oss-20b for a team of 10", 10)):
+        conversation = Conversation(resolver=FakeResolver())
+        reading = conversation.turn(text)
+        assert conversation.workload.concurrency == count, text
+        assert any(q.field == "concurrency" and q.text.startswith(f"Are all {count:,} users generating at the same moment")
+                   for q in reading.questions), [q.text for q in reading.questions]
+    conversation = Conversation(resolver=FakeResolver())
+    reading = conversation.turn("serve llama 3.1 8b for 40 users")
+    assert conversation.workload.concurrency == 40 and not any(q.field == "concurrency" for q in reading.questions)
