@@ -745,12 +745,22 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
-        pick = min(ties, key=lambda o: (o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0, o.cluster.gpus,
+        pick = min(ties, key=lambda o: (_at_the_limit(o), o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0,
+                                        o.cluster.gpus,
                                         NARROW_WEIGHTS.get(o.precision, 0), -per_user_speed(o), score(o), o.name))
         by_cost.append(pick)
         pool.remove(pick)
     time_order = {o.name: i + 1 for i, o in enumerate(sorted(options, key=lambda o: (o.hours_per_run or 0.0, o.total_usd, o.name)))}
     return [o.model_copy(update={"rank_by_cost": i + 1, "rank_by_time": time_order[o.name]}) for i, o in enumerate(by_cost)]
+
+
+AT_THE_LIMIT = 0.98  # a plan at 98%+ of usable memory fits on paper only: it loses a cost tie to one with room
+
+
+def _at_the_limit(o: Option) -> bool:
+    """8x B200 at 161.9 of 162.0 GB usable won a tie (fewer nodes) over a cheaper, faster 24x H100 plan at 62 of 72 GB."""
+    usable = o.memory.usable_gb_per_gpu
+    return bool(usable and o.memory.per_gpu_gb >= AT_THE_LIMIT * usable)
 
 
 def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Option], Recommendation]:

@@ -128,3 +128,18 @@ def test_with_a_provider_named_the_runner_up_is_its_next_best_option(data: Any) 
     assert rec is not None and len(advice.options) > 2
     assert rec.runner_up == advice.options[1].name, (rec.runner_up, [o.name for o in advice.options[:3]])
     assert rec.runner_up != rec.primary
+
+
+def test_a_plan_at_the_memory_limit_loses_a_cost_tie_to_one_with_room(data) -> None:
+    """Full fine-tune of 70B on 5B tokens on spot: 8x B200 at 161.9 of 162.0 GB usable won the 3% tie on fewer nodes
+    over 24x H100 at 62 of 72 GB, which was cheaper and 20 h faster. A plan at 98%+ of usable memory now loses a tie."""
+    from engine.advise import advise
+    from engine.models import Workload
+    from engine.recommend import AT_THE_LIMIT
+
+    advice = advise(Workload(mode="full", model="llama-3.1-70b", dataset_tokens=5_000_000_000, pricing="spot"), data)
+    winner = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    assert winner.memory.per_gpu_gb < AT_THE_LIMIT * (winner.memory.usable_gb_per_gpu or 0), winner.name
+    at_limit = [o for o in advice.options if o.memory.usable_gb_per_gpu
+                and o.memory.per_gpu_gb >= AT_THE_LIMIT * o.memory.usable_gb_per_gpu]
+    assert at_limit, "the case needs a plan at the limit among the options"
