@@ -138,6 +138,13 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             seq = int(prompt_in + out)
             why = ("prompt + output tokens per request: the KV cache each sequence needs at its longest"
                    + ("" if w.input_tokens and w.output_tokens else " (request lengths assumed: see above)"))
+        elif not training and (w.input_tokens or w.output_tokens) and sum(request_shape(w)) > seq:
+            # "30k-token prompts" for 40 users: each sequence holds its prompt and reply, past the chat default
+            # (the cache was sized at 4,096 tokens beside 30,000-token prompts)
+            prompt_in, out = request_shape(w)
+            seq = int(prompt_in + out)
+            why = (f"prompt + output tokens ({prompt_in:,} + {out:,}): the KV cache each sequence needs at its longest, "
+                   f"more than the {4096:,}-token chat default")
         if max_context is not None and seq > max_context:
             seq = max_context
             why += f", capped at the model's context ({max_context})"

@@ -137,3 +137,17 @@ def test_an_offline_load_is_sized_at_its_average_with_no_chat_floor(data) -> Non
     assert any(a.field == "target_tokens_per_s_per_user" for a in chat.assumptions)
     assert not any(a.field == "target_tokens_per_s_per_user" for a in offline.assumptions)
     assert offline.options[0].total_usd < chat.options[0].total_usd / 2
+
+
+def test_prompts_longer_than_the_chat_default_set_the_context(data) -> None:
+    """"40 developers, prompts around 30k tokens": the KV cache was sized at the 4,096-token chat default beside
+    30,000-token prompts. A said prompt (and reply) longer than the default is the context each sequence holds."""
+    from engine.advise import advise
+    from engine.models import Workload
+
+    advice = advise(Workload(mode="inference", model="llama-3.1-8b", concurrency=40, input_tokens=30_000), data)
+    from engine.throughput import request_shape
+
+    assert advice.effective.seq_len == sum(request_shape(advice.effective)) == 30_256
+    short = advise(Workload(mode="inference", model="llama-3.1-8b", concurrency=40, input_tokens=500), data)
+    assert short.effective.seq_len == 4096  # a short prompt in a chat: earlier turns fill the default window
