@@ -172,13 +172,13 @@ def questions_for(
     if workload.requests_per_s and workload.output_tokens is None:
         # only what is missing: prompts said ("8k-token prompts") are not asked again, nor restated as the default
         prompts = workload.input_tokens
-        asked = ("How many tokens does a response generate?" if prompts else
-                 "How many tokens does a response generate, and how long are the prompts?")
+        lead = ("How many tokens does a response generate?" if prompts else
+                "How many tokens does a response generate, and how long are the prompts?")
         shape = (f"{prompts:,}-token prompts with {reply_tokens:,} output tokens each" if prompts else
                  f"{DEFAULT_INPUT_TOKENS:,} prompt + {reply_tokens:,} output tokens each")
         wanted.append(Question(
             field="output_tokens",
-            text=f"{asked} {_rate(workload.requests_per_s)} requests/s is sized at {shape} until you say "
+            text=f"{lead} {_rate(workload.requests_per_s)} requests/s is sized at {shape} until you say "
                  "(e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
     if workload.load_tokens_per_s and workload.mode == "inference" and not workload.requests_per_s and (

@@ -45,3 +45,14 @@ def test_a_rate_with_its_prompt_length_asks_only_for_the_reply_length() -> None:
     bare = Workload(mode="inference", model="llama-3.1-8b", requests_per_s=100)
     [question] = [q for q in questions_for(bare) if q.field == "output_tokens"]
     assert "and how long are the prompts? 100 requests/s is sized at 1,024 prompt + 256 output" in question.text
+
+
+def test_a_question_already_asked_is_not_asked_again_beside_a_rate() -> None:
+    """The rate question's wording was kept in a variable named like the asked-fields parameter, so the final filter
+    checked fields against that sentence: a question the thread had already asked came back."""
+    from engine.models import Workload
+    from parser.questions import questions_for
+
+    w = Workload(mode="inference", model="llama-3.1-8b", requests_per_s=5, input_tokens=8000)
+    assert "output_tokens" in [q.field for q in questions_for(w)]
+    assert "output_tokens" not in [q.field for q in questions_for(w, asked={"output_tokens"})]
