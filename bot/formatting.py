@@ -9,7 +9,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.models import Advice, Option, TcoOption
+from engine.models import Advice, Option
+from engine.recommendation import best_tco  # noqa: F401 - the bot's name for it, used across bot/
 
 MAX_OPTIONS_SHOWN = 4  # options the cost chart draws
 
@@ -152,9 +153,3 @@ def shown_options(advice: Advice) -> list[Option]:
     if winner and all(o.name != winner for o in shown):
         shown += [o for o in advice.options if o.name == winner][:1]
     return shown
-
-
-def best_tco(option: Option) -> TcoOption | None:
-    """The workflow whose total the option is listed with (the cheapest that applies)."""
-    return min(option.tco, key=lambda t: t.total_usd) if option.tco else None
-

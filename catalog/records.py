@@ -164,6 +164,10 @@ class CatalogData(BaseModel):
     def provider(self, provider_id: str) -> ProviderRecord | None:
         return next((p for p in self.providers if p.id == provider_id), None)
 
+    def offer(self, offer_id: str | None) -> OfferRecord | None:
+        """The offer an option was priced from (`Option.offer_id`); None for a quote, owned GPUs or an unknown id."""
+        return next((o for o in self.offers if o.id == offer_id), None) if offer_id else None
+
 
 class Resolution(BaseModel):
     """The answer to 'which catalog entry does this name mean?'.

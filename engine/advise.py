@@ -25,7 +25,6 @@ from engine.models import (
     MemoryEstimate,
     Option,
     Problem,
-    TcoOption,
     ThroughputEstimate,
     Workload,
 )
@@ -39,7 +38,7 @@ from engine.recommend import (
     evaluate,
     owns_gpus,
 )
-from engine.recommendation import fits_nowhere_problem, recommended
+from engine.recommendation import best_tco, fits_nowhere_problem, recommended
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
@@ -161,8 +160,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
     notes.extend(reasoning_reply_note(effective, model, throughput, given_output=w.output_tokens))
     cold = cold_start_note(effective, _weights_gb(chosen))
-    part_time = reserved_part_time_note(effective, best_option_tco(chosen), next(
-        (o for o in data.offers if chosen is not None and chosen.offer_id and o.id == chosen.offer_id), None))
+    part_time = reserved_part_time_note(effective, best_tco(chosen),
+                                        data.offer(chosen.offer_id) if chosen is not None else None)
     notes.extend(note for note in (part_time, cold) if note is not None)
     return Advice(
         workload=w,
@@ -184,11 +183,6 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
-
-
-def best_option_tco(option: Option | None) -> TcoOption | None:
-    """The option's cheapest workflow (the one its total is)."""
-    return min(option.tco, key=lambda t: t.total_usd) if option is not None and option.tco else None
 
 
 def _weights_gb(chosen: Option | None) -> float | None:
@@ -264,7 +258,7 @@ def disputed_price_note(chosen: Option | None, data: CatalogData, pricing: str |
     derived from it); a spot price is its own published figure, which a higher on-demand listing does not contradict."""
     if chosen is None or chosen.offer_id is None or pricing == "spot":
         return []
-    offer = next((o for o in data.offers if o.id == chosen.offer_id), None)
+    offer = data.offer(chosen.offer_id)
     said = _price_doubt(offer) if offer is not None else ""
     return [f"price to confirm: {chosen.name} is priced from {offer.source}, but {said}"] if offer is not None and said else []
 
@@ -330,10 +324,8 @@ def adapter_tokens_at_scale(effective: Workload) -> float | None:
 
 def _run_usd(option: Option | None) -> float | None:
     """One run's cost on an option, the whole job when a run outlasts a month (the figure its table row shows)."""
-    if option is None or not option.tco:
-        return None
-    t = min(option.tco, key=lambda row: row.total_usd)
-    return t.job_usd or t.per_run_usd
+    t = best_tco(option)
+    return None if t is None else t.job_usd or t.per_run_usd
 
 
 def full_fine_tune_pick(given: Workload, arch: Architecture, data: CatalogData, gpu: str | None = None) -> Option | None:
@@ -494,7 +486,7 @@ def _egress_summary(w: Workload, data: CatalogData, chosen: Option | None) -> di
     source = data_source(w, data)
     destination = None
     if chosen is not None and chosen.offer_id is not None:
-        offer = next((o for o in data.offers if o.id == chosen.offer_id), None)
+        offer = data.offer(chosen.offer_id)
         destination = data.provider(offer.provider) if offer is not None else None
     out = egress_for(w, source, destination)
     out["migration_friction"] = migration_friction(w.dependencies)

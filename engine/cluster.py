@@ -288,15 +288,20 @@ def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> st
 
 
 def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOptions, limit_bytes: float,
-                  integer_kernels: bool = True, fp8: str = "yes") -> list[str]:
+                  integer_weights: bool = True, fp8: str = "yes") -> list[str]:
     """What keeps a serving plan on the GPUs the user fixed, measured on their layout: how many users fit at the
     assumed context, how much context fits for all the users, and FP8 weights and cache. For a small model and
     many users the KV cache is nearly all of the memory, and lower-bit weights alone barely help (Llama 3.1 8B for
-    500 users on 2 H100s: 8 of 144 GB per GPU are weights). `integer_kernels`: the GPU runs vLLM's AWQ/GPTQ kernels
+    500 users on 2 H100s: 8 of 144 GB per GPU are weights). `integer_weights`: the GPU runs vLLM's AWQ/GPTQ kernels
     (NVIDIA only, by vLLM's supported-hardware table); `fp8`: "yes" (FP8 tensor cores), "weight-only" (SM 8.0+
     without them: vLLM's FP8 Marlin, dense models) or "no" (older GPUs, and FP8 MoE kernels below SM 8.9)."""
     def size(**update: object) -> float:
         return per_gpu_bytes(w.model_copy(update=update), arch, lay, opts)
+
+    def most_users(full_bytes: float, one_bytes: float) -> int:
+        """The users that fit, from the peak at all of them and at one (the KV cache grows linearly per user)."""
+        slope = (full_bytes - one_bytes) / (users - 1)
+        return 1 + int((limit_bytes - one_bytes) // slope) if slope > 0 else users
 
     users = int(w.concurrency or 1)
     ctx = int(w.seq_len or 2048)
@@ -310,8 +315,7 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
                          f"{fp8_bytes / GB:,.1f} GB per GPU)")
     full, one = size(), size(concurrency=1)
     if users > 1 and one <= limit_bytes:
-        slope = (full - one) / (users - 1)
-        most = 1 + int((limit_bytes - one) // slope) if slope > 0 else users
+        most = most_users(full, one)
         fixes.append(f"at most {most:,} concurrent user(s) at {ctx:,} tokens of context each")
     if users > 1 or ctx > 2048:
         lo, hi = 0, ctx  # the longest context all the users fit at, to 64 tokens
@@ -321,7 +325,7 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
         if lo >= 256:
             fixes.append(f"{users:,} user(s) at up to {lo // 64 * 64:,} tokens of context each")
     weights = size(concurrency=1, seq_len=1)
-    if integer_kernels and not fp8_fits and w.precision not in ("int4", "nf4") and weights > 0.3 * full:
+    if integer_weights and not fp8_fits and w.precision not in ("int4", "nf4") and weights > 0.3 * full:
         # (FP8 that fits keeps more quality for the same memory: integer weights are then not offered)
         # lower-bit weights help only when weights weigh; each measured, the widest that fits offered ("int8/int4" was
         # offered for Qwen3-30B-A3B on one A10G, where int8's 31 GB does not fit and int4's 17 GB does)
@@ -337,8 +341,7 @@ def serving_fixes(w: Workload, arch: Architecture, lay: Layout, opts: MemoryOpti
             name, b = measured[-1]
             alone = size(precision=name, concurrency=1)
             if users > 1 and alone <= limit_bytes:  # together with fewer users: how many fit beside 4-bit weights
-                slope = (b - alone) / (users - 1)
-                most = 1 + int((limit_bytes - alone) // slope) if slope > 0 else users
+                most = most_users(b, alone)
                 fixes.append(f"{name} weights (AWQ/GPTQ {name[3:]}-bit) with at most {most:,} concurrent user(s) at "
                              f"{ctx:,} tokens of context each; {name} alone is {b / GB:,.1f} GB per GPU, not enough")
             else:
@@ -553,6 +556,21 @@ def compute_capability(gpu: GpuRecord | None) -> float | None:
         return None
 
 
+def fp8_weight_only(gpu: GpuRecord, arch: Architecture) -> bool:
+    """FP8 weights on an NVIDIA GPU without FP8 tensor cores but SM 8.0+ (A100, A10G, A6000): vLLM runs them weight-only
+    through its FP8 Marlin kernel (W8A16: weights stored 8-bit, matmuls in 16-bit; docs.vllm.ai, features/quantization/
+    fp8: "Ampere GPUs are supported for W8A16 (weight-only FP8) utilizing Marlin kernels"; vllm-project/vllm PR 5975:
+    up to 2x in memory-bound decoding), so the FP8 plan is compared there too. Dense models only: vLLM's FP8 MoE
+    kernels need SM 8.9+."""
+    return integer_kernels(gpu) and not arch.is_moe and (compute_capability(gpu) or 0.0) >= 8.0
+
+
+def integer_kernels(gpu: GpuRecord) -> bool:
+    """Whether vLLM runs AWQ/GPTQ/W8A8 integer-weight kernels on this GPU: NVIDIA only (AMD GPUs and Gaudi are
+    marked unsupported in docs.vllm.ai/en/latest/features/quantization, "Supported Hardware")."""
+    return gpu.vendor.upper() == "NVIDIA"
+
+
 @dataclass(frozen=True)
 class Placement:
     """Where a workload lands on one node shape, in plain numbers: the GPU count and layout
@@ -630,10 +648,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         card_gb = p.per_gpu_gb * gpu.memory_gb / usable_gb(gpu, w.headroom)  # the need, with the same headroom left free
         need = f"one GPU of {math.ceil(card_gb - 1e-9):,} GB or more, or {more}" if n == 1 and math.isfinite(card_gb) else more
         if (w.mode or "inference") == "inference":
-            cc = compute_capability(gpu) or 0.0
-            nvidia = gpu.vendor.upper() == "NVIDIA"
-            fp8 = ("yes" if gpu.fp8_dense_tflops and (not arch.is_moe or not nvidia or cc >= 8.9) else
-                   "weight-only" if nvidia and cc >= 8.0 and not arch.is_moe else "no")
+            nvidia = integer_kernels(gpu)
+            fp8 = ("yes" if gpu.fp8_dense_tflops and (not arch.is_moe or not nvidia or (compute_capability(gpu) or 0.0) >= 8.9)
+                   else "weight-only" if fp8_weight_only(gpu, arch) else "no")
             fixes, keeps = serving_fixes(w, arch, lay, opts, p.limit_bytes, nvidia, fp8), True
         else:
             fixes, keeps = training_fixes(w, arch, p)

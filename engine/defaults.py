@@ -14,16 +14,16 @@ from engine.cluster import compute_capability
 from engine.models import (
     BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
-    COMPRESSED_TEXT_RATIO,
     DEFAULT_REASONING_OUTPUT_TOKENS,
     DEFAULT_SETUP_HOURS,
     DEFAULT_TOKENS_PER_EXAMPLE,
-    LOAD_AVERAGED_PERIODS,
     LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Assumption,
     Problem,
     Workload,
+    load_peak_factor,
+    text_gb,
 )
 from engine.serving import (
     DEFAULT_TOKENS_PER_S_PER_USER,
@@ -45,11 +45,6 @@ DEFAULT_JOB_HOURS = 24.0  # an offline job over N prompts with no deadline said:
 PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 is a fine-tuning length
 
 
-def text_gb(w: Workload) -> float:
-    """The raw text a corpus holds: its size, or COMPRESSED_TEXT_RATIO x a compressed or columnar size."""
-    return float(w.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if w.dataset_compressed else 1.0)
-
-
 def _count(tokens: float) -> str:
     """30B, 100M, 2M, 500k: a token count in a sentence."""
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
@@ -65,8 +60,8 @@ def load_requests_per_s(w: Workload) -> tuple[float, str]:
     per_s = float(w.load_tokens_per_s or 0)
     period = w.load_period or "day"
     prompt_in, out = request_shape(w)
-    averaged = period in LOAD_AVERAGED_PERIODS and not w.offline  # an offline queue takes the day's average
-    peak = per_s * (BUSY_HOUR_FACTOR if averaged else 1.0)
+    averaged = load_peak_factor(w) > 1
+    peak = per_s * load_peak_factor(w)
     rate = peak / (prompt_in + out)
     said = f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,"
     busy = (f" average {rate_text(per_s)} tokens/s; a busy hour runs about {BUSY_HOUR_FACTOR:g}x the {period}'s average, "

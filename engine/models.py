@@ -148,6 +148,18 @@ class Workload(BaseModel):
     service_schedule: str | None = None  # the schedule in words, as the answer repeats it ("9am-6pm weekdays")
 
 
+def load_peak_factor(w: Workload) -> float:
+    """How far above its average a token load is sized: BUSY_HOUR_FACTOR for a chat load counted over a day, week or
+    month (quiet hours are in the average); 1 for a load said per hour or minute, or one processed offline (a queue
+    takes the average). The engine's assumption and the parser's question read it from here, so they agree."""
+    return BUSY_HOUR_FACTOR if (w.load_period or "day") in LOAD_AVERAGED_PERIODS and not w.offline else 1.0
+
+
+def text_gb(w: Workload) -> float:
+    """The raw text a corpus holds: its size, or COMPRESSED_TEXT_RATIO x a compressed or columnar size."""
+    return float(w.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if w.dataset_compressed else 1.0)
+
+
 class Assumption(BaseModel):
     """A value the engine used that the user did not give, and why that value."""
 

@@ -81,7 +81,7 @@ def slot_hours(w: Workload) -> float:
         deadline = float(w.deadline_hours)
         slot = max(deadline - setup_hours(w), deadline / 2)
     else:  # no deadline, or one its start-up alone overruns: no GPU count makes it, so the run is planned as if unsaid
-        slot = HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
+        slot = _month_share(w)
     return slot / SPOT_SLOT_FACTOR if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES else slot
 
 
@@ -100,8 +100,11 @@ SHORT_DEADLINE_NOTE = "deadline shorter than start-up: "  # read by the first me
 
 def run_slot_hours(w: Workload) -> float:
     """The wall clock one run may take, start-up included: the user's deadline, else the month's share."""
-    if w.deadline_hours:
-        return float(w.deadline_hours)
+    return float(w.deadline_hours) if w.deadline_hours else _month_share(w)
+
+
+def _month_share(w: Workload) -> float:
+    """A run's slot with no deadline: a month, or its share of several months when there is less than one run a month."""
     return HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
 
 

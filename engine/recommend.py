@@ -21,7 +21,7 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord, instance_matches
 from engine.architecture import Architecture, lora_trainable_params
-from engine.cluster import compute_capability, max_tensor_parallel
+from engine.cluster import compute_capability, fp8_weight_only, integer_kernels, max_tensor_parallel
 from engine.egress import egress_for
 from engine.models import (
     DEFAULT_SETUP_HOURS,
@@ -44,6 +44,7 @@ from engine.offer_plans import (
     lateness,
     plan_shape,
     relabel,
+    setup_hours,
 )
 from engine.recommendation import (
     JOB_SPOT_HINT,
@@ -203,8 +204,7 @@ def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int,
         gpu_hours = run_gpu_hours if run_gpu_hours is not None else math.nan
         if w.pricing == "spot":
             gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
-        setup = DEFAULT_SETUP_HOURS if w.setup_hours_per_run is None else float(w.setup_hours_per_run)
-        wall = gpu_hours / max(1, min(running or billed, billed)) + setup
+        wall = gpu_hours / max(1, min(running or billed, billed)) + setup_hours(w)
         return wall * max(1, billed), wall
     # a service kept to some hours of the week is billed for those on hourly capacity (engine.tco), so ranking and
     # budgets read the bill the answer prints
@@ -256,21 +256,6 @@ def _gpus_for(w: Workload, data: CatalogData) -> list[GpuRecord]:
 
 NO_INTEGER_KERNELS_NOTE = "no AWQ/GPTQ 4-bit or W8A8 8-bit kernels on "
 INTEGER_WEIGHTS = ("int4", "int8")  # served through AWQ/GPTQ (4-bit) or W8A8/GPTQ (8-bit) kernels
-
-
-def fp8_weight_only(gpu: GpuRecord, arch: Architecture) -> bool:
-    """FP8 weights on an NVIDIA GPU without FP8 tensor cores but SM 8.0+ (A100, A10G, A6000): vLLM runs them weight-only
-    through its FP8 Marlin kernel (W8A16: weights stored 8-bit, matmuls in 16-bit; docs.vllm.ai, features/quantization/
-    fp8: "Ampere GPUs are supported for W8A16 (weight-only FP8) utilizing Marlin kernels"; vllm-project/vllm PR 5975:
-    up to 2x in memory-bound decoding), so the FP8 plan is compared there too. Dense models only: vLLM's FP8 MoE
-    kernels need SM 8.9+."""
-    return integer_kernels(gpu) and not arch.is_moe and (compute_capability(gpu) or 0.0) >= 8.0
-
-
-def integer_kernels(gpu: GpuRecord) -> bool:
-    """Whether vLLM runs AWQ/GPTQ/W8A8 integer-weight kernels on this GPU: NVIDIA only (AMD GPUs and Gaudi are
-    marked unsupported in docs.vllm.ai/en/latest/features/quantization, "Supported Hardware")."""
-    return gpu.vendor.upper() == "NVIDIA"
 
 
 def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]]) -> list[OfferRecord]:
@@ -510,7 +495,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
 def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
     """A spot training pick against the same offer on demand: what a run's compute would cost without preemptions
     (the 10% restart allowance taken out) and what spot saves, so the spot discount is weighed, not assumed."""
-    offer = next((o for o in data.offers if chosen is not None and o.id == chosen.offer_id), None)
+    offer = data.offer(chosen.offer_id) if chosen is not None else None
     row = next((r for t in (chosen.tco if chosen is not None else ()) for r in t.rows if r.item == "compute"), None)
     if offer is None or not offer.on_demand_usd_per_hour or row is None:
         return ""
@@ -774,7 +759,7 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     from any provider a service would run on; the pick's own provider first on a tie, and only it when the user
     named one): GPUs, monthly rent and per-user speed, so the FP8 assumption is a choice the reader can see the
     price of. Held to the pick's provider, a provider selling 1- and 8-GPU shapes only priced BF16's 2 GPUs as 8."""
-    picked = next((o for o in data.offers if o.id == chosen.offer_id), None)
+    picked = data.offer(chosen.offer_id)
     gpu = data.gpu(chosen.gpu)
     if picked is None or gpu is None:
         return ""

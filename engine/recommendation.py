@@ -180,6 +180,11 @@ BUDGET_NOTE = "budget: "
 JOB_NOTE = "job: "
 
 
+def best_tco(option: Option | None) -> TcoOption | None:
+    """The workflow whose total the option is listed with (the cheapest that applies)."""
+    return min(option.tco, key=lambda t: t.total_usd) if option is not None and option.tco else None
+
+
 def recommended(options: list[Option], rec: Recommendation) -> Option | None:
     """The option the recommendation names, else the first ranked (None when nothing was ranked)."""
     return next((o for o in options if o.name == rec.primary), options[0] if options else None)
@@ -216,7 +221,8 @@ def job_figures(option: Option, w: Workload) -> JobFigures | None:
     month's storage and data transfer of a service are not the job's."""
     if not w.batch_items or not w.requests_per_s or (w.mode or "inference") in TRAINING_MODES or not option.tco:
         return None
-    best = min(option.tco, key=lambda t: t.total_usd)
+    best = best_tco(option)
+    assert best is not None  # option.tco is not empty
     hourly = sum(r.usd for r in best.rows if r.item in ("compute", "managed")) / HOURS_PER_MONTH
     rate, hours = job_rate_and_hours(w, next((t.got for t in option.throughput.targets if t.name == "requests_per_s"), 0.0))
     usd = hourly * hours

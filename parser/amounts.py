@@ -68,12 +68,6 @@ def _plain(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
-# words that make a token load an offline pipeline rather than a chat service
-_OFFLINE_WORDS = re.compile(r"\b(?:offline|batch(?:ed|es)?|summari[sz](?:e|es|ed|ing|ation)|classif(?:y|ies|ying|ication)|"
-                            r"extract(?:s|ed|ing|ion)?|label(?:s|ed|led|ing|ling)?|translat(?:e|es|ed|ing|ion)|"
-                            r"tagg?(?:ing)?|pipeline|nightly|overnight|backfill)\b")
-
-
 def _token_loads(items: list[Said], current_mode: str | None) -> list[Said]:
     """'500M tokens a day', '2M tokens an hour', '30k tokens per minute' when not training: the service's load,
     prompt and output tokens together (as API rate limits count them); training keeps a token count as its data."""
@@ -89,10 +83,7 @@ def _token_loads(items: list[Said], current_mode: str | None) -> list[Said]:
                 said, kind="filler", load=None, notes=[*said.notes, f"“{said.text}” is a serving load; ignored for training"])
             continue
         per_s, period = said.load
-        values: dict[str, object] = {"load_tokens_per_s": per_s, "load_period": period}
-        if any(_OFFLINE_WORDS.search(s.text) for s in items):
-            values["offline"] = True  # "500M tokens a day of batch summarization": throughput, not chat
-        out[index] = Said("load", said.text, values, said.cues, notes=[
+        out[index] = Said("load", said.text, {"load_tokens_per_s": per_s, "load_period": period}, said.cues, notes=[
             f"read “{_shown(said.text)}” as the load to serve: {_plain(per_s)} tokens/s (prompt + output)"
             + (" on average" if period in ("day", "week", "month") else "")])
     return out

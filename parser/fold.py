@@ -95,9 +95,11 @@ def fold(
     job = _job_items(job_text, updates, current_mode, training_said)
     if job:
         updates["batch_items"] = job
-    elif (_OFFLINE.search(whole) and not training_said and updates.get("mode", current_mode) in (None, "inference")
-          and "offline" not in updates):
-        updates["offline"] = True  # "offline batch" in a thread: the load is throughput, not chat
+    elif (not training_said and updates.get("mode", current_mode) in (None, "inference") and "offline" not in updates
+          and (_OFFLINE.search(whole) or ("load_tokens_per_s" in updates and _OFFLINE_WORK.search(whole)))):
+        # "offline batch" (in a thread too), or a token load of batch work ("500M tokens a day of summarization"):
+        # throughput, not chat
+        updates["offline"] = True
     serving_only = [f for f in _SERVING_ONLY if f in updates]
     if mode_unsaid and not training_said and job and not requests:  # prompt lengths come with a job, as with a service
         updates["mode"] = "inference"
@@ -159,6 +161,10 @@ _JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|class
                        r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|batch|offline)\b", re.IGNORECASE)
 _OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mode|pipeline|workload|summari\w+)\b",
                       re.IGNORECASE)
+# work that makes a token load an offline pipeline rather than a chat service
+_OFFLINE_WORK = re.compile(r"\b(?:offline|batch(?:ed|es)?|summari[sz](?:e|es|ed|ing|ation)|classif(?:y|ies|ying|ication)|"
+                           r"extract(?:s|ed|ing|ion)?|label(?:s|ed|led|ing|ling)?|translat(?:e|es|ed|ing|ion)|"
+                           r"tagg?(?:ing)?|pipeline|nightly|overnight|backfill)\b", re.IGNORECASE)
 _RETRIEVAL = re.compile(r"\b(?:rag|retriev\w*|search|index\w*|vector\w*|knowledge base)\b", re.IGNORECASE)
 _JOB_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 _JOB_MIN_ITEMS = 1000  # fewer is a test run, not a job worth a fleet

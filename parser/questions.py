@@ -47,14 +47,14 @@ from pydantic import BaseModel, ConfigDict
 from engine.models import (
     BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
-    COMPRESSED_TEXT_RATIO,
     DEFAULT_INPUT_TOKENS,
     DEFAULT_OUTPUT_TOKENS,
     DEFAULT_TOKENS_PER_EXAMPLE,
-    LOAD_AVERAGED_PERIODS,
     LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Workload,
+    load_peak_factor,
+    text_gb,
 )
 
 from .reading import Reading
@@ -81,17 +81,13 @@ def estimated_tokens(workload: Workload) -> int | None:
     columnar (None without a size): the engine's guess (engine/defaults.py), so question and answer agree."""
     if workload.dataset_gb is None:
         return None
-    return int(_text_gb(workload) * 1e9 / BYTES_PER_TOKEN)
-
-
-def _text_gb(workload: Workload) -> float:
-    return float(workload.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if workload.dataset_compressed else 1.0)
+    return int(text_gb(workload) * 1e9 / BYTES_PER_TOKEN)
 
 
 def _size_said(workload: Workload) -> str:
     """'40 GB', or '40 GB compressed (~120 GB of text)'."""
     if workload.dataset_compressed:
-        return f"{workload.dataset_gb:g} GB compressed (~{_text_gb(workload):g} GB of text)"
+        return f"{workload.dataset_gb:g} GB compressed (~{text_gb(workload):g} GB of text)"
     return f"{workload.dataset_gb:g} GB"
 
 
@@ -299,7 +295,7 @@ def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
     per_s = float(workload.load_tokens_per_s or 0)
     prompt_in = workload.input_tokens or DEFAULT_INPUT_TOKENS
     out = workload.output_tokens or reply_tokens
-    busy = BUSY_HOUR_FACTOR if period in LOAD_AVERAGED_PERIODS and not workload.offline else 1.0
+    busy = load_peak_factor(workload)
     rate = per_s * busy / (prompt_in + out)
     peak = (f" at a busy hour of {BUSY_HOUR_FACTOR:g}x the {period}'s average" if busy > 1 else
             f", the {period}'s average, processed offline" if workload.offline else "")
