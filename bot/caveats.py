@@ -241,17 +241,12 @@ def _no_fp8_line(advice: Advice) -> str | None:
     return f"No FP8 tensor cores on {note[len(NO_FP8_NOTE):]}" if note else None
 
 
-def _short_deadline_line(advice: Advice) -> str | None:
-    """A training deadline shorter than the run's start-up: why the plan ignores it."""
-    note = plan_note(advice, SHORT_DEADLINE_NOTE)
-    return f"Deadline: {note[len(SHORT_DEADLINE_NOTE):]}" if note else None
-
-
-def _batch_line(advice: Advice) -> str | None:
-    """More data parallel than any published run's batch allows (a fixed GPU count), or a deadline that scaling out
-    could not meet for that reason: the plan's GPU-hours, or its speed-up, are not what the GPUs alone suggest."""
-    note = plan_note(advice, BATCH_NOTE)
-    return f"Global batch: {note[len(BATCH_NOTE):]}" if note else None
+def _plan_relabelled(advice: Advice, prefix: str, label: str) -> str | None:
+    """`_relabelled` for a note of the plan's: a training deadline shorter than the run's start-up ("Deadline"), or
+    more data parallel than any published batch allows ("Global batch": the GPU-hours or the speed-up are not what
+    the GPUs alone suggest)."""
+    note = plan_note(advice, prefix)
+    return f"{label}: {note[len(prefix):]}" if note else None
 
 
 def _reservation_line(advice: Advice) -> str | None:
@@ -448,7 +443,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if price is not None and reservation is not None:  # one line for the two things said about the price
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
     part_time, cold_start = _schedule_lines(advice)
-    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _short_deadline_line(advice), _batch_line(advice), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"), fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), _network_line(advice),
