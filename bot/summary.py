@@ -596,6 +596,9 @@ def key_assumptions(advice: Advice) -> str:
             bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
     if turn is not None:
         bits.append(f"{turn[0]:,}-token prompts, {turn[1]:,}-token replies")
+    hit = found.get("prefix_cache_hit")  # an agent's calls: most of each prompt is the conversation already cached
+    if hit is not None and _is_serving(advice) and isinstance(hit.value, int | float) and hit.value:
+        bits.append(f"{hit.value:.0%} of each prompt in the prefix cache")
     floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
     if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
         bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user")

@@ -120,8 +120,11 @@ class Resolver:
         """An MoE name whose total is a close catalog name's total with another active count ("Qwen3-235B-A3B"):
         a slip to point out with the suggestion, not a model to size."""
         sizes = moe_sizes_in_name(query)
+        # only an MoE's name can slip on its active count: a dense model of about the same total (Qwen2.5-Coder 32B
+        # beside "Qwen3-Coder-30B-A3B") is another model, and the name is sized as the MoE it states
         return sizes is not None and any(
-            t in self._sizes and size_matches(sizes[0], self._sizes[t][0], 0.0)
+            t in self._sizes and 0 < self._sizes[t][1] < self._sizes[t][0]
+            and size_matches(sizes[0], self._sizes[t][0], 0.0)
             and not size_matches(sizes[1], self._sizes[t][1], 0.0) for t in near)
 
     def _close_targets(self, kind: str, query: str, table: Mapping[str, AliasEntry]) -> list[str]:

@@ -12,6 +12,8 @@ from typing import Any
 from catalog.records import CatalogData
 from engine.cluster import compute_capability
 from engine.models import (
+    AGENT_DEFAULT_PROMPT_TOKENS,
+    AGENT_PREFIX_CACHE_HIT,
     BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
     DEFAULT_REASONING_OUTPUT_TOKENS,
@@ -122,6 +124,21 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                        "native 4-bit format (about half a byte per weight)")
             else:
                 assume("precision", "bf16", "serving the released BF16 weights; int8/int4 are offered when they change the hardware")
+
+    if not training and w.agentic:
+        # an agent's call carries the conversation so far: a long prompt, most of it in the prefix cache
+        if w.input_tokens is None:
+            assume("input_tokens", AGENT_DEFAULT_PROMPT_TOKENS,
+                   f"an agent's call carries its instructions, tool definitions, the files it read and the conversation "
+                   f"so far: sized at {AGENT_DEFAULT_PROMPT_TOKENS:,} prompt tokens a call; say yours (e.g. “20k-token prompts”)")
+            w = w.model_copy(update={"input_tokens": AGENT_DEFAULT_PROMPT_TOKENS})
+        if w.prefix_cache_hit is None:
+            assume("prefix_cache_hit", AGENT_PREFIX_CACHE_HIT,
+                   f"each agent call resends the conversation so far, so {AGENT_PREFIX_CACHE_HIT:.0%} of its prompt is "
+                   "assumed in the prefix cache from the previous call (vLLM's automatic prefix caching, SGLang's "
+                   "RadixAttention; the SGLang paper measured 50-99% hits across workloads): only the rest is prefilled, "
+                   "while the KV cache still holds the whole context; say e.g. “95% prefix cache hits” or “no prefix caching”")
+            w = w.model_copy(update={"prefix_cache_hit": AGENT_PREFIX_CACHE_HIT})
 
     max_context = model.max_context if model is not None else None
     if w.seq_len is None:
@@ -241,6 +258,10 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             why = (f"{rate_text(w.requests_per_s)} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
                    "request: the fleet scales with the output length, so give yours ('300 output tokens each')"
                    if w.requests_per_s else
+                   f"each agent call sized at {prompt_in:,} prompt tokens ({float(w.prefix_cache_hit or 0):.0%} of them "
+                   f"prefix-cached) and {out:,} output tokens: under load the prefills share the GPU with every user's "
+                   "decoding, which lowers the per-user speed; give yours ('30k-token prompts, 800-token replies')"
+                   if w.agentic else
                    f"each user's turn sized at {prompt_in:,} new prompt tokens (earlier turns prefix-cached) and {out:,} "
                    "output tokens: under load the prefills share the GPU with every user's decoding, which lowers "
                    "the per-user speed; give yours ('2k-token prompts, 500-token answers')")

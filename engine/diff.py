@@ -15,7 +15,9 @@ from engine.models import Advice, Option, Workload
 _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
            "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
            "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
-           "hourly_rate": "price per GPU-hour ($)", "service_hours_per_week": "hours a week", "service_schedule": "schedule"}
+           "hourly_rate": "price per GPU-hour ($)", "service_hours_per_week": "hours a week", "service_schedule": "schedule",
+           "prefix_cache_hit": "share of each prompt in the prefix cache", "agentic": "agent calls"}
+_SHARES = frozenset({"prefix_cache_hit", "mfu", "utilization", "headroom"})  # fractions a user says in percent
 IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
 
@@ -28,6 +30,8 @@ _CHOICES = frozenset({"gpu", "provider", "model", "instance_type", "precision", 
 def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> str:
     if value is None:
         return "any" if name in _CHOICES else "default"
+    if name in _SHARES and isinstance(value, int | float):
+        return f"{value:.0%}"
     if isinstance(value, str) and names:
         return names.get(value, value)  # "a100-sxm-80gb" -> "A100 SXM4 80GB", "aws" -> "AWS (EC2)"
     if isinstance(value, bool):

@@ -46,6 +46,16 @@ DEFAULT_TOKENS_PER_EXAMPLE = 1_000
 # A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
 # so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
 DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
+# An agent (a coding assistant such as Cline or Claude Code, a tool-calling loop) sends each call the whole
+# conversation so far: with the prefix cache on (vLLM's automatic prefix caching, on by default in its V1 engine;
+# SGLang's RadixAttention), most of each prompt is already in the KV cache from the previous call and only the
+# new tail (tool output, the user's message) is prefilled. The SGLang paper (Zheng et al., NeurIPS 2024) measured
+# 50-99% cache hit rates across workloads, multi-turn and agent loops at the high end; 80% is assumed for an agent
+# and said, so a user who knows theirs can give it ("95% prefix cache hits", "no prefix caching").
+AGENT_PREFIX_CACHE_HIT = 0.8
+# An agent call's prompt when its length is not said: its instructions, tool definitions, the files it has read and
+# the conversation so far run to tens of thousands of tokens (a chat turn's 1,024 undersizes its KV cache ~8x)
+AGENT_DEFAULT_PROMPT_TOKENS = 32_000
 # Every run pays start-up on every rented GPU: instance boot, container pull, model download and
 # load, and the final checkpoint save, about a quarter hour. It is what makes an 8-GPU node for a
 # 5-minute job dearer than one GPU for an hour; an offline inference job pays it too (weights and vLLM warm-up).
@@ -134,6 +144,12 @@ class Workload(BaseModel):
     # serving a load offline ("500M tokens a day of batch summarization"): batched for throughput with no interactive
     # per-user floor, and sized at the period's average (a queue smooths the busy hour)
     offline: bool | None = None
+    # serving an agent or coding assistant ("40 developers using Cline", "coding agents", "agentic"): each call
+    # carries the conversation so far, so its prompt is mostly a cached prefix (AGENT_PREFIX_CACHE_HIT unless said)
+    agentic: bool | None = None
+    # serving: the fraction of each prompt's tokens already in the KV cache from an earlier call (prefix caching):
+    # only the rest is prefilled; the cache still holds the whole context. None: 0, unless `agentic`
+    prefix_cache_hit: float | None = None
     load_period: Literal["minute", "hour", "day", "week", "month"] | None = None
     # training: the corpus size is compressed or columnar ("40 GB of gzipped JSONL", "parquet"): the token guess
     # from `dataset_gb` counts COMPRESSED_TEXT_RATIO x that much text; transfer and storage stay at the size said

@@ -431,16 +431,34 @@ def decode_step_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp:
     return decode_step_function(w, arch, gpu, tp, pp, kind)(batch)
 
 
-def prefill_attention_flops(arch: Architecture, prompt_tokens: int) -> float:
+def prefill_attention_flops(arch: Architecture, prompt_tokens: int, cached_tokens: int = 0) -> float:
     """Causal self-attention FLOPs of one prompt: QK^T and AV, each 2 x L^2 x d per layer halved by the
     causal mask, so 2 x layers x L^2 x heads x head_dim. Negligible at 1k tokens, about a third of the
-    linear FLOPs of a 70B model at 32k, and the larger part for a 128k prompt."""
+    linear FLOPs of a 70B model at 32k, and the larger part for a 128k prompt.
+
+    With the first `cached_tokens` of the prompt already in the KV cache (prefix caching), only the new tokens'
+    queries are computed, each against everything before it: the full prompt's cost less the cached prefix's."""
+    return _causal_attention_flops(arch, prompt_tokens) - _causal_attention_flops(arch, min(cached_tokens, prompt_tokens))
+
+
+def _causal_attention_flops(arch: Architecture, prompt_tokens: int) -> float:
     length = float(prompt_tokens)
+    if length <= 0:
+        return 0.0
     window = float(arch.sliding_window or 0)
     local = min(arch.local_layers, arch.layers) if window and window < length else 0
     # a local layer's causal attention over a window w: 2 x (2 L w - w^2) x d instead of 2 x L^2 x d
     local_cost = 2.0 * (2 * length * window - window * window) if local else 0.0
     return arch.heads * arch.head_dim * ((arch.layers - local) * 2.0 * length * length + local * local_cost)
+
+
+def cached_prompt_tokens(w: Workload, prompt_tokens: int) -> int:
+    """The tokens of a prompt already in the KV cache from an earlier call (`w.prefix_cache_hit`): not prefilled again.
+    Only a prompt length that was said (or assumed for an agent's call) is a whole call's prompt: with none, a turn is
+    sized at DEFAULT_INPUT_TOKENS new tokens, its earlier turns already counted as cached."""
+    if w.input_tokens is None:
+        return 0
+    return int(prompt_tokens * float(w.prefix_cache_hit or 0.0))
 
 
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
@@ -451,10 +469,12 @@ def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int
     prec = w.precision or "bf16"
     peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
-    w_read = weight_bytes_read_per_step(arch, prec, max(1, prompt_tokens))
+    cached = cached_prompt_tokens(w, prompt_tokens)
+    new = prompt_tokens - cached  # a cached prefix is neither multiplied through the weights nor attended again
+    w_read = weight_bytes_read_per_step(arch, prec, max(1, new))
     eff = compute_efficiency(gpu)
-    return (2 * arch.active_params * prompt_tokens / (peak * 1e12 * eff * tp)
-            + prefill_attention_flops(arch, prompt_tokens)
+    return (2 * arch.active_params * new / (peak * 1e12 * eff * tp)
+            + prefill_attention_flops(arch, prompt_tokens, cached)
             / (attn_peak * 1e12 * eff * ATTENTION_UTILISATION * tp)
             + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w, gpu)))
 
@@ -508,10 +528,16 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     per_seq = figure(1 / step, "tokens/s", formula, inputs, notes, digits=1)
     agg_value = b / step
     agg = figure(agg_value, "tokens/s", "sequences / step time (one replica)", {**inputs, "gpus_per_replica": gpus}, digits=1)
+    cached = cached_prompt_tokens(w, prompt)
     prefill = figure(pre, "s", "2 x N_active x prompt tokens / (peak x eff x tp) + 2 x layers x prompt² x heads x head_dim / "
-                     "(BF16 peak x eff x attention utilisation x tp) + one weight read",
-                     {"input_tokens": prompt, "attention_flops": prefill_attention_flops(arch, prompt),
-                      "attention_utilisation": ATTENTION_UTILISATION}, digits=4)
+                     "(BF16 peak x eff x attention utilisation x tp) + one weight read"
+                     + (" (prompt tokens: those not in the prefix cache; attention: their queries over the whole prompt)"
+                        if cached else ""),
+                     {"input_tokens": prompt, "attention_flops": prefill_attention_flops(arch, prompt, cached),
+                      "attention_utilisation": ATTENTION_UTILISATION,
+                      **({"prefix_cached_tokens": cached} if cached else {})}, digits=4,
+                     notes=((f"a call whose first {cached:,} tokens are in the prefix cache (the conversation so far); "
+                             f"a session's first call prefills all {prompt:,}",) if cached else ()))
     replicas = math.ceil(w.target_tokens_per_s / agg_value) if w.target_tokens_per_s and agg_value > 0 else None
     cost = None
     if w.hourly_rate:

@@ -58,6 +58,7 @@ _LIMITS: dict[str, tuple[float, bool, float, str]] = {
     "load_tokens_per_s": (0.0, False, 1e10, "tokens/s"),
     "dataset_examples": (0.0, False, 1e12, "examples"),
     "service_hours_per_week": (0.0, False, 168.0, "hours a week (168 is around the clock)"),
+    "prefix_cache_hit": (0.0, True, 0.99, "(a fraction 0-0.99 of each prompt)"),
 }
 
 

@@ -24,7 +24,7 @@ _TRAINING_NOUNS = {"data", "dataset", "datasets", "set", "corpus", "tokens", "to
                    "cost", "costs", "budget", "loop", "script", "code", "pipeline", "cluster", "job", "step", "steps"}
 # fields only a serving workload has: said alone ("500 rps", "50 ms per token"), they mean serving
 _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_tokens", "target_tokens_per_s_per_user",
-                 "target_ttft_s", "requests_per_s", "load_tokens_per_s")
+                 "target_ttft_s", "requests_per_s", "load_tokens_per_s", "agentic", "prefix_cache_hit")
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
 PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes", "instance_type"})
 IMPLIED_CUE = "implied_by_name"  # a field was set from a name (the checkpoint's format), not said
@@ -100,6 +100,10 @@ def fold(
         # "offline batch" (in a thread too), or a token load of batch work ("500M tokens a day of summarization"):
         # throughput, not chat
         updates["offline"] = True
+    if (not training_said and updates.get("mode", current_mode) in (None, "inference") and "agentic" not in updates
+            and _AGENT.search(whole)):
+        # a coding assistant or an agent loop: each call resends the conversation so far (mostly prefix-cached)
+        updates["agentic"] = True
     serving_only = [f for f in _SERVING_ONLY if f in updates]
     if mode_unsaid and not training_said and job and not requests:  # prompt lengths come with a job, as with a service
         updates["mode"] = "inference"
@@ -108,6 +112,7 @@ def fold(
     elif mode_unsaid and not training_said and (serving_only or requests):
         updates["mode"] = "inference"
         why = ("a number of users" if "concurrency" in updates else "a token load" if serving_only == ["load_tokens_per_s"]
+               else "agents or a coding assistant as its users" if set(serving_only) <= {"agentic", "prefix_cache_hit"}
                else "a latency, request rate or response length")
         notes.append(f"read as serving the model (no training was said, and you gave {why})")
     if "mode" in updates:  # the intent follows a method said outright ("QLoRA" trains, "serve" serves)
@@ -165,6 +170,10 @@ _OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mod
 _OFFLINE_WORK = re.compile(r"\b(?:offline|batch(?:ed|es)?|summari[sz](?:e|es|ed|ing|ation)|classif(?:y|ies|ying|ication)|"
                            r"extract(?:s|ed|ing|ion)?|label(?:s|ed|led|ing|ling)?|translat(?:e|es|ed|ing|ion)|"
                            r"tagg?(?:ing)?|pipeline|nightly|overnight|backfill)\b", re.IGNORECASE)
+# agents and coding assistants, whose every call carries the conversation so far ("40 developers using Cline")
+_AGENT = re.compile(r"\b(?:cline|cursor|aider|claude code|codex|openhands|open hands|roo ?code|kilo ?code|continue\.dev|"
+                    r"copilot|opencode|swe-?agent|coding (?:agent|assistant|copilot)s?|agent(?:s|ic)?|ai agents?|"
+                    r"tool[- ]call(?:s|ing)?|function[- ]calling)\b", re.IGNORECASE)
 _RETRIEVAL = re.compile(r"\b(?:rag|retriev\w*|search|index\w*|vector\w*|knowledge base)\b", re.IGNORECASE)
 _JOB_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 _JOB_MIN_ITEMS = 1000  # fewer is a test run, not a job worth a fleet

@@ -45,6 +45,8 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict
 
 from engine.models import (
+    AGENT_DEFAULT_PROMPT_TOKENS,
+    AGENT_PREFIX_CACHE_HIT,
     BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
     DEFAULT_INPUT_TOKENS,
@@ -187,6 +189,16 @@ def questions_for(
                  f"typically 10-20% wait on a reply at once; say e.g. “{_active_example(workload.concurrency or 0):,} at once” "
                  f"to size for that. Sized for {workload.concurrency:,} at once until you say.",
             why="the fleet is sized for the streams generating at once: users online can be 5-10x more"))
+    if workload.agentic and workload.input_tokens is None and workload.mode in (None, "inference") and (
+            workload.intent != "train"):
+        # an agent's call resends the conversation so far: its length sets the KV cache and the prefill per call
+        wanted.append(Question(
+            field="input_tokens",
+            text=f"How long is each agent call's prompt (instructions, tool definitions, files read, the conversation so "
+                 f"far) and its reply? Sized at {AGENT_DEFAULT_PROMPT_TOKENS:,}-token prompts, "
+                 f"{AGENT_PREFIX_CACHE_HIT:.0%} of each already in the prefix cache, and {reply_tokens:,}-token replies "
+                 "until you say (e.g. “20k-token prompts, 800-token replies”).",
+            why="an agent's context sets the KV cache each user holds, and its uncached tail the prefill every call"))
     if long_prompts_unsaid(workload):
         wanted.append(Question(
             field="input_tokens",

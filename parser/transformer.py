@@ -365,6 +365,22 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("mfu", _text(items), notes=[f"{number} is not a utilisation between 0 and 100%; ignored it"])
         return Said("mfu", _text(items), {"mfu": round(value, 4)})
 
+    def prefix_cache(self, items: list[Token]) -> Said:
+        """'90% prefix cache hits', 'cache hit rate of 0.85', 'no prefix caching': the share of each prompt already in
+        the KV cache. Said bare ('with prefix caching'), it sets nothing: the rate is what changes the plan."""
+        if any(t.type in ("NEG", "OFF") for t in items):
+            return Said("prefix_cache", _text(items), {"prefix_cache_hit": 0.0})
+        number = next((t for t in items if t.type in ("PCT", "NUMBER")), None)
+        if number is None:
+            return Said("prefix_cache", _text(items))
+        value = _number(str(number))
+        value = value / 100 if number.type == "PCT" or value > 1 else value
+        if not 0 <= value <= 1:
+            return Said("prefix_cache", _text(items), notes=[f"{number} is not a share of the prompt between 0 and 100%; "
+                                                             "ignored it"])
+        # a prompt is never wholly cached (its last message is new): 99% at most, as the answer's range allows
+        return Said("prefix_cache", _text(items), {"prefix_cache_hit": round(min(value, 0.99), 4)})
+
     def cache(self, items: list[Token]) -> Said:
         return Said("cache", _text(items), {"cache_dataset": items[0].type != "NEG"})
 

@@ -156,3 +156,15 @@ def test_a_generation_the_catalog_lacks_is_not_its_family_default() -> None:
                         ("Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"), ("llama 3.1 70b", "llama-3.1-70b"),
                         ("mistralai/Mistral-Small-24B-Instruct-2501", "mistral-small-3-24b")):
         assert catalog.resolve_model(text).id == model, text
+
+
+def test_an_moe_name_beside_a_dense_model_of_its_total_is_sized_as_the_moe() -> None:
+    """"Qwen3-Coder-30B-A3B": Qwen2.5-Coder 32B (dense) was taken for a name it slipped from, so the name was unknown
+    and the parser sized a dense 30B. Only an MoE's name slips on its active count ("Qwen3-235B-A3B" still asks)."""
+    from catalog import open_catalog
+
+    catalog = open_catalog()
+    coder = catalog.resolve_model("Qwen3-Coder-30B-A3B")
+    assert (coder.id, coder.params_b) == ("qwen3-coder-30b-a3b", 30.0)
+    slip = catalog.resolve_model("Qwen3-235B-A3B")
+    assert slip.id is None and "Did you mean" in (slip.message or "")
