@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.limits import Message, fit_message
+from engine.units import HOURS_PER_MONTH
 
 MAX_ROWS_SHOWN = 10
 # contract workload keys added with serving targets (CONTRACT.md), present in every `ask --json` workload
@@ -162,14 +163,32 @@ def _answer(credible: Sequence[PriceLine], query: Mapping[str, Any]) -> str:
     prices = {round(line.usd_per_gpu_hour, 2) for line in pool}
     where = f" at {best.provider_name}" if query.get("provider") else ""
     sentence = (f"{best.gpu_name}{where}: {'from ' if len(prices) > 1 else ''}${best.usd_per_gpu_hour:,.2f} per GPU-hour "
-                f"{kind}, ${best.usd_per_instance_hour:,.2f}/hour for a {best.instance_type} ({_gpus(best.gpus)})")
+                f"{kind}, ${best.usd_per_instance_hour:,.2f}/hour for {_article(best.instance_type)} {best.instance_type} "
+                f"({_gpus(best.gpus)})")
     if not query.get("provider"):
         sentence += f" on {best.provider_name}"
     other = next((line for line in sorted(pool, key=lambda line: line.usd_per_instance_hour)
                   if line.provider == best.provider and line.gpus != best.gpus), None)
     if other is not None:
         sentence += f"; {other.instance_type} ({_gpus(other.gpus)}) ${other.usd_per_instance_hour:,.2f}/hour"
+    count = int(query.get("gpu_count") or 0)
+    whole = next((line for line in sorted(pool, key=lambda line: (line.gpu != best.gpu, -line.gpus,
+                                                                  line.usd_per_instance_hour))
+                  if count > line.gpus and count % line.gpus == 0), None)
+    if whole is not None:  # "4 p5.48xlarge", "32 H100s at AWS": the instances it takes, by the hour and the month
+        instances = count // whole.gpus
+        hourly = instances * whole.usd_per_instance_hour
+        variant = f" ({whole.gpu_name})" if whole.gpu != best.gpu else ""
+        sentence += (f". {count} GPUs are {instances} × {whole.instance_type}{variant}: ${hourly:,.2f}/hour, about "
+                     f"${hourly * HOURS_PER_MONTH:,.0f} a month around the clock ({HOURS_PER_MONTH:g} h)")
     return sentence + "."
+
+
+def _article(name: str) -> str:
+    """'an a3-ultragpu-8g', 'a p5.48xlarge': instance names are read letter by letter where a digit follows."""
+    first = name[:1].lower()
+    spelled = len(name) > 1 and name[1].isdigit()
+    return "an" if first in "aeio" or (spelled and first in "fhlmnrsx") else "a"
 
 
 def _title(query: Mapping[str, Any], gpu_family: Sequence[str], names: Mapping[str, str]) -> str:
@@ -197,8 +216,10 @@ def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[Pri
         notes.append(f"The catalog has no {provider} offer for this GPU; these are the other providers'.")
     if "gpus_per_node" in widened:
         sizes = sorted({line.gpus for line in lines})
-        notes.append(f"No {query.get('gpu_count')}-GPU instance in the catalog; sizes offered: "
-                     f"{', '.join(str(s) for s in sizes) or 'none'}.")
+        count = int(query.get("gpu_count") or 0)
+        if not any(count > size and count % size == 0 for size in sizes):  # whole instances make it: the answer says how
+            notes.append(f"No {query.get('gpu_count')}-GPU instance in the catalog; sizes offered: "
+                         f"{', '.join(str(s) for s in sizes) or 'none'}.")
     if not lines and not unpriced:
         gpu = names.get(query.get("gpu") or "", query.get("gpu") or "that GPU")
         notes.append(f"The catalog has no offer for {gpu}" + (f" at {provider} or anywhere else." if provider else ".")

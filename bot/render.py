@@ -91,7 +91,8 @@ def build_help_view(response: Response | None = None) -> HelpView:
         intro = "I size GPU jobs: memory per GPU, how many GPUs and nodes, how fast, and what it costs. Try:"
     return HelpView(
         intro=intro,
-        questions=list(response.questions) if response else [],
+        # questions about a workload the advice does not cover would size the wrong thing
+        questions=list(response.questions) if response and uncovered is None else [],
         notes=notes,
     )
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
-from engine.cluster import plan_cluster
+from engine.cluster import plan_cluster, sixteen_bit
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
 from engine.egress import egress_for, migration_friction
@@ -132,7 +132,10 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     if (chosen is not None and (effective.mode or "inference") == "inference" and w.precision is None
             and chosen.precision == "bf16" and named_gpu is not None and not named_gpu.fp8_dense_tflops):
         # "try A100s" after an FP8 answer: the GPU count jumps, and the reason is the GPU, not the load
-        notes.insert(0, f"{NO_FP8_NOTE}{named_gpu.name}: planned with BF16 weights (twice the memory of FP8); 8-bit or "
+        sixteen = sixteen_bit(named_gpu)
+        before_ampere = "; no BF16 before Ampere, so vLLM's --dtype half" if sixteen == "FP16" else ""
+        notes.insert(0, f"{NO_FP8_NOTE}{named_gpu.name}: planned with {sixteen} weights (twice the memory of FP8"
+                        f"{before_ampere}); 8-bit or "
                         "4-bit weight-only kernels (vLLM's Marlin, GPTQ/AWQ) run on it: say “int8” or “int4” to plan "
                         "with them")
     if chosen is None and fit is not None:

@@ -546,6 +546,13 @@ def platform_caveats(gpu: GpuRecord, w: Workload, gpus: int) -> list[str]:
     return out
 
 
+def sixteen_bit(gpu: GpuRecord | None) -> str:
+    """The 16-bit format a GPU serves and trains in: BF16 from Ampere (SM 8.0) on, FP16 before it (T4, V100 have no
+    BF16; vLLM refuses bfloat16 there and runs --dtype half). Same bytes per weight, so only the label differs."""
+    cc = compute_capability(gpu)
+    return "FP16" if cc is not None and cc < 8.0 else "BF16"
+
+
 def compute_capability(gpu: GpuRecord | None) -> float | None:
     """The CUDA compute capability as a number (None for AMD gfx names or when unknown)."""
     if gpu is None:

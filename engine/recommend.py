@@ -21,7 +21,13 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord, ProviderRecord, instance_matches
 from engine.architecture import Architecture, lora_trainable_params
-from engine.cluster import compute_capability, fp8_weight_only, integer_kernels, max_tensor_parallel
+from engine.cluster import (
+    compute_capability,
+    fp8_weight_only,
+    integer_kernels,
+    max_tensor_parallel,
+    sixteen_bit,
+)
 from engine.egress import egress_for
 from engine.models import (
     DEFAULT_SETUP_HOURS,
@@ -331,7 +337,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             # FP8 served on a GPU without FP8 tensor cores runs weight-only (W8A16): the row says so, as "(FP8)" would
             # read as FP8 compute (an 8x A100 runner-up under "serve 405B in fp8")
             row_label = ("FP8 weight-only" if not training and variant.precision == "fp8" and not gpu.fp8_dense_tflops
-                         else label)
+                         else sixteen_bit(gpu) if label == "BF16" else label)
             plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
             tp_by_link: dict[tuple[str, int], int] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))

@@ -80,7 +80,14 @@ def _pick_alternatives(options: list[Option], primary: Option) -> list[Option]:
 
 def work_usd(option: Option, w: Workload | None) -> float:
     """What the runs asked for cost, however many months they take: the monthly total, or for a job
-    longer than a month its whole cost (a monthly bill would favour the slowest plan)."""
+    longer than a month its whole cost (a monthly bill would favour the slowest plan). An offline inference job
+    over N prompts costs its fleet's rent for the hours it runs at that fleet's capacity: a fleet with capacity to
+    spare finishes sooner and costs less for the job whatever its monthly bill (8 H100s on spot do 10M prompts in
+    20 h for $259 where 9 L40S, cheaper by the month, take 53 h for $437)."""
+    if w is not None and w.batch_items:
+        job = job_figures(option, w)
+        if job is not None:
+            return job.usd
     jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
     return min(jobs) * runs_asked(w) if jobs else option.total_usd
 

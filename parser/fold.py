@@ -132,8 +132,14 @@ def fold(
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
     if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
         intent = "prices"
-    if intent == "gibberish" and _EMBEDDING.search(whole):
-        notes.append(f"{UNCOVERED_PREFIX}yet: the advice covers LLM training and serving")
+    if _EMBEDDING.search(whole) and "model" not in updates and (intent == "gibberish" or not training_said):
+        # an encoder (embeddings, a reranker) named or described, and no LLM: sizing it as a chat model would be wrong
+        # by an order of magnitude (no decode; every candidate pair is a full forward pass), so it is said, not sized
+        intent = "gibberish"
+        notes.append(f"{UNCOVERED_PREFIX}yet: the advice covers LLM training and serving. An encoder's pass is "
+                     "compute-bound, about 2 x parameters FLOPs per token with no decoding: GPU-hours ≈ 2 x parameters "
+                     "x tokens / (the GPU's dense BF16 peak x ~40%), a reranker's tokens being queries x candidates x "
+                     "pair length")
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
@@ -198,7 +204,8 @@ def _job_items(text: str, updates: dict[str, Any], current_mode: str | None, tra
 
 UNCOVERED_PREFIX = "embedding and reranking models (bge, e5, gte, …) are not sized here "
 _AVERAGED = re.compile(r"\b(?:day|week|wk|month|mo)\b")
-_EMBEDDING = re.compile(r"\b(?:embed|embeds|embedding|embeddings|bge|e5|gte|rerank|reranker|reranking|sentence[- ]transformers?)\b",
+_EMBEDDING = re.compile(r"\b(?:embed|embeds|embedding|embeddings|bge|e5|gte|rerank|reranker|rerankers|reranking|"
+                        r"sentence[- ]transformers?|cross[- ]encoders?|(?:an? |bert )?encoder(?:-only)? models?|bert)\b",
                         re.IGNORECASE)
 # "by Friday", "by end of week", "by tomorrow": a date the parser cannot turn into hours (it knows no calendar)
 _UNDATED = re.compile(r"\bby (?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)"

@@ -161,3 +161,23 @@ def test_offers_without_the_kind_asked_for_are_counted_not_called_unpriced() -> 
     assert [line.instance_type for line in table.lines] == ["p5.48xlarge"]
     assert table.unpriced == ["sagemaker ml.p5.48xlarge"]
     assert any("1 more offer(s) have no spot price" in note for note in table.notes)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("what is the monthly cost of 4 a3-ultragpu-8g nodes?",
+     "32 GPUs are 4 × a3-ultragpu-8g: $347.04/hour, about $253,339 a month around the clock (730 h)."),
+    ("how much are 4 p5.48xlarge instances a month?",
+     "32 GPUs are 4 × p5.48xlarge: $220.16/hour, about $160,717 a month around the clock (730 h)."),
+])
+def test_several_instances_are_priced_together(advisor: Advisor, text: str, expected: str) -> None:
+    """"4 a3-ultragpu-8g nodes" gave one node's hourly price and "No 32-GPU instance in the catalog": the count
+    asked for went unanswered."""
+    response = advisor.respond(advisor.new_conversation(), text)
+    assert response.prices is not None
+    assert response.prices.answer.endswith(expected), response.prices.answer
+    assert not any(n.startswith("No 32-GPU instance") for n in response.prices.notes)
+
+
+def test_the_article_follows_how_an_instance_name_is_read(advisor: Advisor) -> None:
+    response = advisor.respond(advisor.new_conversation(), "how much is an a3-ultragpu-8g on GCP?")
+    assert response.prices is not None and "/hour for an a3-ultragpu-8g (8 GPUs)" in response.prices.answer

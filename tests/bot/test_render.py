@@ -59,3 +59,26 @@ def test_an_embedding_job_is_told_first_that_it_is_not_sized(real_advisor) -> No
     assert any("count of documents, not a model size" in n for n in view.notes)
     for message in render_help(view):
         assert violations(message.blocks, text=message.text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "embed 100M documents of 500 tokens each with bge-large-en-v1.5",
+    "cross-encoder reranker bge-reranker-v2-m3 on 1000 queries per second with 100 candidates each",
+    "serve an encoder model of 568M parameters at 1000 requests/s",
+])
+def test_an_encoder_is_not_sized_as_a_chat_model(real_advisor, text: str) -> None:
+    """A reranker at 1,000 queries/s with 100 candidates each was sized as 1,000 chat requests/s of 256-token replies
+    (7 GH200 for $11.7k a month, 7-20x too few: 100k pairs a second are each a full forward pass); an embedding job
+    asked the mode and the model's size. Neither is sized: the reply says so and how an encoder's GPU-hours go."""
+    response = real_advisor.respond(real_advisor.new_conversation(), text)
+    assert response.intent == "gibberish" and response.advice is None
+    view = build_help_view(response)
+    assert view.intro.startswith("Embedding and reranking models (bge, e5, gte, …) are not sized here yet"), view.intro
+    assert "2 x parameters FLOPs per token" in view.intro
+    assert view.questions == []
+
+
+def test_embeddings_beside_an_llm_leave_the_llm_sized(real_advisor) -> None:
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "RAG chatbot on Llama 3.3 70B for 50 users with bge embeddings")
+    assert response.advice is not None and response.advice.options
