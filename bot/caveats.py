@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE
-from engine.cluster import BATCH_NOTE, MOE_STACK_NOTE
+from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
@@ -169,6 +169,9 @@ def _tight_line(advice: Advice) -> str | None:
 def _moe_stack_line(advice: Advice) -> str | None:
     """An MoE trained across GPUs is planned with expert parallelism; the stack most fine-tuning starts from does
     not split experts, and runs several times slower: the speed holds only on the right stack."""
+    if plan_note(advice, MOE_KERNELS_NOTE) is not None:  # one GPU: the expert kernels, not their split
+        return ("MoE speed assumes fused expert kernels (Megatron-LM, torchtitan, Unsloth); Hugging Face Trainer + PEFT "
+                "loops over the experts, several times slower")
     if plan_note(advice, MOE_STACK_NOTE) is None:
         return None
     return ("MoE speed assumes expert parallelism (Megatron-LM, torchtitan, ms-swift's Megatron backend); Hugging Face "

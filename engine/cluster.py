@@ -75,6 +75,7 @@ def batch_capped_note(gpus: int) -> str:
 ALTERNATIVE_NOTE = "; or "
 # a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
+MOE_KERNELS_NOTE = "MoE training speed assumes fused expert kernels: "  # the same caveat for an MoE trained on one GPU
 
 NCCL_CHECKLIST = (
     "NCCL_SOCKET_IFNAME must name the high-speed fabric interface, not the management network "
@@ -693,6 +694,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if arch.is_moe and not inference and n > 1:  # split over GPUs (tensor, expert or FSDP): the stack decides the speed
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
+    elif arch.is_moe and not inference:  # one GPU: no experts to split, but the kernels still decide the speed
+        notes.append(MOE_KERNELS_NOTE + "grouped-GEMM expert kernels as in Megatron-LM, torchtitan or Unsloth; Hugging Face "
+                     "Trainer with PEFT loops over the experts in training, several times slower")
     notes.extend(platform_caveats(gpu, w, n))
     if not inference:
         notes.extend(n_ for n_ in [batch_note(w, lay)] if n_)
