@@ -20,6 +20,7 @@ from lark import Token, Transformer
 
 from .amounts import (
     _compressed_data,
+    _new_tokens_per_turn,
     _people_as_users,
     _token_loads,
     _training_examples,
@@ -34,6 +35,7 @@ from .neighbours import (
     _counted_things,
     _io_lengths,
     _negatives,
+    _sequence_lengths,
     _soft_modes,
     _token_wording,
     _zeros_and_ranges,
@@ -422,12 +424,14 @@ class MessageTransformer(Transformer[Token, Reading]):
     def start(self, items: list[Said]) -> Reading:
         items = _negatives(items)
         items = _io_lengths(items)
+        items = _sequence_lengths(items)
         items = _token_loads(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
         items = _people_as_users(items, self.current_mode)
         items = _users_behind_a_rate(items)
         items = _compressed_data(items)
         items = _token_wording(items, self.current_mode)
+        items = _new_tokens_per_turn(items, self.current_mode)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
         items = _owned_gpus(items)
