@@ -29,7 +29,7 @@ from .amounts import (
     token_load,
 )
 from .fold import fold
-from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _owned_gpus, _per_node
+from .hardware import OWN_HARDWARE_NOTE, _count_of_them, _memory_card, _one_gpu, _own_hardware, _owned_gpus, _per_node
 from .names import _NOT_NAMES, NameReader
 from .neighbours import (
     _counted_things,
@@ -436,6 +436,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _own_hardware(items)
         items = _owned_gpus(items)
         items = _one_gpu(items)
+        items = _count_of_them(items)
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)
