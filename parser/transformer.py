@@ -29,7 +29,15 @@ from .amounts import (
     token_load,
 )
 from .fold import fold
-from .hardware import OWN_HARDWARE_NOTE, _count_of_them, _memory_card, _one_gpu, _own_hardware, _owned_gpus, _per_node
+from .hardware import (
+    OWN_HARDWARE_NOTE,
+    _count_of_them,
+    _memory_card,
+    _one_gpu,
+    _own_hardware,
+    _owned_gpus,
+    _per_node,
+)
 from .names import _NOT_NAMES, NameReader
 from .neighbours import (
     _counted_things,
