@@ -104,19 +104,24 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
             noun_at = index
         else:
             following = [s.text for s in items[index + 1:index + 3]] + ["", ""]
+            length = items[index + 1] if index + 1 < len(items) else None
             if following[0] in _EXAMPLE_NOUNS:
                 noun_at = index + 1
             elif following[0] in _EXAMPLE_LEADS and following[1] in _EXAMPLE_NOUNS:
+                noun_at = index + 2
+            elif (length is not None and length.kind == "tokens" and length.count and length.count < 1e6
+                  and following[1] in _EXAMPLE_NOUNS):  # "100k 2k-token documents": the length between count and noun
                 noun_at = index + 2
             else:
                 continue
         text = " ".join(s.text for s in items[index:noun_at + 1] if s.text)
         notes = [f"read “{_shown(text)}” as the training data, not users at once"] if said.kind == "concurrency" else []
         values: dict[str, int] = {"dataset_examples": int(count)}
-        each, at = _tokens_each(items[noun_at + 1:noun_at + 4])
+        inline = items[index + 1] if noun_at == index + 2 and items[index + 1].kind == "tokens" else None
+        each, at = (inline.count, -1) if inline is not None else _tokens_each(items[noun_at + 1:noun_at + 4])
         if each is not None:  # "100k samples of 2k tokens": the tokens are said, nothing to guess
             values["dataset_tokens"] = int(count * each)
-            if items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
+            if at >= 0 and items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
                 out[noun_at + 1 + at] = Said("filler", items[noun_at + 1 + at].text)
             notes.append(f"{int(count):,} examples × {each:,.0f} tokens = {count * each:,.0f} tokens per epoch")
         out[index] = Said("examples", text, values, said.cues - {"users_counted"}, notes=notes)
@@ -210,6 +215,24 @@ def _users_behind_a_rate(items: list[Said]) -> list[Said]:
             out[index] = Said("filler", said.text, notes=[
                 f"read “{said.text}” as the audience behind the rate, not {count:,} generating at once (a rate and replies of "
                 f"a few seconds keep far fewer in flight); say “{count:,} concurrent users” to hold that many at once"])
+    return out
+
+
+_PER_REQUEST = re.compile(r"(?:tokens?|toks?) (?:per|each|a|of) request\b")
+
+
+def _request_lengths(items: list[Said]) -> list[Said]:
+    """'4k tokens per request and 300-token replies': beside a reply length said as such, the tokens of each request
+    are its prompt (alone, "300 tokens per request" stays what the request generates)."""
+    per_request = [i for i, s in enumerate(items) if s.kind == "output" and _PER_REQUEST.search(s.text)]
+    replies = [s for s in items if s.kind == "output" and "output_tokens" in s.values and not _PER_REQUEST.search(s.text)]
+    if not per_request or not replies:
+        return items
+    out = list(items)
+    for index in per_request:
+        said = items[index]
+        out[index] = Said("io", said.text, {"input_tokens": int(said.values["output_tokens"])}, said.cues, notes=[
+            *said.notes, f"read “{said.text}” as each request's prompt, beside “{replies[0].text}” for its reply"])
     return out
 
 

@@ -173,7 +173,8 @@ def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
                 or (before[0] == "of" and before[1] in ("dataset", "corpus", "data")))
         seq_len = said.values.get("seq_len") or int(_qty(str(int(count)), binary=True))
         noun = before[1] if before[0] == "of" else after[1] if after[0] in ("per", "each", "a", "every") else ""
-        if per_sequence and noun in _PROMPT_NOUNS and not training_said(items, current_mode):
+        if per_sequence and noun in _PROMPT_NOUNS and not training_said(items, current_mode) or (
+                after[0] in _PROMPT_NOUNS and not training_said(items, current_mode)):  # "10M 2k-token documents"
             # "10M documents of 2k tokens each" to summarize: each document is a prompt, not the context window
             items[index] = replace(said, kind="io", values={"input_tokens": int(count)}, notes=[
                 *said.notes, f"read “{text}” as each prompt's length ({int(count):,} tokens in)"])

@@ -22,6 +22,7 @@ from .amounts import (
     _compressed_data,
     _new_tokens_per_turn,
     _people_as_users,
+    _request_lengths,
     _token_loads,
     _training_examples,
     _users_behind_a_rate,
@@ -440,6 +441,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _compressed_data(items)
         items = _token_wording(items, self.current_mode)
         items = _new_tokens_per_turn(items, self.current_mode)
+        items = _request_lengths(items)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
         items = _owned_gpus(items)

@@ -89,3 +89,8 @@ def test_a_first_token_target_says_what_it_did(real_advisor: Any) -> None:
     view, _ = _answer(real_advisor, "serve Llama 3.3 70B for 100 users at 8k context", "we need first token under 2 seconds")
     assert view.changes, view.changes
     assert "no change in the answer" not in view.changes[0] and "first token ≤ 2 s: met" in view.changes[0], view.changes
+
+
+def test_a_follow_up_that_changes_nothing_says_so(real_advisor: Any) -> None:
+    view, _ = _answer(real_advisor, "full fine-tune llama 3.1 8b on 1B tokens on 8 H100s", "what about 8 H100s?")
+    assert view.changes == ["nothing changed: that is already the scenario"], view.changes

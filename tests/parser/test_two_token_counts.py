@@ -71,3 +71,22 @@ def test_a_count_of_sequences_is_the_training_data() -> None:
 def test_serving_with_long_sequences_is_the_context() -> None:
     said = _reading("serve llama 3.1 8b with 32k sequences for 10 users").updates
     assert said["seq_len"] == 32768 and said["concurrency"] == 10
+
+
+def test_a_length_before_the_documents_is_each_prompt() -> None:
+    said = _reading("summarize 10M 2k-token documents with Llama 3.1 8B into 200-token summaries").updates
+    assert (said["input_tokens"], said["output_tokens"], said["batch_items"]) == (2000, 200, 10_000_000)
+    assert "dataset_tokens" not in said
+
+
+def test_tokens_per_request_beside_a_reply_length_are_the_prompt() -> None:
+    reading = _reading("serve llama 3.1 8b with 4k tokens per request and 300-token replies for 20 users")
+    assert not reading.conflicts
+    assert (reading.updates["input_tokens"], reading.updates["output_tokens"]) == (4000, 300)
+    alone = _reading("serve llama 3.1 8b, 300 tokens per request, 20 users").updates
+    assert alone["output_tokens"] == 300 and "input_tokens" not in alone
+
+
+def test_a_count_of_documents_of_a_length_is_the_training_data() -> None:
+    said = _reading("fine-tune llama 3.1 8b on 100k 2k-token documents").updates
+    assert (said["dataset_examples"], said["dataset_tokens"]) == (100_000, 200_000_000)
