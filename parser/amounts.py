@@ -107,10 +107,9 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
             length = items[index + 1] if index + 1 < len(items) else None
             if following[0] in _EXAMPLE_NOUNS:
                 noun_at = index + 1
-            elif following[0] in _EXAMPLE_LEADS and following[1] in _EXAMPLE_NOUNS:
-                noun_at = index + 2
-            elif (length is not None and length.kind == "tokens" and length.count and length.count < 1e6
-                  and following[1] in _EXAMPLE_NOUNS):  # "100k 2k-token documents": the length between count and noun
+            elif following[1] in _EXAMPLE_NOUNS and (following[0] in _EXAMPLE_LEADS or (
+                    # "100k 2k-token documents": the length between the count and its noun
+                    length is not None and length.kind == "tokens" and length.count and length.count < 1e6)):
                 noun_at = index + 2
             else:
                 continue
