@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 # Intents for which the engine is not run: nothing new to compute.
 NO_ESTIMATE_INTENTS = {"help", "gibberish"}
+ALREADY_THE_SCENARIO = "nothing changed: that is already the scenario"
 
 
 class ConversationLike(Protocol):
@@ -263,6 +264,10 @@ class Advisor:
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
+        if (previous is not None and intent == "refine" and not changes and not parsed_changes
+                and not getattr(turn, "conflicts", ())):
+            # "what about 8 H100s?" on 8 H100s: said, never the same answer again as if something had been applied
+            parsed_changes = [ALREADY_THE_SCENARIO]
         if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):
             # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
             # of a workload that cannot be sized would be answering past the user

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.models import Advice, Option, Workload
+from engine.models import Advice, ClusterPlan, Option, Workload
 
 _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
            "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
            "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
            "hourly_rate": "price per GPU-hour ($)", "service_hours_per_week": "hours a week", "service_schedule": "schedule",
-           "prefix_cache_hit": "share of each prompt in the prefix cache", "agentic": "agent calls"}
+           "prefix_cache_hit": "share of each prompt in the prefix cache", "agentic": "agent calls",
+           "target_ttft_s": "first-token target (s)", "target_tokens_per_s_per_user": "tokens/s per user target",
+           "target_tokens_per_s": "total tokens/s target", "requests_per_s": "requests/s", "concurrency": "users at once",
+           "input_tokens": "prompt tokens", "output_tokens": "output tokens"}
 _SHARES = frozenset({"prefix_cache_hit", "mfu", "utilization", "headroom"})  # fractions a user says in percent
 IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
@@ -29,7 +32,7 @@ _CHOICES = frozenset({"gpu", "provider", "model", "instance_type", "precision", 
 
 def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> str:
     if value is None:
-        return "any" if name in _CHOICES else "default"
+        return "any" if name in _CHOICES else "none" if name.startswith(("target_", "budget_")) else "default"
     if name in _SHARES and isinstance(value, int | float):
         return f"{value:.0%}"
     if isinstance(value, str) and names:
@@ -137,6 +140,49 @@ def _speed_changes(before: Advice, after: Advice) -> list[str]:
     return out
 
 
+def _shape(cluster: ClusterPlan) -> str:
+    """'4×TP4' (serving: replicas of a tensor-parallel group), 'DP8 ZeRO-3' (training), with PP where there is one."""
+    pp = f" PP{cluster.pipeline_parallel}" if cluster.pipeline_parallel > 1 else ""
+    if cluster.replicas:
+        return f"{cluster.replicas}×TP{cluster.tensor_parallel}{pp}"
+    tp = f" TP{cluster.tensor_parallel}" if cluster.tensor_parallel > 1 else ""
+    return f"DP{cluster.data_parallel}{tp}{pp} ZeRO-{cluster.zero_stage}"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2g} s" if value < 1 else f"{value:.1f} s"
+
+
+def _plan_changes(old_p: Option | None, new_p: Option | None) -> list[str]:
+    """How the winning plan is laid out and its time to first token, when either moved: a target said in a follow-up
+    ("first token under 2 seconds") can reshape the plan (4×TP4 -> 2×TP8) at the same GPUs and price, which the
+    winner's name and cost do not show."""
+    if old_p is None or new_p is None:
+        return []
+    out: list[str] = []
+    old_shape, new_shape = _shape(old_p.cluster), _shape(new_p.cluster)
+    if old_shape != new_shape:
+        out.append(f"plan {old_shape} -> {new_shape}")
+    old_ttft, new_ttft = old_p.throughput.ttft_s, new_p.throughput.ttft_s
+    if (old_ttft is not None and new_ttft is not None and old_ttft.value > 0
+            and abs(new_ttft.value - old_ttft.value) / old_ttft.value >= 0.05):
+        out.append(f"first token {_seconds(old_ttft.value)} -> {_seconds(new_ttft.value)}")
+    return out
+
+
+def _targets_now(after: Advice, before: Advice, new_p: Option | None) -> list[str]:
+    """A target the follow-up set (or changed) and whether the winning plan meets it: 'first token ≤ 2 s: met (0.048 s)'."""
+    if new_p is None:
+        return []
+    out: list[str] = []
+    for check in new_p.throughput.targets:
+        if getattr(before.workload, check.name, None) == getattr(after.workload, check.name, None):
+            continue
+        if check.name == "target_ttft_s":
+            out.append(f"first token ≤ {check.wanted:g} s: {'met' if check.met else 'missed'} ({_seconds(check.got)})")
+    return out
+
+
 def _integer_weights_cost_more(before: Advice, after: Advice, old_p: Option | None, new_p: Option | None) -> str:
     """"use int4" that makes the service dearer than the FP8 or BF16 plan before it, and why: vLLM's AWQ/GPTQ kernels
     keep the matmuls in 16-bit (W4A16/W8A16), saving memory and decode bandwidth but no compute, which long prompts
@@ -190,13 +236,15 @@ def compare(before: Advice, after: Advice, names: Mapping[str, str] | None = Non
     elif old_p is not None:
         effects.append("no configuration fits any more")
     effects.extend(_speed_changes(before, after))
+    effects.extend(_plan_changes(old_p, new_p))
     if before.cluster is not None and after.cluster is not None and before.cluster.gpus != after.cluster.gpus:
         effects.append(f"GPUs {before.cluster.gpus} -> {after.cluster.gpus} ({after.cluster.nodes} node(s))")
     head = "; ".join(changes) if changes else "no field changed"
     if effects:
         lines.append(f"{head}: {'; '.join(effects)}")
     elif changes:
-        lines.append(f"{head}: no change in the answer")
+        met = _targets_now(after, before, new_p)
+        lines.append(f"{head}: {'; '.join(met)}, the plan unchanged" if met else f"{head}: no change in the answer")
     dearer = _integer_weights_cost_more(before, after, old_p, new_p)
     if dearer:
         lines.append(dearer)

@@ -12,9 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from engine.models import TRAINING_MODES
-
-from .neighbours import _number_like
+from .neighbours import _number_like, training_said
 from .quantities import _sig
 from .said import Said
 from .schedule import HOURS_PER_MONTH, per_month
@@ -42,18 +40,6 @@ def minute_or_hour(rate: str) -> str | None:
     if _HOUR.search(rate):
         return "hour"
     return None
-
-
-def training_said(items: list[Said], current_mode: str | None) -> bool:
-    """A training mode or verb in the message (or, with none said, the thread's mode): amounts are the data."""
-    modes = {s.values.get("mode") for s in items if s.values.get("mode")}
-    if modes & set(TRAINING_MODES):
-        return True
-    if "inference" in modes:
-        return False
-    if current_mode is not None:
-        return current_mode in TRAINING_MODES
-    return any(s.cues & {"finetune", "adapt", "train"} for s in items)
 
 
 _MAGNITUDE = re.compile(r"\b(\d+(?:\.\d+)?)([mbt])\b")
@@ -91,7 +77,7 @@ def _token_loads(items: list[Said], current_mode: str | None) -> list[Said]:
 
 # what a training set is counted in: "100k conversations", "2,000 examples", "50k instruction pairs"
 _EXAMPLE_NOUNS = {"conversations", "examples", "samples", "rows", "documents", "docs", "pairs", "records", "dialogues",
-                  "dialogs", "instructions", "chats", "transcripts", "prompts", "completions", "demonstrations"}
+                  "dialogs", "instructions", "chats", "transcripts", "prompts", "completions", "demonstrations", "sequences"}
 _EXAMPLE_LEADS = {"training", "labelled", "labeled", "annotated", "curated", "synthetic", "chat", "instruction",
                   "preference", "sft", "qa", "q&a", "support", "customer", "high-quality", "quality", "domain"}
 
@@ -118,19 +104,23 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
             noun_at = index
         else:
             following = [s.text for s in items[index + 1:index + 3]] + ["", ""]
+            length = items[index + 1] if index + 1 < len(items) else None
             if following[0] in _EXAMPLE_NOUNS:
                 noun_at = index + 1
-            elif following[0] in _EXAMPLE_LEADS and following[1] in _EXAMPLE_NOUNS:
+            elif following[1] in _EXAMPLE_NOUNS and (following[0] in _EXAMPLE_LEADS or (
+                    # "100k 2k-token documents": the length between the count and its noun
+                    length is not None and length.kind == "tokens" and length.count and length.count < 1e6)):
                 noun_at = index + 2
             else:
                 continue
         text = " ".join(s.text for s in items[index:noun_at + 1] if s.text)
         notes = [f"read “{_shown(text)}” as the training data, not users at once"] if said.kind == "concurrency" else []
         values: dict[str, int] = {"dataset_examples": int(count)}
-        each, at = _tokens_each(items[noun_at + 1:noun_at + 4])
+        inline = items[index + 1] if noun_at == index + 2 and items[index + 1].kind == "tokens" else None
+        each, at = (inline.count, -1) if inline is not None else _tokens_each(items[noun_at + 1:noun_at + 4])
         if each is not None:  # "100k samples of 2k tokens": the tokens are said, nothing to guess
             values["dataset_tokens"] = int(count * each)
-            if items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
+            if at >= 0 and items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
                 out[noun_at + 1 + at] = Said("filler", items[noun_at + 1 + at].text)
             notes.append(f"{int(count):,} examples × {each:,.0f} tokens = {count * each:,.0f} tokens per epoch")
         out[index] = Said("examples", text, values, said.cues - {"users_counted"}, notes=notes)
@@ -224,4 +214,67 @@ def _users_behind_a_rate(items: list[Said]) -> list[Said]:
             out[index] = Said("filler", said.text, notes=[
                 f"read “{said.text}” as the audience behind the rate, not {count:,} generating at once (a rate and replies of "
                 f"a few seconds keep far fewer in flight); say “{count:,} concurrent users” to hold that many at once"])
+    return out
+
+
+_PER_REQUEST = re.compile(r"(?:tokens?|toks?) (?:per|each|a|of) request\b")
+
+
+def _request_lengths(items: list[Said]) -> list[Said]:
+    """'4k tokens per request and 300-token replies': beside a reply length said as such, the tokens of each request
+    are its prompt (alone, "300 tokens per request" stays what the request generates)."""
+    per_request = [i for i, s in enumerate(items) if s.kind == "output" and _PER_REQUEST.search(s.text)]
+    replies = [s for s in items if s.kind == "output" and "output_tokens" in s.values and not _PER_REQUEST.search(s.text)]
+    if not per_request or not replies:
+        return items
+    out = list(items)
+    for index in per_request:
+        said = items[index]
+        out[index] = Said("io", said.text, {"input_tokens": int(said.values["output_tokens"])}, said.cues, notes=[
+            *said.notes, f"read “{said.text}” as each request's prompt, beside “{replies[0].text}” for its reply"])
+    return out
+
+
+_NEW_TOKENS = re.compile(r"\bnew (?:tokens?|toks?)\b")
+_TURNS = {"turn", "call", "step", "iteration", "round", "message"}
+# agents and coding assistants: each call carries the conversation so far (as parser.fold reads them)
+_AGENT_WORDS = re.compile(r"\b(?:cline|cursor|aider|claude code|codex|openhands|copilot|agent(?:s|ic)?|coding "
+                          r"(?:agent|assistant)s?)\b")
+
+
+def _new_tokens_per_turn(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'60k tokens of context, 2k new tokens per turn, 500-token replies': the tokens a turn adds to the prompt, not a
+    reply length (the reply is said beside it, or the load is an agent's). With the context said, each call's prompt
+    is that context with all but the new tokens already in the prefix cache; without it, the new tokens are the prompt
+    and none of them is cached (the engine's agent default would cache 80% of them again)."""
+    if training_said(items, current_mode):
+        return items
+    text = " ".join(s.text for s in items)
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.kind != "output" or not _NEW_TOKENS.search(said.text):
+            continue
+        following = [s.text for s in items[index + 1:index + 3]] + ["", ""]
+        if following[0] not in ("per", "each", "a", "every") or following[1] not in _TURNS:
+            continue
+        reply_said = any(s is not said and "output_tokens" in s.values for s in items)
+        if not (reply_said or _AGENT_WORDS.search(text)):
+            continue
+        new = int(said.values["output_tokens"])
+        phrase = f"{said.text} {following[0]} {following[1]}"
+        context = next((s for s in items if s.kind in ("context", "tokens") and "seq_len" in s.values), None)
+        prompt = int(context.count) if context is not None and context.count else (
+            int(context.values["seq_len"]) if context is not None else 0)
+        if prompt > new:
+            hit = round(1 - new / prompt, 4)
+            values: dict[str, float | int] = {"input_tokens": prompt, "prefix_cache_hit": hit}
+            note = (f"read “{phrase}” as {new:,} new tokens in {prompt:,}-token prompts: {hit:.0%} of each prompt is in "
+                    "the prefix cache")
+        else:
+            values = {"input_tokens": new, "prefix_cache_hit": 0.0}
+            note = (f"read “{phrase}” as {new:,}-token prompts with nothing prefix-cached; say the context each call "
+                    "carries (e.g. “60k tokens of context”) to size the cache for it")
+        out[index] = Said("io", phrase, values, said.cues, notes=[*said.notes, note])
+        out[index + 1] = Said("filler", "")
+        out[index + 2] = Said("filler", "")
     return out

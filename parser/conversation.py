@@ -26,6 +26,7 @@ from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
+from .scaling import LOAD_FIELDS, scaled_load
 
 HISTORY_LIMIT = 50
 # A refinement that cannot apply as said becomes a yes/no question proposing what would; its `why`
@@ -82,6 +83,14 @@ class Conversation:
             updates["data_location"] = None
             notes.append("priced as a rental again, not as your own GPUs")
             if reading.intent in ("help", "gibberish"):
+                reading = reading.model_copy(update={"intent": "refine"})
+        # "double the users": a multiple of the thread's load (a message that says its own load is not one)
+        scaled = scaled_load(reading.text or text.lower(), self.workload) if (
+            _said_anything(self.workload) and not LOAD_FIELDS & set(updates)) else None
+        if scaled is not None:
+            updates.update(scaled[0])
+            notes.append(scaled[1])
+            if scaled[0] and reading.intent in ("help", "gibberish", "answer"):
                 reading = reading.model_copy(update={"intent": "refine"})
         nothing_said = not updates and not reading.conflicts and not reading.unknown_names
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
@@ -271,8 +280,28 @@ class Conversation:
 
     def _help(self, reading: Reading, notes: list[str]) -> Turn:
         lead = "I'm not sure what that refers to. " if reading.intent == "answer" else ""
-        return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=reading.intent,
+        intent: Intent = reading.intent
+        if intent == "answer" and _said_anything(self.workload):
+            # a number no open question takes ("how long on 16 of them?" had none open): said so, the scenario kept,
+            # never the previous answer again as if it were applied
+            intent = "gibberish"
+            number = next((_bare_text(v) for v in reading.bare if not isinstance(v, bool)), None)
+            if number is not None:
+                notes = [*notes, f"I couldn't tell what “{number}” is for; say what it counts (e.g. “{number} GPUs”, "
+                                 f"“{number} concurrent users”, “{number} runs a month”)"]
+        return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=intent,
                     message=lead + HELP_TEXT, notes=tuple(notes), reading=reading)
+
+
+def _bare_text(value: Any) -> str:
+    """A bare value as said: 16.0 -> '16', ('qty', 2e9) -> '2B'."""
+    if isinstance(value, tuple):
+        number = float(value[1])
+        for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+            if number >= scale:
+                return f"{number / scale:g}{suffix}"
+        return f"{number:g}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _bare_answer(name: str, bare: list[Any], notes: list[str]) -> Any:

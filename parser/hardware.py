@@ -111,3 +111,20 @@ def _one_gpu(items: list[Said]) -> list[Said]:
                 and previous.kind == "filler" and previous.text in _ON_ONE):
             items[index] = replace(said, values={**said.values, "gpu_count": 1})
     return items
+
+
+_THEM = {"them", "those", "these"}
+
+
+def _count_of_them(items: list[Said]) -> list[Said]:
+    """'how long on 16 of them?', 'with 4 of those': a count of the GPUs the thread (or the message) names."""
+    out = list(items)
+    for index, said in enumerate(items[:-2]):
+        if (said.kind == "filler" and len(said.bare) == 1 and said.text.isdigit() and items[index + 1].text == "of"
+                and items[index + 2].text in _THEM and int(said.text) >= 1):
+            text = f"{said.text} of {items[index + 2].text}"
+            out[index] = Said("hardware", text, {"gpu_count": int(said.text)}, said.cues | {"refine"},
+                              notes=[f"read “{text}” as {said.text} GPUs"])
+            out[index + 1] = Said("filler", "")
+            out[index + 2] = Said("filler", "")
+    return out

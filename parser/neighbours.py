@@ -11,6 +11,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from engine.models import TRAINING_MODES
+
 from .quantities import _qty
 from .said import Said
 from .schedule import seconds_in
@@ -39,12 +41,33 @@ _SEQ_NOUNS = {"sequence", "seq", "sample", "example", "row", "doc", "document", 
 _SEQ_PLURALS = {"sequences", "samples", "examples", "rows", "docs", "documents", "records", "conversations",
                 "chunks", "items", "messages"}
 
+# "8192-token sequences", "8k seq": the length of each sequence, never a corpus
+_SEQUENCE_WORDS = {"sequences", "sequence", "seqs", "seq"}
+# what a prompt of an offline job or a service is ("documents of 2k tokens each", "2k tokens per request"): its
+# length is the prompt's (input_tokens), not a context window or a training sequence
+_PROMPT_NOUNS = {"documents", "document", "docs", "doc", "prompts", "prompt", "requests", "request", "items", "item",
+                 "pages", "page", "articles", "article", "emails", "email", "tickets", "ticket", "chunks", "chunk",
+                 "records", "record", "rows", "row", "files", "file", "transcripts", "transcript", "reviews", "review",
+                 "queries", "query", "questions", "question", "passages", "passage"}
+
 # things counted in millions and billions that are not a model's parameters: "1 billion documents", "10m images"
 _COUNTED_THINGS = _SEQ_PLURALS | {
     "images", "photos", "videos", "pages", "files", "vectors", "passages", "paragraphs", "sentences", "queries",
     "requests", "users", "customers", "people", "emails", "tickets", "products", "reviews", "articles", "books",
     "papers", "embeddings", "posts", "tweets", "transactions", "events", "calls", "lines", "words", "pdfs",
 }
+
+
+def training_said(items: list[Said], current_mode: str | None) -> bool:
+    """A training mode or verb in the message (or, with none said, the thread's mode): amounts are the data."""
+    modes = {s.values.get("mode") for s in items if s.values.get("mode")}
+    if modes & set(TRAINING_MODES):
+        return True
+    if "inference" in modes:
+        return False
+    if current_mode is not None:
+        return current_mode in TRAINING_MODES
+    return any(s.cues & {"finetune", "adapt", "train"} for s in items)
 
 
 _REQUEST_RATE = re.compile(r"(?:requests?|reqs?|queries|calls)(?: ?/ ?| per | a | each )\w+")
@@ -144,11 +167,18 @@ def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
         after = [s.text for s in items[index + 1:index + 4]] + ["", "", ""]
         count, text = said.count, said.text
         per_sequence = ((after[0] in ("per", "each", "a", "every") and after[1] in _SEQ_NOUNS) or after[0] in ("each", "long")
-                        or (before[0] == "of" and before[1] in _SEQ_PLURALS))
+                        or (before[0] == "of" and before[1] in _SEQ_PLURALS) or after[0] in _SEQUENCE_WORDS
+                        or (after[0] == "of" and after[1].startswith(("context", "ctx"))))
         data = ((before[0] in _DATA_LEADS and not serving) or after[0] in _DATA_NOUNS or (after[0] == "of" and _DATA_NOUNS & set(after[1:3]))
                 or (before[0] == "of" and before[1] in ("dataset", "corpus", "data")))
         seq_len = said.values.get("seq_len") or int(_qty(str(int(count)), binary=True))
-        if per_sequence:
+        noun = before[1] if before[0] == "of" else after[1] if after[0] in ("per", "each", "a", "every") else ""
+        if per_sequence and noun in _PROMPT_NOUNS and not training_said(items, current_mode) or (
+                after[0] in _PROMPT_NOUNS and not training_said(items, current_mode)):  # "10M 2k-token documents"
+            # "10M documents of 2k tokens each" to summarize: each document is a prompt, not the context window
+            items[index] = replace(said, kind="io", values={"input_tokens": int(count)}, notes=[
+                *said.notes, f"read “{text}” as each prompt's length ({int(count):,} tokens in)"])
+        elif per_sequence:
             items[index] = replace(said, kind="context", values={"seq_len": seq_len})
         elif data or count >= 1e6:
             items[index] = replace(said, values={"dataset_tokens": int(count)})
@@ -200,3 +230,31 @@ def _zeros_and_ranges(items: list[Said]) -> list[Said]:
                 sep = "-" if items[index - 1].text == "-" else " to "
                 said.notes.append(f"read “{items[index - 2].text}{sep}{said.text}” as {said.text} (the upper end)")
     return items
+
+
+_LENGTH_LEADS = {"on", "over", "of", "from", "batch"}  # "on 50k sequences", "a batch of 64 sequences": a count
+
+
+def _sequence_lengths(items: list[Said]) -> list[Said]:
+    """'8k sequences', '8k seq', '4096 sequences': a sequence length as ML people say it ("8k" a power of two
+    thousands, or a power of two from 512), in training and serving alike; "on 50k sequences" stays a count."""
+    out = list(items)
+    for index, said in enumerate(items[:-1]):
+        following = items[index + 1]
+        value = _number_like(said) if said.kind in ("size", "filler") else None
+        if value is None or following.text not in _SEQUENCE_WORDS or not _length_shaped(said.text, value):
+            continue
+        if index > 0 and items[index - 1].text in _LENGTH_LEADS:
+            continue
+        text = f"{said.text} {following.text}"
+        out[index] = Said("context", text, {"seq_len": int(_qty(said.text, binary=True))}, said.cues)
+        out[index + 1] = Said("filler", "")
+    return out
+
+
+def _length_shaped(text: str, value: float) -> bool:
+    """'8k', '32k', '4096', '512' (a power of two thousands or tokens); not '10k' or '1000'."""
+    if text.endswith("k"):
+        thousands = value / 1000
+        return thousands.is_integer() and int(thousands) & (int(thousands) - 1) == 0 and thousands <= 1024
+    return value.is_integer() and value >= 512 and int(value) & (int(value) - 1) == 0

@@ -126,8 +126,11 @@ def clock_times(text: str) -> str:
 
 
 _CLOCK = re.compile(r"(\d{1,2}(?:\.\d+)?)(am|pm)? ?(?:-|to) ?(\d{1,2}(?:\.\d+)?)(am|pm)?")
-_HOURS_A_DAY = re.compile(r"(\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b(?!.*\b(?:week|wk|weekly)\b)")
-_HOURS_A_WEEK = re.compile(r"(\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)\b.*\b(?:week|wk|weekly)\b")
+_HOURS_A_DAY = re.compile(r"(\d+(?:\.\d+)?)[ -]?(?:hours?|hrs?|h)\b(?!.*\b(?:week|wk|weekly|weeks)\b)|"
+                          r"(\d+(?:\.\d+)?)[ -]?(?:hours?|hrs?|h) week ?days?\b")
+_HOURS_A_WEEK = re.compile(r"(\d+(?:\.\d+)?)[ -]?(?:hours?|hrs?|h)\b.*\b(?:week|wk|weekly|weeks)\b(?! ?days?\b)")
+# "8-hour working days", "10-hour workdays": hours a day on weekdays (a day of work is a weekday)
+_WORKING_DAY = re.compile(r"(?:working|work|business|week) ?days?\b")
 _DAYS_A_WEEK = re.compile(r"([1-7]) days?\b")
 _WORK_WORD = re.compile(r"(business|working|work|office) hours")
 _ONLY = re.compile(r"\b(?:only|just)\b")
@@ -197,8 +200,9 @@ def read_schedule(parts: list[str]) -> tuple[float, str] | None:
     always = any(not (_CLOCK.search(p) or _HOURS_A_DAY.search(p) or _HOURS_A_WEEK.search(p) or _WORK_WORD.search(p)
                       or _is_days(p)) for p in parts)
     clock = next((c for c in (clock_hours(p) for p in parts if _CLOCK.search(p) and not _HOURS_A_DAY.search(p)) if c), None)
-    per_day = next((float(m.group(1)) for m in (_HOURS_A_DAY.search(p) for p in parts if not _WORK_WORD.search(p)) if m),
-                   None)
+    per_day = next((float(m.group(1) or m.group(2)) for m in (_HOURS_A_DAY.search(p) for p in parts
+                                                              if not _WORK_WORD.search(p)) if m), None)
+    working_days = any(_HOURS_A_DAY.search(p) and _WORKING_DAY.search(p) for p in parts)
     work = next((m.group(1) for m in (_WORK_WORD.search(p) for p in parts) if m), None)
     days_said = next((p for p in parts if _is_days(p)), None)
     days = _days(days_said) if days_said is not None else None
@@ -216,7 +220,7 @@ def read_schedule(parts: list[str]) -> tuple[float, str] | None:
         label = f"{what} {days[1]}"
     elif per_day is not None:
         hours = per_day
-        days = days or (7, "every day")
+        days = days or ((WEEKDAYS, "weekdays") if working_days else (7, "every day"))
         joined = ", " if days[0] == 7 or days[1][0].isdigit() else " on "  # "8 h a day, 5 days a week"
         label = f"{_fmt_hours(hours)} h a day{joined}{days[1]}"
     elif work is not None:

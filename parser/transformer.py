@@ -20,7 +20,9 @@ from lark import Token, Transformer
 
 from .amounts import (
     _compressed_data,
+    _new_tokens_per_turn,
     _people_as_users,
+    _request_lengths,
     _token_loads,
     _training_examples,
     _users_behind_a_rate,
@@ -28,12 +30,21 @@ from .amounts import (
     token_load,
 )
 from .fold import fold
-from .hardware import OWN_HARDWARE_NOTE, _memory_card, _one_gpu, _own_hardware, _owned_gpus, _per_node
+from .hardware import (
+    OWN_HARDWARE_NOTE,
+    _count_of_them,
+    _memory_card,
+    _one_gpu,
+    _own_hardware,
+    _owned_gpus,
+    _per_node,
+)
 from .names import _NOT_NAMES, NameReader
 from .neighbours import (
     _counted_things,
     _io_lengths,
     _negatives,
+    _sequence_lengths,
     _soft_modes,
     _token_wording,
     _zeros_and_ranges,
@@ -422,16 +433,20 @@ class MessageTransformer(Transformer[Token, Reading]):
     def start(self, items: list[Said]) -> Reading:
         items = _negatives(items)
         items = _io_lengths(items)
+        items = _sequence_lengths(items)
         items = _token_loads(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
         items = _people_as_users(items, self.current_mode)
         items = _users_behind_a_rate(items)
         items = _compressed_data(items)
         items = _token_wording(items, self.current_mode)
+        items = _new_tokens_per_turn(items, self.current_mode)
+        items = _request_lengths(items)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
         items = _owned_gpus(items)
         items = _one_gpu(items)
+        items = _count_of_them(items)
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)

@@ -103,3 +103,36 @@ def test_integer_weights_that_cost_more_say_why() -> None:
     assert ("run on NVIDIA only, so the AMD pick is out" in why) == (before.options[0].gpu.startswith("mi")), why
     assert why.endswith("FP8 stays cheaper (say “fp8” to go back)"), why
     assert not any(line.startswith("why ") for line in compare(after, before))
+
+
+def test_a_plan_reshaped_at_the_same_winner_and_cost_says_how(tmp_path) -> None:
+    """"we need first token under 2 seconds" took a service from 4×TP4 to 2×TP8 (first token 2.4 s -> 1.2 s) at the
+    same provider and price, and the thread said "no change in the answer": the winner's name and cost were all
+    compare() looked at."""
+    from catalog import open_catalog
+    from engine.diff import _primary
+
+    data = open_catalog(tmp_path / "catalog.db").data()
+    before = advise(Workload(mode="inference", model="llama-3.3-70b", concurrency=100, seq_len=8192), data)
+    primary = _primary(before)
+    assert primary is not None and primary.cluster.replicas and primary.throughput.ttft_s is not None
+    ttft = primary.throughput.ttft_s
+    reshaped = primary.model_copy(update={
+        "cluster": primary.cluster.model_copy(update={"replicas": primary.cluster.replicas * 2, "tensor_parallel": 8}),
+        "throughput": primary.throughput.model_copy(update={"ttft_s": ttft.model_copy(update={"value": ttft.value / 2})}),
+    })
+    after = before.model_copy(update={
+        "workload": before.workload.model_copy(update={"target_ttft_s": 2.0}),
+        "options": tuple(reshaped if o.name == primary.name else o for o in before.options),
+    })
+    (line,) = compare(before, after)
+    assert line.startswith("first-token target (s) none -> 2: "), line
+    assert f"plan {primary.cluster.replicas}×TP{primary.cluster.tensor_parallel} -> {primary.cluster.replicas * 2}×TP8" in line
+    assert "first token " in line and "no change in the answer" not in line
+
+
+def test_a_target_already_met_says_so() -> None:
+    a = advise(Workload(mode="inference", params_b=8, concurrency=10), DATA)
+    b = advise(a.workload.model_copy(update={"target_ttft_s": 2.0}), DATA)
+    (line,) = compare(a, b)
+    assert "first token ≤ 2 s: met" in line and "no change in the answer" not in line, line

@@ -36,6 +36,14 @@ PHRASES = [
     ("serve llama 3.1 8b 6pm-9am", 105, "6pm-9am every day"),  # overnight: the span wraps midnight
     ("serve llama 3.1 8b 40 hours a week", 40, "40 h a week"),
     ("serve llama 3.1 8b, 60h/week", 60, "60 h a week"),
+    # a working day is a weekday of so many hours ("8-hour working days only" was 120 h, around the clock)
+    ("serve llama 3.1 8b for 50 users, 8-hour working days only", 40, "8 h a day on weekdays"),
+    ("serve llama 3.1 8b, 10-hour workdays", 50, "10 h a day on weekdays"),
+    ("serve llama 3.1 8b for 50 users, 10-hour days, weekdays", 50, "10 h a day on weekdays"),
+    ("serve llama 3.1 8b, 12-hour days", 84, "12 h a day, every day"),
+    ("serve llama 3.1 8b for 50 users, 8h/day 5 days a week", 40, "8 h a day, 5 days a week"),
+    ("serve llama 3.1 8b for 50 users, business hours only", 50, "business hours, taken as 10 h a day on weekdays"),
+    ("serve llama 3.1 8b, 40-hour weeks", 40, "40 h a week"),
 ]
 
 

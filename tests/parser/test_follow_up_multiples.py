@@ -1,0 +1,67 @@
+"""Follow-ups that say a number relative to the thread: "how long on 16 of them?", "double the users", "half the
+users". Each was answered with the previous answer again, no change and no word that nothing was applied."""
+
+from __future__ import annotations
+
+import pytest
+
+from parser import Conversation
+from parser.scaling import scale_said
+from tests.parser.fake_resolver import FakeResolver
+
+
+def _thread(*texts: str):  # noqa: ANN202 - the last Turn
+    conversation = Conversation(FakeResolver())
+    turn = None
+    for text in texts:
+        turn = conversation.turn(text)
+    return turn
+
+
+def test_n_of_them_is_a_gpu_count() -> None:
+    turn = _thread("full fine-tune llama 3.1 8b on 1B tokens on 8 H100s", "how long on 16 of them?")
+    assert turn.changed.get("gpu_count") == (8, 16)
+    assert turn.intent == "refine"
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    ("double the users", 200), ("twice as many users", 200), ("2x the users", 200), ("3 times as many users", 300),
+    ("half the users", 50), ("halve the users", 50),
+])
+def test_a_multiple_of_the_users(text: str, users: int) -> None:
+    turn = _thread("serve llama 3.1 70b for 100 users at 8k context", text)
+    assert turn.changed.get("concurrency") == (100, users), turn.changed
+    assert turn.intent == "refine"
+    assert any("× the load" in n for n in turn.notes), turn.notes
+
+
+def test_a_multiple_of_a_request_rate_is_the_rate() -> None:
+    turn = _thread("serve llama 3.1 8b at 20 requests/s, 300 output tokens each", "double the traffic")
+    assert turn.changed["requests_per_s"] == (20, 40)
+    assert turn.workload.target_tokens_per_s == pytest.approx(12_000)  # 40 requests/s x 300 tokens
+    assert turn.workload.concurrency is None
+
+
+def test_a_multiple_with_nothing_to_multiply_says_so() -> None:
+    turn = _thread("full fine-tune llama 3.1 8b on 1B tokens", "double the users")
+    assert not turn.changed
+    assert turn.intent == "gibberish"
+    assert any("no users or request rate to multiply" in n for n in turn.notes), turn.notes
+
+
+def test_a_number_no_question_takes_is_said_back_not_applied_silently() -> None:
+    turn = _thread("full fine-tune llama 3.1 8b on 1B tokens on 8 H100s", "how about 7 then")
+    assert not turn.changed
+    assert turn.intent == "gibberish"  # the bot says it did not understand, never the previous answer as if applied
+    assert any("“7”" in n for n in turn.notes), turn.notes
+
+
+@pytest.mark.parametrize("text", ["double precision", "half the time", "twice a day", "halve the context"])
+def test_no_multiple_of_the_load(text: str) -> None:
+    assert scale_said(text) is None
+
+
+def test_a_first_message_with_its_own_users_is_not_multiplied() -> None:
+    turn = _thread("serve llama 3.1 8b for 100 users, expecting double the users next year")
+    assert turn.workload.concurrency == 100
+    assert not any("× the load" in n or "to multiply" in n for n in turn.notes), turn.notes
