@@ -503,6 +503,8 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
             return f"{value:,.0f} h"
         if unit == "h" and 0 < value < 48 and not whole_hours:  # as the speed line says it: "47 min", "5.5 h"
             return fmt_hours(value)
+        if unit == "s" and 0 < value < 1:  # a first token in 0.048 s is not "0.0 s": two significant figures
+            return f"{value:.2g} s"
         return f"{value:,.0f} {unit}" if whole_hours else fmt_num(value, unit)
 
     wanted = f"{'≥' if higher else '≤'} {fmt(check.wanted)}"

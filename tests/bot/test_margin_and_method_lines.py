@@ -67,3 +67,10 @@ def test_a_request_rate_target_says_the_capacity_and_how_loaded_it_runs() -> Non
     assert target_line(small).endswith("target met (capacity 6.4 requests/s, run at 78%)"), target_line(small)
     missed = TargetCheck(name="requests_per_s", wanted=1000.0, got=800.0, met=False)
     assert "missed by" in target_line(missed)
+
+
+def test_a_first_token_under_a_second_keeps_two_significant_figures() -> None:
+    """"time to first token ≤ 2 s: target met (0.0 s)" read as a measurement of zero."""
+    check = TargetCheck(name="target_ttft_s", wanted=2.0, got=0.048, met=True)
+    assert target_line(check) == "time to first token ≤ 2 s: target met (0.048 s)"
+    assert target_line(TargetCheck(name="target_ttft_s", wanted=0.5, got=0.73, met=False)).endswith("(got 0.73 s)")
