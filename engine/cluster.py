@@ -695,7 +695,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
     elif arch.is_moe and not inference:  # one GPU: no experts to split, but the kernels still decide the speed
-        notes.append(MOE_KERNELS_NOTE + "grouped-GEMM expert kernels as in Megatron-LM, torchtitan or Unsloth; Hugging Face "
+        notes.append(MOE_KERNELS_NOTE + "grouped GEMMs as in Megatron-LM, torchtitan or Unsloth; Hugging Face "
                      "Trainer with PEFT loops over the experts in training, several times slower")
     notes.extend(platform_caveats(gpu, w, n))
     if not inference:
