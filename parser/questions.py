@@ -196,7 +196,8 @@ def questions_for(
             field="input_tokens",
             text=f"How long is each agent call's prompt (instructions, tool definitions, files read, the conversation so "
                  f"far) and its reply? Sized at {AGENT_DEFAULT_PROMPT_TOKENS:,}-token prompts, "
-                 f"{AGENT_PREFIX_CACHE_HIT:.0%} of each already in the prefix cache, and {reply_tokens:,}-token replies "
+                 f"{float(workload.prefix_cache_hit if workload.prefix_cache_hit is not None else AGENT_PREFIX_CACHE_HIT):.0%}"
+                 f" of each already in the prefix cache, and {reply_tokens:,}-token replies "
                  "until you say (e.g. “20k-token prompts, 800-token replies”).",
             why="an agent's context sets the KV cache each user holds, and its uncached tail the prefill every call"))
     if long_prompts_unsaid(workload):

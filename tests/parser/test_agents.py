@@ -77,3 +77,9 @@ def test_an_agent_with_no_prompt_length_is_asked_for_it() -> None:
     assert "agent call's prompt" in asked.text and "32,000-token prompts, 80% of each already in the prefix cache" in asked.text
     said = w.model_copy(update={"input_tokens": 30_000})
     assert not [q for q in questions_for(said) if q.field == "input_tokens"]
+
+
+def test_the_question_quotes_the_cache_share_said() -> None:
+    w = Workload(mode="inference", model="llama-3.1-70b", concurrency=40, agentic=True, prefix_cache_hit=0.9)
+    asked = next(q for q in questions_for(w) if q.field == "input_tokens")
+    assert "32,000-token prompts, 90% of each already in the prefix cache" in asked.text
