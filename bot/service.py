@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Workload
+from parser import capacity_asked
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ class Response:
     question_fields: list[str] = field(default_factory=list)  # the Workload field each question fills
     prices: Any = None  # bot.prices.PriceTable when the message was a price question ("how much is an H100?")
     hardware: Any = None  # bot.caveats.HardwareKinds: which GPUs are consumer cards, which providers marketplaces
+    capacity_asked: bool = False  # "how many users can 8 H100s serve?": the users the plan holds are the answer
 
     @property
     def has_scenario(self) -> bool:
@@ -275,7 +277,8 @@ class Advisor:
             questions = [t for t, _ in asked]
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
-                        hardware=self.hardware_kinds() if advice is not None else None)
+                        hardware=self.hardware_kinds() if advice is not None else None,
+                        capacity_asked=capacity_asked(text))
 
     def hardware_kinds(self) -> Any:
         """The catalog's consumer GPUs, marketplace and managed providers (`bot.caveats.HardwareKinds`),

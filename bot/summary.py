@@ -279,6 +279,41 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     return " · ".join(b for b in bits if b)
 
 
+def _users_held(cluster: ClusterPlan) -> tuple[int, str, int, str] | None:
+    """(users kept at the speed floor, the floor, sequences memory holds, their context) over all replicas, from the
+    engine's room note; None when the plan has none (sized for a load said)."""
+    note = next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), "")
+    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
+    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
+    if room is None or kept is None:
+        return None
+    replicas = max(1, cluster.replicas or 1)
+    held = int(room.group(1).replace(",", ""))
+    users = min(held, int(kept.group(2).replace(",", "")))
+    return users * replicas, kept.group(1), held * replicas, room.group(2)
+
+
+def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | None:
+    """"How many users can 8 H100s serve Llama 3.1 70B to?": the users the plan holds at the speed floor lead the
+    answer, where a question back ("how many users at once?") would ask the user their own question."""
+    advice = response.advice
+    cluster = advice.cluster if advice is not None else None
+    if advice is None or cluster is None or not cluster.fits or not serving_without_load(advice.workload):
+        return None
+    held = _users_held(cluster)
+    if held is None:
+        return None
+    users, floor, memory, ctx = held
+    gpu = gpu_name(cluster.gpu, names)
+    model = subject(advice, names).removeprefix("serving ")
+    if users == 0:
+        return (f"⚠️ {cluster.gpus}× {gpu} {'holds' if cluster.gpus == 1 else 'hold'} {model} for {memory:,} sequences of {ctx} tokens, but none at "
+                f"{floor}+ tokens/s once they share it")
+    room = f" (memory for {memory:,} at {ctx} tokens)" if memory > users else f" at {ctx} tokens each"
+    verb = "serves" if cluster.gpus == 1 else "serve"
+    return f"✅ {cluster.gpus}× {gpu} {verb} {model} to about {users:,} users at once at ≥{floor} tokens/s each{room}"
+
+
 def _room(cluster: ClusterPlan) -> str:
     """Sized for one stream until the load is said, so how many users the same GPUs serve is the "does it fit"
     answer: the users kept at the speed floor, with the KV cache room beside it when memory is not what binds
@@ -859,7 +894,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
     if verdict == "fits":
         buy_or_rent = _buy_or_rent_headline(response, names)
-        headline = _guess_headline(advice, names, guessing) or buy_or_rent or headline
+        capacity = _capacity_headline(response, names) if response.capacity_asked else None
+        headline = _guess_headline(advice, names, guessing) or buy_or_rent or capacity or headline
         notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]
     return AnswerView(
         headline=headline,

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.models import Problem
 
+from .capacity import capacity_asked
 from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
@@ -109,9 +110,10 @@ def fold(
         updates["mode"] = "inference"
         notes.append("read as running the model over your prompts offline (no training was said, and you gave a count of "
                      "prompts)")
-    elif mode_unsaid and not training_said and (serving_only or requests):
+    elif mode_unsaid and not training_said and (serving_only or requests or capacity_asked(whole)):
         updates["mode"] = "inference"
-        why = ("a number of users" if "concurrency" in updates else "a token load" if serving_only == ["load_tokens_per_s"]
+        why = ("a number of users" if "concurrency" in updates else "how many users it serves" if capacity_asked(whole)
+               and not serving_only and not requests else "a token load" if serving_only == ["load_tokens_per_s"]
                else "agents or a coding assistant as its users" if set(serving_only) <= {"agentic", "prefix_cache_hit"}
                else "a latency, request rate or response length")
         notes.append(f"read as serving the model (no training was said, and you gave {why})")
