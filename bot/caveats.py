@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from bot.formatting import fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
+from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE
 from engine.models import Advice, Option
@@ -207,6 +207,23 @@ def fallback_weights(advice: Advice) -> tuple[str, bool] | None:
             or _starting(advice.notes, FALLBACK_NOTE) is None):
         return None
     return picked.precision, picked.precision == "int4" and f"{FALLBACK_NOTE}int8 weights does" in advice.notes
+
+
+LONG_PREFILL_S = 10.0  # a first token this slow means the prompts, not the decoding, set the GPU count
+
+
+def _prefill_line(advice: Advice) -> str | None:
+    """Long prompts sent whole every turn ("10 users with 128k-token prompts"): each prefill is long and stalls the
+    other users of its replica, so replicas are kept small and many. 40 MI300X for 10 users reads as a mistake
+    unless the answer says this is what sets the count, and what would change it."""
+    tp = advice.throughput
+    w = advice.effective
+    if (tp is None or tp.ttft_s is None or tp.ttft_s.value < LONG_PREFILL_S or not w.input_tokens
+            or (w.mode or "inference") != "inference" or w.prefix_cache_hit or w.batch_items or w.offline):
+        return None
+    return (f"Prefill-bound: each {int(w.input_tokens):,}-token prompt takes {fmt_num(tp.ttft_s.value, 's')} to prefill and "
+            "holds up the other users on its replica meanwhile, which is what sets the GPU count; if turns resend a cached "
+            "prefix (the same document or conversation), say e.g. “90% prefix cache hits”")
 
 
 def _fallback_line(advice: Advice) -> str | None:
@@ -447,7 +464,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
     part_time, cold_start = _schedule_lines(advice)
     named_model = _model_line(advice, said)
-    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+    lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
+             _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the
              # FP8 reminder the rows carry ("No model named", a size said without a name, keeps its later place)

@@ -34,3 +34,16 @@ def test_an_unlisted_moe_is_named_ahead_of_the_fp8_reminder(real_advisor) -> Non
     assert any("agent call's prompt" in q for q in response.questions), response.questions
     assert view.notes and view.notes[0].startswith("qwen3-coder-30b-a3b is not in the catalog: sized as an MoE of 30B "
                                                    "total / 3B active"), view.notes
+
+
+def test_long_prompts_sent_whole_say_they_set_the_gpu_count(real_advisor) -> None:
+    """"serve Qwen2.5 72B for 10 users with 128k-token prompts": 40 MI300X for 10 users with no word why; each
+    27 s prefill holds up the others on its replica, so replicas are small and many."""
+    response, view = _view(real_advisor, "serve Qwen2.5 72B for 10 users with 128k-token prompts")
+    line = next((n for n in view.notes if n.startswith("Prefill-bound: each 128,000-token prompt takes ")), None)
+    assert line is not None and "“90% prefix cache hits”" in line, view.notes
+    cached = real_advisor.respond(real_advisor.new_conversation(),
+                                  "serve Qwen2.5 72B for 10 users with 128k-token prompts, 90% prefix cache hits")
+    assert cached.advice.options[0].cluster.gpus < response.advice.options[0].cluster.gpus
+    _short, short_view = _view(real_advisor, "serve Llama 3.1 8B for 10 users with 2k-token prompts")
+    assert not any(n.startswith("Prefill-bound") for n in short_view.notes)
