@@ -77,12 +77,18 @@ class FormulasView:
 
 
 
+_SIZING_WORDS = ("size it as", "estimated from the sizes", "say the response length", "Hugging Face Hub could not")
+
+
 def build_help_view(response: Response | None = None) -> HelpView:
     notes = list(response.notes) if response else []
     # what the message asked that the advice does not cover is the answer: said first, not under the examples
     uncovered = next((n for n in notes if n.startswith(UNCOVERED_PREFIX)), None)
     if uncovered is not None:
         notes.remove(uncovered)
+        # what would size the encoder as an LLM ("I'll size it as a generic 8B model", a response length to give)
+        # contradicts the line saying it is not sized
+        notes = [n for n in notes if not any(words in n for words in _SIZING_WORDS)]
         intro = f"{uncovered[0].upper()}{uncovered[1:]}. For the GPUs of an LLM job, try for example:"
     elif response is not None and response.intent == "gibberish":
         intro = ("I couldn't find a workload in that. Tell me the model (or its size), whether it is "

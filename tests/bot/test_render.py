@@ -65,6 +65,7 @@ def test_an_embedding_job_is_told_first_that_it_is_not_sized(real_advisor) -> No
     "embed 100M documents of 500 tokens each with bge-large-en-v1.5",
     "cross-encoder reranker bge-reranker-v2-m3 on 1000 queries per second with 100 candidates each",
     "serve an encoder model of 568M parameters at 1000 requests/s",
+    "serve Qwen3-Embedding-8B for 1000 requests per second",
 ])
 def test_an_encoder_is_not_sized_as_a_chat_model(real_advisor, text: str) -> None:
     """A reranker at 1,000 queries/s with 100 candidates each was sized as 1,000 chat requests/s of 256-token replies
@@ -76,6 +77,8 @@ def test_an_encoder_is_not_sized_as_a_chat_model(real_advisor, text: str) -> Non
     assert view.intro.startswith("Embedding and reranking models (bge, e5, gte, …) are not sized here yet"), view.intro
     assert "2 x parameters FLOPs per token" in view.intro
     assert view.questions == []
+    # nothing under it sizes the encoder after all ("I'll size it as a generic 8B model")
+    assert not any("size it as" in n or "response length" in n for n in view.notes), view.notes
 
 
 def test_embeddings_beside_an_llm_leave_the_llm_sized(real_advisor) -> None:
