@@ -77,7 +77,7 @@ class FormulasView:
 
 
 
-_SIZING_WORDS = ("size it as", "estimated from the sizes", "say the response length", "Hugging Face Hub could not")
+_KEPT_UNDER_UNCOVERED = "not a model size"  # "1 billion documents is a count of documents, not a model size"
 
 
 def build_help_view(response: Response | None = None) -> HelpView:
@@ -86,9 +86,9 @@ def build_help_view(response: Response | None = None) -> HelpView:
     uncovered = next((n for n in notes if n.startswith(UNCOVERED_PREFIX)), None)
     if uncovered is not None:
         notes.remove(uncovered)
-        # what would size the encoder as an LLM ("I'll size it as a generic 8B model", a response length to give)
-        # contradicts the line saying it is not sized
-        notes = [n for n in notes if not any(words in n for words in _SIZING_WORDS)]
+        # readings that would size the encoder as an LLM ("I'll size it as a generic 8B model", a prompt length, a
+        # response length to give) contradict the line saying it is not sized: only a count misread as a size stays
+        notes = [n for n in notes if _KEPT_UNDER_UNCOVERED in n]
         intro = f"{uncovered[0].upper()}{uncovered[1:]}. For the GPUs of an LLM job, try for example:"
     elif response is not None and response.intent == "gibberish":
         intro = ("I couldn't find a workload in that. Tell me the model (or its size), whether it is "

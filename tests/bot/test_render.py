@@ -78,7 +78,7 @@ def test_an_encoder_is_not_sized_as_a_chat_model(real_advisor, text: str) -> Non
     assert "2 x parameters FLOPs per token" in view.intro
     assert view.questions == []
     # nothing under it sizes the encoder after all ("I'll size it as a generic 8B model")
-    assert not any("size it as" in n or "response length" in n for n in view.notes), view.notes
+    assert not any("size it as" in n or "response length" in n or "Tell me its size" in n for n in view.notes), view.notes
 
 
 def test_embeddings_beside_an_llm_leave_the_llm_sized(real_advisor) -> None:
