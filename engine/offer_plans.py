@@ -199,11 +199,13 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
 
 
 def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
-                    choice: TrainingChoice) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+                    choice: TrainingChoice, memo: dict[tuple[object, ...], object] | None = None,
+                    ) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """The training choice as result objects, with what the plan needs saying: scale-out, whole nodes,
-    a run that overruns its slot, runs side by side, and what changes at scale."""
+    a run that overruns its slot, runs side by side, and what changes at scale. `memo` (one per workload, as
+    `training_choice`'s) shares the speed estimate of a GPU count among the node shapes and offers shown on it."""
     plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
-    throughput = estimate_training(w, arch, gpu, choice.gpus)
+    throughput = _training_estimate(w, arch, gpu, choice.gpus, memo)
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)
@@ -244,6 +246,19 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, with_deadline(w, throughput)
+
+
+def _training_estimate(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int,
+                       memo: dict[tuple[object, ...], object] | None) -> ThroughputEstimate:
+    """`estimate_training` once per GPU type and count of a workload: it reads nothing of the node shape or the
+    offer, and several shortlisted offers (1- and 8-GPU instances, regions) often land on the same count."""
+    if memo is None:
+        return estimate_training(w, arch, gpu, gpus)
+    key = ("train_estimate", gpu.id, gpus)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = estimate_training(w, arch, gpu, gpus)
+    return found  # type: ignore[return-value]
 
 
 def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
@@ -545,6 +560,7 @@ class PlannedShape:
     link: str | None = None
     train: TrainingChoice | None = None
     nowhere: bool = False  # serving: no group of this node shape holds the model (built only if asked why)
+    memo: dict[tuple[object, ...], object] | None = None  # the search's per-workload memo, shared when built
 
     def slower(self) -> PlannedShape | None:
         """The cheaper plan on this node shape that is below the interactive floor (`ServingChoice.cheaper_slower`):
@@ -561,7 +577,8 @@ class PlannedShape:
                 self.plan, self.memory, self.throughput = serving_fits_nowhere(self.w, self.arch, self.gpu, self.offer,
                                                                                self.gpn, self.link)
             elif self.train is not None:
-                self.plan, self.memory, self.throughput = training_result(self.w, self.arch, self.gpu, self.offer, self.train)
+                self.plan, self.memory, self.throughput = training_result(self.w, self.arch, self.gpu, self.offer, self.train,
+                                                                          self.memo)
             else:
                 assert self.choice is not None
                 self.plan, self.memory, self.throughput = serving_result(self.w, self.arch, self.gpu, self.offer, self.choice,
@@ -644,7 +661,8 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
                memo: dict[tuple[object, ...], object] | None = None) -> PlannedShape:
     """`plan_offer` for the catalog search, in numbers only until an option is shown."""
     if (w.mode or "inference") in TRAINING_MODES:
-        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out, memo))
+        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out, memo),
+                            memo=memo)
     if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)

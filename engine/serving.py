@@ -328,10 +328,13 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             continue
         if w.pipeline_parallel and pp != w.pipeline_parallel:
             continue
-        group_key = ("group", gpu.id, tp, pp, kind)
+        # one GPU per stage has no tensor-parallel all-reduce, so nothing of its sizing depends on the node's link:
+        # NVLink and PCIe shapes of one GPU share it
+        group_kind = kind if tp > 1 else ""
+        group_key = ("group", gpu.id, tp, pp, group_kind)
         sized = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(group_key))
         if sized is None:
-            sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo, floor, prompt,
+            sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo, floor, prompt,
                                                   out_tokens, loaded, fixed)
         cap, batch, replicas, step, _, _ = sized
         if cap < 1:
@@ -354,10 +357,10 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         if w.target_tokens_per_s_per_user is None and not fixed and not slow and replicas > 1:
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
-            low_key = ("group_low", gpu.id, tp, pp, kind)
+            low_key = ("group_low", gpu.id, tp, pp, group_kind)
             low = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(low_key))
             if low is None:
-                low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo,
+                low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo,
                                                   MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
             if low[1] >= 1 and low[2] < replicas:
                 below.append(_choice(w, tp, pp, low, gpn))
