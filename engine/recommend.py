@@ -63,6 +63,7 @@ from engine.tco import (
     billed_service_hours_per_month,
     managed_split,
     monthly_gpu_hours,
+    offer_usd_per_gpu_hour,
     scheduled_service,
     storage_footprint,
     tco_options,
@@ -341,6 +342,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
+            standing: dict[tuple[Any, ...], tuple[int, bool]] = {}
             for offer in offers:
                 shape: tuple[Any, ...] | None
                 if offer is None:
@@ -380,17 +382,19 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         continue
                     if _no_commitment_sold(offer, provider.kind if provider is not None else None, pricing):
                         continue
-                    if _marketplace_fleet(offer, provider, planned.billed(offer) if offer is not None else 0, given):
+                    billed = planned.billed(offer)
+                    if _marketplace_fleet(offer, provider, billed if offer is not None else 0, given):
                         continue
                     ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
-                        context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
-                                                 egress_cache, source, gpu, pricing, row_label, owned,
-                                                 _kept(vw, planned.gpus))
+                        ctx = context[ckey] = _context(vw, offer, provider, billed, planned.gpu_hours, storage,
+                                                       egress_cache, source, gpu, pricing, row_label, owned,
+                                                       _kept(vw, planned.gpus))
+                        # what no offer's price changes, once per context: targets missed and lateness, the premium
+                        standing[ckey] = (planned.misses() + lateness(vw, ctx[3]), risky(gpu, provider)) if ctx else (0, False)
                     ctx = context[ckey]
                     if ctx is None:
-                        billed = planned.billed(offer)
                         hourly = rate * billed
                         # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
                         # node does not win a job one GPU does in an afternoon
@@ -409,8 +413,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     work = rate * work_rate + fixed_usd
                     best = candidates.get(name)
                     if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total, work / runs_asked(vw))
-                        risk = risky(gpu, provider)
+                        missed, risk = standing[ckey]
+                        misses = missed + over_budget(vw, total, work / runs_asked(vw))
                         candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                       egress_cache[ckey[2]], misses, risk, work)
                         found += 1
@@ -576,7 +580,7 @@ def _marketplace_fleet(offer: OfferRecord | None, provider: ProviderRecord | Non
 
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
     """USD per GPU-hour; catalog offers ignore the user's quote (the quote is its own option)."""
-    return usd_per_gpu_hour(offer, pricing, hourly_rate if offer is None else None)[0]
+    return hourly_rate if offer is None else offer_usd_per_gpu_hour(offer, pricing)
 
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,

@@ -143,6 +143,13 @@ def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool) -> tuple[
     return tuple(sorted(out, key=lambda g: (g[1] > 1, g[0] * g[1], -g[0])))  # tensor-parallel groups first
 
 
+# The memo's value types, named once: a subscripted type written inside `cast` is rebuilt at every call, which
+# costs more than the lookup it annotates in the search's inner loops
+_MaybeFloat = float | None
+_Steps = tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]]
+_MaybeSized = tuple[int, int, int, float, float, float | None] | None
+
+
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
                memo: dict[tuple[object, ...], object]) -> int:
     """Most sequences one replica holds. Memory is linear in the batch: each sequence adds its KV cache
@@ -154,7 +161,7 @@ def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: 
     if one > limit_bytes:
         return 0
     slope_key = ("slope", tp, pp)
-    slope = cast(float | None, memo.get(slope_key))
+    slope = cast(_MaybeFloat, memo.get(slope_key))
     if slope is None:
         prec = w1.precision or "bf16"
         split = tp if arch.is_mla else min(tp, arch.kv_heads)
@@ -229,7 +236,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     step_key = ("step", gpu.id, tp, pp, kind)
     if step_key not in memo:
         memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {})
-    step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
+    step_at, steps = cast(_Steps, memo[step_key])
 
     ttft_key = ("ttft", gpu.id, tp, prompt)
     if ttft_key not in memo:
@@ -332,7 +339,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         # NVLink and PCIe shapes of one GPU share it
         group_kind = kind if tp > 1 else ""
         group_key = ("group", gpu.id, tp, pp, group_kind)
-        sized = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(group_key))
+        sized = cast(_MaybeSized, memo.get(group_key))
         if sized is None:
             sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo, floor, prompt,
                                                   out_tokens, loaded, fixed)
@@ -358,7 +365,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
             low_key = ("group_low", gpu.id, tp, pp, group_kind)
-            low = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(low_key))
+            low = cast(_MaybeSized, memo.get(low_key))
             if low is None:
                 low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo,
                                                   MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
