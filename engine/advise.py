@@ -118,7 +118,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                    "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
         if effective.precision == "fp8" and chosen is not None:
-            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen)
+            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen, result.memos)
             notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
                             "published FP8 checkpoint): about half the memory of BF16, accuracy within about 1% on standard "
                             "benchmarks" + (f"; {bf16}" if bf16 else ""))

@@ -44,6 +44,7 @@ from engine.offer_plans import (
     lateness,
     plan_shape,
     relabel,
+    serving_shape,
     setup_hours,
 )
 from engine.recommendation import (
@@ -91,6 +92,9 @@ class Ranked:
     # When the cost cannot be computed (training without a token count) but plans fit: the cheapest
     # per cluster-hour, so memory / cluster / speed can still be answered (/vram).
     fit_only: FitOnly | None = None
+    # each variant searched, with its search memo (engine.serving.choose: what no offer changes): a later search
+    # of an equal workload in the same answer (`bf16_reference`) reads it instead of sizing every group again
+    memos: list[tuple[Workload, dict[tuple[object, ...], object]]] = field(default_factory=list)
 
 
 @dataclass
@@ -295,6 +299,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     found_by_label: dict[str, int] = {}
     risky_stack = training and given.gpu is None
     no_integer_kernels: set[str] = set()
+    memos: list[tuple[Workload, dict[tuple[object, ...], object]]] = []
 
     def risky(gpu: GpuRecord, provider: ProviderRecord | None) -> bool:
         """Options an engineer would not take at face value: AMD for a CUDA-first training stack; for an
@@ -320,6 +325,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         owned_gpu = data.gpu(variant.gpu) if owned and variant.gpu else None
         if owned_gpu is not None:  # their own GPUs, not a rental: costed at their power, as a quote would be
             variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(owned_gpu), 4)})
+        memos.append((variant, memo))
         for gpu in _gpus_for(variant, data):
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
                     (label == "FP8" and not fp8_weight_only(gpu, arch)) or (arch.is_moe and not training and given.gpu is None)):
@@ -493,7 +499,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         rec = rec.model_copy(update={"why": (
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "
             f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
-    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
+    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only,
+                  memos=memos)
 
 
 def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
@@ -758,11 +765,13 @@ def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Optio
     return result.options, result.recommendation
 
 
-def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chosen: Option) -> str:
+def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chosen: Option,
+                   searched: list[tuple[Workload, dict[tuple[object, ...], object]]] | None = None) -> str:
     """What the FP8 pick would take with the BF16 weights as published, on the same GPU (any instance size,
     from any provider a service would run on; the pick's own provider first on a tie, and only it when the user
     named one): GPUs, monthly rent and per-user speed, so the FP8 assumption is a choice the reader can see the
-    price of. Held to the pick's provider, a provider selling 1- and 8-GPU shapes only priced BF16's 2 GPUs as 8."""
+    price of. Held to the pick's provider, a provider selling 1- and 8-GPU shapes only priced BF16's 2 GPUs as 8.
+    `searched`: `Ranked.memos` of the answer's search, whose BF16 variant's memo is this workload's."""
     picked = data.offer(chosen.offer_id)
     gpu = data.gpu(chosen.gpu)
     if picked is None or gpu is None:
@@ -773,13 +782,22 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     marketplace_ok = kinds.get(picked.provider) == "marketplace"  # a marketplace pick compares with its peers
     # (targets missed, below the floor, monthly, another provider, billed, per-user speed, shape, provider, requests/s)
     best: tuple[int, bool, float, bool, int, float, str, str, float] | None = None
-    memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: providers list shapes per region
+    # what the search already sized for this workload (any GPU-independent part, this GPU's groups when BF16 was
+    # searched on it), else a memo of its own
+    memo = next((m for searched_w, m in searched or () if searched_w == w_bf16), {})
+    # one plan per node shape (providers list shapes per region): a serving plan reads the offer's node size,
+    # link kind and whether nodes link, nothing else
+    plans: dict[tuple[int, str, bool], PlannedShape] = {}
     for offer in data.offers:
         if offer.gpu != picked.gpu or (w_bf16.provider is not None and offer.provider != picked.provider):
             continue
         if offer.provider != picked.provider and kinds.get(offer.provider) == "marketplace" and not marketplace_ok:
             continue  # no SLA: not where a service's BF16 price would come from
-        planned = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
+        gpn, link = serving_shape(w_bf16, gpu, offer)
+        node = (gpn, link_kind(link), offer.inter_node_fabric is not None)
+        if node not in plans:
+            plans[node] = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
+        planned = plans[node]
         rate = _rate(offer, pricing, None)
         if not planned.fits or planned.choice is None or rate is None:
             continue
