@@ -335,7 +335,7 @@ def full_fine_tune_pick(given: Workload, arch: Architecture, data: CatalogData, 
     full_given = given.model_copy(update={"mode": "full", "precision": None, "optimizer": None, "lora_rank": None,
                                           "lora_targets": None, "gpu": given.gpu or gpu})
     full_w, _, _ = apply_defaults(full_given, data)
-    ranked = evaluate(full_w, arch, data, given=full_given)
+    ranked = evaluate(full_w, arch, data, given=full_given, ranking_only=True)
     return ranked.options[0] if ranked.options else None
 
 

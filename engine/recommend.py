@@ -273,8 +273,11 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
     return offers
 
 
-def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None) -> Ranked:
-    """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said."""
+def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None, *,
+             ranking_only: bool = False) -> Ranked:
+    """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said.
+    `ranking_only`: the ranked options alone, for a caller that reads no recommendation or note of this search
+    (the full fine-tune priced beside an adapter plan): the recommendation is left empty and the notes unfinished."""
     given = given or w
     pricing = w.pricing or "on_demand"
     source = data_source(w, data)
@@ -481,6 +484,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
     options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
+    if ranking_only:
+        return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
+                      fit_only=None if ranked else fit_only, memos=memos)
     rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
     budget = budget_note(ranked, w, user_floor(w))
     if budget:
