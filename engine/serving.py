@@ -146,8 +146,9 @@ def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool) -> tuple[
 # The memo's value types, named once: a subscripted type written inside `cast` is rebuilt at every call, which
 # costs more than the lookup it annotates in the search's inner loops
 _MaybeFloat = float | None
-_Steps = tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]]
-_MaybeSized = tuple[int, int, int, float, float, float | None] | None
+_Steps = tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float], dict[int, float]]
+_Sized = tuple[int, int, int, float, float, float | None]
+_MaybeSized = _Sized | None
 
 
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
@@ -235,8 +236,10 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     group = tp * pp
     step_key = ("step", gpu.id, tp, pp, kind)
     if step_key not in memo:
-        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {})
-    step_at, steps = cast(_Steps, memo[step_key])
+        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {}, {})
+    # decode steps by batch, bare and as a user feels them (the search at the floor and the one below it probe
+    # many of the same batches; the prompt, reply and load are the workload's, fixed for the memo)
+    step_at, steps, felt = cast(_Steps, memo[step_key])
 
     ttft_key = ("ttft", gpu.id, tp, prompt)
     if ttft_key not in memo:
@@ -244,11 +247,14 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     ttft = cast(float, memo[ttft_key])
 
     def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
-                steps: dict[int, float] = steps, ttft: float = ttft) -> float:
+                steps: dict[int, float] = steps, felt: dict[int, float] = felt, ttft: float = ttft) -> float:
         """The per-token time a user sees at batch b (under load: prefills take their share)."""
-        if b not in steps:
-            steps[b] = step_at(b)[0]
-        return loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
+        found = felt.get(b)
+        if found is None:
+            if b not in steps:
+                steps[b] = step_at(b)[0]
+            found = felt[b] = loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
+        return found
 
     # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
     # user over a replica of their own for a few percent of speed
@@ -286,18 +292,28 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     return cap, batch, replicas, step, ttft, capacity
 
 
-def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
-            gpn: int) -> ServingChoice:
-    """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses."""
-    cap, batch, replicas, step, ttft, capacity = sized
-    nodes, billed = _bill(replicas, tp * pp, gpn)
+def _billed(w: Workload, group: int, sized: tuple[int, int, int, float, float, float | None],
+            gpn: int) -> tuple[int, int, tuple[tuple[str, float, float], ...]]:
+    """(nodes, billed GPUs, the user's targets missed) of a sized group on this node shape: what `choose` ranks,
+    without building the ServingChoice (most groups tried are not the one chosen)."""
+    _cap, _batch, replicas, step, ttft, _capacity = sized
+    nodes, billed = _bill(replicas, group, gpn)
     misses: list[tuple[str, float, float]] = []
     if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
         misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))
     if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
         misses.append(("target_ttft_s", w.target_ttft_s, ttft))
-    return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed,
-                         nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses), capacity_rps=capacity,
+    return nodes, billed, tuple(misses)
+
+
+def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
+            gpn: int, billed: tuple[int, int, tuple[tuple[str, float, float], ...]] | None = None) -> ServingChoice:
+    """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses
+    (`billed`: `_billed`'s answer when already known)."""
+    cap, batch, replicas, step, ttft, capacity = sized
+    nodes, billed_gpus, misses = billed if billed is not None else _billed(w, tp * pp, sized, gpn)
+    return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed_gpus,
+                         nodes=nodes, per_user_tokens_s=1 / step, misses=misses, capacity_rps=capacity,
                          capacity_sequences=cap)
 
 
@@ -349,8 +365,8 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         tp_only_fits = tp_only_fits or pp == 1
         if batch < 1:
             continue
-        choice = _choice(w, tp, pp, sized, gpn)
-        misses, billed, nodes = choice.misses, choice.billed_gpus, choice.nodes
+        terms = _billed(w, tp * pp, sized, gpn)
+        nodes, billed, misses = terms
         shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses)
         # the interactive floor (20 tokens/s per user when none was asked) is not the user's target, so it is not
         # reported as missed; but a group that keeps it beats a cheaper one that cannot (two TP2 replicas of a 70B
@@ -358,9 +374,12 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         slow = below_floor(w, 1 / step)
         key = (float(len(misses)), float(slow), shortfall, math.log(floor * step) if slow else 0.0, float(billed),
                float(nodes), -1 / step)
+        choice: ServingChoice | None = None  # built when it is the best so far or the cheapest below the floor
         if best is None or key < best[0]:
+            choice = _choice(w, tp, pp, sized, gpn, terms)
             best = (key, choice)
-        below = [choice]
+        below: list[tuple[_Sized, tuple[int, int, tuple[tuple[str, float, float], ...]], ServingChoice | None]] = [
+            (sized, terms, choice)]
         if w.target_tokens_per_s_per_user is None and not fixed and not slow and replicas > 1:
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
@@ -370,13 +389,14 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                 low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo,
                                                   MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
             if low[1] >= 1 and low[2] < replicas:
-                below.append(_choice(w, tp, pp, low, gpn))
-        for candidate in below:  # the cheapest plan close below the floor, with no target of the user's missed
-            if (below_floor(w, candidate.per_user_tokens_s) and not candidate.misses
-                    and candidate.per_user_tokens_s >= CHEAPER_SLOWER_FRACTION * floor):
-                cheap_key = (float(candidate.billed_gpus), float(candidate.nodes), -candidate.per_user_tokens_s)
+                below.append((low, _billed(w, tp * pp, low, gpn), None))
+        for group_sized, group_terms, made in below:  # the cheapest plan close below the floor, no target of the user's missed
+            per_user = 1 / group_sized[3]
+            if below_floor(w, per_user) and not group_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
+                cheap_key = (float(group_terms[1]), float(group_terms[0]), -per_user)
                 if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                    cheapest_slow = (cheap_key, candidate)
+                    cheapest_slow = (cheap_key, made if made is not None else _choice(w, tp, pp, group_sized, gpn,
+                                                                                      group_terms))
     if best is None:
         return None
     chosen = best[1]
