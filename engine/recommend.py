@@ -329,6 +329,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         if owned_gpu is not None:  # their own GPUs, not a rental: costed at their power, as a quote would be
             variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(owned_gpu), 4)})
         memos.append((variant, memo))
+        # storage and egress USD per provider: `_on_gpu`'s copies (FlashAttention off) change neither
+        fixed_by_provider: dict[str, float] = {}
         for gpu in _gpus_for(variant, data):
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
                     (label == "FP8" and not fp8_weight_only(gpu, arch)) or (arch.is_moe and not training and given.gpu is None)):
@@ -399,7 +401,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     if ckey not in context:
                         ctx = context[ckey] = _context(vw, offer, provider, billed, planned.gpu_hours, storage,
                                                        egress_cache, source, gpu, pricing, row_label, owned,
-                                                       _kept(vw, planned.gpus))
+                                                       _kept(vw, planned.gpus), fixed_by_provider)
                         # what no offer's price changes, once per context: targets missed and lateness, the premium
                         standing[ckey] = (planned.misses() + lateness(vw, ctx[3]), risky(gpu, provider)) if ctx else (0, False)
                     ctx = context[ckey]
@@ -599,10 +601,13 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
              run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
              source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str,
-             owned: bool = False, running: int | None = None) -> tuple[float, float, float, float, int, str] | None:
+             owned: bool = False, running: int | None = None,
+             fixed_cache: dict[str, float] | None = None) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
     and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
-    for training (serving is an always-on month); `running`: a training GPU count the user fixed."""
+    for training (serving is an always-on month); `running`: a training GPU count the user fixed.
+    `fixed_cache`: the storage and egress USD per provider, for one workload variant and its `storage` (they
+    read neither the GPU nor the node shape)."""
     gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed, running)
     if not math.isfinite(gpu_hours):
         return None
@@ -611,19 +616,23 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
         egress_cache[key] = egress_for(w, source, provider)
     egress = egress_cache[key]
     base_factor, fraction, _ = managed_split(w, offer, provider)
-    if w.storage_usd_per_month is not None:
-        storage_usd = w.storage_usd_per_month
-    else:
-        storage_usd = storage.value * (provider.storage_usd_per_gb_month if provider is not None else 0.0)
-    egress_usd = min(
-        0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
-        for f in workflows_for(w, egress)
-    )
+    fixed_usd = fixed_cache.get(key) if fixed_cache is not None else None
+    if fixed_usd is None:
+        if w.storage_usd_per_month is not None:
+            storage_usd = w.storage_usd_per_month
+        else:
+            storage_usd = storage.value * (provider.storage_usd_per_gb_month if provider is not None else 0.0)
+        egress_usd = min(
+            0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
+            for f in workflows_for(w, egress)
+        )
+        fixed_usd = storage_usd + egress_usd
+        if fixed_cache is not None:
+            fixed_cache[key] = fixed_usd
     runs = float(w.runs_per_month or 1.0)
     per_rate = monthly_gpu_hours(gpu_hours, runs, billed, wall_hours) * base_factor * (1 + fraction)
     work_rate = gpu_hours * runs * base_factor * (1 + fraction)  # the runs asked for, however many months they take
-    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label,
-                                                                                    owned)
+    return per_rate, work_rate, fixed_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label, owned)
 
 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
