@@ -1,0 +1,115 @@
+"""The catalog search shares work between node shapes, offers and searches of one answer (memos, a rate without
+its wording, a BF16 reference reading the search's memo). Sharing must never change a figure: each test here
+plans the same thing shared and fresh, on the shipped catalog, and wants the same objects back, field for field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from catalog.records import CatalogData, OfferRecord
+from engine.architecture import Architecture, architecture_for
+from engine.defaults import apply_defaults
+from engine.memory import GB, usable_gb
+from engine.models import Workload
+from engine.offer_plans import plan_shape, serving_shape
+from engine.recommend import bf16_reference, evaluate
+from engine.serving import DEFAULT_OPTIONS, _size_group, choose, user_floor
+from engine.tco import offer_usd_per_gpu_hour, usd_per_gpu_hour
+from engine.throughput import link_kind, prefill_tokens, request_shape, under_load
+
+SERVING = [
+    dict(model="llama-3.1-8b", precision="int8", concurrency=32, seq_len=8192),
+    dict(model="qwen2.5-72b", concurrency=64, seq_len=4096, gpu="a100-sxm-80gb"),
+    dict(model="llama-3.1-70b", requests_per_s=5.0, input_tokens=2000, output_tokens=300),
+    dict(model="mixtral-8x7b", concurrency=20, target_tokens_per_s_per_user=40.0),
+]
+TRAINING = [
+    dict(model="llama-3.1-70b", mode="qlora", dataset_tokens=1_000_000_000, runs_per_month=20),
+    dict(model="mixtral-8x7b", mode="lora", lora_rank=16, dataset_tokens=50_000_000),
+]
+
+
+def _effective(data: CatalogData, **kw: Any) -> tuple[Workload, Architecture]:
+    w, _, _ = apply_defaults(Workload(**kw), data)
+    model = data.model(w.model or "")
+    assert model is not None, f"{w.model} is not in the shipped catalog"
+    return w, architecture_for(model, w.params_b)
+
+
+def _by_gpu(data: CatalogData) -> dict[str, list[OfferRecord]]:
+    out: dict[str, list[OfferRecord]] = {}
+    for offer in data.offers:
+        out.setdefault(offer.gpu, []).append(offer)
+    return out
+
+
+@pytest.mark.parametrize("pricing", ["on_demand", "spot", "reserved"])
+def test_the_searchs_rate_is_the_figure_usd_per_gpu_hour_states(data: CatalogData, pricing: str) -> None:
+    """`offer_usd_per_gpu_hour` prices every offer the search tries: the same float the option's TCO row shows."""
+    for offer in data.offers:
+        assert offer_usd_per_gpu_hour(offer, pricing) == usd_per_gpu_hour(offer, pricing, None)[0], offer.id
+
+
+@pytest.mark.parametrize("kw", SERVING, ids=lambda kw: kw["model"])
+def test_a_one_gpu_group_is_sized_alike_on_nvlink_and_pcie(data: CatalogData, kw: dict[str, Any]) -> None:
+    """`choose` sizes a tp=1 group once per GPU whatever the node's link: with no all-reduce, nothing of its
+    sizing reads the link. If it ever did, NVLink and PCIe shapes would be sharing a wrong figure."""
+    w, arch = _effective(data, **kw)
+    w1 = w.model_copy(update={"concurrency": 1})
+    floor, (_, out_tokens) = user_floor(w), request_shape(w)
+    for gpu in data.gpus:
+        limit = usable_gb(gpu, w.headroom) * GB
+        for pp in (1, 2):
+            sized = [_size_group(w, w1, arch, gpu, 1, pp, kind, limit, DEFAULT_OPTIONS, {}, floor, prefill_tokens(w),
+                                 out_tokens, under_load(w), None) for kind in ("fast", "pcie", "")]
+            assert sized[0] == sized[1] == sized[2], (gpu.id, pp)
+
+
+@pytest.mark.parametrize("kw", SERVING, ids=lambda kw: kw["model"])
+def test_serving_plans_are_the_same_with_the_searchs_memo_as_without(data: CatalogData, kw: dict[str, Any]) -> None:
+    """One memo shared by every GPU and node shape of the search (as `evaluate` shares it) gives each shape the
+    plan a fresh search of that shape alone gives: the group sizes, the decode steps, the cheaper plan below the
+    floor."""
+    w, arch = _effective(data, **kw)
+    memo: dict[tuple[object, ...], object] = {}
+    tried = 0
+    for gpu_id, offers in _by_gpu(data).items():
+        gpu = data.gpu(gpu_id)
+        assert gpu is not None
+        for offer in offers:
+            gpn, link = serving_shape(w, gpu, offer)
+            multi = offer.inter_node_fabric is not None
+            assert choose(w, arch, gpu, gpn, link_kind(link), multi, memo=memo) == \
+                choose(w, arch, gpu, gpn, link_kind(link), multi), offer.id
+            tried += 1
+    assert tried == len(data.offers)
+
+
+@pytest.mark.parametrize("kw", TRAINING, ids=lambda kw: kw["model"])
+def test_training_options_are_the_same_with_the_searchs_memo_as_without(data: CatalogData, kw: dict[str, Any]) -> None:
+    """A training option's speed estimate is shared by the offers planned at the same GPU type and count: each
+    option built from the shared memo states what it states built alone."""
+    w, arch = _effective(data, **kw)
+    memo: dict[tuple[object, ...], object] = {}
+    for gpu_id, offers in _by_gpu(data).items():
+        gpu = data.gpu(gpu_id)
+        assert gpu is not None
+        for offer in offers:
+            shared, alone = plan_shape(w, arch, gpu, offer, memo=memo), plan_shape(w, arch, gpu, offer)
+            if shared.fits:
+                assert shared.built() == alone.built(), offer.id
+    assert any(key[0] == "train_estimate" for key in memo), "no option read the shared speed estimate"
+
+
+@pytest.mark.parametrize("kw", SERVING[:2], ids=lambda kw: kw["model"])
+def test_the_bf16_reference_reads_the_searchs_memo_with_the_same_answer(data: CatalogData, kw: dict[str, Any]) -> None:
+    """The FP8 pick's BF16 reference reuses the search's memo of the equal BF16 workload: same sentence as with a
+    memo of its own, for the pick and for every other GPU the search listed."""
+    kw = {k: v for k, v in kw.items() if k != "precision"}
+    w, arch = _effective(data, **kw)
+    result = evaluate(w, arch, data, given=Workload(**kw))
+    assert any(v == w for v, _ in result.memos), "the BF16 variant's memo was not kept"
+    for option in result.options:
+        assert bf16_reference(w, arch, data, option, result.memos) == bf16_reference(w, arch, data, option), option.name
