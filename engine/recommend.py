@@ -753,9 +753,20 @@ def _rank(options: list[Option], w: Workload | None = None,
     # 8-GPU node in 6 h for the price of one GPU for 44 h: the GPU count matters to a service's operations, not to a
     # batch job's), then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster
     training = w is not None and not serving
+    # the pool stays sorted by (late, score), so the ties are the run of it from its head (no NaN score, which
+    # would not sort): reading that run instead of the whole pool keeps the ranking linear in the options listed
+    ordered = not any(math.isnan(v) for v in scores.values())
     while pool:
         head = pool[0]
-        ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
+        head_late, ceiling = late(head), score(head) * (1 + TIE_FRACTION)
+        if ordered:
+            ties = []
+            for o in pool:
+                if late(o) != head_late or score(o) > ceiling:
+                    break
+                ties.append(o)
+        else:
+            ties = [o for o in pool if late(o) == head_late and score(o) <= ceiling]
         pick = min(ties, key=lambda o: (_at_the_limit(o), o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0,
                                         o.cluster.gpus,
                                         NARROW_WEIGHTS.get(o.precision, 0), -per_user_speed(o), score(o), o.name))

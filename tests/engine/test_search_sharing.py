@@ -12,9 +12,10 @@ from catalog.records import CatalogData, OfferRecord
 from engine.architecture import Architecture, architecture_for
 from engine.defaults import apply_defaults
 from engine.memory import GB, usable_gb
-from engine.models import Workload
-from engine.offer_plans import plan_shape, serving_shape
-from engine.recommend import bf16_reference, evaluate
+from engine.models import TRAINING_MODES, Option, Workload
+from engine.offer_plans import is_late, plan_shape, serving_shape
+from engine.recommend import NARROW_WEIGHTS, TIE_FRACTION, _at_the_limit, _rank, bf16_reference, evaluate
+from engine.recommendation import per_user_speed, work_usd
 from engine.serving import DEFAULT_OPTIONS, _size_group, choose, user_floor
 from engine.tco import offer_usd_per_gpu_hour, usd_per_gpu_hour
 from engine.throughput import link_kind, prefill_tokens, request_shape, under_load
@@ -113,3 +114,33 @@ def test_the_bf16_reference_reads_the_searchs_memo_with_the_same_answer(data: Ca
     assert any(v == w for v, _ in result.memos), "the BF16 variant's memo was not kept"
     for option in result.options:
         assert bf16_reference(w, arch, data, option, result.memos) == bf16_reference(w, arch, data, option), option.name
+
+
+def _ranked_by_full_scan(options: list[Option], w: Workload) -> list[str]:
+    """`_rank`'s order (no flags) found the long way: each pick's ties gathered from the whole pool."""
+    lates = {o.name: 2 * int(is_late(w, o.hours_per_run or 0.0)) for o in options}
+    scores = {o.name: work_usd(o, w) for o in options}
+    training = (w.mode or "inference") in TRAINING_MODES
+    pool = sorted(options, key=lambda o: (lates[o.name], scores[o.name], o.hours_per_run or 0.0, o.name))
+    out: list[str] = []
+    while pool:
+        head = pool[0]
+        ties = [o for o in pool if lates[o.name] == lates[head.name]
+                and scores[o.name] <= scores[head.name] * (1 + TIE_FRACTION)]
+        pick = min(ties, key=lambda o: (_at_the_limit(o), o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0,
+                                        o.cluster.gpus, NARROW_WEIGHTS.get(o.precision, 0), -per_user_speed(o),
+                                        scores[o.name], o.name))
+        out.append(pick.name)
+        pool.remove(pick)
+    return out
+
+
+@pytest.mark.parametrize("kw", SERVING + TRAINING, ids=lambda kw: f"{kw['model']}-{kw.get('mode', 'serve')}")
+def test_ranking_reads_the_ties_from_the_head_of_the_sorted_pool(data: CatalogData, kw: dict[str, Any]) -> None:
+    """`_rank` gathers each pick's ties from the run at the head of the sorted pool: the order is the one a scan
+    of the whole pool gives, on the catalog's real options (many within 3% of each other)."""
+    w, arch = _effective(data, **kw)
+    options = evaluate(w, arch, data, given=Workload(**kw)).options
+    assert len(options) > 5
+    reversed_options = list(reversed(options))  # the order they arrive in must not matter either
+    assert [o.name for o in _rank(reversed_options, w)] == _ranked_by_full_scan(reversed_options, w)
