@@ -345,7 +345,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             row_label = ("FP8 weight-only" if not training and variant.precision == "fp8" and not gpu.fp8_dense_tflops
                          else label)
             plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
-            tp_by_link: dict[tuple[str, int], int] = {}
+            tp_by_link: dict[tuple[str, int], tuple[int, str]] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if owned:
                 offers = [None]  # planned on their GPUs alone: no catalog offer is theirs
@@ -353,19 +353,20 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
-            standing: dict[tuple[Any, ...], tuple[int, bool]] = {}
+            standing: dict[tuple[Any, ...], tuple[int, bool, float, bool]] = {}
             for offer in offers:
                 shape: tuple[Any, ...] | None
                 if offer is None:
                     shape = None
                 else:
                     link_key = (offer.intra_node_link, offer.gpus_per_node)
-                    if link_key not in tp_by_link:
-                        tp_by_link[link_key] = max_tensor_parallel(gpu, offer, offer.gpus_per_node)
+                    if link_key not in tp_by_link:  # the largest tensor-parallel group and the link's kind, per link
+                        tp_by_link[link_key] = (max_tensor_parallel(gpu, offer, offer.gpus_per_node),
+                                                link_kind(offer.intra_node_link or gpu.scaleup_link))
                     # what the plan depends on; the intra-node link's wording is relabelled per offer when kept
-                    kind = link_kind(offer.intra_node_link or gpu.scaleup_link)
+                    max_tp, kind = tp_by_link[link_key]
                     if (variant.mode or "inference") in TRAINING_MODES:
-                        shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key], kind)
+                        shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, max_tp, kind)
                     else:  # serving plans depend only on the node size, whether nodes link, and the link's kind
                         shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind)
                 if shape not in plans:
@@ -402,8 +403,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         ctx = context[ckey] = _context(vw, offer, provider, billed, planned.gpu_hours, storage,
                                                        egress_cache, source, gpu, pricing, row_label, owned,
                                                        _kept(vw, planned.gpus), fixed_by_provider)
-                        # what no offer's price changes, once per context: targets missed and lateness, the premium
-                        standing[ckey] = (planned.misses() + lateness(vw, ctx[3]), risky(gpu, provider)) if ctx else (0, False)
+                        # what no offer's price changes, once per context: targets missed and lateness, the premium,
+                        # the runs a budget per run divides by, and whether there is a budget at all
+                        standing[ckey] = ((planned.misses() + lateness(vw, ctx[3]), risky(gpu, provider), runs_asked(vw),
+                                           vw.budget_usd_per_month is not None or vw.budget_usd_per_run is not None)
+                                          if ctx else (0, False, 1.0, False))
                     ctx = context[ckey]
                     if ctx is None:
                         hourly = rate * billed
@@ -424,8 +428,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     work = rate * work_rate + fixed_usd
                     best = candidates.get(name)
                     if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                        missed, risk = standing[ckey]
-                        misses = missed + over_budget(vw, total, work / runs_asked(vw))
+                        missed, risk, asked_runs, budgeted = standing[ckey]
+                        misses = missed + (over_budget(vw, total, work / asked_runs) if budgeted else 0)
                         candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                       egress_cache[ckey[2]], misses, risk, work)
                         found += 1
