@@ -522,9 +522,10 @@ def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
     not a managed service), and the provider's name: what a team weighing a purchase would rent instead."""
     best: tuple[float, str] | None = None
     for offer in data.offers:
+        if offer.gpu != gpu_id or not offer.on_demand_usd_per_hour:
+            continue  # the other GPUs' rows first: looking their provider up would cost more than the rest
         provider = data.provider(offer.provider)
-        if (offer.gpu != gpu_id or not offer.on_demand_usd_per_hour or provider is None
-                or provider.kind in ("marketplace", "managed", "owned")):
+        if provider is None or provider.kind in ("marketplace", "managed", "owned"):
             continue
         rate = offer.on_demand_usd_per_hour / offer.gpus_per_node
         if best is None or rate < best[0]:
@@ -543,8 +544,10 @@ def _price_doubt(offer: OfferRecord) -> str:
 def _doubted_rate(gpu_id: str, rate: float, data: CatalogData | None) -> str:
     """`_price_doubt` of the on-demand row this per-GPU rate comes from, without its "re-check" ending."""
     for offer in data.offers if data is not None else ():
+        if offer.gpu != gpu_id:
+            continue
         doubt = _price_doubt(offer)
-        if (doubt and offer.gpu == gpu_id and offer.on_demand_usd_per_hour
+        if (doubt and offer.on_demand_usd_per_hour
                 and abs(offer.on_demand_usd_per_hour / offer.gpus_per_node - rate) < 0.005):
             return doubt.removesuffix(": re-check before quoting")
     return ""
