@@ -328,6 +328,8 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
     floor = user_floor(w)
+    # `below_floor` for this workload, read once: below it when no per-user speed was asked (-inf: never below)
+    slow_under = floor * 0.999 if w.target_tokens_per_s_per_user is None else -math.inf
     _, out_tokens = request_shape(w)
     # a request mix: prefills interleave with the batch's decode steps. Concurrent users keep sending turns, so
     # with no request lengths given each turn is sized at the default shape (as serving benchmarks run a
@@ -371,7 +373,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         # the interactive floor (20 tokens/s per user when none was asked) is not the user's target, so it is not
         # reported as missed; but a group that keeps it beats a cheaper one that cannot (two TP2 replicas of a 70B
         # model on L40S at 13 tokens/s are not an interactive service), and among groups that cannot, the closest wins
-        slow = below_floor(w, 1 / step)
+        slow = 1 / step < slow_under
         key = (float(len(misses)), float(slow), shortfall, math.log(floor * step) if slow else 0.0, float(billed),
                float(nodes), -1 / step)
         choice: ServingChoice | None = None  # built when it is the best so far or the cheapest below the floor
@@ -392,7 +394,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                 below.append((low, _billed(w, tp * pp, low, gpn), None))
         for group_sized, group_terms, made in below:  # the cheapest plan close below the floor, no target of the user's missed
             per_user = 1 / group_sized[3]
-            if below_floor(w, per_user) and not group_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
+            if per_user < slow_under and not group_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
                 cheap_key = (float(group_terms[1]), float(group_terms[0]), -per_user)
                 if cheapest_slow is None or cheap_key < cheapest_slow[0]:
                     cheapest_slow = (cheap_key, made if made is not None else _choice(w, tp, pp, group_sized, gpn,
