@@ -149,6 +149,9 @@ _MaybeFloat = float | None
 _Steps = tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float], dict[int, float]]
 _Sized = tuple[int, int, int, float, float, float | None]
 _MaybeSized = _Sized | None
+# (per-user floor, below_floor's threshold, output tokens, under load, prompt prefilled, the workload at batch 1)
+_Constants = tuple[float, float, int, bool, int, Workload]
+_MaybeConstants = _Constants | None
 
 
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
@@ -327,21 +330,20 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     opts = options or DEFAULT_OPTIONS
     memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
-    floor = user_floor(w)
-    # `below_floor` for this workload, read once: below it when no per-user speed was asked (-inf: never below)
-    slow_under = floor * 0.999 if w.target_tokens_per_s_per_user is None else -math.inf
-    _, out_tokens = request_shape(w)
-    # a request mix: prefills interleave with the batch's decode steps. Concurrent users keep sending turns, so
-    # with no request lengths given each turn is sized at the default shape (as serving benchmarks run a
-    # concurrency level at a stated prompt/output length); one stream alone has no one to stall
-    loaded = under_load(w)
-    prompt = prefill_tokens(w)
+    constants = cast(_MaybeConstants, memo.get(("constants",)))
+    if constants is None:  # the workload's, read once per search rather than once per node shape
+        floor = user_floor(w)
+        # `below_floor` for this workload: below it when no per-user speed was asked (-inf: never below)
+        slow_under = floor * 0.999 if w.target_tokens_per_s_per_user is None else -math.inf
+        # a request mix: prefills interleave with the batch's decode steps. Concurrent users keep sending turns, so
+        # with no request lengths given each turn is sized at the default shape (as serving benchmarks run a
+        # concurrency level at a stated prompt/output length); one stream alone has no one to stall
+        constants = memo[("constants",)] = (floor, slow_under, request_shape(w)[1], under_load(w), prefill_tokens(w),
+                                             w.model_copy(update={"concurrency": 1}))
+    floor, slow_under, out_tokens, loaded, prompt, w1 = constants
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     cheapest_slow: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
-    w1 = cast(Workload, memo.get(("w1",)))
-    if w1 is None:
-        w1 = memo[("w1",)] = w.model_copy(update={"concurrency": 1})
     tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
         group = tp * pp
