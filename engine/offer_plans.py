@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
@@ -108,6 +109,9 @@ def _month_share(w: Workload) -> float:
     return HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
 
 
+_SlotAndCap = tuple[float, int]  # a memo entry's type, named once (a subscripted type in `cast` is rebuilt per call)
+
+
 @dataclass(frozen=True)
 class TrainingChoice:
     """A training plan on one node shape in plain numbers: what the catalog search ranks. `build_w` (with
@@ -158,13 +162,15 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True)
     gpn = max(1, offer.gpus_per_node if offer is not None else min(p.n, p.gpn))
     target = math.ceil(p.n / gpn) * gpn if offer is not None else p.n
-    slot = slot_hours(w)
+    constants = memo.get(("train_constants",))
+    if constants is None:  # the workload's slot and data-parallel cap, once per search rather than once per shape
+        constants = memo[("train_constants",)] = (slot_hours(w), data_parallel_cap(w))
+    slot, dp_cap = cast(_SlotAndCap, constants)
     cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
         offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
     fixed_at: int | None = None
     max_nodes, gpus, per_gpu = cap, p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = batch_capped = False
-    dp_cap = data_parallel_cap(w)
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
     for _ in range(3):
