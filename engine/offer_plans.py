@@ -144,9 +144,24 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     data-parallel, across nodes only where the offer has an inter-node fabric; where it cannot, the
     plan says so and the option ranks after those that can. With `scale_out` off (a guessed token
     count) nothing is scaled for time: the smallest plan is shown.
+
+    `memo` (one per workload) keeps each choice by what it reads of the offer (node size, whether nodes
+    link, cluster limit, intra-node link): offers whose fabrics are named differently share it.
     """
+    if memo is None:
+        return _training_choice(w, arch, gpu, offer, scale_out, {})
+    key = ("train_choice", gpu.id, scale_out) + (
+        (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link)
+        if offer is not None else ())
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _training_choice(w, arch, gpu, offer, scale_out, memo)
+    return cast(TrainingChoice, found)
+
+
+def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, scale_out: bool,
+                     memo: dict[tuple[object, ...], object]) -> TrainingChoice:
     cap = node_cap(offer)
-    memo = {} if memo is None else memo
 
     def speed(gpus: int) -> tuple[float, float | None, float | None]:
         """training_numbers for this GPU type at a GPU count, once per workload (memo is per workload)."""

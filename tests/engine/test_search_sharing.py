@@ -29,6 +29,8 @@ SERVING = [
 TRAINING = [
     dict(model="llama-3.1-70b", mode="qlora", dataset_tokens=1_000_000_000, runs_per_month=20),
     dict(model="mixtral-8x7b", mode="lora", lora_rank=16, dataset_tokens=50_000_000),
+    # scaled out for a deadline: node counts, cluster limits and tensor-parallel links decide the plan
+    dict(model="llama-3.1-70b", mode="full", dataset_tokens=5_000_000_000, deadline_hours=72.0),
 ]
 
 
@@ -144,3 +146,24 @@ def test_ranking_reads_the_ties_from_the_head_of_the_sorted_pool(data: CatalogDa
     assert len(options) > 5
     reversed_options = list(reversed(options))  # the order they arrive in must not matter either
     assert [o.name for o in _rank(reversed_options, w)] == _ranked_by_full_scan(reversed_options, w)
+
+
+def test_a_training_choice_is_shared_only_by_offers_it_reads_alike(data: CatalogData) -> None:
+    """The memo keeps a training choice per node size, fabric or not, cluster limit and intra-node link: one 8x H100
+    offer re-listed with each of those changed (and with its fabric renamed, which the choice does not read) is
+    planned from the shared memo exactly as alone, so no variant is handed another's choice."""
+    w, arch = _effective(data, model="llama-3.1-70b", mode="full", dataset_tokens=5_000_000_000, deadline_hours=72.0)
+    base = next(o for o in data.offers if o.gpu == "h100-sxm" and o.gpus_per_node == 8 and o.inter_node_fabric)
+    gpu = data.gpu("h100-sxm")
+    assert gpu is not None
+    variants = [base, base.model_copy(update={"id": "renamed", "inter_node_fabric": "RoCE 3200 Gbps"}),
+                base.model_copy(update={"id": "limited", "max_nodes": 2}),
+                base.model_copy(update={"id": "single", "inter_node_fabric": None}),
+                base.model_copy(update={"id": "pcie", "intra_node_link": "PCIe Gen5"}),
+                base.model_copy(update={"id": "four", "gpus_per_node": 4})]
+    memo: dict[tuple[object, ...], object] = {}
+    shared = [plan_shape(w, arch, gpu, offer, memo=memo) for offer in variants]
+    alone = [plan_shape(w, arch, gpu, offer) for offer in variants]
+    assert [p.train for p in shared] == [p.train for p in alone]
+    assert len({(p.gpus, p.gpu_hours) for p in alone}) >= 3, "the variants should plan differently"
+    assert sum(key[0] == "train_choice" for key in memo) == len(variants) - 1  # the renamed fabric shares one
