@@ -118,7 +118,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                    "standard benchmarks for 70B-class models); reply 'bf16' to keep 16-bit weights"
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
         if effective.precision == "fp8" and chosen is not None:
-            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen)
+            bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen, result.memos)
             notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
                             "published FP8 checkpoint): about half the memory of BF16, accuracy within about 1% on standard "
                             "benchmarks" + (f"; {bf16}" if bf16 else ""))
@@ -338,7 +338,7 @@ def full_fine_tune_pick(given: Workload, arch: Architecture, data: CatalogData, 
     full_given = given.model_copy(update={"mode": "full", "precision": None, "optimizer": None, "lora_rank": None,
                                           "lora_targets": None, "gpu": given.gpu or gpu})
     full_w, _, _ = apply_defaults(full_given, data)
-    ranked = evaluate(full_w, arch, data, given=full_given)
+    ranked = evaluate(full_w, arch, data, given=full_given, ranking_only=True)
     return ranked.options[0] if ranked.options else None
 
 
@@ -525,9 +525,10 @@ def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
     not a managed service), and the provider's name: what a team weighing a purchase would rent instead."""
     best: tuple[float, str] | None = None
     for offer in data.offers:
+        if offer.gpu != gpu_id or not offer.on_demand_usd_per_hour:
+            continue  # the other GPUs' rows first: looking their provider up would cost more than the rest
         provider = data.provider(offer.provider)
-        if (offer.gpu != gpu_id or not offer.on_demand_usd_per_hour or provider is None
-                or provider.kind in ("marketplace", "managed", "owned")):
+        if provider is None or provider.kind in ("marketplace", "managed", "owned"):
             continue
         rate = offer.on_demand_usd_per_hour / offer.gpus_per_node
         if best is None or rate < best[0]:
@@ -546,8 +547,10 @@ def _price_doubt(offer: OfferRecord) -> str:
 def _doubted_rate(gpu_id: str, rate: float, data: CatalogData | None) -> str:
     """`_price_doubt` of the on-demand row this per-GPU rate comes from, without its "re-check" ending."""
     for offer in data.offers if data is not None else ():
+        if offer.gpu != gpu_id:
+            continue
         doubt = _price_doubt(offer)
-        if (doubt and offer.gpu == gpu_id and offer.on_demand_usd_per_hour
+        if (doubt and offer.on_demand_usd_per_hour
                 and abs(offer.on_demand_usd_per_hour / offer.gpus_per_node - rate) < 0.005):
             return doubt.removesuffix(": re-check before quoting")
     return ""

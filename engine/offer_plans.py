@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
@@ -108,6 +109,9 @@ def _month_share(w: Workload) -> float:
     return HOURS_PER_MONTH / min(float(w.runs_per_month or 1.0), 1.0)
 
 
+_SlotAndCap = tuple[float, int]  # a memo entry's type, named once (a subscripted type in `cast` is rebuilt per call)
+
+
 @dataclass(frozen=True)
 class TrainingChoice:
     """A training plan on one node shape in plain numbers: what the catalog search ranks. `build_w` (with
@@ -140,9 +144,24 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     data-parallel, across nodes only where the offer has an inter-node fabric; where it cannot, the
     plan says so and the option ranks after those that can. With `scale_out` off (a guessed token
     count) nothing is scaled for time: the smallest plan is shown.
+
+    `memo` (one per workload) keeps each choice by what it reads of the offer (node size, whether nodes
+    link, cluster limit, intra-node link): offers whose fabrics are named differently share it.
     """
+    if memo is None:
+        return _training_choice(w, arch, gpu, offer, scale_out, {})
+    key = ("train_choice", gpu.id, scale_out) + (
+        (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link)
+        if offer is not None else ())
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _training_choice(w, arch, gpu, offer, scale_out, memo)
+    return cast(TrainingChoice, found)
+
+
+def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, scale_out: bool,
+                     memo: dict[tuple[object, ...], object]) -> TrainingChoice:
     cap = node_cap(offer)
-    memo = {} if memo is None else memo
 
     def speed(gpus: int) -> tuple[float, float | None, float | None]:
         """training_numbers for this GPU type at a GPU count, once per workload (memo is per workload)."""
@@ -158,13 +177,15 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
         return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True)
     gpn = max(1, offer.gpus_per_node if offer is not None else min(p.n, p.gpn))
     target = math.ceil(p.n / gpn) * gpn if offer is not None else p.n
-    slot = slot_hours(w)
+    constants = memo.get(("train_constants",))
+    if constants is None:  # the workload's slot and data-parallel cap, once per search rather than once per shape
+        constants = memo[("train_constants",)] = (slot_hours(w), data_parallel_cap(w))
+    slot, dp_cap = cast(_SlotAndCap, constants)
     cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
         offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
     fixed_at: int | None = None
     max_nodes, gpus, per_gpu = cap, p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = batch_capped = False
-    dp_cap = data_parallel_cap(w)
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
     for _ in range(3):
@@ -199,11 +220,13 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
 
 
 def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
-                    choice: TrainingChoice) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
+                    choice: TrainingChoice, memo: dict[tuple[object, ...], object] | None = None,
+                    ) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """The training choice as result objects, with what the plan needs saying: scale-out, whole nodes,
-    a run that overruns its slot, runs side by side, and what changes at scale."""
+    a run that overruns its slot, runs side by side, and what changes at scale. `memo` (one per workload, as
+    `training_choice`'s) shares the speed estimate of a GPU count among the node shapes and offers shown on it."""
     plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
-    throughput = estimate_training(w, arch, gpu, choice.gpus)
+    throughput = _training_estimate(w, arch, gpu, choice.gpus, memo)
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)
@@ -244,6 +267,19 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
     return plan, memory, with_deadline(w, throughput)
+
+
+def _training_estimate(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int,
+                       memo: dict[tuple[object, ...], object] | None) -> ThroughputEstimate:
+    """`estimate_training` once per GPU type and count of a workload: it reads nothing of the node shape or the
+    offer, and several shortlisted offers (1- and 8-GPU instances, regions) often land on the same count."""
+    if memo is None:
+        return estimate_training(w, arch, gpu, gpus)
+    key = ("train_estimate", gpu.id, gpus)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = estimate_training(w, arch, gpu, gpus)
+    return found  # type: ignore[return-value]
 
 
 def plan_offer(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
@@ -545,6 +581,7 @@ class PlannedShape:
     link: str | None = None
     train: TrainingChoice | None = None
     nowhere: bool = False  # serving: no group of this node shape holds the model (built only if asked why)
+    memo: dict[tuple[object, ...], object] | None = None  # the search's per-workload memo, shared when built
 
     def slower(self) -> PlannedShape | None:
         """The cheaper plan on this node shape that is below the interactive floor (`ServingChoice.cheaper_slower`):
@@ -561,7 +598,8 @@ class PlannedShape:
                 self.plan, self.memory, self.throughput = serving_fits_nowhere(self.w, self.arch, self.gpu, self.offer,
                                                                                self.gpn, self.link)
             elif self.train is not None:
-                self.plan, self.memory, self.throughput = training_result(self.w, self.arch, self.gpu, self.offer, self.train)
+                self.plan, self.memory, self.throughput = training_result(self.w, self.arch, self.gpu, self.offer, self.train,
+                                                                          self.memo)
             else:
                 assert self.choice is not None
                 self.plan, self.memory, self.throughput = serving_result(self.w, self.arch, self.gpu, self.offer, self.choice,
@@ -644,7 +682,8 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
                memo: dict[tuple[object, ...], object] | None = None) -> PlannedShape:
     """`plan_offer` for the catalog search, in numbers only until an option is shown."""
     if (w.mode or "inference") in TRAINING_MODES:
-        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out, memo))
+        return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, train=training_choice(w, arch, gpu, offer, scale_out, memo),
+                            memo=memo)
     if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)

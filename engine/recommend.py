@@ -50,6 +50,7 @@ from engine.offer_plans import (
     lateness,
     plan_shape,
     relabel,
+    serving_shape,
     setup_hours,
 )
 from engine.recommendation import (
@@ -69,6 +70,7 @@ from engine.tco import (
     billed_service_hours_per_month,
     managed_split,
     monthly_gpu_hours,
+    offer_usd_per_gpu_hour,
     scheduled_service,
     storage_footprint,
     tco_options,
@@ -96,6 +98,9 @@ class Ranked:
     # When the cost cannot be computed (training without a token count) but plans fit: the cheapest
     # per cluster-hour, so memory / cluster / speed can still be answered (/vram).
     fit_only: FitOnly | None = None
+    # each variant searched, with its search memo (engine.serving.choose: what no offer changes): a later search
+    # of an equal workload in the same answer (`bf16_reference`) reads it instead of sizing every group again
+    memos: list[tuple[Workload, dict[tuple[object, ...], object]]] = field(default_factory=list)
 
 
 @dataclass
@@ -274,8 +279,11 @@ def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]
     return offers
 
 
-def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None) -> Ranked:
-    """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said."""
+def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload | None = None, *,
+             ranking_only: bool = False) -> Ranked:
+    """Enumerate, plan, cost and rank. `w` is the effective workload, `given` what the user said.
+    `ranking_only`: the ranked options alone, for a caller that reads no recommendation or note of this search
+    (the full fine-tune priced beside an adapter plan): the recommendation is left empty and the notes unfinished."""
     given = given or w
     pricing = w.pricing or "on_demand"
     source = data_source(w, data)
@@ -300,6 +308,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     found_by_label: dict[str, int] = {}
     risky_stack = training and given.gpu is None
     no_integer_kernels: set[str] = set()
+    memos: list[tuple[Workload, dict[tuple[object, ...], object]]] = []
 
     def risky(gpu: GpuRecord, provider: ProviderRecord | None) -> bool:
         """Options an engineer would not take at face value: AMD for a CUDA-first training stack; for an
@@ -325,6 +334,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         owned_gpu = data.gpu(variant.gpu) if owned and variant.gpu else None
         if owned_gpu is not None:  # their own GPUs, not a rental: costed at their power, as a quote would be
             variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(owned_gpu), 4)})
+        memos.append((variant, memo))
+        # storage and egress USD per provider: `_on_gpu`'s copies (FlashAttention off) change neither
+        fixed_by_provider: dict[str, float] = {}
         for gpu in _gpus_for(variant, data):
             if variant.precision == "fp8" and not gpu.fp8_dense_tflops and (
                     (label == "FP8" and not fp8_weight_only(gpu, arch)) or (arch.is_moe and not training and given.gpu is None)):
@@ -339,7 +351,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             row_label = ("FP8 weight-only" if not training and variant.precision == "fp8" and not gpu.fp8_dense_tflops
                          else sixteen_bit(gpu) if label == "BF16" else label)
             plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
-            tp_by_link: dict[tuple[str, int], int] = {}
+            tp_by_link: dict[tuple[str, int], tuple[int, str]] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if owned:
                 offers = [None]  # planned on their GPUs alone: no catalog offer is theirs
@@ -347,18 +359,20 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 offers.append(None)  # the user's quote, as its own option
             # per (node shape, provider, managed premium): everything but the offer's price
             context: dict[tuple[Any, ...], tuple[float, float, float, float, int, str] | None] = {}
+            standing: dict[tuple[Any, ...], tuple[int, bool, float, bool]] = {}
             for offer in offers:
                 shape: tuple[Any, ...] | None
                 if offer is None:
                     shape = None
                 else:
                     link_key = (offer.intra_node_link, offer.gpus_per_node)
-                    if link_key not in tp_by_link:
-                        tp_by_link[link_key] = max_tensor_parallel(gpu, offer, offer.gpus_per_node)
+                    if link_key not in tp_by_link:  # the largest tensor-parallel group and the link's kind, per link
+                        tp_by_link[link_key] = (max_tensor_parallel(gpu, offer, offer.gpus_per_node),
+                                                link_kind(offer.intra_node_link or gpu.scaleup_link))
                     # what the plan depends on; the intra-node link's wording is relabelled per offer when kept
-                    kind = link_kind(offer.intra_node_link or gpu.scaleup_link)
+                    max_tp, kind = tp_by_link[link_key]
                     if (variant.mode or "inference") in TRAINING_MODES:
-                        shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, tp_by_link[link_key], kind)
+                        shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, max_tp, kind)
                     else:  # serving plans depend only on the node size, whether nodes link, and the link's kind
                         shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind)
                 if shape not in plans:
@@ -386,17 +400,22 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         continue
                     if _no_commitment_sold(offer, provider.kind if provider is not None else None, pricing):
                         continue
-                    if _marketplace_fleet(offer, provider, planned.billed(offer) if offer is not None else 0, given):
+                    billed = planned.billed(offer)
+                    if _marketplace_fleet(offer, provider, billed if offer is not None else 0, given):
                         continue
                     ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
-                        context[ckey] = _context(vw, offer, provider, planned.billed(offer), planned.gpu_hours, storage,
-                                                 egress_cache, source, gpu, pricing, row_label, owned,
-                                                 _kept(vw, planned.gpus))
+                        ctx = context[ckey] = _context(vw, offer, provider, billed, planned.gpu_hours, storage,
+                                                       egress_cache, source, gpu, pricing, row_label, owned,
+                                                       _kept(vw, planned.gpus), fixed_by_provider)
+                        # what no offer's price changes, once per context: targets missed and lateness, the premium,
+                        # the runs a budget per run divides by, and whether there is a budget at all
+                        standing[ckey] = ((planned.misses() + lateness(vw, ctx[3]), risky(gpu, provider), runs_asked(vw),
+                                           vw.budget_usd_per_month is not None or vw.budget_usd_per_run is not None)
+                                          if ctx else (0, False, 1.0, False))
                     ctx = context[ckey]
                     if ctx is None:
-                        billed = planned.billed(offer)
                         hourly = rate * billed
                         # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
                         # node does not win a job one GPU does in an afternoon
@@ -415,8 +434,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     work = rate * work_rate + fixed_usd
                     best = candidates.get(name)
                     if best is None or work < best.work or (work == best.work and _abroad(offer) < _abroad(best.offer)):
-                        misses = planned.misses() + lateness(vw, wall_hours) + over_budget(vw, total, work / runs_asked(vw))
-                        risk = risky(gpu, provider)
+                        missed, risk, asked_runs, budgeted = standing[ckey]
+                        misses = missed + (over_budget(vw, total, work / asked_runs) if budgeted else 0)
                         candidates[name] = _Candidate(total, wall_hours, name, gpu, offer, provider, vw, planned, storage,
                                                       egress_cache[ckey[2]], misses, risk, work)
                         found += 1
@@ -477,6 +496,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
     options = [_build(c, given) for c in shortlisted]
     ranked = _rank(options, w, flags)
+    if ranking_only:
+        return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
+                      fit_only=None if ranked else fit_only, memos=memos)
     rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
     budget = budget_note(ranked, w, user_floor(w))
     if budget:
@@ -495,7 +517,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         rec = rec.model_copy(update={"why": (
             f"fits; no token count yet, so no run cost to rank by: the cheapest per token trained is {fit_only.name} at "
             f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
-    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only)
+    return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only,
+                  memos=memos)
 
 
 def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
@@ -582,16 +605,19 @@ def _marketplace_fleet(offer: OfferRecord | None, provider: ProviderRecord | Non
 
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
     """USD per GPU-hour; catalog offers ignore the user's quote (the quote is its own option)."""
-    return usd_per_gpu_hour(offer, pricing, hourly_rate if offer is None else None)[0]
+    return hourly_rate if offer is None else offer_usd_per_gpu_hour(offer, pricing)
 
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
              run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
              source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str,
-             owned: bool = False, running: int | None = None) -> tuple[float, float, float, float, int, str] | None:
+             owned: bool = False, running: int | None = None,
+             fixed_cache: dict[str, float] | None = None) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
     and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
-    for training (serving is an always-on month); `running`: a training GPU count the user fixed."""
+    for training (serving is an always-on month); `running`: a training GPU count the user fixed.
+    `fixed_cache`: the storage and egress USD per provider, for one workload variant and its `storage` (they
+    read neither the GPU nor the node shape)."""
     gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed, running)
     if not math.isfinite(gpu_hours):
         return None
@@ -600,19 +626,23 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
         egress_cache[key] = egress_for(w, source, provider)
     egress = egress_cache[key]
     base_factor, fraction, _ = managed_split(w, offer, provider)
-    if w.storage_usd_per_month is not None:
-        storage_usd = w.storage_usd_per_month
-    else:
-        storage_usd = storage.value * (provider.storage_usd_per_gb_month if provider is not None else 0.0)
-    egress_usd = min(
-        0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
-        for f in workflows_for(w, egress)
-    )
+    fixed_usd = fixed_cache.get(key) if fixed_cache is not None else None
+    if fixed_usd is None:
+        if w.storage_usd_per_month is not None:
+            storage_usd = w.storage_usd_per_month
+        else:
+            storage_usd = storage.value * (provider.storage_usd_per_gb_month if provider is not None else 0.0)
+        egress_usd = min(
+            0.0 if f in ("same_cloud", "none") else (egress["uncached"].value if f == "uncached" else egress["cached"].value)
+            for f in workflows_for(w, egress)
+        )
+        fixed_usd = storage_usd + egress_usd
+        if fixed_cache is not None:
+            fixed_cache[key] = fixed_usd
     runs = float(w.runs_per_month or 1.0)
     per_rate = monthly_gpu_hours(gpu_hours, runs, billed, wall_hours) * base_factor * (1 + fraction)
     work_rate = gpu_hours * runs * base_factor * (1 + fraction)  # the runs asked for, however many months they take
-    return per_rate, work_rate, storage_usd + egress_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label,
-                                                                                    owned)
+    return per_rate, work_rate, fixed_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label, owned)
 
 
 def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -733,9 +763,20 @@ def _rank(options: list[Option], w: Workload | None = None,
     # 8-GPU node in 6 h for the price of one GPU for 44 h: the GPU count matters to a service's operations, not to a
     # batch job's), then wider weights (8-bit before 4-bit: less quality at stake for the same money), then faster
     training = w is not None and not serving
+    # the pool stays sorted by (late, score), so the ties are the run of it from its head (no NaN score, which
+    # would not sort): reading that run instead of the whole pool keeps the ranking linear in the options listed
+    ordered = not any(math.isnan(v) for v in scores.values())
     while pool:
         head = pool[0]
-        ties = [o for o in pool if late(o) == late(head) and score(o) <= score(head) * (1 + TIE_FRACTION)]
+        head_late, ceiling = late(head), score(head) * (1 + TIE_FRACTION)
+        if ordered:
+            ties = []
+            for o in pool:
+                if late(o) != head_late or score(o) > ceiling:
+                    break
+                ties.append(o)
+        else:
+            ties = [o for o in pool if late(o) == head_late and score(o) <= ceiling]
         pick = min(ties, key=lambda o: (_at_the_limit(o), o.cluster.nodes, (o.hours_per_run or 0.0) if training else 0.0,
                                         o.cluster.gpus,
                                         NARROW_WEIGHTS.get(o.precision, 0), -per_user_speed(o), score(o), o.name))
@@ -760,11 +801,13 @@ def rank(w: Workload, arch: Architecture, data: CatalogData) -> tuple[list[Optio
     return result.options, result.recommendation
 
 
-def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chosen: Option) -> str:
+def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chosen: Option,
+                   searched: list[tuple[Workload, dict[tuple[object, ...], object]]] | None = None) -> str:
     """What the FP8 pick would take with the BF16 weights as published, on the same GPU (any instance size,
     from any provider a service would run on; the pick's own provider first on a tie, and only it when the user
     named one): GPUs, monthly rent and per-user speed, so the FP8 assumption is a choice the reader can see the
-    price of. Held to the pick's provider, a provider selling 1- and 8-GPU shapes only priced BF16's 2 GPUs as 8."""
+    price of. Held to the pick's provider, a provider selling 1- and 8-GPU shapes only priced BF16's 2 GPUs as 8.
+    `searched`: `Ranked.memos` of the answer's search, whose BF16 variant's memo is this workload's."""
     picked = data.offer(chosen.offer_id)
     gpu = data.gpu(chosen.gpu)
     if picked is None or gpu is None:
@@ -775,13 +818,22 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     marketplace_ok = kinds.get(picked.provider) == "marketplace"  # a marketplace pick compares with its peers
     # (targets missed, below the floor, monthly, another provider, billed, per-user speed, shape, provider, requests/s)
     best: tuple[int, bool, float, bool, int, float, str, str, float] | None = None
-    memo: dict[tuple[object, ...], object] = {}  # one plan per node shape: providers list shapes per region
+    # what the search already sized for this workload (any GPU-independent part, this GPU's groups when BF16 was
+    # searched on it), else a memo of its own
+    memo = next((m for searched_w, m in searched or () if searched_w == w_bf16), {})
+    # one plan per node shape (providers list shapes per region): a serving plan reads the offer's node size,
+    # link kind and whether nodes link, nothing else
+    plans: dict[tuple[int, str, bool], PlannedShape] = {}
     for offer in data.offers:
         if offer.gpu != picked.gpu or (w_bf16.provider is not None and offer.provider != picked.provider):
             continue
         if offer.provider != picked.provider and kinds.get(offer.provider) == "marketplace" and not marketplace_ok:
             continue  # no SLA: not where a service's BF16 price would come from
-        planned = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
+        gpn, link = serving_shape(w_bf16, gpu, offer)
+        node = (gpn, link_kind(link), offer.inter_node_fabric is not None)
+        if node not in plans:
+            plans[node] = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
+        planned = plans[node]
         rate = _rate(offer, pricing, None)
         if not planned.fits or planned.choice is None or rate is None:
             continue

@@ -143,6 +143,17 @@ def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool) -> tuple[
     return tuple(sorted(out, key=lambda g: (g[1] > 1, g[0] * g[1], -g[0])))  # tensor-parallel groups first
 
 
+# The memo's value types, named once: a subscripted type written inside `cast` is rebuilt at every call, which
+# costs more than the lookup it annotates in the search's inner loops
+_MaybeFloat = float | None
+_Steps = tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float], dict[int, float]]
+_Sized = tuple[int, int, int, float, float, float | None]
+_MaybeSized = _Sized | None
+# (per-user floor, below_floor's threshold, output tokens, under load, prompt prefilled, the workload at batch 1)
+_Constants = tuple[float, float, int, bool, int, Workload]
+_MaybeConstants = _Constants | None
+
+
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
                memo: dict[tuple[object, ...], object]) -> int:
     """Most sequences one replica holds. Memory is linear in the batch: each sequence adds its KV cache
@@ -154,7 +165,7 @@ def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: 
     if one > limit_bytes:
         return 0
     slope_key = ("slope", tp, pp)
-    slope = cast(float | None, memo.get(slope_key))
+    slope = cast(_MaybeFloat, memo.get(slope_key))
     if slope is None:
         prec = w1.precision or "bf16"
         split = tp if arch.is_mla else min(tp, arch.kv_heads)
@@ -228,8 +239,10 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     group = tp * pp
     step_key = ("step", gpu.id, tp, pp, kind)
     if step_key not in memo:
-        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {})
-    step_at, steps = cast(tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float]], memo[step_key])
+        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {}, {})
+    # decode steps by batch, bare and as a user feels them (the search at the floor and the one below it probe
+    # many of the same batches; the prompt, reply and load are the workload's, fixed for the memo)
+    step_at, steps, felt = cast(_Steps, memo[step_key])
 
     ttft_key = ("ttft", gpu.id, tp, prompt)
     if ttft_key not in memo:
@@ -237,11 +250,14 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     ttft = cast(float, memo[ttft_key])
 
     def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
-                steps: dict[int, float] = steps, ttft: float = ttft) -> float:
+                steps: dict[int, float] = steps, felt: dict[int, float] = felt, ttft: float = ttft) -> float:
         """The per-token time a user sees at batch b (under load: prefills take their share)."""
-        if b not in steps:
-            steps[b] = step_at(b)[0]
-        return loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
+        found = felt.get(b)
+        if found is None:
+            if b not in steps:
+                steps[b] = step_at(b)[0]
+            found = felt[b] = loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
+        return found
 
     # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
     # user over a replica of their own for a few percent of speed
@@ -279,18 +295,28 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     return cap, batch, replicas, step, ttft, capacity
 
 
-def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
-            gpn: int) -> ServingChoice:
-    """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses."""
-    cap, batch, replicas, step, ttft, capacity = sized
-    nodes, billed = _bill(replicas, tp * pp, gpn)
+def _billed(w: Workload, group: int, sized: tuple[int, int, int, float, float, float | None],
+            gpn: int) -> tuple[int, int, tuple[tuple[str, float, float], ...]]:
+    """(nodes, billed GPUs, the user's targets missed) of a sized group on this node shape: what `choose` ranks,
+    without building the ServingChoice (most groups tried are not the one chosen)."""
+    _cap, _batch, replicas, step, ttft, _capacity = sized
+    nodes, billed = _bill(replicas, group, gpn)
     misses: list[tuple[str, float, float]] = []
     if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
         misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))
     if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
         misses.append(("target_ttft_s", w.target_ttft_s, ttft))
-    return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed,
-                         nodes=nodes, per_user_tokens_s=1 / step, misses=tuple(misses), capacity_rps=capacity,
+    return nodes, billed, tuple(misses)
+
+
+def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
+            gpn: int, billed: tuple[int, int, tuple[tuple[str, float, float], ...]] | None = None) -> ServingChoice:
+    """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses
+    (`billed`: `_billed`'s answer when already known)."""
+    cap, batch, replicas, step, ttft, capacity = sized
+    nodes, billed_gpus, misses = billed if billed is not None else _billed(w, tp * pp, sized, gpn)
+    return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed_gpus,
+                         nodes=nodes, per_user_tokens_s=1 / step, misses=misses, capacity_rps=capacity,
                          capacity_sequences=cap)
 
 
@@ -304,20 +330,21 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     opts = options or DEFAULT_OPTIONS
     memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
-    floor = user_floor(w)
-    _, out_tokens = request_shape(w)
-    # a request mix: prefills interleave with the batch's decode steps. Concurrent users keep sending turns, so
-    # with no request lengths given each turn is sized at the default shape (as serving benchmarks run a
-    # concurrency level at a stated prompt/output length); one stream alone has no one to stall
-    loaded = under_load(w)
-    prompt = prefill_tokens(w)
+    constants = cast(_MaybeConstants, memo.get(("constants",)))
+    if constants is None:  # the workload's, read once per search rather than once per node shape
+        floor = user_floor(w)
+        # `below_floor` for this workload: below it when no per-user speed was asked (-inf: never below)
+        slow_under = floor * 0.999 if w.target_tokens_per_s_per_user is None else -math.inf
+        # a request mix: prefills interleave with the batch's decode steps. Concurrent users keep sending turns, so
+        # with no request lengths given each turn is sized at the default shape (as serving benchmarks run a
+        # concurrency level at a stated prompt/output length); one stream alone has no one to stall
+        constants = memo[("constants",)] = (floor, slow_under, request_shape(w)[1], under_load(w), prefill_tokens(w),
+                                             w.model_copy(update={"concurrency": 1}))
+    floor, slow_under, out_tokens, loaded, prompt, w1 = constants
     offline = bool(w.batch_items or w.offline)
     best: tuple[tuple[float, ...], ServingChoice] | None = None
     cheapest_slow: tuple[tuple[float, ...], ServingChoice] | None = None
     fixed = w.gpu_count
-    w1 = cast(Workload, memo.get(("w1",)))
-    if w1 is None:
-        w1 = memo[("w1",)] = w.model_copy(update={"concurrency": 1})
     tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
         group = tp * pp
@@ -329,10 +356,13 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
             continue
         if w.pipeline_parallel and pp != w.pipeline_parallel:
             continue
-        group_key = ("group", gpu.id, tp, pp, kind)
-        sized = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(group_key))
+        # one GPU per stage has no tensor-parallel all-reduce, so nothing of its sizing depends on the node's link:
+        # NVLink and PCIe shapes of one GPU share it
+        group_kind = kind if tp > 1 else ""
+        group_key = ("group", gpu.id, tp, pp, group_kind)
+        sized = cast(_MaybeSized, memo.get(group_key))
         if sized is None:
-            sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo, floor, prompt,
+            sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo, floor, prompt,
                                                   out_tokens, loaded, fixed)
         cap, batch, replicas, step, _, _ = sized
         if cap < 1:
@@ -340,43 +370,48 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         tp_only_fits = tp_only_fits or pp == 1
         if batch < 1:
             continue
-        choice = _choice(w, tp, pp, sized, gpn)
-        if offline and not fixed and choice.capacity_rps and choice.billed_gpus >= 2 * choice.replicas * group:
-            # an offline job on whole rented nodes: the GPUs billed anyway each run a replica (vLLM data parallel), so
-            # the job runs at the node's capacity and finishes sooner for the same hourly rent (an 8B model on a p5
-            # node was one TP8 replica on 8 GPUs, 4 GB each, where eight single-GPU replicas do the job in a third
-            # of the time)
-            choice = replace(choice, replicas=choice.billed_gpus // group)
-        misses, billed, nodes = choice.misses, choice.billed_gpus, choice.nodes
+        terms = _billed(w, tp * pp, sized, gpn)
+        nodes, billed, misses = terms
+        capacity = sized[5]
+        # an offline job on whole rented nodes: the GPUs billed anyway each run a replica (vLLM data parallel), so the
+        # job runs at the node's capacity and finishes sooner for the same hourly rent (an 8B model on a p5 node was
+        # one TP8 replica on 8 GPUs, 4 GB each, where several smaller replicas do the job in a third of the time)
+        filled = billed // group if offline and not fixed and capacity and billed >= 2 * replicas * group else replicas
         shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses)
         # the interactive floor (20 tokens/s per user when none was asked) is not the user's target, so it is not
         # reported as missed; but a group that keeps it beats a cheaper one that cannot (two TP2 replicas of a 70B
         # model on L40S at 13 tokens/s are not an interactive service), and among groups that cannot, the closest wins
-        slow = below_floor(w, 1 / step)
+        slow = 1 / step < slow_under
         # an offline job is bought by the hour it runs: at the same rent, the fleet that sustains the most requests
         # finishes first and costs least; a service is bought for its users' speed
-        last = -choice.replicas * (choice.capacity_rps or 0.0) if offline else -1 / step
+        last = -filled * (capacity or 0.0) if offline else -1 / step
         key = (float(len(misses)), float(slow), shortfall, math.log(floor * step) if slow else 0.0, float(billed),
                float(nodes), last)
+        choice: ServingChoice | None = None  # built when it is the best so far or the cheapest below the floor
         if best is None or key < best[0]:
+            choice = _choice(w, tp, pp, sized, gpn, terms)
+            if filled != replicas:
+                choice = replace(choice, replicas=filled)
             best = (key, choice)
-        below = [choice]
+        below: list[tuple[_Sized, tuple[int, int, tuple[tuple[str, float, float], ...]], ServingChoice | None]] = [
+            (sized, terms, choice)]
         if w.target_tokens_per_s_per_user is None and not fixed and not slow and replicas > 1:
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
-            low_key = ("group_low", gpu.id, tp, pp, kind)
-            low = cast(tuple[int, int, int, float, float, float | None] | None, memo.get(low_key))
+            low_key = ("group_low", gpu.id, tp, pp, group_kind)
+            low = cast(_MaybeSized, memo.get(low_key))
             if low is None:
-                low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, kind, limit, opts, memo,
+                low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo,
                                                   MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
             if low[1] >= 1 and low[2] < replicas:
-                below.append(_choice(w, tp, pp, low, gpn))
-        for candidate in below:  # the cheapest plan close below the floor, with no target of the user's missed
-            if (below_floor(w, candidate.per_user_tokens_s) and not candidate.misses
-                    and candidate.per_user_tokens_s >= CHEAPER_SLOWER_FRACTION * floor):
-                cheap_key = (float(candidate.billed_gpus), float(candidate.nodes), -candidate.per_user_tokens_s)
+                below.append((low, _billed(w, tp * pp, low, gpn), None))
+        for group_sized, group_terms, made in below:  # the cheapest plan close below the floor, no target of the user's missed
+            per_user = 1 / group_sized[3]
+            if per_user < slow_under and not group_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
+                cheap_key = (float(group_terms[1]), float(group_terms[0]), -per_user)
                 if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                    cheapest_slow = (cheap_key, candidate)
+                    cheapest_slow = (cheap_key, made if made is not None else _choice(w, tp, pp, group_sized, gpn,
+                                                                                      group_terms))
     if best is None:
         return None
     chosen = best[1]

@@ -50,23 +50,42 @@ def usd_per_gpu_hour(offer: OfferRecord | None, pricing: str, hourly_rate: float
         return hourly_rate, f"your quoted ${hourly_rate:g}/GPU-hr"
     if offer is None:
         return None, "no offer and no quoted rate"
-    per_node: float | None = None
-    source = ""
-    if pricing == "spot":
-        per_node, source = offer.spot_usd_per_hour, "spot"
-    elif pricing == "reserved":
-        if offer.reserved_usd_per_hour is not None:
-            per_node, source = offer.reserved_usd_per_hour, "reserved"
-        elif offer.on_demand_usd_per_hour is not None:
-            per_node = offer.on_demand_usd_per_hour * (1 - RESERVED_DISCOUNT_ASSUMED)
-            source = (f"reserved ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (no published commitment "
-                      "price; 1-3 year terms typically run 30-50% below on-demand)")
-    else:
-        per_node, source = offer.on_demand_usd_per_hour, "on-demand"
+    per_node = node_usd_per_hour(offer, pricing)
     if per_node is None or per_node <= 0 or offer.gpus_per_node <= 0:
         return None, f"no {pricing} price for {offer.id}"
-    rate = per_node / offer.gpus_per_node
-    return rate, f"{source} ${per_node:,.2f}/node-hr / {offer.gpus_per_node} GPUs ({offer.source}, {offer.observed_on})"
+    if pricing == "spot":
+        source = "spot"
+    elif pricing == "reserved":
+        source = "reserved" if offer.reserved_usd_per_hour is not None else (
+            f"reserved ESTIMATED as on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} (no published commitment "
+            "price; 1-3 year terms typically run 30-50% below on-demand)")
+    else:
+        source = "on-demand"
+    return per_node / offer.gpus_per_node, (f"{source} ${per_node:,.2f}/node-hr / {offer.gpus_per_node} GPUs "
+                                            f"({offer.source}, {offer.observed_on})")
+
+
+def node_usd_per_hour(offer: OfferRecord, pricing: str) -> float | None:
+    """The offer's price per node-hour for this pricing kind (reserved without a published price: on-demand
+    less RESERVED_DISCOUNT_ASSUMED); None when it has none."""
+    if pricing == "spot":
+        return offer.spot_usd_per_hour
+    if pricing == "reserved":
+        if offer.reserved_usd_per_hour is not None:
+            return offer.reserved_usd_per_hour
+        if offer.on_demand_usd_per_hour is not None:
+            return offer.on_demand_usd_per_hour * (1 - RESERVED_DISCOUNT_ASSUMED)
+        return None
+    return offer.on_demand_usd_per_hour
+
+
+def offer_usd_per_gpu_hour(offer: OfferRecord, pricing: str) -> float | None:
+    """`usd_per_gpu_hour`'s figure for a catalog offer without its wording: the catalog search prices every offer
+    of every GPU type and reads only the number, and the wording (two formatted prices) cost more than the rest."""
+    per_node = node_usd_per_hour(offer, pricing)
+    if per_node is None or per_node <= 0 or offer.gpus_per_node <= 0:
+        return None
+    return per_node / offer.gpus_per_node
 
 
 def _listed_fraction(offer: OfferRecord | None, provider: ProviderRecord | None) -> tuple[float, str]:
