@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE
-from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE
+from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_COMM_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
@@ -164,6 +164,18 @@ def _tight_line(advice: Advice) -> str | None:
         return None
     return (f"Tight: {found.group(1)} of {found.group(2)} GB usable per GPU ({found.group(3)}); test the peak on one "
             "node first or take the next-larger plan")
+
+
+def _zero3_line(advice: Advice) -> str | None:
+    """ZeRO-3 sharded across nodes with weight gathers that outrun the compute: the time and cost shown are what
+    the GPUs' FLOPs allow, not what the fabric does; said with the factor and the layouts that avoid it."""
+    found = re.match(re.escape(ZERO3_COMM_NOTE) + r"each step moves about ([\d,]+) GB per GPU .*?about ([\d.,]+x) the compute",
+                     plan_note(advice, ZERO3_COMM_NOTE) or "")
+    if found is None:
+        return None
+    return (f"Comm-bound: ZeRO-3 across nodes moves ~{found.group(1)} GB per GPU each step, ~{found.group(2)} its compute, "
+            f"so expect up to {found.group(2)} the time and cost shown; shard within each node (FSDP HYBRID_SHARD), use "
+            "larger micro-batches, or tensor/pipeline parallel across nodes (Megatron-LM)")
 
 
 def _moe_stack_line(advice: Advice) -> str | None:
@@ -465,6 +477,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     part_time, cold_start = _schedule_lines(advice)
     named_model = _model_line(advice, said)
     lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
+             _zero3_line(advice),
              _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the

@@ -29,6 +29,7 @@ from engine.memory import (
     usable_gb,
 )
 from engine.models import ClusterPlan, MemoryEstimate, Workload
+from engine.throughput import zero3_gather
 
 DEFAULT_GPUS_PER_NODE = 8
 MAX_NODES = 4096
@@ -75,6 +76,8 @@ def batch_capped_note(gpus: int) -> str:
 ALTERNATIVE_NOTE = "; or "
 # a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
+ZERO3_COMM_NOTE = "ZeRO-3 across nodes: "  # its weight gathers outrun the compute (read by the first message)
+ZERO3_SAID_FROM = 1.3  # below this FSDP's prefetch hides the gathers well enough to leave the speed as shown
 MOE_KERNELS_NOTE = "MoE training speed assumes fused expert kernels: "  # the same caveat for an MoE trained on one GPU
 
 NCCL_CHECKLIST = (
@@ -691,6 +694,18 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if max_tp == 1 and n > 1 and not inference:
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
+    if not inference and nodes > 1 and lay.zero_stage >= 3 and lay.dp > 1:
+        link = (offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps
+                else None)
+        moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link)
+        if ratio >= ZERO3_SAID_FROM:
+            said = "" if link is not None else ", assumed"
+            times = f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.1f}x"
+            notes.append(f"{ZERO3_COMM_NOTE}each step moves about {moved:,.0f} GB per GPU over the inter-node fabric "
+                         f"({gb_s:,.0f} GB/s per GPU{said}), about {times} the compute of one "
+                         f"{int(w.seq_len or 2048):,}-token sequence per GPU: as planned it takes up to {times} the "
+                         "time shown; larger micro-batches, sharding within each node (FSDP HYBRID_SHARD) or tensor and "
+                         "pipeline parallel across nodes (Megatron-LM) keep it compute-bound")
     if arch.is_moe and not inference and n > 1:  # split over GPUs (tensor, expert or FSDP): the stack decides the speed
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")

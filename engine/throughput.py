@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import cast
 
 from catalog.records import GpuRecord
-from engine.architecture import Architecture
+from engine.architecture import Architecture, lora_trainable_params
 from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
 from engine.models import (
     BYTES_PER_TOKEN_TEXT,
@@ -167,6 +167,41 @@ def _training_terms(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
     time_flops = executed + attention * (1 / ATTENTION_UTILISATION - 1)
     tps = gpus * rate / time_flops if time_flops > 0 else 0.0
     return peak, peak_label, util, why, executed, model_flops, time_flops, rate, tps
+
+
+# ZeRO-3 / FSDP full sharding across nodes: every micro-step all-gathers the layers' weights (forward and backward)
+# and reduce-scatters the gradients over the inter-node fabric. NCCL rings reach about 80% of the link; when a cluster's
+# fabric is not given, 400 Gb/s per GPU (InfiniBand NDR, HGX H100 and newer) or 200 Gb/s (HDR, A100 generation).
+ZERO3_LINK_EFFICIENCY = 0.8
+INTER_NODE_GB_S_PER_GPU = {True: 50.0, False: 25.0}  # by "Hopper or newer" (SM 9.0+, or AMD MI300-class)
+
+
+def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp: int, pp: int, dp: int,
+                 link_gb_s_per_gpu: float | None) -> tuple[float, float, float]:
+    """(GB each GPU moves per micro-step, the fabric's GB/s per GPU, that traffic's time over the micro-step's compute)
+    for ZeRO-3 sharded over `dp` replicas that span nodes. FSDP prefetch overlaps the two, so a ratio above 1 is the
+    factor the step takes longer than its compute: a 13B full fine-tune sharded over 2 A100 nodes moves ~73 GB per GPU
+    for each 2,048-token sequence, more than its ~1.2 s of compute."""
+    if link_gb_s_per_gpu is None:
+        cc = None
+        try:
+            cc = float(gpu.compute_capability) if gpu.compute_capability else None
+        except ValueError:  # AMD gfx names: MI300-class fabrics are 400 Gb/s per GPU
+            cc = 9.0
+        link_gb_s_per_gpu = INTER_NODE_GB_S_PER_GPU[bool(cc is None or cc >= 9.0)]
+    bpp = 0.5 if w.mode == "qlora" else 4.0 if w.precision == "fp32" else 2.0
+    split = max(1, tp * pp)
+    trainable = (lora_trainable_params(arch, w.lora_rank, w.lora_targets) if w.mode in ("lora", "qlora")
+                 else arch.total_params)
+    share = (dp - 1) / dp if dp > 1 else 0.0
+    moved = (2 * arch.total_params * bpp + 2.0 * trainable) / split * share  # gathers forward and backward, grads once
+    comm_s = moved / (link_gb_s_per_gpu * 1e9 * ZERO3_LINK_EFFICIENCY)
+    *_, time_flops, rate, _tps = _training_terms(w, arch, gpu, max(1, gpus))
+    tokens = float(w.batch_size or 1) * float(w.seq_len or 2048)
+    # an MoE's experts split over the node (expert parallel) each see their own sequences: only a dense model's
+    # tensor-parallel group shares one sequence's FLOPs
+    compute_s = tokens * time_flops / (1 if arch.is_moe else split) / rate if rate > 0 else math.inf
+    return moved / 1e9, link_gb_s_per_gpu, comm_s / compute_s if compute_s > 0 else 0.0
 
 
 def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> tuple[float, float | None, float | None]:
