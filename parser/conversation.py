@@ -71,7 +71,7 @@ class Conversation:
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
-        reading = parse(text, self.resolver, current=self.workload)
+        reading = parse(text, self.resolver, current=self.workload, them=self._them())
         if reading.intent == "undo":
             return self.undo(reading)
         updates = dict(reading.updates)
@@ -131,6 +131,17 @@ class Conversation:
             message=message, notes=tuple(notes), unknown_names=reading.unknown_names,
             assumptions=tuple(stated_assumptions(after)), reading=reading,
         )
+
+    def _them(self) -> str | None:
+        """What "N of them" counts in this thread: "users" when the open question asks how many are at once, or the
+        thread serves users with no GPU count said; "unclear" when it serves users on a said GPU count (asked);
+        None (GPUs) otherwise, as "how long on 16 of them?" after a training plan means."""
+        if any(q.field == "concurrency" for q in self.pending):
+            return "users"
+        w = self.workload
+        if w.mode != "inference" or w.concurrency is None:
+            return None
+        return "users" if w.gpu_count is None else "unclear"
 
     def undo(self, reading: Reading | None = None) -> Turn:
         """Go back one change. Questions are recomputed for the restored scenario."""
@@ -286,7 +297,7 @@ class Conversation:
             # never the previous answer again as if it were applied
             intent = "gibberish"
             number = next((_bare_text(v) for v in reading.bare if not isinstance(v, bool)), None)
-            if number is not None:
+            if number is not None and not any(n.startswith(f"“{number} of ") for n in notes):  # "20 of them": asked
                 notes = [*notes, f"I couldn't tell what “{number}” is for; say what it counts (e.g. “{number} GPUs”, "
                                  f"“{number} concurrent users”, “{number} runs a month”)"]
         return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=intent,

@@ -92,9 +92,11 @@ class MessageTransformer(Transformer[Token, Reading]):
     """Turns the parse tree of one normalized message into a `Reading`."""
 
     def __init__(
-        self, resolver: NameResolver | None, current_mode: str | None = None, current_output_tokens: int | None = None
+        self, resolver: NameResolver | None, current_mode: str | None = None, current_output_tokens: int | None = None,
+        them: str | None = None,
     ) -> None:
         super().__init__()
+        self.them = them  # what "N of them" counts in this thread: "users", "unclear", or None (GPUs)
         self.resolver = resolver
         self.current_mode = current_mode
         self.current_output_tokens = current_output_tokens
@@ -446,7 +448,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _own_hardware(items)
         items = _owned_gpus(items)
         items = _one_gpu(items)
-        items = _count_of_them(items)
+        items = _count_of_them(items, self.them)
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)
