@@ -163,13 +163,15 @@ def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflic
 _JOB_ITEMS = re.compile(
     r"\b(\d+(?:\.\d+)?)\s*(k|m|mm|b|bn|thousand|million|billion)?\s+(?:\w+[- ]token\s+|(?!tokens?\b)[a-z]+\s+)?"
     r"(documents|docs|rows|records|prompts|requests|items|queries|pages|emails|tickets|reviews|articles|products|"
-    r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions)\b"
+    r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions|tweets|posts|"
+    r"comments|sentences|paragraphs|snippets|logs|lines|chats|(?<!tool )(?<!api )(?<!function )calls|invoices|contracts|"
+    r"resumes|résumés|listings|entries|reports|notes|receipts|captions|summaries)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
     re.IGNORECASE)
 # what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
 _JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
                        r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
-                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|batch|offline)\b", re.IGNORECASE)
+                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|analysis|batch|offline)\b", re.IGNORECASE)
 _OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mode|pipeline|workload|summari\w+)\b",
                       re.IGNORECASE)
 # work that makes a token load an offline pipeline rather than a chat service

@@ -43,6 +43,7 @@ from .names import _NOT_NAMES, NameReader
 from .neighbours import (
     _counted_things,
     _io_lengths,
+    _label_replies,
     _negatives,
     _sequence_lengths,
     _soft_modes,
@@ -435,6 +436,7 @@ class MessageTransformer(Transformer[Token, Reading]):
     def start(self, items: list[Said]) -> Reading:
         items = _negatives(items)
         items = _io_lengths(items)
+        items = _label_replies(items, self.current_mode)
         items = _sequence_lengths(items)
         items = _token_loads(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
