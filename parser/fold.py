@@ -16,6 +16,7 @@ from engine.models import Problem
 from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
+from .schedule import duration_hours
 from .words import _CLOUD, _pick
 
 _DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shards", "it"}
@@ -215,15 +216,31 @@ _UNDATED = re.compile(r"\bby (?:(?:next |this )?(?:monday|tuesday|wednesday|thur
                       r"|(?:next|this) week|month end)\b", re.IGNORECASE)
 
 
+# "by Friday (4 days)", "by Friday, i.e. 4 days", "by end of week — 5 days": the length said right after the date
+_SAID_LENGTH = re.compile(r"^[\s,;:()\-–—.]*(?:(?:i ?\.? ?e|that's|that is|which is|so|so about|about|roughly|~|or|aka)"
+                          r"[\s,;:.]+)?(?:in |within )?(\d+(?:\.\d+)?) ?(hours?|hrs?|h|days?|weeks?|wks?)\b",
+                          re.IGNORECASE)
+
+
 def _undated_deadline(text: str, updates: dict[str, Any], current_mode: str | None) -> list[str]:
-    """A training run due "by Friday": said back as not applied, with the wording that would be, rather than
-    silently planned without it (a serving "live by Friday" is not a run's length)."""
+    """A training run (or an offline job) due "by Friday": said back as not applied, with the wording that would be,
+    rather than silently planned without it (a serving "live by Friday" is not a run's length). With its length
+    said right after it ("by Friday (4 days)") that length is the deadline."""
     found = _UNDATED.search(text)
     mode = updates.get("mode", current_mode)
     training = updates.get("intent") == "train" or mode in ("pretrain", "full", "lora", "qlora")
-    if found is None or not training or "deadline_hours" in updates:
+    job = "batch_items" in updates
+    if found is None or not (training or job) or "deadline_hours" in updates:
         return []
-    return [f"“{found.group(0)}”: I can't count hours to a date; say how long one run may take (e.g. “within 72 hours”) "
+    length = _SAID_LENGTH.match(text[found.end():])
+    if length is not None:
+        hours = duration_hours(f"{length.group(1)} {length.group(2)}")
+        if hours is not None and hours > 0:
+            updates["deadline_hours"] = hours
+            said = f"{found.group(0)} ({length.group(1)} {length.group(2)})"
+            return [f"read “{said}” as {'the run' if training else 'the job'} done within {hours:,.0f} hours"]
+    what = "one run" if training else "the job"
+    return [f"“{found.group(0)}”: I can't count hours to a date; say how long {what} may take (e.g. “within 72 hours”) "
             "and the plan is held to it"]
 
 
