@@ -159,6 +159,54 @@ def _io_lengths(items: list[Said]) -> list[Said]:
     return items
 
 
+_REASONING = {"reasoning", "thinking", "think", "thought", "thoughts", "cot", "chain-of-thought"}
+# words between "reasoning" and its length: "reasoning traces around 8k tokens", "thinking budget of 8k tokens"
+_REASONING_FILL = {"trace", "traces", "tokens", "token", "budget", "length", "chains", "chain", "of", "around", "about",
+                   "is", "are", "of", "~", "average", "averaging", "avg", "typically", "up", "to", "roughly", "runs",
+                   "run", ":", "=", "per", "answer", "reply", "response", "each", "a", "usually", "often"}
+
+
+def _reasoning_lengths(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'reasoning traces around 8k tokens', '8k thinking tokens per answer', '8k tokens of reasoning': a reasoning
+    model decodes its trace like any reply, so the count is the reply length (output_tokens), with a note; it was
+    read as a context window or dropped, and the replies sized at the default length."""
+    if training_said(items, current_mode) or any("output_tokens" in s.values for s in items):
+        return items
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.text not in _REASONING:
+            continue
+        at = None
+        if index > 0 and _number_like(items[index - 1]) is not None:  # "8k thinking tokens"
+            at = index - 1
+        elif index > 1 and items[index - 1].text == "of" and items[index - 2].kind == "tokens":  # "8k tokens of reasoning"
+            at = index - 2
+        else:  # "reasoning traces around 8k tokens"
+            for other in range(index + 1, min(index + 5, len(items))):
+                if items[other].kind == "tokens" and items[other].count is not None:
+                    at = other
+                    break
+                if items[other].text not in _REASONING_FILL:
+                    break
+        count = _number_like(items[at]) if at is not None else None
+        if at is None or count is None or not 100 <= count < 1e6:
+            continue
+        tokens = int(count)
+        first, last = min(at, index), max(at, index)
+        text = " ".join(s.text for s in items[first:last + 1] if s.text)
+        for other in range(first, last + 1):
+            out[other] = Said("filler", "")
+        # "8k thinking tokens per answer": the unpaired "tokens per answer" beside it goes with it
+        if last + 1 < len(items) and items[last + 1].io_field == "output_tokens":
+            out[last + 1] = Said("filler", "")
+            text = f"{text} {items[last + 1].text}"
+        out[first] = Said("io", text, {"output_tokens": tokens}, notes=[
+            f"read “{text}” as each reply's length ({tokens:,} tokens out): a reasoning model decodes its trace like "
+            "the answer (add the visible answer's length if it is long)"])
+        return out
+    return out
+
+
 _LABEL_WORDS = {"label", "class", "category", "tag", "verdict", "score"}
 LABEL_REPLY_TOKENS = 5  # a class name ("positive", "billing_issue") is 1-5 tokens; the longer end, as it costs more
 

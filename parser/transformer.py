@@ -44,6 +44,7 @@ from .neighbours import (
     _counted_things,
     _io_lengths,
     _label_replies,
+    _reasoning_lengths,
     _negatives,
     _sequence_lengths,
     _soft_modes,
@@ -437,6 +438,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _negatives(items)
         items = _io_lengths(items)
         items = _label_replies(items, self.current_mode)
+        items = _reasoning_lengths(items, self.current_mode)
         items = _sequence_lengths(items)
         items = _token_loads(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
