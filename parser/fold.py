@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.models import Problem
+from engine.models import BUSY_HOUR_FACTOR, Problem
 
 from .quantities import _sig
 from .reading import Conflict, Reading
@@ -86,8 +86,13 @@ def fold(
     if note:
         notes.append(note)
     if requests:
-        updates["requests_per_s"] = _sig(requests[0][0])
-        notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
+        # "1M requests a day" is sized at a busy hour of BUSY_HOUR_FACTOR x the day's average, as a token load a day is
+        # (engine.models.load_peak_factor); offline work takes the average (a queue smooths the busy hour)
+        per_s, said = requests[0]
+        offline = updates.get("offline") or _OFFLINE.search(whole) or _OFFLINE_WORK.search(whole)
+        busy = BUSY_HOUR_FACTOR if _AVERAGED.search(said) and not offline else 1.0
+        updates["requests_per_s"] = _sig(per_s * busy)
+        notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens, busy))
     mode_conflict = any(c.field == "mode" for c in conflicts)
     mode_unsaid = "mode" not in updates and current_mode is None and not mode_conflict
     training_said = _train_verb(items) or bool(cues & {"finetune", "adapt"})
@@ -299,14 +304,21 @@ def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, st
             f"{float(total) / int(users):.2g} each); say “{float(total):g} tokens/s in total” for the whole service")
 
 
-def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
+def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None,
+                        busy: float = 1.0) -> str:
     """A request rate is kept as `requests_per_s`; with a response length it also becomes the aggregate
     tokens/s target the engine sized for before it read request rates. No length is assumed here. A count per
-    day, week or month is an average: said so, since the busy hour runs above it."""
-    per_s, said = request
-    rate = f"“{said}” is {_plain(per_s)} requests/s"
-    if _AVERAGED.search(said):
-        rate += " on average (peaks run higher: give the peak rate to size for it)"
+    day, week or month is an average: sized at `busy` x it (the busy hour), said so with the wording that sizes
+    for the user's own peak; offline (`busy` 1), the average, said so."""
+    average, said = request
+    per_s = average * busy
+    averaged = _AVERAGED.search(said)
+    if averaged and busy > 1:
+        period = {"wk": "week", "mo": "month"}.get(averaged.group(0), averaged.group(0))
+        rate = (f"“{said}”: sized for a busy hour at {busy:g}x the {period}'s average, {_round(per_s)} requests/s; "
+                f"say “peak {_round(average)} requests/s” to size for your own peak")
+    else:
+        rate = f"“{said}” is {_plain(per_s)} requests/s" + (" on average, processed offline" if averaged else "")
     if "target_tokens_per_s" in updates:
         return f"{rate}; the tokens/s target you gave is kept as well"
     output_tokens = updates.get("output_tokens") or current_output_tokens
@@ -314,8 +326,13 @@ def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], cur
         return (f"{rate}; say the response length too (e.g. “{said}, 300 output tokens each”), it sets the tokens to "
                 "generate")
     updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
-    average = " (an average: peaks run higher)" if _AVERAGED.search(said) else ""
-    return f"{_plain(per_s)} requests/s{average} × {output_tokens} output tokens = {_plain(per_s * output_tokens)} tokens/s"
+    product = f"{_plain(per_s)} requests/s × {output_tokens} output tokens = {_plain(per_s * output_tokens)} tokens/s"
+    return f"{rate} ({product})" if averaged else product
+
+
+def _round(value: float) -> str:
+    """23, 1.2, 0.05: a rate as people say it, two figures below ten."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"
 
 
 def _plain(value: float) -> str:
