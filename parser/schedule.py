@@ -206,7 +206,7 @@ def _days(text: str) -> tuple[int, str]:
         if (first, last) == (0, 4):
             return WEEKDAYS, "weekdays"
         words = f"{span.group(1)[:3].title()}-{span.group(2)[:3].title()}"
-        return days, "every day" if days == 7 else f"{words} ({days} days a week)"
+        return days, "every day" if days == 7 else words
     if "weekend" in text:
         return 2, "weekends"
     return WEEKDAYS, "weekdays"
