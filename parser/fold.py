@@ -85,6 +85,7 @@ def fold(
     note = _per_user_speed(updates, given, whole)
     if note:
         notes.append(note)
+    notes += _translation_length(whole, updates, current_output_tokens, _train_verb(items) or bool(cues & {"finetune", "adapt"}))
     if requests:
         # "1M requests a day" is sized at a busy hour of BUSY_HOUR_FACTOR x the day's average, as a token load a day is
         # (engine.models.load_peak_factor); offline work takes the average (a queue smooths the busy hour)
@@ -247,6 +248,23 @@ def _undated_deadline(text: str, updates: dict[str, Any], current_mode: str | No
     what = "one run" if training else "the job"
     return [f"“{found.group(0)}”: I can't count hours to a date; say how long {what} may take (e.g. “within 72 hours”) "
             "and the plan is held to it"]
+
+
+_TRANSLATE = re.compile(r"\btranslat(?:e|es|ed|ing|ion|ions)\b", re.IGNORECASE)
+
+
+def _translation_length(text: str, updates: dict[str, Any], current_output_tokens: int | None,
+                        training_said: bool) -> list[str]:
+    """'translate 1M documents of 3k tokens each': a translation is about as long as its source, so with a prompt
+    length and no reply length said the reply is the prompt's length (the default 256 would size a tenth of the
+    decode, the part that costs). Said in a note."""
+    prompt = updates.get("input_tokens")
+    if (training_said or not prompt or "output_tokens" in updates or current_output_tokens
+            or updates.get("mode") not in (None, "inference") or not _TRANSLATE.search(text)):
+        return []
+    updates["output_tokens"] = int(prompt)
+    return [f"a translation is about as long as its source: replies sized at {int(prompt):,} tokens, the prompt's "
+            f"length; say the reply length (e.g. “{int(prompt) * 6 // 5:,} output tokens”) if yours run longer"]
 
 
 def _budget_for_the_mode(updates: dict[str, Any], notes: list[str], current_mode: str | None) -> None:
