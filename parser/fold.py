@@ -137,6 +137,9 @@ def fold(
             cues.add("refine")
     # a value ignored with a note ("0 epochs", "-5 epochs") was said: the reply shows the note, not help
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
+    if ("price" not in cues and "instance_type" in updates and set(updates) <= PRICE_FIELDS
+            and _PRICE_PERIOD.search(whole)):
+        cues.add("price")  # "2 p5en.48xlarge reserved for a year, monthly": an instance and a period ask its price
     if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
         intent = "prices"
     if _EMBEDDING.search(whole) and "model" not in updates and (intent == "gibberish" or not training_said):
@@ -285,9 +288,16 @@ def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: se
             and set(updates) <= PRICE_FIELDS and bool({"gpu", "provider"} & set(updates)))
 
 
+_PRICE_PERIOD = re.compile(r"\b(?:monthly|hourly|per (?:month|hour|hr|mo)|a (?:month|hour)|an hour|/ ?(?:mo|month|hr|h))\b")
+
+
 def _about_the_scenario(items: list[Said], updates: dict[str, Any], current_mode: str | None) -> bool:
     """'how much would it cost on H100s?', or 'what does it cost on AWS?' in a thread: the price of the
-    scenario on other hardware or elsewhere (a refinement), not a question about the price list."""
+    scenario on other hardware or elsewhere (a refinement), not a question about the price list. An instance type
+    named outside a thread ("what does it cost per month to run 4 p5.48xlarge?") is the price list's: "it" is the
+    instances."""
+    if "instance_type" in updates and current_mode is None:
+        return False
     if any(s.kind == "filler" and s.text in _SCENARIO_WORDS for s in items):
         return True
     return current_mode is not None and "gpu" not in updates
