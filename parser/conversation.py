@@ -26,7 +26,7 @@ from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
-from .scaling import LOAD_FIELDS, scaled_load
+from .scaling import LOAD_FIELDS, scaled_context, scaled_load
 
 HISTORY_LIMIT = 50
 # A refinement that cannot apply as said becomes a yes/no question proposing what would; its `why`
@@ -91,6 +91,14 @@ class Conversation:
             updates.update(scaled[0])
             notes.append(scaled[1])
             if scaled[0] and reading.intent in ("help", "gibberish", "answer"):
+                reading = reading.model_copy(update={"intent": "refine"})
+        # "double the context": a multiple of the thread's context (and prompt)
+        context = scaled_context(reading.text or text.lower(), self.workload) if (
+            _said_anything(self.workload) and not {"seq_len", "input_tokens"} & set(updates)) else None
+        if context is not None:
+            updates.update(context[0])
+            notes.append(context[1])
+            if reading.intent in ("help", "gibberish", "answer"):
                 reading = reading.model_copy(update={"intent": "refine"})
         nothing_said = not updates and not reading.conflicts and not reading.unknown_names
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
