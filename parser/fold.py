@@ -89,9 +89,9 @@ def fold(
     if requests:
         # "1M requests a day" is sized at a busy hour of BUSY_HOUR_FACTOR x the day's average, as a token load a day is
         # (engine.models.load_peak_factor); offline work takes the average (a queue smooths the busy hour)
-        per_s, said = requests[0]
+        per_s, rate_said = requests[0]
         offline = updates.get("offline") or _OFFLINE.search(whole) or _OFFLINE_WORK.search(whole)
-        busy = BUSY_HOUR_FACTOR if _AVERAGED.search(said) and not offline else 1.0
+        busy = BUSY_HOUR_FACTOR if _AVERAGED.search(rate_said) and not offline else 1.0
         updates["requests_per_s"] = _sig(per_s * busy)
         notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens, busy))
     mode_conflict = any(c.field == "mode" for c in conflicts)

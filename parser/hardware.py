@@ -9,7 +9,6 @@ is belongs to `names`.)
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
 
 from .said import Said

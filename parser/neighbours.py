@@ -162,7 +162,7 @@ def _io_lengths(items: list[Said]) -> list[Said]:
 _REASONING = {"reasoning", "thinking", "think", "thought", "thoughts", "cot", "chain-of-thought"}
 # words between "reasoning" and its length: "reasoning traces around 8k tokens", "thinking budget of 8k tokens"
 _REASONING_FILL = {"trace", "traces", "tokens", "token", "budget", "length", "chains", "chain", "of", "around", "about",
-                   "is", "are", "of", "~", "average", "averaging", "avg", "typically", "up", "to", "roughly", "runs",
+                   "is", "are", "~", "average", "averaging", "avg", "typically", "up", "to", "roughly", "runs",
                    "run", ":", "=", "per", "answer", "reply", "response", "each", "a", "usually", "often"}
 
 
