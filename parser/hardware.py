@@ -118,7 +118,7 @@ _THEM = {"them", "those", "these"}
 # "20 of them are active at once", "only 8 of them at once", "50 of them online": people generating at the same
 # time, not GPUs
 _AT_ONCE = re.compile(r"\b(?:at once|at a time|at the same time|active|concurrent(?:ly)?|online|generating|"
-                      r"simultaneous(?:ly)?|in parallel)\b")
+                      r"simultaneous(?:ly)?)\b")  # not "in parallel": GPUs run in parallel too
 _ON_THEM = {"on", "with", "across", "using", "over", "onto"}  # "how long on 16 of them?": the GPUs
 
 
