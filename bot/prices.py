@@ -18,7 +18,7 @@ can rent at the top.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from bot.limits import Message, fit_message
@@ -137,6 +137,8 @@ def build_price_table(
             unpriced.append(f"{names.get(offer.provider, offer.provider)} {offer.instance_type}")
         elif not found:
             other_kinds += 1
+    if len(kinds) == 1 and not credible and not suspect and other_kinds:
+        return _without_kind(offers, widened, query, gpu_family, names)
     credible.sort(key=lambda p: (_KIND_ORDER[p.pricing], p.usd_per_gpu_hour, p.provider, p.instance_type))
     suspect.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
     lines = credible + suspect
@@ -144,6 +146,24 @@ def build_price_table(
     return PriceTable(title=_title(query, sold, names), lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN),
                       notes=_notes(query, widened, lines, unpriced, kinds, names, other_kinds), query=dict(query),
                       unpriced=unpriced, answer=_answer(credible, query))
+
+
+def _without_kind(offers: Sequence[Any], widened: Sequence[str], query: Mapping[str, Any], gpu_family: Sequence[str],
+                  names: Mapping[str, str]) -> PriceTable:
+    """'2 p5en.48xlarge reserved for a year': no offer lists the kind asked for (AWS publishes no reserved rate for
+    it; reserved rates are quoted per contract), so the prices it does list are shown, led by a sentence saying so,
+    never "no offer" for an instance one can rent today."""
+    kind = _KIND_LABEL[query["pricing"]]
+    rest = {k: v for k, v in query.items() if k != "pricing"}
+    table = build_price_table(offers, widened, rest, gpu_family, names)
+    said = query.get("instance_type")
+    types = [said] if said else sorted({line.instance_type for line in table.lines})[:3]
+    what = ", ".join(types) or names.get(query.get("gpu") or "", "this GPU")
+    where = f" at {names.get(query['provider'], query['provider'])}" if query.get("provider") else ""
+    missing = f"No {kind} price is published for {what}{where} (ask the provider for a quote); the listed prices instead"
+    if table.answer:
+        return replace(table, answer=f"{missing}: {table.answer}")
+    return replace(table, notes=[missing + ".", *table.notes])
 
 
 def _gpus(count: int) -> str:

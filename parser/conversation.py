@@ -26,7 +26,7 @@ from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
-from .scaling import LOAD_FIELDS, scaled_load
+from .scaling import LOAD_FIELDS, scaled_context, scaled_load
 
 HISTORY_LIMIT = 50
 # A refinement that cannot apply as said becomes a yes/no question proposing what would; its `why`
@@ -71,7 +71,7 @@ class Conversation:
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
-        reading = parse(text, self.resolver, current=self.workload)
+        reading = parse(text, self.resolver, current=self.workload, them=self._them())
         if reading.intent == "undo":
             return self.undo(reading)
         updates = dict(reading.updates)
@@ -91,6 +91,14 @@ class Conversation:
             updates.update(scaled[0])
             notes.append(scaled[1])
             if scaled[0] and reading.intent in ("help", "gibberish", "answer"):
+                reading = reading.model_copy(update={"intent": "refine"})
+        # "double the context": a multiple of the thread's context (and prompt)
+        context = scaled_context(reading.text or text.lower(), self.workload) if (
+            _said_anything(self.workload) and not {"seq_len", "input_tokens"} & set(updates)) else None
+        if context is not None:
+            updates.update(context[0])
+            notes.append(context[1])
+            if reading.intent in ("help", "gibberish", "answer"):
                 reading = reading.model_copy(update={"intent": "refine"})
         nothing_said = not updates and not reading.conflicts and not reading.unknown_names
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
@@ -131,6 +139,17 @@ class Conversation:
             message=message, notes=tuple(notes), unknown_names=reading.unknown_names,
             assumptions=tuple(stated_assumptions(after)), reading=reading,
         )
+
+    def _them(self) -> str | None:
+        """What "N of them" counts in this thread: "users" when the open question asks how many are at once, or the
+        thread serves users with no GPU count said; "unclear" when it serves users on a said GPU count (asked);
+        None (GPUs) otherwise, as "how long on 16 of them?" after a training plan means."""
+        if any(q.field == "concurrency" for q in self.pending):
+            return "users"
+        w = self.workload
+        if w.mode != "inference" or w.concurrency is None:
+            return None
+        return "users" if w.gpu_count is None else "unclear"
 
     def undo(self, reading: Reading | None = None) -> Turn:
         """Go back one change. Questions are recomputed for the restored scenario."""
@@ -286,7 +305,7 @@ class Conversation:
             # never the previous answer again as if it were applied
             intent = "gibberish"
             number = next((_bare_text(v) for v in reading.bare if not isinstance(v, bool)), None)
-            if number is not None:
+            if number is not None and not any(n.startswith(f"“{number} of ") for n in notes):  # "20 of them": asked
                 notes = [*notes, f"I couldn't tell what “{number}” is for; say what it counts (e.g. “{number} GPUs”, "
                                  f"“{number} concurrent users”, “{number} runs a month”)"]
         return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=intent,

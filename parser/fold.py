@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.models import Problem
+from engine.models import BUSY_HOUR_FACTOR, Problem
 
 from .capacity import capacity_asked
 from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
+from .schedule import duration_hours
 from .words import _CLOUD, _pick
 
 _DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shards", "it"}
@@ -85,9 +86,15 @@ def fold(
     note = _per_user_speed(updates, given, whole)
     if note:
         notes.append(note)
+    notes += _translation_length(whole, updates, current_output_tokens, _train_verb(items) or bool(cues & {"finetune", "adapt"}))
     if requests:
-        updates["requests_per_s"] = _sig(requests[0][0])
-        notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens))
+        # "1M requests a day" is sized at a busy hour of BUSY_HOUR_FACTOR x the day's average, as a token load a day is
+        # (engine.models.load_peak_factor); offline work takes the average (a queue smooths the busy hour)
+        per_s, rate_said = requests[0]
+        offline = updates.get("offline") or _OFFLINE.search(whole) or _OFFLINE_WORK.search(whole)
+        busy = BUSY_HOUR_FACTOR if _AVERAGED.search(rate_said) and not offline else 1.0
+        updates["requests_per_s"] = _sig(per_s * busy)
+        notes.append(_requests_to_tokens(requests[0], updates, current_output_tokens, busy))
     mode_conflict = any(c.field == "mode" for c in conflicts)
     mode_unsaid = "mode" not in updates and current_mode is None and not mode_conflict
     training_said = _train_verb(items) or bool(cues & {"finetune", "adapt"})
@@ -132,6 +139,9 @@ def fold(
             cues.add("refine")
     # a value ignored with a note ("0 epochs", "-5 epochs") was said: the reply shows the note, not help
     intent = _intent(updates, conflicts, problems, cues, bare, said_something=bool(requests) or "ignored" in cues)
+    if ("price" not in cues and "instance_type" in updates and set(updates) <= PRICE_FIELDS
+            and _PRICE_PERIOD.search(whole)):
+        cues.add("price")  # "2 p5en.48xlarge reserved for a year, monthly": an instance and a period ask its price
     if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
         intent = "prices"
     if _EMBEDDING.search(whole) and "model" not in updates and (intent == "gibberish" or not training_said):
@@ -165,13 +175,15 @@ def _imply(implied: dict[str, tuple[Any, str]], updates: dict[str, Any], conflic
 _JOB_ITEMS = re.compile(
     r"\b(\d+(?:\.\d+)?)\s*(k|m|mm|b|bn|thousand|million|billion)?\s+(?:\w+[- ]token\s+|(?!tokens?\b)[a-z]+\s+)?"
     r"(documents|docs|rows|records|prompts|requests|items|queries|pages|emails|tickets|reviews|articles|products|"
-    r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions)\b"
+    r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions|tweets|posts|"
+    r"comments|sentences|paragraphs|snippets|logs|lines|chats|(?<!tool )(?<!api )(?<!function )calls|invoices|contracts|"
+    r"resumes|résumés|listings|entries|reports|notes|receipts|captions|summaries)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
     re.IGNORECASE)
 # what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
 _JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
                        r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
-                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|batch|offline)\b", re.IGNORECASE)
+                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|analysis|batch|offline)\b", re.IGNORECASE)
 _OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mode|pipeline|workload|summari\w+)\b",
                       re.IGNORECASE)
 # work that makes a token load an offline pipeline rather than a chat service
@@ -215,16 +227,49 @@ _UNDATED = re.compile(r"\bby (?:(?:next |this )?(?:monday|tuesday|wednesday|thur
                       r"|(?:next|this) week|month end)\b", re.IGNORECASE)
 
 
+# "by Friday (4 days)", "by Friday, i.e. 4 days", "by end of week — 5 days": the length said right after the date
+_SAID_LENGTH = re.compile(r"^[\s,;:()\-–—.]*(?:(?:i ?\.? ?e|that's|that is|which is|so|so about|about|roughly|~|or|aka)"
+                          r"[\s,;:.]+)?(?:in |within )?(\d+(?:\.\d+)?) ?(hours?|hrs?|h|days?|weeks?|wks?)\b",
+                          re.IGNORECASE)
+
+
 def _undated_deadline(text: str, updates: dict[str, Any], current_mode: str | None) -> list[str]:
-    """A training run due "by Friday": said back as not applied, with the wording that would be, rather than
-    silently planned without it (a serving "live by Friday" is not a run's length)."""
+    """A training run (or an offline job) due "by Friday": said back as not applied, with the wording that would be,
+    rather than silently planned without it (a serving "live by Friday" is not a run's length). With its length
+    said right after it ("by Friday (4 days)") that length is the deadline."""
     found = _UNDATED.search(text)
     mode = updates.get("mode", current_mode)
     training = updates.get("intent") == "train" or mode in ("pretrain", "full", "lora", "qlora")
-    if found is None or not training or "deadline_hours" in updates:
+    job = "batch_items" in updates
+    if found is None or not (training or job) or "deadline_hours" in updates:
         return []
-    return [f"“{found.group(0)}”: I can't count hours to a date; say how long one run may take (e.g. “within 72 hours”) "
+    length = _SAID_LENGTH.match(text[found.end():])
+    if length is not None:
+        hours = duration_hours(f"{length.group(1)} {length.group(2)}")
+        if hours is not None and hours > 0:
+            updates["deadline_hours"] = hours
+            said = f"{found.group(0)} ({length.group(1)} {length.group(2)})"
+            return [f"read “{said}” as {'the run' if training else 'the job'} done within {hours:,.0f} hours"]
+    what = "one run" if training else "the job"
+    return [f"“{found.group(0)}”: I can't count hours to a date; say how long {what} may take (e.g. “within 72 hours”) "
             "and the plan is held to it"]
+
+
+_TRANSLATE = re.compile(r"\btranslat(?:e|es|ed|ing|ion|ions)\b", re.IGNORECASE)
+
+
+def _translation_length(text: str, updates: dict[str, Any], current_output_tokens: int | None,
+                        training_said: bool) -> list[str]:
+    """'translate 1M documents of 3k tokens each': a translation is about as long as its source, so with a prompt
+    length and no reply length said the reply is the prompt's length (the default 256 would size a tenth of the
+    decode, the part that costs). Said in a note."""
+    prompt = updates.get("input_tokens")
+    if (training_said or not prompt or "output_tokens" in updates or current_output_tokens
+            or updates.get("mode") not in (None, "inference") or not _TRANSLATE.search(text)):
+        return []
+    updates["output_tokens"] = int(prompt)
+    return [f"a translation is about as long as its source: replies sized at {int(prompt):,} tokens, the prompt's "
+            f"length; say the reply length (e.g. “{int(prompt) * 6 // 5:,} output tokens”) if yours run longer"]
 
 
 def _budget_for_the_mode(updates: dict[str, Any], notes: list[str], current_mode: str | None) -> None:
@@ -245,9 +290,16 @@ def _price_question(updates: dict[str, Any], conflicts: list[Conflict], cues: se
             and set(updates) <= PRICE_FIELDS and bool({"gpu", "provider"} & set(updates)))
 
 
+_PRICE_PERIOD = re.compile(r"\b(?:monthly|hourly|per (?:month|hour|hr|mo)|a (?:month|hour)|an hour|/ ?(?:mo|month|hr|h))\b")
+
+
 def _about_the_scenario(items: list[Said], updates: dict[str, Any], current_mode: str | None) -> bool:
     """'how much would it cost on H100s?', or 'what does it cost on AWS?' in a thread: the price of the
-    scenario on other hardware or elsewhere (a refinement), not a question about the price list."""
+    scenario on other hardware or elsewhere (a refinement), not a question about the price list. An instance type
+    named outside a thread ("what does it cost per month to run 4 p5.48xlarge?") is the price list's: "it" is the
+    instances."""
+    if "instance_type" in updates and current_mode is None:
+        return False
     if any(s.kind == "filler" and s.text in _SCENARIO_WORDS for s in items):
         return True
     return current_mode is not None and "gpu" not in updates
@@ -282,14 +334,21 @@ def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, st
             f"{float(total) / int(users):.2g} each); say “{float(total):g} tokens/s in total” for the whole service")
 
 
-def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
+def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None,
+                        busy: float = 1.0) -> str:
     """A request rate is kept as `requests_per_s`; with a response length it also becomes the aggregate
     tokens/s target the engine sized for before it read request rates. No length is assumed here. A count per
-    day, week or month is an average: said so, since the busy hour runs above it."""
-    per_s, said = request
-    rate = f"“{said}” is {_plain(per_s)} requests/s"
-    if _AVERAGED.search(said):
-        rate += " on average (peaks run higher: give the peak rate to size for it)"
+    day, week or month is an average: sized at `busy` x it (the busy hour), said so with the wording that sizes
+    for the user's own peak; offline (`busy` 1), the average, said so."""
+    average, said = request
+    per_s = average * busy
+    averaged = _AVERAGED.search(said)
+    if averaged and busy > 1:
+        period = {"wk": "week", "mo": "month"}.get(averaged.group(0), averaged.group(0))
+        rate = (f"“{said}”: sized for a busy hour at {busy:g}x the {period}'s average, {_round(per_s)} requests/s; "
+                f"say “peak {_round(average)} requests/s” to size for your own peak")
+    else:
+        rate = f"“{said}” is {_plain(per_s)} requests/s" + (" on average, processed offline" if averaged else "")
     if "target_tokens_per_s" in updates:
         return f"{rate}; the tokens/s target you gave is kept as well"
     output_tokens = updates.get("output_tokens") or current_output_tokens
@@ -297,8 +356,13 @@ def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], cur
         return (f"{rate}; say the response length too (e.g. “{said}, 300 output tokens each”), it sets the tokens to "
                 "generate")
     updates["target_tokens_per_s"] = round(per_s * output_tokens, 6)
-    average = " (an average: peaks run higher)" if _AVERAGED.search(said) else ""
-    return f"{_plain(per_s)} requests/s{average} × {output_tokens} output tokens = {_plain(per_s * output_tokens)} tokens/s"
+    product = f"{_plain(per_s)} requests/s × {output_tokens} output tokens = {_plain(per_s * output_tokens)} tokens/s"
+    return f"{rate} ({product})" if averaged else product
+
+
+def _round(value: float) -> str:
+    """23, 1.2, 0.05: a rate as people say it, two figures below ten."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"
 
 
 def _plain(value: float) -> str:

@@ -8,6 +8,7 @@ is belongs to `names`.)
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from .said import Said
@@ -114,17 +115,36 @@ def _one_gpu(items: list[Said]) -> list[Said]:
 
 
 _THEM = {"them", "those", "these"}
+# "20 of them are active at once", "only 8 of them at once", "50 of them online": people generating at the same
+# time, not GPUs
+_AT_ONCE = re.compile(r"\b(?:at once|at a time|at the same time|active|concurrent(?:ly)?|online|generating|"
+                      r"simultaneous(?:ly)?)\b")  # not "in parallel": GPUs run in parallel too
+_ON_THEM = {"on", "with", "across", "using", "over", "onto"}  # "how long on 16 of them?": the GPUs
 
 
-def _count_of_them(items: list[Said]) -> list[Said]:
-    """'how long on 16 of them?', 'with 4 of those': a count of the GPUs the thread (or the message) names."""
+def _count_of_them(items: list[Said], them: str | None = None) -> list[Said]:
+    """'how long on 16 of them?', 'with 4 of those': a count of the GPUs the thread (or the message) names;
+    'what if 20 of them are active at once?', or any 'N of them' when the thread's "them" are people (`them` is
+    "users": a serving thread with users and no GPU count, or an open question on how many are at once), is
+    users at the same time. `them` "unclear" (a serving thread with both a GPU count and users) asks which."""
     out = list(items)
     for index, said in enumerate(items[:-2]):
         if (said.kind == "filler" and len(said.bare) == 1 and said.text.isdigit() and items[index + 1].text == "of"
                 and items[index + 2].text in _THEM and int(said.text) >= 1):
             text = f"{said.text} of {items[index + 2].text}"
-            out[index] = Said("hardware", text, {"gpu_count": int(said.text)}, said.cues | {"refine"},
-                              notes=[f"read “{text}” as {said.text} GPUs"])
+            after = " ".join(s.text for s in items[index + 3:])
+            on = index > 0 and items[index - 1].text in _ON_THEM
+            if _AT_ONCE.search(after) or (them == "users" and not on):
+                out[index] = Said("concurrency", text, {"concurrency": int(said.text)}, said.cues | {"refine"},
+                                  notes=[f"read “{text}” as {said.text} users at the same time (concurrency)"])
+            elif them == "unclear" and not on:
+                out[index] = Said("filler", said.text, bare=said.bare, notes=[
+                    f"“{text}”: {said.text} GPUs or {said.text} users at once? Say “{said.text} GPUs” or "
+                    f"“{said.text} at once”"])
+                continue
+            else:
+                out[index] = Said("hardware", text, {"gpu_count": int(said.text)}, said.cues | {"refine"},
+                                  notes=[f"read “{text}” as {said.text} GPUs"])
             out[index + 1] = Said("filler", "")
             out[index + 2] = Said("filler", "")
     return out

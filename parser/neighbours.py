@@ -48,7 +48,13 @@ _SEQUENCE_WORDS = {"sequences", "sequence", "seqs", "seq"}
 _PROMPT_NOUNS = {"documents", "document", "docs", "doc", "prompts", "prompt", "requests", "request", "items", "item",
                  "pages", "page", "articles", "article", "emails", "email", "tickets", "ticket", "chunks", "chunk",
                  "records", "record", "rows", "row", "files", "file", "transcripts", "transcript", "reviews", "review",
-                 "queries", "query", "questions", "question", "passages", "passage"}
+                 "queries", "query", "questions", "question", "passages", "passage",
+                 # the short texts batch jobs classify or tag ("50M tweets (~60 tokens each)")
+                 "tweets", "tweet", "posts", "post", "comments", "comment", "sentences", "sentence", "paragraphs",
+                 "paragraph", "snippets", "snippet", "logs", "log", "lines", "line", "chats", "chat", "calls", "call",
+                 "invoices", "invoice", "contracts", "contract", "resumes", "resume", "listings", "listing", "entries",
+                 "entry", "messages", "message", "conversations", "conversation", "abstracts", "abstract",
+                 "descriptions", "description", "reports", "report", "notes", "note", "receipts", "receipt"}
 
 # things counted in millions and billions that are not a model's parameters: "1 billion documents", "10m images"
 _COUNTED_THINGS = _SEQ_PLURALS | {
@@ -153,6 +159,81 @@ def _io_lengths(items: list[Said]) -> list[Said]:
     return items
 
 
+_REASONING = {"reasoning", "thinking", "think", "thought", "thoughts", "cot", "chain-of-thought"}
+# words between "reasoning" and its length: "reasoning traces around 8k tokens", "thinking budget of 8k tokens"
+_REASONING_FILL = {"trace", "traces", "tokens", "token", "budget", "length", "chains", "chain", "of", "around", "about",
+                   "is", "are", "~", "average", "averaging", "avg", "typically", "up", "to", "roughly", "runs",
+                   "run", ":", "=", "per", "answer", "reply", "response", "each", "a", "usually", "often"}
+
+
+def _reasoning_lengths(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'reasoning traces around 8k tokens', '8k thinking tokens per answer', '8k tokens of reasoning': a reasoning
+    model decodes its trace like any reply, so the count is the reply length (output_tokens), with a note; it was
+    read as a context window or dropped, and the replies sized at the default length."""
+    if training_said(items, current_mode) or any("output_tokens" in s.values for s in items):
+        return items
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.text not in _REASONING:
+            continue
+        at = None
+        if index > 0 and _number_like(items[index - 1]) is not None:  # "8k thinking tokens"
+            at = index - 1
+        elif index > 1 and items[index - 1].text == "of" and items[index - 2].kind == "tokens":  # "8k tokens of reasoning"
+            at = index - 2
+        else:  # "reasoning traces around 8k tokens"
+            for other in range(index + 1, min(index + 5, len(items))):
+                if items[other].kind == "tokens" and items[other].count is not None:
+                    at = other
+                    break
+                if items[other].text not in _REASONING_FILL:
+                    break
+        count = _number_like(items[at]) if at is not None else None
+        if at is None or count is None or not 100 <= count < 1e6:
+            continue
+        tokens = int(count)
+        first, last = min(at, index), max(at, index)
+        text = " ".join(s.text for s in items[first:last + 1] if s.text)
+        for other in range(first, last + 1):
+            out[other] = Said("filler", "")
+        # "8k thinking tokens per answer": the unpaired "tokens per answer" beside it goes with it
+        if last + 1 < len(items) and items[last + 1].io_field == "output_tokens":
+            out[last + 1] = Said("filler", "")
+            text = f"{text} {items[last + 1].text}"
+        out[first] = Said("io", text, {"output_tokens": tokens}, notes=[
+            f"read “{text}” as each reply's length ({tokens:,} tokens out): a reasoning model decodes its trace like "
+            "the answer (add the visible answer's length if it is long)"])
+        return out
+    return out
+
+
+_LABEL_WORDS = {"label", "class", "category", "tag", "verdict", "score"}
+LABEL_REPLY_TOKENS = 5  # a class name ("positive", "billing_issue") is 1-5 tokens; the longer end, as it costs more
+
+
+def _label_replies(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'output one label', 'return a single label', 'a label per tweet': a reply of a few tokens, not the default
+    256-token answer nor exactly one token (a class name is often two or three), said in a note."""
+    if training_said(items, current_mode):
+        return items
+    out = list(items)
+    for index, said in enumerate(items[1:], start=1):
+        previous = items[index - 1]
+        if said.text not in _LABEL_WORDS or previous.text not in ("a", "one", "1", "output 1"):
+            continue
+        # "output 1 label": the io pass already paired "output" with the "1" (left as a filler beside it)
+        paired = index - 2 if index >= 2 and items[index - 2].values.get("output_tokens") == 1 else index - 1
+        if any("output_tokens" in s.values for i, s in enumerate(items) if i not in (paired, index - 1)):
+            continue  # a reply length said as such ("20 output tokens") stands
+        text = f"{items[paired].text.removesuffix(' 1')} {previous.text} {said.text}".strip() if paired != index - 1 else (
+            f"{previous.text} {said.text}")
+        out[paired] = Said("filler", "")
+        out[index - 1] = Said("io", text, {"output_tokens": LABEL_REPLY_TOKENS}, previous.cues, notes=[
+            f"read “{text}” as a reply of a few tokens (a label is ~1-5 tokens; sized at {LABEL_REPLY_TOKENS} out)"])
+        out[index] = Said("filler", "")
+    return out
+
+
 def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
     """Tokens under a million: 'with/on/over 50k tokens' (unless serving: "serve it with 4k tokens"
     is a context), '50k tokens of data' are the corpus;
@@ -167,12 +248,14 @@ def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
         after = [s.text for s in items[index + 1:index + 4]] + ["", "", ""]
         count, text = said.count, said.text
         per_sequence = ((after[0] in ("per", "each", "a", "every") and after[1] in _SEQ_NOUNS) or after[0] in ("each", "long")
-                        or (before[0] == "of" and before[1] in _SEQ_PLURALS) or after[0] in _SEQUENCE_WORDS
+                        or (before[0] == "of" and before[1] in _SEQ_PLURALS | _PROMPT_NOUNS) or after[0] in _SEQUENCE_WORDS
                         or (after[0] == "of" and after[1].startswith(("context", "ctx"))))
         data = ((before[0] in _DATA_LEADS and not serving) or after[0] in _DATA_NOUNS or (after[0] == "of" and _DATA_NOUNS & set(after[1:3]))
                 or (before[0] == "of" and before[1] in ("dataset", "corpus", "data")))
         seq_len = said.values.get("seq_len") or int(_qty(str(int(count)), binary=True))
-        noun = before[1] if before[0] == "of" else after[1] if after[0] in ("per", "each", "a", "every") else ""
+        # "documents of 2k tokens", "2k tokens per document", "tweets (~60 tokens each)": what each length is of
+        noun = (before[1] if before[0] == "of" else after[1] if after[0] in ("per", "each", "a", "every")
+                and after[1] in _PROMPT_NOUNS | _SEQ_NOUNS else before[0] if after[0] in ("each", "long") else "")
         if per_sequence and noun in _PROMPT_NOUNS and not training_said(items, current_mode) or (
                 after[0] in _PROMPT_NOUNS and not training_said(items, current_mode)):  # "10M 2k-token documents"
             # "10M documents of 2k tokens each" to summarize: each document is a prompt, not the context window

@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from .repo_ids import hub_links_to_repo_ids
-from .schedule import clock_times
+from .schedule import clock_times, day_ranges
 
 MAX_CHARS = 10_000  # Slack allows 40k; nobody describes a workload in more than this
 
@@ -125,6 +125,7 @@ def normalize(text: str) -> str:
     text = _URL.sub(" ", text)
     text = text.lower().replace("\u00d7", "x").replace("_", " ").replace("\u2212", "-")
     text = clock_times(text)  # "9 am - 6 pm", "8:30am–5:30pm" -> "9am-6pm", "8.5am-5.5pm" before ":" and "–" go
+    text = day_ranges(text)  # "Mon – Sat" -> "mon-sat", before "–" goes
     text = _WITH.sub(lambda m: " without " if m.group(0) == "w/o" else " with ", text)
     text = _TRAILING_DOLLAR.sub(r" $\1", text)
     text = _NAME_DASH_MEMORY.sub(r"\1 \2 gb", text)

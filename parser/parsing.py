@@ -203,9 +203,11 @@ def parse(
     resolver: NameResolver | None = None,
     *,
     current: Any = None,
+    them: str | None = None,
 ) -> Reading:
     """Read one message. `current` (a Workload, optional) lets "batch 16" mean concurrency when
-    serving, and "50 qps" become tokens/s with the thread's response length."""
+    serving, and "50 qps" become tokens/s with the thread's response length. `them` says what "N of them" counts
+    in the thread ("users", "unclear"; None: GPUs), see `hardware._count_of_them`."""
     current_mode = getattr(current, "mode", None)
     current_output_tokens = getattr(current, "output_tokens", None)
     normalized = ""
@@ -213,7 +215,7 @@ def parse(
         normalized = normalize(text if isinstance(text, str) else str(text))
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
-        reading = MessageTransformer(resolver, current_mode, current_output_tokens).transform(tree)
+        reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
         return found.apply(reading.model_copy(update={"text": normalized}))
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)

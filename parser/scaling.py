@@ -59,3 +59,40 @@ def scaled_load(text: str, workload: Workload) -> tuple[dict[str, Any], str] | N
 
 def _plain(value: Any) -> str:
     return f"{value:,.0f}" if float(value) >= 100 else f"{float(value):.4g}"
+
+
+# "double the context", "2x the context window", "halve the context length": a multiple of the thread's context
+_CONTEXT = re.compile(
+    r"\b(?:(double|twice|triple|thrice|quadruple|half|halve)|(\d+(?:\.\d+)?) ?(?:x|times))"
+    r"(?: (?:the|our|its|a|as long|as much|of the|of|longer|bigger|larger|more))*"
+    r" (?:context(?: window| length| size| len)?|ctx|seq(?:uence)? ?len(?:gth)?|sequence length|max model len)\b")
+# the context the engine assumes when none is said and no prompt length is (engine/defaults.py): a serving sequence
+# holds 4,096 tokens, a training sequence 2,048
+_SERVING_CONTEXT, _TRAINING_CONTEXT = 4096, 2048
+
+
+def scaled_context(text: str, workload: Workload) -> tuple[dict[str, Any], str] | None:
+    """'double the context': the thread's context (`seq_len`, or the length the engine assumed) times the multiple,
+    and the prompt length too when one is set (a longer context is a longer prompt); None when no multiple of the
+    context is said."""
+    found = _CONTEXT.search(text)
+    if found is None:
+        return None
+    factor = _FACTOR_WORDS[found.group(1)] if found.group(1) else float(found.group(2))
+    if factor <= 0:
+        return None
+    training = workload.mode not in (None, "inference") or workload.intent == "train"
+    phrase = f"read “{found.group(0)}” as {factor:g}× the context"
+    if not workload.seq_len and workload.input_tokens and not training:
+        # no context said: the engine sizes each sequence at its prompt + reply, so the prompt is what grows
+        prompt = max(1, round(workload.input_tokens * factor))
+        return {"input_tokens": prompt}, (f"{phrase}: prompt {workload.input_tokens:,} → {prompt:,} tokens (each "
+                                          "sequence holds its prompt and reply)")
+    context = int(workload.seq_len or (_TRAINING_CONTEXT if training else _SERVING_CONTEXT))
+    assumed = "" if workload.seq_len else " (the default)"
+    updates: dict[str, Any] = {"seq_len": max(1, round(context * factor))}
+    changes = [f"context {context:,}{assumed} → {updates['seq_len']:,} tokens"]
+    if workload.input_tokens and not training:
+        updates["input_tokens"] = max(1, round(workload.input_tokens * factor))
+        changes.append(f"prompt {workload.input_tokens:,} → {updates['input_tokens']:,} tokens")
+    return updates, f"{phrase}: {', '.join(changes)}"

@@ -179,12 +179,34 @@ def _clock_word(hour: float) -> str:
     return f"{shown}{f':{minutes:02d}' if minutes else ''}{'am' if whole % 24 < 12 else 'pm'}"
 
 
+_DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_DAY = r"(mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?"
+# "Monday to Saturday", "mon-sat", "tue through sat", "fri-mon": the days from one to the other, both counted
+_DAY_RANGE = re.compile(rf"\b{_DAY} ?(?:-|to|through|thru|till|until) ?{_DAY}\b")
+
+
+_DASHED_DAYS = re.compile(rf"\b({_DAY}) ?[-\u2013\u2014] ?({_DAY})\b")
+
+
+def day_ranges(text: str) -> str:
+    """'Mon – Sat', 'mon–fri' -> 'mon-sat', 'mon-fri' (lower-case text, before the dashes go)."""
+    return _DASHED_DAYS.sub(r"\1-\3", text)
+
+
 def _days(text: str) -> tuple[int, str]:
-    """'weekdays', 'mon-fri', 'business days' -> 5; 'weekends' -> 2; '6 days a week' -> 6."""
+    """'weekdays', 'mon-fri', 'business days' -> 5; 'mon-sat' -> 6; 'weekends' -> 2; '6 days a week' -> 6."""
     count = _DAYS_A_WEEK.search(text)
     if count is not None:
         days = int(count.group(1))
         return days, "every day" if days == 7 else f"{days} days a week"
+    span = _DAY_RANGE.search(text)
+    if span is not None:
+        first, last = (_DAY_NAMES.index(span.group(i)[:3]) for i in (1, 2))
+        days = (last - first) % 7 + 1
+        if (first, last) == (0, 4):
+            return WEEKDAYS, "weekdays"
+        words = f"{span.group(1)[:3].title()}-{span.group(2)[:3].title()}"
+        return days, "every day" if days == 7 else words
     if "weekend" in text:
         return 2, "weekends"
     return WEEKDAYS, "weekdays"
@@ -241,7 +263,7 @@ def read_schedule(parts: list[str]) -> tuple[float, str] | None:
 
 
 def _is_days(part: str) -> bool:
-    return bool(re.search(r"week|mon|fri|days?\b", part)) and not _CLOCK.search(part) and not _HOURS_A_DAY.search(part) \
+    return bool(re.search(r"week|mon|fri|days?\b", part) or _DAY_RANGE.search(part)) and not _CLOCK.search(part) and not _HOURS_A_DAY.search(part) \
         and not _HOURS_A_WEEK.search(part) \
         and not _WORK_WORD.search(part) and not re.search(r"24 ?[/x] ?7|clock|always|stop", part)
 

@@ -43,7 +43,9 @@ from .names import _NOT_NAMES, NameReader
 from .neighbours import (
     _counted_things,
     _io_lengths,
+    _label_replies,
     _negatives,
+    _reasoning_lengths,
     _sequence_lengths,
     _soft_modes,
     _token_wording,
@@ -92,9 +94,11 @@ class MessageTransformer(Transformer[Token, Reading]):
     """Turns the parse tree of one normalized message into a `Reading`."""
 
     def __init__(
-        self, resolver: NameResolver | None, current_mode: str | None = None, current_output_tokens: int | None = None
+        self, resolver: NameResolver | None, current_mode: str | None = None, current_output_tokens: int | None = None,
+        them: str | None = None,
     ) -> None:
         super().__init__()
+        self.them = them  # what "N of them" counts in this thread: "users", "unclear", or None (GPUs)
         self.resolver = resolver
         self.current_mode = current_mode
         self.current_output_tokens = current_output_tokens
@@ -433,6 +437,8 @@ class MessageTransformer(Transformer[Token, Reading]):
     def start(self, items: list[Said]) -> Reading:
         items = _negatives(items)
         items = _io_lengths(items)
+        items = _label_replies(items, self.current_mode)
+        items = _reasoning_lengths(items, self.current_mode)
         items = _sequence_lengths(items)
         items = _token_loads(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
@@ -446,7 +452,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _own_hardware(items)
         items = _owned_gpus(items)
         items = _one_gpu(items)
-        items = _count_of_them(items)
+        items = _count_of_them(items, self.them)
         items = _soft_modes(items, self.current_mode)
         items = _per_node(items)
         items = _zeros_and_ranges(items)

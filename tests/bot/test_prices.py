@@ -181,3 +181,16 @@ def test_several_instances_are_priced_together(advisor: Advisor, text: str, expe
 def test_the_article_follows_how_an_instance_name_is_read(advisor: Advisor) -> None:
     response = advisor.respond(advisor.new_conversation(), "how much is an a3-ultragpu-8g on GCP?")
     assert response.prices is not None and "/hour for an a3-ultragpu-8g (8 GPUs)" in response.prices.answer
+
+
+def test_a_reserved_question_with_no_reserved_price_gives_the_listed_prices() -> None:
+    """'monthly cost of 2 p5en.48xlarge on AWS, reserved 1 year' said the catalog had no H200 offer at AWS: the
+    p5en is listed on demand, only no reserved rate is published."""
+    offers = [offer("aws", "p5en.48xlarge", "h200-sxm", 8, 63.30, spot_usd_per_hour=16.56)]
+    names = {"aws": "AWS (EC2)", "h200-sxm": "H200 SXM 141GB"}
+    query = {"gpu": "h200-sxm", "provider": "aws", "pricing": "reserved", "gpu_count": 16, "instance_type": "p5en.48xlarge"}
+    table = build_price_table(offers, ["gpus_per_node"], query, ("h200-sxm",), names)
+    assert table.answer.startswith("No reserved price is published for p5en.48xlarge at AWS (EC2)"), table.answer
+    assert "$63.30/hour for a p5en.48xlarge" in table.answer and "about $92,418 a month" in table.answer
+    assert [line.pricing for line in table.lines] == ["on_demand", "spot"]
+    assert not any("no offer" in n for n in table.notes), table.notes

@@ -115,6 +115,7 @@ PROVIDERS = {
 # Instance types (the catalog reads them from its offers table): type -> (GPU, GPUs per node, provider)
 INSTANCES = {
     "p5.48xlarge": ("h100-sxm", 8, "aws"),
+    "p5en.48xlarge": ("h200-sxm", 8, "aws"),
     "p4d.24xlarge": ("a100-sxm-40gb", 8, "aws"),
     "p4de.24xlarge": ("a100-sxm-80gb", 8, "aws"),
     "g5.xlarge": ("a10g", 1, "aws"),

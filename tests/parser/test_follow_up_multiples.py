@@ -65,3 +65,53 @@ def test_a_first_message_with_its_own_users_is_not_multiplied() -> None:
     turn = _thread("serve llama 3.1 8b for 100 users, expecting double the users next year")
     assert turn.workload.concurrency == 100
     assert not any("× the load" in n or "to multiply" in n for n in turn.notes), turn.notes
+
+
+@pytest.mark.parametrize(("first", "text", "users"), [
+    ("serve Llama 3.1 70B for 200 employees", "what if 20 of them are active at once?", 20),
+    ("our 40 developers use a coding agent with Qwen2.5 Coder 32B", "only 8 of them at once", 8),
+    ("serve llama 3.1 70b for 50 users on 8 H100s", "say 10 of them are online", 10),
+    # the open question asked how many of the 200 are at once: "them" are the users
+    ("serve Llama 3.1 70B for 200 employees", "what if 30 of them?", 30),
+])
+def test_n_of_them_at_once_is_users_not_gpus(first: str, text: str, users: int) -> None:
+    turn = _thread(first, text)
+    assert turn.changed.get("concurrency", (None, None))[1] == users, turn.changed
+    assert "gpu_count" not in turn.changed
+    assert any(f"{users} users at the same time" in n for n in turn.notes), turn.notes
+
+
+def test_n_of_them_on_a_serving_plan_with_gpus_and_users_is_asked() -> None:
+    turn = _thread("serve llama 3.1 70b for 50 users on 8 H100s", "what about 20 of them?")
+    assert not turn.changed
+    assert any("20 GPUs or 20 users at once?" in n for n in turn.notes), turn.notes
+
+
+def test_on_n_of_them_in_a_serving_thread_is_gpus() -> None:
+    turn = _thread("serve llama 3.1 70b for 50 users on 8 H100s", "how about on 16 of them?")
+    assert turn.changed.get("gpu_count") == (8, 16)
+
+
+@pytest.mark.parametrize(("text", "context"), [
+    ("double the context", 16384), ("2x the context window", 16384), ("halve the context", 4096),
+    ("twice the context length", 16384),
+])
+def test_a_multiple_of_the_context(text: str, context: int) -> None:
+    """'double the context' returned the help menu."""
+    turn = _thread("serve llama 3.1 70b for 100 users at 8k context", text)
+    assert turn.changed.get("seq_len") == (8192, context), turn.changed
+    assert turn.intent == "refine"
+    assert any("× the context" in n for n in turn.notes), turn.notes
+
+
+def test_a_multiple_of_the_context_grows_the_prompt() -> None:
+    turn = _thread("serve llama 3.1 70b for 100 users, 2k-token prompts, 300 output tokens, 8k context", "double the context")
+    assert turn.changed == {"seq_len": (8192, 16384), "input_tokens": (2000, 4000)}
+
+
+def test_a_multiple_of_an_unsaid_context_is_the_prompt_or_the_default() -> None:
+    prompts = _thread("serve llama 3.1 70b for 100 users, 2k-token prompts, 300 output tokens", "double the context")
+    assert prompts.changed == {"input_tokens": (2000, 4000)}  # the engine sizes each sequence at prompt + reply
+    default = _thread("serve llama 3.1 70b for 100 users", "double the context")
+    assert default.changed == {"seq_len": (None, 8192)}
+    assert any("4,096 (the default)" in n for n in default.notes), default.notes

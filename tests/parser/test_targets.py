@@ -8,6 +8,7 @@ from fake_resolver import FakeResolver
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.models import BUSY_HOUR_FACTOR
 from parser import Conversation, parse
 
 RESOLVER = FakeResolver()
@@ -45,12 +46,13 @@ def test_a_speed_per_user_is_not_the_aggregate(n: int, unit: str) -> None:
 def test_a_request_rate_is_kept_and_times_the_response_length_is_the_aggregate(
         n: int, rate: tuple[str, int], output_tokens: int | None) -> None:
     unit, seconds = rate
+    busy = BUSY_HOUR_FACTOR if unit.endswith("day") else 1.0  # a count a day is sized at its busy hour
     text = f"{n} {unit}" + (f", {output_tokens} output tokens each" if output_tokens else "")
     updates = parse(text, RESOLVER).updates
-    assert updates["requests_per_s"] == pytest.approx(n / seconds, rel=1e-5, abs=1e-6)
+    assert updates["requests_per_s"] == pytest.approx(n / seconds * busy, rel=1e-5, abs=1e-6)
     if output_tokens:
         assert updates["output_tokens"] == output_tokens
-        assert updates["target_tokens_per_s"] == pytest.approx(n / seconds * output_tokens, rel=1e-5, abs=1e-3)
+        assert updates["target_tokens_per_s"] == pytest.approx(n / seconds * busy * output_tokens, rel=1e-5, abs=1e-3)
     else:
         assert "target_tokens_per_s" not in updates
 
@@ -148,3 +150,19 @@ def test_a_price_question_leaves_the_thread_alone() -> None:
     assert turn.intent == "prices" and turn.changed == {} and chat.workload == before
     assert turn.reading is not None and turn.reading.gpu_family[0] == "h100-sxm"
     assert "h100-pcie" in turn.reading.gpu_family
+
+
+def test_requests_a_day_are_sized_at_a_busy_hour_with_a_note() -> None:
+    """1M requests a day were sized at 11.6 requests/s, the day's average, where a token load a day gets its busy
+    hour (engine.models.load_peak_factor): the quiet night hours were in the average."""
+    reading = parse("serve Llama 3.1 70B at 1M requests per day, 500 tokens in, 300 out", RESOLVER)
+    assert reading.updates["requests_per_s"] == pytest.approx(1e6 / 86400 * BUSY_HOUR_FACTOR, rel=1e-6)
+    assert reading.updates["target_tokens_per_s"] == pytest.approx(1e6 / 86400 * BUSY_HOUR_FACTOR * 300, rel=1e-6)
+    assert any("sized for a busy hour at 2x the day's average, 23 requests/s; say “peak 12 requests/s”" in n
+               for n in reading.notes), reading.notes
+
+
+def test_requests_a_day_offline_are_the_average() -> None:
+    reading = parse("summarize 1M requests a day offline with llama 3.1 8b, 300 output tokens", RESOLVER)
+    assert reading.updates["requests_per_s"] == pytest.approx(1e6 / 86400, rel=1e-6)
+    assert any("on average, processed offline" in n for n in reading.notes), reading.notes
