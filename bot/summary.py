@@ -627,7 +627,7 @@ def key_assumptions(advice: Advice) -> str:
         a = found.get(name)
         if a is not None and _is_serving(advice) and isinstance(a.value, int | float):
             plural = "s" if name == "concurrency" and a.value != 1 else ""
-            if name == "seq_len" and turn is not None and a.value > sum(turn):
+            if name == "seq_len" and turn is not None and a.value > sum(turn) and not _is_job(advice):
                 # more context than one turn's prompt and reply: the conversation so far is in the cache too
                 what = "tokens of context per user (earlier turns included)"
             bits.append(f"{fmt_num(float(a.value))} {what}{plural}")

@@ -17,8 +17,10 @@ from engine.models import (
     BUSY_HOUR_FACTOR,
     BYTES_PER_TOKEN_TEXT,
     DEFAULT_REASONING_OUTPUT_TOKENS,
+    DEFAULT_SERVING_SEQ_LEN,
     DEFAULT_SETUP_HOURS,
     DEFAULT_TOKENS_PER_EXAMPLE,
+    DEFAULT_TRAINING_SEQ_LEN,
     LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Assumption,
@@ -142,7 +144,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
 
     max_context = model.max_context if model is not None else None
     if w.seq_len is None:
-        seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else 2048) if training else 4096
+        seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else DEFAULT_TRAINING_SEQ_LEN) if training else DEFAULT_SERVING_SEQ_LEN
         why = (f"pre-training default of {seq} tokens (Llama 3 and torchtitan train at 8,192)" if mode == "pretrain"
                else f"{'training' if training else 'serving'} default of {seq} tokens")
         if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s or w.load_tokens_per_s):

@@ -30,6 +30,10 @@ BYTES_PER_TOKEN_TEXT = 4.0
 # Request-rate sizing when the prompt / output lengths are not given: stated in the answer and asked
 # by the parser's question, which quotes these same figures.
 DEFAULT_INPUT_TOKENS = 1024
+# The sequence length assumed when none is said: a serving context (prompt, reply and earlier turns) and a
+# fine-tuning sequence; pre-training has its own (engine.defaults.PRETRAIN_SEQ_LEN). "Double the context" reads these.
+DEFAULT_SERVING_SEQ_LEN = 4096
+DEFAULT_TRAINING_SEQ_LEN = 2048
 DEFAULT_OUTPUT_TOKENS = 256
 # A token load counted over a day, week or month ("500M tokens a day") is an average over quiet hours too: a service
 # is sized for its busy hour, taken as twice the average (daytime traffic in one region). A rate per hour or minute is

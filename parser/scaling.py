@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.models import Workload
+from engine.models import DEFAULT_SERVING_SEQ_LEN, DEFAULT_TRAINING_SEQ_LEN, Workload
 
 _FACTOR_WORDS = {"double": 2.0, "twice": 2.0, "triple": 3.0, "thrice": 3.0, "quadruple": 4.0, "half": 0.5,
                  "halve": 0.5}
@@ -66,9 +66,6 @@ _CONTEXT = re.compile(
     r"\b(?:(double|twice|triple|thrice|quadruple|half|halve)|(\d+(?:\.\d+)?) ?(?:x|times))"
     r"(?: (?:the|our|its|a|as long|as much|of the|of|longer|bigger|larger|more))*"
     r" (?:context(?: window| length| size| len)?|ctx|seq(?:uence)? ?len(?:gth)?|sequence length|max model len)\b")
-# the context the engine assumes when none is said and no prompt length is (engine/defaults.py): a serving sequence
-# holds 4,096 tokens, a training sequence 2,048
-_SERVING_CONTEXT, _TRAINING_CONTEXT = 4096, 2048
 
 
 def scaled_context(text: str, workload: Workload) -> tuple[dict[str, Any], str] | None:
@@ -88,7 +85,7 @@ def scaled_context(text: str, workload: Workload) -> tuple[dict[str, Any], str] 
         prompt = max(1, round(workload.input_tokens * factor))
         return {"input_tokens": prompt}, (f"{phrase}: prompt {workload.input_tokens:,} → {prompt:,} tokens (each "
                                           "sequence holds its prompt and reply)")
-    context = int(workload.seq_len or (_TRAINING_CONTEXT if training else _SERVING_CONTEXT))
+    context = int(workload.seq_len or (DEFAULT_TRAINING_SEQ_LEN if training else DEFAULT_SERVING_SEQ_LEN))
     assumed = "" if workload.seq_len else " (the default)"
     updates: dict[str, Any] = {"seq_len": max(1, round(context * factor))}
     changes = [f"context {context:,}{assumed} → {updates['seq_len']:,} tokens"]
