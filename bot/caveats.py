@@ -476,15 +476,19 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
         price, reservation = f"{price}; {reservation[0].lower()}{reservation[1:]}", None
     part_time, cold_start = _schedule_lines(advice)
     named_model = _model_line(advice, said)
+    comm, network = _zero3_line(advice), _network_line(advice)
+    if comm is not None and network is not None:  # their own nodes, network unsaid: one line says both
+        comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
+                         "sharding within each node is the only way"), None
     lines = [_relabelled(advice, BUDGET_NOTE, "Budget"), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
-             _zero3_line(advice),
+             comm,
              _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the
              # FP8 reminder the rows carry ("No model named", a size said without a name, keeps its later place)
              named_model if named_model and UNLISTED_MODEL_NOTE in named_model else None, fp8, fp8_pick,
              _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
-             rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), _network_line(advice),
+             rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), network,
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              None if named_model and UNLISTED_MODEL_NOTE in named_model else named_model,
              _managed_line(advice, kinds), cold_start]
