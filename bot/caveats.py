@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
 from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE
-from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_COMM_NOTE
+from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
@@ -168,14 +168,22 @@ def _tight_line(advice: Advice) -> str | None:
 
 def _zero3_line(advice: Advice) -> str | None:
     """ZeRO-3 sharded across nodes with weight gathers that outrun the compute: the time and cost shown are what
-    the GPUs' FLOPs allow, not what the fabric does; said with the factor and the layouts that avoid it."""
-    found = re.match(re.escape(ZERO3_COMM_NOTE) + r"each step moves about ([\d,]+) GB per GPU .*?about ([\d.,]+x) the compute",
-                     plan_note(advice, ZERO3_COMM_NOTE) or "")
+    the GPUs' FLOPs allow, not what the fabric does, unless a bigger micro-batch (memory permitting) hides them."""
+    batch = re.match(re.escape(ZERO3_BATCH_NOTE) + r"each step moves about ([\d,]+) GB per GPU .*?about ([\d.,]+x) the "
+                     r"compute of (one|\d+) .*?micro-batches of (\d+)", plan_note(advice, ZERO3_BATCH_NOTE) or "")
+    if batch is not None:
+        return (f"Micro-batch: ZeRO-3 across nodes moves ~{batch.group(1)} GB per GPU each step, ~{batch.group(2)} the "
+                f"compute of {'one sequence' if batch.group(3) == 'one' else batch.group(3) + ' sequences'} per GPU; the speed shown needs micro-batches of about "
+                f"{batch.group(4)} (the memory left holds them; gradient accumulation does not help)")
+    found = re.match(re.escape(ZERO3_COMM_NOTE) + r"each step moves about ([\d,]+) GB per GPU .*?still about ([\d.,]+x) "
+                     r"(?:at (\d+) sequences|with no memory)", plan_note(advice, ZERO3_COMM_NOTE) or "")
     if found is None:
         return None
-    return (f"Comm-bound: ZeRO-3 across nodes moves ~{found.group(1)} GB per GPU each step, ~{found.group(2)} its compute, "
-            f"so expect up to {found.group(2)} the time and cost shown; shard within each node (FSDP HYBRID_SHARD), use "
-            "larger micro-batches, or tensor/pipeline parallel across nodes (Megatron-LM)")
+    fit = (f"even at the {found.group(3)} sequences per GPU that fit" if found.group(3) else
+           "with no memory left for a bigger micro-batch")
+    return (f"Comm-bound: ZeRO-3 across nodes moves ~{found.group(1)} GB per GPU each step, ~{found.group(2)} the compute "
+            f"{fit}, so expect up to {found.group(2)} the time and cost "
+            "shown; shard within each node (FSDP HYBRID_SHARD) or tensor/pipeline parallel across nodes (Megatron-LM)")
 
 
 def _moe_stack_line(advice: Advice) -> str | None:

@@ -78,6 +78,11 @@ ALTERNATIVE_NOTE = "; or "
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
 ZERO3_COMM_NOTE = "ZeRO-3 across nodes: "  # its weight gathers outrun the compute (read by the first message)
 ZERO3_SAID_FROM = 1.3  # below this FSDP's prefetch hides the gathers well enough to leave the speed as shown
+ZERO3_BATCH_NOTE = "ZeRO-3 across nodes, micro-batch: "  # the gathers outrun one sequence but not the micro-batch that fits
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.1f}x"
 MOE_KERNELS_NOTE = "MoE training speed assumes fused expert kernels: "  # the same caveat for an MoE trained on one GPU
 
 NCCL_CHECKLIST = (
@@ -113,8 +118,8 @@ def max_tensor_parallel(gpu: GpuRecord, offer: OfferRecord | None, gpus_per_node
     return 1
 
 
-def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> list[tuple[int, int, int]]:
-    """(tp, pp, zero_stage) options for n GPUs, least interconnect-hungry first."""
+def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> list[tuple[int, ...]]:
+    """(tp, pp, zero_stage[, hybrid shard group]) options for n GPUs, least interconnect-hungry first."""
     nodes = math.ceil(n / gpn)
     fixed_tp, fixed_pp = w.tensor_parallel, w.pipeline_parallel
     if w.mode == "inference":
@@ -131,7 +136,14 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
     tps = [t for t in (1, 2, 4, 8, 16) if t <= min(max_tp, gpn) and n % t == 0 and arch.heads % t == 0]
     if fixed_tp:
         tps = [fixed_tp]
-    out = [(t, fixed_pp or 1, z) for t in tps for z in stages]
+    out: list[tuple[int, ...]] = [(t, fixed_pp or 1, z) for t in tps for z in stages]
+    if nodes > 1 and 3 in stages and not fixed_pp and w.zero_stage is None:
+        # across nodes, shard within each node and replicate across them (FSDP HYBRID_SHARD) before sharding over
+        # every GPU: only the gradients' all-reduce crosses nodes, once a step, where full sharding gathers every
+        # layer's weights over the fabric twice a micro-step (a 70B full fine-tune on 2 B200 nodes: ~400 GB a GPU)
+        hybrid: list[tuple[int, ...]] = [(t, 1, 3, gpn // t) for t in tps if gpn % t == 0 and gpn // t > 1 and n % gpn == 0]
+        at = next((i for i, c in enumerate(out) if c[2] == 3), len(out))
+        out = [*out[:at], *hybrid, *out[at:]]
     if nodes > 1 and not fixed_pp:
         out += [(t, nodes, z) for t in tps for z in stages if n % (t * nodes) == 0]
     if three_d(w, arch, n, nodes) and tps and not fixed_tp and not fixed_pp:
@@ -177,8 +189,7 @@ class _Tables:
         found = self.layouts.get(key)
         if found is None:
             w = self.w
-            found = self.layouts[key] = tuple(resolve_layout(w, n, tp, pp, z)
-                                              for tp, pp, z in _candidates(w, self.arch, n, gpn, max_tp))
+            found = self.layouts[key] = tuple(resolve_layout(w, n, *c) for c in _candidates(w, self.arch, n, gpn, max_tp))
         return found
 
     def size(self, lay: Layout) -> float:
@@ -283,7 +294,10 @@ def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> st
         parts.append(f"tensor parallel x{lay.tp} within a node")
     if lay.pp > 1:
         parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
-    if lay.dp > 1:
+    if lay.dp > 1 and lay.shard:
+        parts.append(f"data parallel x{lay.dp} with FSDP HYBRID_SHARD (ZeRO-3 within each node of {lay.shard}, "
+                     f"replicated across {lay.dp // lay.shard} nodes)")
+    elif lay.dp > 1:
         zero = {1: "ZeRO-1 (distributed optimizer)", 2: "ZeRO-2", 3: "ZeRO-3 / FSDP"}.get(lay.zero_stage, "")
         parts.append(f"data parallel x{lay.dp}" + (f" with {zero}" if zero else ""))
     if not parts and lay.zero_stage:
@@ -445,7 +459,7 @@ def _offloaded_gb(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int
     cands = _candidates(w, arch, n, gpn, max_tp) or [(1, 1, 3)]
     lay = min((resolve_layout(w, n, *c) for c in cands), key=lambda lay_: per_gpu_bytes(w, arch, lay_, opts))
     parts = estimate_memory(w, arch, n, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
-                            options=opts).components
+                            options=opts, shard=lay.shard).components
     return n * sum(parts[k].value for k in OFFLOADED_PARTS if k in parts)
 
 
@@ -673,7 +687,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append(f"does not fit on up to {node_cap} nodes of {gpn}: the per-GPU working set (activations, "
                      "KV cache, overhead) alone is too large; reduce batch/sequence or enable checkpointing")
     mem = estimate_memory(w, arch, n, gpu, tensor_parallel=lay.tp, pipeline_parallel=lay.pp,
-                          zero_stage=lay.zero_stage, options=opts)
+                          zero_stage=lay.zero_stage, options=opts, shard=lay.shard)
     nodes = math.ceil(n / gpn)
     inference = w.mode == "inference"
     if w.zero_stage is not None and lay.zero_stage > w.zero_stage and not inference:
@@ -694,18 +708,34 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if max_tp == 1 and n > 1 and not inference:
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
-    if not inference and nodes > 1 and lay.zero_stage >= 3 and lay.dp > 1:
+    if not inference and nodes > 1 and lay.zero_stage >= 3 and lay.dp > 1 and not lay.shard:
         link = (offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps
                 else None)
         moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link)
         if ratio >= ZERO3_SAID_FROM:
             said = "" if link is not None else ", assumed"
-            times = f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.1f}x"
-            notes.append(f"{ZERO3_COMM_NOTE}each step moves about {moved:,.0f} GB per GPU over the inter-node fabric "
-                         f"({gb_s:,.0f} GB/s per GPU{said}), about {times} the compute of one "
-                         f"{int(w.seq_len or 2048):,}-token sequence per GPU: as planned it takes up to {times} the "
-                         "time shown; larger micro-batches, sharding within each node (FSDP HYBRID_SHARD) or tensor and "
-                         "pipeline parallel across nodes (Megatron-LM) keep it compute-bound")
+            seqs = int(w.batch_size or 1)
+            # FSDP gathers the weights again for each micro-batch, so only a bigger one amortises them: the
+            # sequences the memory left (to COMFORT_FRACTION of usable) holds, at this plan's activations per sequence
+            per_seq = sum(mem.components[k].value for k in ("activations_gb", "logits_gb") if k in mem.components) / seqs
+            room = usable_gb(gpu, w.headroom) * COMFORT_FRACTION - mem.per_gpu_gb
+            most = seqs + (int(room // per_seq) if per_seq > 0 and room > 0 else 0)
+            at_most = ratio * seqs / most
+            head = (f"each step moves about {moved:,.0f} GB per GPU over the inter-node fabric ({gb_s:,.0f} GB/s per "
+                    f"GPU{said}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
+                    f"{int(w.seq_len or 2048):,}-token "
+                    f"sequence{'s' if seqs > 1 else ''} per GPU")
+            if at_most < ZERO3_SAID_FROM:
+                notes.append(f"{ZERO3_BATCH_NOTE}{head}; the memory left holds micro-batches of {most}, at which the "
+                             "gathers hide behind the compute and the speed shown holds: set it (gradient accumulation "
+                             "does not help: FSDP gathers the weights again for each micro-batch)")
+            else:
+                fits_more = f"at {most} sequences per GPU, all the memory left allows" if most > 1 else \
+                    "with no memory left for a second sequence per GPU"
+                notes.append(f"{ZERO3_COMM_NOTE}{head}, and still about {_times(at_most)} {fits_more}: as planned it "
+                             f"takes up to {_times(at_most)} the time shown; "
+                             "sharding within each node (FSDP HYBRID_SHARD) where it fits, or tensor and pipeline "
+                             "parallel across nodes (Megatron-LM), keep it compute-bound")
     if arch.is_moe and not inference and n > 1:  # split over GPUs (tensor, expert or FSDP): the stack decides the speed
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
@@ -715,7 +745,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     notes.extend(platform_caveats(gpu, w, n))
     if not inference:
         notes.extend(n_ for n_ in [batch_note(w, lay)] if n_)
-    if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1:
+    if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1 and not lay.shard:
         # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet
         # all-gathers every layer across the slow link; hybrid sharding keeps that inside the NVLink node.
         node_share = _sized(w, arch, opts).size(resolve_layout(w, gpn, 1, 1, 3)) / GB

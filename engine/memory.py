@@ -66,10 +66,18 @@ class Layout:
     tp: int
     pp: int
     zero_stage: int
+    # ZeRO-3 sharded within groups of this many data-parallel replicas (one node) and replicated across them: FSDP
+    # HYBRID_SHARD, DeepSpeed ZeRO++ hpZ. 0: sharded over all `dp` replicas
+    shard: int = 0
+
+    @property
+    def shard_group(self) -> int:
+        """The data-parallel replicas ZeRO shards state over: the node's under hybrid sharding, else all of them."""
+        return self.shard or self.dp
 
 
 def resolve_layout(w: Workload, gpus: int = 1, tensor_parallel: int | None = None,
-                   pipeline_parallel: int | None = None, zero_stage: int | None = None) -> Layout:
+                   pipeline_parallel: int | None = None, zero_stage: int | None = None, shard: int = 0) -> Layout:
     gpus = max(1, int(gpus or 1))
     inference = w.mode == "inference"
     tp = max(1, int(tensor_parallel or w.tensor_parallel or (gpus if inference else 1)))
@@ -77,7 +85,9 @@ def resolve_layout(w: Workload, gpus: int = 1, tensor_parallel: int | None = Non
     tp = min(tp, gpus)
     pp = max(1, min(pp, gpus // tp))
     z = zero_stage if zero_stage is not None else (w.zero_stage or 0)
-    return Layout(gpus=gpus, dp=max(1, gpus // (tp * pp)), tp=tp, pp=pp, zero_stage=0 if inference else int(z))
+    dp = max(1, gpus // (tp * pp))
+    hybrid = shard if not inference and int(z) >= 3 and 1 < shard < dp and dp % shard == 0 else 0
+    return Layout(gpus=gpus, dp=dp, tp=tp, pp=pp, zero_stage=0 if inference else int(z), shard=hybrid)
 
 
 def kv_cache_bytes(arch: Architecture, seq_len: int, sequences: int, bytes_per_element: float = 2.0) -> int:
@@ -167,9 +177,9 @@ OFFLOADED_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constant
 
 def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptions) -> dict[str, Part]:
     shard = _weights_for_shard(arch, lay)
-    d, z = lay.dp, lay.zero_stage
+    d, z = lay.shard_group, lay.zero_stage
     parts: dict[str, Part] = {}
-    zin = {"params_on_gpu": int(shard), "data_parallel": d, "zero_stage": z}
+    zin = {"params_on_gpu": int(shard), "data_parallel": d, "zero_stage": z, **({"hybrid_shard_group": d} if lay.shard else {})}
     if w.mode in ("full", "pretrain"):
         bpp = optimizer_bytes_per_param(w.mode, w.precision, w.optimizer, o.recipe)
         for name, key, stage in (("weights_gb", "weights", 3), ("gradients_gb", "gradients", 2), ("optimizer_gb", "optimizer", 1)):
@@ -313,7 +323,7 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
 
     def size(lay: Layout) -> float:
         shard = _weights_for_shard(arch, lay)
-        d, z = lay.dp, lay.zero_stage
+        d, z = lay.shard_group, lay.zero_stage
         total = 0.0
         buffers: float | None = None
         if full:
@@ -378,15 +388,17 @@ def _figures(w: Workload, arch: Architecture, layout: Layout, opts: MemoryOption
 
 def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuRecord | None = None, *,
                     tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-                    zero_stage: int | None = None, options: MemoryOptions | None = None) -> MemoryEstimate:
-    """Per-GPU peak (busiest GPU) and cluster total, with one Figure per component in decimal GB."""
+                    zero_stage: int | None = None, options: MemoryOptions | None = None, shard: int = 0) -> MemoryEstimate:
+    """Per-GPU peak (busiest GPU) and cluster total, with one Figure per component in decimal GB. `shard`: ZeRO-3
+    within groups of that many replicas (hybrid sharding), 0 for all of them."""
     opts = options or DEFAULT_OPTIONS
-    layout = resolve_layout(w, gpus, tensor_parallel, pipeline_parallel, zero_stage)
+    layout = resolve_layout(w, gpus, tensor_parallel, pipeline_parallel, zero_stage, shard)
     cached, per_gpu = _figures(w, arch, layout, opts)
     comps = dict(cached)
     notes = [
         f"layout: {layout.gpus} GPU(s) = data {layout.dp} x tensor {layout.tp} x pipeline {layout.pp}"
-        + (f", ZeRO stage {layout.zero_stage}" if w.mode != "inference" else ""),
+        + (f", ZeRO stage {layout.zero_stage}" if w.mode != "inference" else "")
+        + (f" sharded within groups of {layout.shard} (hybrid sharding)" if layout.shard else ""),
         "decimal GB (10^9 bytes); per-GPU figures are the busiest GPU",
         *arch.notes,
     ]
