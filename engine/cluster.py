@@ -144,11 +144,20 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
         hybrid: list[tuple[int, ...]] = [(t, 1, 3, gpn // t) for t in tps if gpn % t == 0 and gpn // t > 1 and n % gpn == 0]
         at = next((i for i, c in enumerate(out) if c[2] == 3), len(out))
         out = [*out[:at], *hybrid, *out[at:]]
+    if nodes > 1:
+        # across nodes, weights sharded over every GPU are the most fabric-hungry layout, not the least: every layout
+        # that keeps weight gathers inside the node (tensor parallel, ZeRO-1/2, hybrid sharding) is tried first
+        out = [c for c in out if not _full_shard(c)] + [c for c in out if _full_shard(c)]
     if nodes > 1 and not fixed_pp:
         out += [(t, nodes, z) for t in tps for z in stages if n % (t * nodes) == 0]
     if three_d(w, arch, n, nodes) and tps and not fixed_tp and not fixed_pp:
         out = [*_three_d_candidates(arch, n, tps[-1], z0), *out]
     return out
+
+
+def _full_shard(candidate: tuple[int, ...]) -> bool:
+    """A (tp, pp, zero_stage[, hybrid group]) candidate that shards the weights over every data-parallel GPU."""
+    return candidate[2] >= 3 and len(candidate) < 4
 
 
 THREE_D_MIN_PARAMS = 20e9  # from here Megatron-LM / torchtitan recipes split each layer over the node (TP)
@@ -711,7 +720,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if not inference and nodes > 1 and lay.zero_stage >= 3 and lay.dp > 1 and not lay.shard:
         link = (offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps
                 else None)
-        moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link)
+        # the sharding group's ranks in one node: each brings its own network card to the collective
+        ranks = max(1, min(gpn, n) // (lay.tp * (lay.pp if lay.pp * lay.tp <= gpn else 1)))
+        moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link, ranks)
         if ratio >= ZERO3_SAID_FROM:
             said = "" if link is not None else ", assumed"
             seqs = int(w.batch_size or 1)
@@ -721,8 +732,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
             room = usable_gb(gpu, w.headroom) * COMFORT_FRACTION - mem.per_gpu_gb
             most = seqs + (int(room // per_seq) if per_seq > 0 and room > 0 else 0)
             at_most = ratio * seqs / most
-            head = (f"each step moves about {moved:,.0f} GB per GPU over the inter-node fabric ({gb_s:,.0f} GB/s per "
-                    f"GPU{said}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
+            head = (f"each step moves about {moved:,.0f} GB per GPU over the inter-node fabric ({gb_s:,.0f} GB/s for "
+                    f"its collective{said}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
                     f"{int(w.seq_len or 2048):,}-token "
                     f"sequence{'s' if seqs > 1 else ''} per GPU")
             if at_most < ZERO3_SAID_FROM:

@@ -177,11 +177,16 @@ INTER_NODE_GB_S_PER_GPU = {True: 50.0, False: 25.0}  # by "Hopper or newer" (SM 
 
 
 def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp: int, pp: int, dp: int,
-                 link_gb_s_per_gpu: float | None) -> tuple[float, float, float]:
-    """(GB each GPU moves per micro-step, the fabric's GB/s per GPU, that traffic's time over the micro-step's compute)
-    for ZeRO-3 sharded over `dp` replicas that span nodes. FSDP prefetch overlaps the two, so a ratio above 1 is the
-    factor the step takes longer than its compute: a 13B full fine-tune sharded over 2 A100 nodes moves ~73 GB per GPU
-    for each 2,048-token sequence, more than its ~1.2 s of compute."""
+                 link_gb_s_per_gpu: float | None, ranks_per_node: int = 1) -> tuple[float, float, float]:
+    """(GB each GPU moves per micro-step, the GB/s its collective reaches across nodes, that traffic's time over the
+    micro-step's compute) for ZeRO-3 sharded over `dp` replicas that span nodes. FSDP prefetch overlaps the two, so a
+    ratio above 1 is the factor the step takes longer than its compute.
+
+    NCCL runs one ring per network card: with `ranks_per_node` ranks of the sharding group in each node, the ring's
+    inter-node hops share that many cards and its bus bandwidth is their sum (nccl-tests: 4 HDR cards per A100 node
+    reach 85-96 of 100 GB/s), where a group of one rank per node (tensor or expert parallel across the node) has one
+    card. A 13B full fine-tune sharded over 2 A100 nodes moves ~73 GB per GPU for each 2,048-token sequence: 0.4 s
+    over a node's 8 cards against ~1.2 s of compute, 3 s over one."""
     if link_gb_s_per_gpu is None:
         cc = None
         try:
@@ -195,13 +200,14 @@ def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp:
                  else arch.total_params)
     share = (dp - 1) / dp if dp > 1 else 0.0
     moved = (2 * arch.total_params * bpp + 2.0 * trainable) / split * share  # gathers forward and backward, grads once
-    comm_s = moved / (link_gb_s_per_gpu * 1e9 * ZERO3_LINK_EFFICIENCY)
+    bus_gb_s = link_gb_s_per_gpu * max(1, ranks_per_node)
+    comm_s = moved / (bus_gb_s * 1e9 * ZERO3_LINK_EFFICIENCY)
     *_, time_flops, rate, _tps = _training_terms(w, arch, gpu, max(1, gpus))
     tokens = float(w.batch_size or 1) * float(w.seq_len or 2048)
     # an MoE's experts split over the node (expert parallel) each see their own sequences: only a dense model's
     # tensor-parallel group shares one sequence's FLOPs
     compute_s = tokens * time_flops / (1 if arch.is_moe else split) / rate if rate > 0 else math.inf
-    return moved / 1e9, link_gb_s_per_gpu, comm_s / compute_s if compute_s > 0 else 0.0
+    return moved / 1e9, bus_gb_s, comm_s / compute_s if compute_s > 0 else 0.0
 
 
 def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> tuple[float, float | None, float | None]:

@@ -14,7 +14,7 @@ import pytest
 from catalog import open_catalog
 from engine.advise import advise
 from engine.architecture import generic_architecture
-from engine.cluster import ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
+from engine.cluster import ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE, ZERO3_SAID_FROM
 from engine.memory import resolve_layout
 from engine.models import Workload
 from engine.throughput import ZERO3_LINK_EFFICIENCY, zero3_gather
@@ -68,12 +68,30 @@ def test_their_two_a100_nodes_shard_within_each_node() -> None:
 
 
 def test_a_plan_with_memory_to_spare_names_the_micro_batch_that_hides_the_gathers() -> None:
-    advice = advise(Workload(mode="full", model="llama-3.1-70b", dataset_tokens=5 * 10**9, deadline_hours=72), REAL)
+    """405B full fine-tune on MI300X: tensor parallel x4 leaves two sharding ranks (two network cards) per node, the
+    gathers take ~2x one sequence's compute, and the memory left holds enough sequences to hide them."""
+    advice = advise(Workload(mode="full", model="llama-3.1-405b", dataset_tokens=10**9, gpu="mi300x"), REAL)
     note = _note(advice, ZERO3_BATCH_NOTE)
     assert note is not None, advice.cluster.notes
-    found = re.search(r"about (\d+)x the compute of one .*micro-batches of (\d+)", note)
+    found = re.search(r"\((\d+) GB/s for its collective\), about ([\d.]+)x the compute of one .*micro-batches of (\d+)", note)
     assert found is not None, note
-    assert int(found.group(1)) >= 8 and int(found.group(2)) >= int(found.group(1))
+    assert int(found.group(1)) == 100  # 2 ranks per node x 400 Gb/s
+    assert float(found.group(2)) >= ZERO3_SAID_FROM  # one sequence per GPU is gather-bound
+    assert float(found.group(2)) / int(found.group(3)) < ZERO3_SAID_FROM  # the micro-batch named hides the gathers
+
+
+def test_a_node_of_sharding_ranks_brings_all_its_network_cards() -> None:
+    """70B full fine-tune on 2 B200 nodes: fully sharded over 16 GPUs, each ring's inter-node hops share the node's 8
+    cards (~400 GB/s), not one GPU's (50 GB/s): ~1.2x one sequence's compute, not ~11x; and layouts that keep the
+    weights inside the node (tensor parallel with ZeRO-2) are planned before full sharding across nodes."""
+    arch = generic_architecture(70)
+    w = Workload(mode="full", params_b=70, seq_len=2048, batch_size=1)
+    b200 = REAL.gpu("b200")
+    one_card = zero3_gather(w, arch, b200, 16, 1, 1, 16, 50.0, 1)
+    eight = zero3_gather(w, arch, b200, 16, 1, 1, 16, 50.0, 8)
+    assert eight[1] == 400.0 and eight[2] == pytest.approx(one_card[2] / 8)
+    advice = advise(Workload(mode="full", model="llama-3.1-70b", dataset_tokens=5 * 10**9, deadline_hours=72), REAL)
+    assert advice.cluster.nodes == 2 and advice.cluster.zero_stage < 3, advice.cluster.parallelism
 
 
 def test_a_plan_with_no_memory_to_spare_is_comm_bound() -> None:
