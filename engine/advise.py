@@ -29,6 +29,7 @@ from engine.models import (
     Workload,
 )
 from engine.recommend import (
+    OWNED_PREFIX,
     PUE,
     SERVER_POWER_FACTOR,
     USD_PER_KWH,
@@ -142,7 +143,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         memory, cluster, throughput = fit.memory, fit.plan, fit.throughput
         gpus = max(1, fit.plan.gpus)
         fit_gpu = data.gpu(fit.plan.gpu)
-        if fit_gpu is not None:
+        if fit_gpu is not None and not fit.name.startswith(OWNED_PREFIX):  # their own GPUs are bought already
             notes.extend(_break_even_note(fit_gpu, gpus, fit.usd_per_hour / gpus, data,
                                           fit.offer.provider if fit.offer is not None else None, effective.pricing))
         notes.insert(0, f"no token count, so no GPU-hours or monthly cost: the cheapest per token trained is {fit.name} "
@@ -657,7 +658,9 @@ def _explanations(w: Workload, chosen: Option | None, result: Ranked, egress: di
             f"egress priced on the source's monthly tier table ({basis}): {pulls:g} x {w.dataset_gb:g} GB = "
             f"${egress['uncached'].value:,.0f}; a flat $0.09/GB would say ${flat:,.0f}"
         )
-    if data is not None and not owns_gpus(w):  # their own GPUs: already bought, priced at their power
+    # their own GPUs: already bought, priced at their power (the effective workload carries that power as a rate, so
+    # the pick's name says it: "rent, the rent barely covers the power" was said of GPUs they own)
+    if data is not None and not owns_gpus(w) and not chosen.name.startswith(OWNED_PREFIX):
         notes.extend(_buy_vs_rent(w, chosen, data))
     runs = float(w.runs_per_month or 1)
     if runs > 1 and w.mode in TRAINING_MODES and w.dataset_pulls_per_month is None:

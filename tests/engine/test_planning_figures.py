@@ -219,3 +219,17 @@ def test_a_request_rate_is_served_at_80_percent_of_what_the_replicas_sustain() -
     c = choose(w, from_record(LLAMA3_8B), H100_SXM, 8, "fast", True)
     assert c is not None and c.capacity_rps
     assert c.replicas * c.capacity_rps * 0.8 >= 1000 > (c.replicas - 1) * c.capacity_rps * 0.8
+
+
+def test_gpus_they_own_get_no_buy_or_rent_note() -> None:
+    """"We have 16 A100 40GB on prem": their GPUs are priced at their power ($0.11/GPU-hour), which the buy-or-rent
+    check read as a rental too cheap to beat ("rent"), telling them to rent GPUs they own."""
+    from catalog import open_catalog
+    from engine.advise import advise
+    from engine.models import Workload
+
+    real = open_catalog().data()
+    for tokens in (None, 10**9):  # with no token count (the cheapest per token) and with one (the pick)
+        advice = advise(Workload(mode="full", params_b=13, gpu="a100-sxm-40gb", gpu_count=16, data_location="onprem",
+                                 dataset_tokens=tokens), real)
+        assert not any(n.startswith("buy vs rent") for n in advice.notes), advice.notes
