@@ -599,10 +599,11 @@ def fp8_weight_only(gpu: GpuRecord, arch: Architecture) -> bool:
     return integer_kernels(gpu) and not arch.is_moe and (compute_capability(gpu) or 0.0) >= 8.0
 
 
-def integer_kernels(gpu: GpuRecord) -> bool:
+def integer_kernels(gpu: GpuRecord, native_mxfp4: bool = False) -> bool:
     """Whether vLLM runs AWQ/GPTQ/W8A8 integer-weight kernels on this GPU: NVIDIA only (AMD GPUs and Gaudi are
-    marked unsupported in docs.vllm.ai/en/latest/features/quantization, "Supported Hardware")."""
-    return gpu.vendor.upper() == "NVIDIA"
+    marked unsupported in docs.vllm.ai/en/latest/features/quantization, "Supported Hardware"). A model released in
+    MXFP4 (gpt-oss) has its own MoE kernels, which vLLM's GPT-OSS recipe runs on MI300X, MI325X and MI355X too."""
+    return gpu.vendor.upper() == "NVIDIA" or (native_mxfp4 and gpu.vendor.upper() == "AMD")
 
 
 @dataclass(frozen=True)

@@ -320,7 +320,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             given.provider is None and provider is not None and provider.kind == "marketplace")
 
     named = data.gpu(given.gpu) if given.gpu else None
-    if not training and w.precision in INTEGER_WEIGHTS and named is not None and not integer_kernels(named):
+    record = data.model(w.model) if w.model else None
+    mxfp4 = bool(record is not None and record.native_precision == "mxfp4" and w.precision == "int4")
+    if not training and w.precision in INTEGER_WEIGHTS and named is not None and not integer_kernels(named, mxfp4):
         # a GPU the user named that vLLM cannot serve these weights on: planned with weights that run there
         runs = "fp8" if named.fp8_dense_tflops else "bf16"
         notes.append(f"{NO_INTEGER_KERNELS_NOTE}{named.name} (vLLM's supported-hardware table): planned with {runs.upper()} "
@@ -343,7 +345,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                 continue  # no FP8 tensor cores: weight-only at best, and FP8 MoE kernels need SM 8.9+ (vLLM)
             if label == "BF16" and gpu.fp8_dense_tflops:
                 continue  # FP8 on this GPU needs no more GPUs and runs faster: its BF16 plan can only lose
-            if not training and variant.precision in INTEGER_WEIGHTS and not integer_kernels(gpu):
+            if not training and variant.precision in INTEGER_WEIGHTS and not integer_kernels(gpu, mxfp4):
                 no_integer_kernels.add(gpu.name)
                 continue  # vLLM's AWQ/GPTQ/W8A8 kernels are CUDA-only (its supported-hardware table)
             # FP8 served on a GPU without FP8 tensor cores runs weight-only (W8A16): the row says so, as "(FP8)" would

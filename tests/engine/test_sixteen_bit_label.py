@@ -26,3 +26,17 @@ def test_a_t4_plan_says_fp16() -> None:
     assert advice.options and all("FP16" in o.name and "BF16" not in o.name for o in advice.options)
     assert advice.notes[0].startswith("no FP8 tensor cores on T4 16GB: planned with FP16 weights"), advice.notes[0]
     assert "--dtype half" in advice.notes[0]
+
+
+def test_an_mxfp4_release_is_served_in_mxfp4_on_amd() -> None:
+    """gpt-oss ships in MXFP4 only; vLLM's GPT-OSS recipe runs it on MI300X, MI325X and MI355X. It was re-planned
+    with "FP8 weights instead (the FP8 release, or --quantization fp8 on the BF16 weights)", neither of which exists."""
+    from engine.cluster import integer_kernels
+
+    mi300x = REAL.gpu("mi300x")
+    assert integer_kernels(mi300x, native_mxfp4=True) and not integer_kernels(mi300x)
+    advice = advise(Workload(mode="inference", model="gpt-oss-120b", gpu="mi300x", concurrency=20), REAL)
+    assert advice.options and advice.options[0].precision == "int4"
+    assert not any("no AWQ/GPTQ" in n for n in advice.notes), advice.notes
+    awq = advise(Workload(mode="inference", model="llama-3.1-70b", precision="int4", gpu="mi300x", concurrency=20), REAL)
+    assert any("no AWQ/GPTQ" in n for n in awq.notes)  # an AWQ checkpoint still has no AMD kernels
