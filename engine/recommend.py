@@ -320,8 +320,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             given.provider is None and provider is not None and provider.kind == "marketplace")
 
     named = data.gpu(given.gpu) if given.gpu else None
-    record = data.model(w.model) if w.model else None
-    mxfp4 = bool(record is not None and record.native_precision == "mxfp4" and w.precision == "int4")
+    released = data.model(w.model) if w.model else None
+    mxfp4 = bool(released is not None and released.native_precision == "mxfp4" and w.precision == "int4")
     if not training and w.precision in INTEGER_WEIGHTS and named is not None and not integer_kernels(named, mxfp4):
         # a GPU the user named that vLLM cannot serve these weights on: planned with weights that run there
         runs = "fp8" if named.fp8_dense_tflops else "bf16"
