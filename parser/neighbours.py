@@ -207,7 +207,10 @@ def _reasoning_lengths(items: list[Said], current_mode: str | None) -> list[Said
     return out
 
 
-_LABEL_WORDS = {"label", "class", "category", "tag", "verdict", "score"}
+_LABEL_WORDS = {"label", "class", "category", "tag", "verdict", "score", "labels", "classes", "categories", "tags",
+                "verdicts", "scores"}
+# what says the reply is one label: "one label", "a single label", "one-word labels", "single-word tags"
+_ONE_LABEL = ("a", "one", "1", "output 1", "single", "one-word", "1-word", "single-word", "word")
 LABEL_REPLY_TOKENS = 5  # a class name ("positive", "billing_issue") is 1-5 tokens; the longer end, as it costs more
 
 
@@ -219,7 +222,7 @@ def _label_replies(items: list[Said], current_mode: str | None) -> list[Said]:
     out = list(items)
     for index, said in enumerate(items[1:], start=1):
         previous = items[index - 1]
-        if said.text not in _LABEL_WORDS or previous.text not in ("a", "one", "1", "output 1"):
+        if said.text not in _LABEL_WORDS or previous.text not in _ONE_LABEL:
             continue
         # "output 1 label": the io pass already paired "output" with the "1" (left as a filler beside it)
         paired = index - 2 if index >= 2 and items[index - 2].values.get("output_tokens") == 1 else index - 1

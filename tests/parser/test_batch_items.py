@@ -56,3 +56,15 @@ def test_one_label_is_a_few_tokens_with_a_note(text: str) -> None:
 def test_a_reply_length_said_beats_the_label() -> None:
     reading = parse("classify 1M emails with a label with llama 3.1 8b, 20 output tokens", FakeResolver())
     assert reading.updates.get("output_tokens") == 20
+
+
+@pytest.mark.parametrize("text", [
+    "classify 50 million tweets with Qwen2.5 7B, one-word labels, within 12 hours",
+    "tag 1M posts with Llama 3.1 8B, a single label each",
+])
+def test_one_word_labels_are_a_short_reply(text: str) -> None:
+    assert dict(parse(text, FakeResolver()).updates)["output_tokens"] == 5
+
+
+def test_a_count_of_categories_is_not_a_reply_length() -> None:
+    assert "output_tokens" not in dict(parse("classify 1M emails into 5 categories with Llama 3.1 8B", FakeResolver()).updates)
