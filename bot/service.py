@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Workload
+from engine.recommendation import recommended
 from parser import capacity_asked
 
 log = logging.getLogger(__name__)
@@ -261,6 +262,9 @@ class Advisor:
             parsed_changes = [_change_line(k, v) for k, v in (getattr(turn, "changed", None) or {}).items()]
         changes: list[str] = []
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
+            kept = _thread_gpu(workload, previous, intent)
+            if kept is not None:  # "how long on 32 of them?": 32 of the GPUs the thread picked, not the catalog's best 32
+                workload = workload.model_copy(update={"gpu": kept})
             advice = self.advise(workload)
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
@@ -451,6 +455,20 @@ def _hub_resolver(catalog: Any, client: Any) -> Any:
     from bot.hub_names import HubResolver
 
     return HubResolver(catalog, client)
+
+
+def _thread_gpu(workload: Workload, previous: Advice | None, intent: str) -> str | None:
+    """The GPU a follow-up's count refers to: "how long on 32 of them?" after a plan on H100s is 32 H100s (it planned
+    32 B200s, the catalog's best at that count). A GPU count changed in a thread with no GPU named keeps the thread's
+    pick; once kept, later follow-ups keep it too. None when a GPU is named, or there is nothing to keep."""
+    if previous is None or intent not in ("refine", "answer") or workload.gpu is not None or not workload.gpu_count:
+        return None
+    if previous.workload.gpu and previous.workload.gpu_count:
+        return previous.workload.gpu
+    if workload.gpu_count == previous.workload.gpu_count or previous.recommendation is None:
+        return None
+    pick = recommended(list(previous.options), previous.recommendation)
+    return pick.gpu if pick is not None else None
 
 
 def _has_subject(w: Workload) -> bool:
