@@ -325,6 +325,11 @@ def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, st
     that as the whole service's throughput would give each user less than reading speed (0.75 tokens/s) is the
     speed each user gets. Read as per user, with a note; "100 users at 2,000 tokens/s" stays a total."""
     total, users = updates.get("target_tokens_per_s"), updates.get("concurrency")
+    if (total is not None and not users and capacity_asked(text) and "target_tokens_per_s_per_user" not in updates
+            and not _TOTAL.search(text) and "requests_per_s" not in updates):
+        # "how many users can 2 L40S serve at 30 tokens/s?": the speed each of the users asked about gets
+        updates["target_tokens_per_s_per_user"] = updates.pop("target_tokens_per_s")
+        return f"read “{float(total):g} tokens/s” as each user's speed (the question is how many users get it)"
     if (total is None or not users or int(users) < 2 or "target_tokens_per_s_per_user" in updates or _TOTAL.search(text)
             or "requests_per_s" in updates or float(total) / int(users) >= PER_USER_READING_TOKENS_S):
         return ""

@@ -42,3 +42,11 @@ def test_a_capacity_question_with_no_verb_is_read_as_serving(real_advisor) -> No
     response, view = _view(real_advisor, "what's the max number of concurrent users for Llama 3.1 8B on one L40S?")
     assert response.advice.effective.mode == "inference"
     assert view.headline.startswith("✅ 1× L40S 48GB serves Llama 3.1 8B to about 52 users at once"), view.headline
+
+
+def test_a_speed_in_a_capacity_question_is_each_users(real_advisor) -> None:
+    """"how many users can 2 L40S serve Qwen3 32B at 30 tokens/s?" read 30 tokens/s as the whole service's and
+    answered "14.4 tokens/s per user, 578 in total" with no user count."""
+    response, view = _view(real_advisor, "how many users can 2 L40S serve Qwen3 32B at 30 tokens/s?")
+    assert response.advice.workload.target_tokens_per_s_per_user == 30 and response.advice.workload.target_tokens_per_s is None
+    assert view.headline.startswith("✅ 2× L40S 48GB serve Qwen3 32B to about ") and "at ≥30 tokens/s each" in view.headline
