@@ -182,8 +182,8 @@ def _zero3_line(advice: Advice) -> str | None:
     fit = (f"even at the {found.group(3)} sequences per GPU that fit" if found.group(3) else
            "with no memory left for a bigger micro-batch")
     return (f"Comm-bound: ZeRO-3 across nodes moves ~{found.group(1)} GB per GPU each step, ~{found.group(2)} the compute "
-            f"{fit}, so expect up to {found.group(2)} the time and cost "
-            "shown; shard within each node (FSDP HYBRID_SHARD) or tensor/pipeline parallel across nodes (Megatron-LM)")
+            f"{fit}; the time and cost shown count it. Tensor/pipeline parallel across nodes on more GPUs (Megatron-LM) "
+            "or sharding within each node (FSDP HYBRID_SHARD) keep it compute-bound")
 
 
 def _moe_stack_line(advice: Advice) -> str | None:

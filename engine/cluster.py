@@ -77,8 +77,48 @@ ALTERNATIVE_NOTE = "; or "
 # a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
 ZERO3_COMM_NOTE = "ZeRO-3 across nodes: "  # its weight gathers outrun the compute (read by the first message)
+MAX_MICRO_BATCH_TOKENS = 32_768  # the largest micro-batch per GPU counted on to hide weight gathers (16 x 2k, 4 x 8k)
 ZERO3_SAID_FROM = 1.3  # below this FSDP's prefetch hides the gathers well enough to leave the speed as shown
 ZERO3_BATCH_NOTE = "ZeRO-3 across nodes, micro-batch: "  # the gathers outrun one sequence but not the micro-batch that fits
+
+
+def gather_figures(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, lay: Layout, n: int,
+                   gpn: int, opts: MemoryOptions) -> tuple[float, float, float, int, int, float] | None:
+    """(GB moved per GPU a micro-step, the collective's GB/s, that over one micro-batch's compute, the micro-batch,
+    the largest micro-batch the memory left holds, the ratio at it) for a training layout that shards weights over
+    data-parallel replicas in several nodes; None for any other layout, or where FSDP's prefetch hides the gathers
+    behind one micro-batch's compute. FSDP gathers the weights again for each micro-batch, so only a bigger one
+    amortises them: the sequences the memory left (to COMFORT_FRACTION of usable) holds."""
+    if n <= gpn or lay.zero_stage < 3 or lay.dp <= 1 or lay.shard:
+        return None
+    link = offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps else None
+    # the sharding group's ranks in one node: each brings its own network card to the collective
+    ranks = max(1, min(gpn, n) // (lay.tp * (lay.pp if lay.pp * lay.tp <= gpn else 1)))
+    moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link, ranks)
+    if ratio < ZERO3_SAID_FROM:
+        return None
+    seqs = int(w.batch_size or 1)
+    base = per_gpu_bytes(w, arch, lay, opts)
+    per_seq = per_gpu_bytes(w.model_copy(update={"batch_size": seqs + 1}), arch, lay, opts) - base
+    room = usable_gb(gpu, w.headroom) * GB * COMFORT_FRACTION - base
+    most = seqs + (int(room // per_seq) if per_seq > 0 and room > 0 else 0)
+    # past ~32k tokens a GPU per micro-batch, recipes do not go (torchtitan and Megatron run 1-8 sequences of 2-8k):
+    # memory that would hold more is not a batch anyone would set
+    most = max(seqs, min(most, MAX_MICRO_BATCH_TOKENS // max(1, int(w.seq_len or 2048))))
+    return moved, gb_s, ratio, seqs, most, ratio * seqs / most
+
+
+def gather_slowdown(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, p: Placement) -> float:
+    """How many times longer a training run takes than its compute when its weight gathers across nodes outrun it
+    even at the largest micro-batch that fits (1 otherwise): the run's time and cost count it, so the ranking does
+    too (80 B200s fully sharding DeepSeek-V3 at 98% of memory were priced as if compute-bound, with "up to 15x" in
+    a note)."""
+    if w.mode == "inference" or not p.fits:
+        return 1.0
+    gathers = gather_figures(w, arch, gpu, offer, p.lay, p.n, p.gpn, p.opts)
+    if gathers is None or gathers[5] < ZERO3_SAID_FROM:
+        return 1.0
+    return gathers[5]
 
 
 def _times(ratio: float) -> str:
@@ -718,36 +758,24 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     if max_tp == 1 and n > 1 and not inference:
         notes.append("PCIe-only GPUs: training keeps to data parallel / ZeRO / pipeline (tensor parallel's per-layer "
                      "all-reduces over PCIe cost more than they save), and gradient all-reduce over PCIe is slow")
-    if not inference and nodes > 1 and lay.zero_stage >= 3 and lay.dp > 1 and not lay.shard:
-        link = (offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps
-                else None)
-        # the sharding group's ranks in one node: each brings its own network card to the collective
-        ranks = max(1, min(gpn, n) // (lay.tp * (lay.pp if lay.pp * lay.tp <= gpn else 1)))
-        moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link, ranks)
-        if ratio >= ZERO3_SAID_FROM:
-            said = "" if link is not None else ", assumed"
-            seqs = int(w.batch_size or 1)
-            # FSDP gathers the weights again for each micro-batch, so only a bigger one amortises them: the
-            # sequences the memory left (to COMFORT_FRACTION of usable) holds, at this plan's activations per sequence
-            per_seq = sum(mem.components[k].value for k in ("activations_gb", "logits_gb") if k in mem.components) / seqs
-            room = usable_gb(gpu, w.headroom) * COMFORT_FRACTION - mem.per_gpu_gb
-            most = seqs + (int(room // per_seq) if per_seq > 0 and room > 0 else 0)
-            at_most = ratio * seqs / most
-            head = (f"each step moves about {moved:,.0f} GB per GPU over the inter-node fabric ({gb_s:,.0f} GB/s for "
-                    f"its collective{said}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
-                    f"{int(w.seq_len or 2048):,}-token "
-                    f"sequence{'s' if seqs > 1 else ''} per GPU")
-            if at_most < ZERO3_SAID_FROM:
-                notes.append(f"{ZERO3_BATCH_NOTE}{head}; the memory left holds micro-batches of {most}, at which the "
-                             "gathers hide behind the compute and the speed shown holds: set it (gradient accumulation "
-                             "does not help: FSDP gathers the weights again for each micro-batch)")
-            else:
-                fits_more = f"at {most} sequences per GPU, all the memory left allows" if most > 1 else \
-                    "with no memory left for a second sequence per GPU"
-                notes.append(f"{ZERO3_COMM_NOTE}{head}, and still about {_times(at_most)} {fits_more}: as planned it "
-                             f"takes up to {_times(at_most)} the time shown; "
-                             "sharding within each node (FSDP HYBRID_SHARD) where it fits, or tensor and pipeline "
-                             "parallel across nodes (Megatron-LM), keep it compute-bound")
+    gathers = None if inference else gather_figures(w, arch, gpu, offer, lay, n, gpn, opts)
+    if gathers is not None:
+        moved, gb_s, ratio, seqs, most, at_most = gathers
+        said = "" if offer is not None and offer.inter_node_gbps else ", assumed"
+        head = (f"each step moves about {moved:,.0f} GB per GPU over the inter-node fabric ({gb_s:,.0f} GB/s for "
+                f"its collective{said}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
+                f"{int(w.seq_len or 2048):,}-token sequence{'s' if seqs > 1 else ''} per GPU")
+        if at_most < ZERO3_SAID_FROM:
+            notes.append(f"{ZERO3_BATCH_NOTE}{head}; the memory left holds micro-batches of {most}, at which the "
+                         "gathers hide behind the compute and the speed shown holds: set it (gradient accumulation "
+                         "does not help: FSDP gathers the weights again for each micro-batch)")
+        else:
+            fits_more = f"at {most} sequences per GPU, all the memory left allows" if most > 1 else \
+                "with no memory left for a second sequence per GPU"
+            notes.append(f"{ZERO3_COMM_NOTE}{head}, and still about {_times(at_most)} {fits_more}: the time and cost "
+                         f"shown count it ({_times(at_most)} the compute-bound run); sharding within each node (FSDP "
+                         "HYBRID_SHARD) where it fits, or tensor and pipeline parallel across nodes on more GPUs "
+                         "(Megatron-LM), keep it compute-bound")
     if arch.is_moe and not inference and n > 1:  # split over GPUs (tensor, expert or FSDP): the stack decides the speed
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")

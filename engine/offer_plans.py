@@ -16,8 +16,10 @@ from typing import cast
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
 from engine.cluster import (
+    Placement,
     batch_capped_note,
     data_parallel_cap,
+    gather_slowdown,
     placement,
     plan_cluster,
     platform_caveats,
@@ -39,12 +41,14 @@ from engine.throughput import (
     estimate_inference,
     estimate_training,
     fast_link_name,
+    gathers_counted,
     link_kind,
     request_shape,
     training_numbers,
 )
 from engine.units import HOURS_PER_MONTH, rate_text
 
+GATHER_SCALE_GPUS = 256  # the most GPUs tried to avoid weight gathers across nodes, or twice the fewest that fit
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
 SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
@@ -133,6 +137,7 @@ class TrainingChoice:
     slot: float = 0.0
     gpn: int = 1
     batch_capped: bool = False  # scaling out for time stopped where data parallel would pass MAX_BATCH_TOKENS
+    slowdown: float = 1.0  # weight gathers across nodes outrunning the compute: the run takes this many times longer
 
 
 def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
@@ -151,7 +156,8 @@ def training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     if memo is None:
         return _training_choice(w, arch, gpu, offer, scale_out, {})
     key = ("train_choice", gpu.id, scale_out) + (
-        (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link)
+        (offer.gpus_per_node, offer.inter_node_fabric is None, offer.max_nodes, offer.intra_node_link,
+         offer.inter_node_gbps)
         if offer is not None else ())
     found = memo.get(key)
     if found is None:
@@ -171,10 +177,35 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
             found = memo[key] = training_numbers(w, arch, gpu, gpus)
         return found  # type: ignore[return-value]
 
+    def slowed(q: Placement) -> tuple[float, float | None, float | None, float]:
+        """The speed at this placement's GPU count, with its weight gathers across nodes counted where they outrun
+        the compute (`gather_slowdown`), and that factor."""
+        tps, gh, wall = speed(q.n)
+        slow = gather_slowdown(w, arch, gpu, offer, q)
+        if slow == 1.0:
+            return tps, gh, wall, slow
+        return (round(tps / slow, 1), round(gh * slow, 1) if gh is not None else None,
+                round(wall * slow, 2) if wall is not None else None, slow)
+
     p = placement(w, arch, gpu, offer, max_nodes=cap)
-    tps, gh, wall = speed(p.n)
+    tps, gh, wall, slow = slowed(p)
     if not p.fits or w.gpu_count or w.nodes:
-        return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True)
+        return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True, slowdown=slow)
+    most_gpus = (1 if offer is not None and offer.inter_node_fabric is None else
+                 offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES) * p.gpn
+    fixed_first: int | None = None
+    # the fewest GPUs that hold it are gather-bound: more GPUs may hold a layout that is not (tensor and pipeline
+    # parallel with ZeRO-1), up to a cluster a team would rent for it (not 960 V100s for a 70B fine-tune)
+    most_gpus = min(most_gpus, max(GATHER_SCALE_GPUS, 2 * p.n))
+    for times in (2, 4, 8):
+        if slow == 1.0 or gh is None or p.n * times > most_gpus:
+            break
+        q = placement(w, arch, gpu, offer, fixed_gpus=p.n * times)
+        if not q.fits:
+            continue
+        q_tps, q_gh, q_wall, q_slow = slowed(q)
+        if q_gh is not None and q_gh < gh:  # fewer GPU-hours: cheaper for the same work, and sooner
+            p, tps, gh, wall, slow, fixed_first = q, q_tps, q_gh, q_wall, q_slow, q.n
     gpn = max(1, offer.gpus_per_node if offer is not None else min(p.n, p.gpn))
     target = math.ceil(p.n / gpn) * gpn if offer is not None else p.n
     constants = memo.get(("train_constants",))
@@ -183,8 +214,8 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
     slot, dp_cap = cast(_SlotAndCap, constants)
     cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
         offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
-    fixed_at: int | None = None
-    max_nodes, gpus, per_gpu = cap, p.n, p.per_gpu_gb
+    fixed_at: int | None = fixed_first
+    max_nodes, gpus, per_gpu = (None if fixed_first else cap), p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = batch_capped = False
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
@@ -208,15 +239,15 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
         if not q.fits:
             break
         fixed_at, max_nodes, gpus, per_gpu, target, scaled_for_time = scaled, None, scaled, q.per_gpu_gb, scaled, True
-        tps, gh, wall = speed(scaled)
+        tps, gh, wall, slow = slowed(q)
     if target > gpus:
         q = placement(w, arch, gpu, offer, fixed_gpus=target)
         if q.fits:
             fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
-            tps, gh, wall = speed(target)
+            tps, gh, wall, slow = slowed(q)
     return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
                           scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn,
-                          batch_capped=batch_capped)
+                          batch_capped=batch_capped, slowdown=slow)
 
 
 def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
@@ -227,6 +258,8 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     `training_choice`'s) shares the speed estimate of a GPU count among the node shapes and offers shown on it."""
     plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
     throughput = _training_estimate(w, arch, gpu, choice.gpus, memo)
+    if choice.slowdown > 1.0:
+        throughput = gathers_counted(throughput, choice.slowdown)
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)

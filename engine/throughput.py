@@ -210,6 +210,30 @@ def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp:
     return moved / 1e9, bus_gb_s, comm_s / compute_s if compute_s > 0 else 0.0
 
 
+def gathers_counted(estimate: ThroughputEstimate, slowdown: float) -> ThroughputEstimate:
+    """A training estimate whose weight gathers across nodes outrun its compute (`engine.cluster.gather_slowdown`):
+    tokens/s divided, GPU-hours and wall clock multiplied, and the MFU it states lowered to what the run reaches, so
+    the time, the cost and the ranking read the run as it goes, not its compute alone."""
+    why = (f"x {slowdown:.2g}: ZeRO-3's weight gathers across nodes take that many times the compute at the largest "
+           "micro-batch that fits (see the plan)")
+    update: dict[str, object] = {}
+    tps = estimate.training_tokens_per_s
+    if tps is not None:
+        inputs = dict(tps.inputs)
+        if isinstance(inputs.get("mfu"), int | float):
+            inputs["mfu"] = float(inputs["mfu"]) / slowdown
+        update["training_tokens_per_s"] = tps.model_copy(update={
+            "value": round(tps.value / slowdown, 1), "inputs": {**inputs, "gather_slowdown": round(slowdown, 2)},
+            "notes": (*tps.notes, why.replace("x ", "/ ", 1))})
+    for name, digits in (("gpu_hours", 1), ("wall_clock_hours", 2)):
+        fig = getattr(estimate, name)
+        if fig is not None:
+            update[name] = fig.model_copy(update={"value": round(fig.value * slowdown, digits),
+                                                  "inputs": {**fig.inputs, "gather_slowdown": round(slowdown, 2)},
+                                                  "notes": (*fig.notes, why)})
+    return estimate.model_copy(update=update)
+
+
 def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> tuple[float, float | None, float | None]:
     """(tokens/s, GPU-hours per run, wall-clock hours per run) exactly as `estimate_training` states them
     (same rounding), without building its Figures: the catalog search compares these for every node
