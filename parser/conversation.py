@@ -354,6 +354,15 @@ def _consistent(base: Workload, updates: dict[str, Any], notes: list[str]) -> di
     if "dataset_gb" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:
         updates["dataset_tokens"] = None
         notes.append("cleared the token count: it was for the previous corpus")
+    # a GPU count said alone replaces the thread's node count ("how long on 64 of them?" after 4 nodes of 8 kept 4 nodes:
+    # 16 GPUs a node), and a node count said alone keeps the GPUs per node (2 nodes of 8 after 64 GPUs: 16 GPUs)
+    if "gpu_count" in updates and "nodes" not in updates and base.nodes is not None:
+        updates["nodes"] = None
+    if "nodes" in updates and "gpu_count" not in updates and base.gpu_count is not None and updates["nodes"]:
+        per_node = base.gpu_count // base.nodes if base.nodes and base.gpu_count % base.nodes == 0 else None
+        updates["gpu_count"] = int(updates["nodes"]) * per_node if per_node else None
+        if per_node:
+            notes.append(f"{int(updates['nodes'])} nodes of {per_node}: {updates['gpu_count']} GPUs")
     if "dataset_gb" in updates and "dataset_compressed" not in updates and base.dataset_compressed:
         updates["dataset_compressed"] = None  # the new size is read as said: compressed only if said so again
     if "dataset_examples" in updates and "dataset_tokens" not in updates and base.dataset_tokens is not None:

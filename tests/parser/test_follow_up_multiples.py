@@ -115,3 +115,19 @@ def test_a_multiple_of_an_unsaid_context_is_the_prompt_or_the_default() -> None:
     default = _thread("serve llama 3.1 70b for 100 users", "double the context")
     assert default.changed == {"seq_len": (None, 8192)}
     assert any("4,096 (the default)" in n for n in default.notes), default.notes
+
+
+def test_a_gpu_count_replaces_the_threads_node_count() -> None:
+    """"on 4 nodes of 8 H100" then "how long on 64 of them?" kept 4 nodes: 16 GPUs a node, tensor parallel x16."""
+    conversation = Conversation(resolver=FakeResolver())
+    first = conversation.turn("full fine-tune Llama 3.1 70B on 2B tokens on 4 nodes of 8 H100")
+    assert (first.workload.nodes, first.workload.gpu_count) == (4, 32)
+    more = conversation.turn("how long on 64 of them?").workload
+    assert (more.gpu_count, more.nodes) == (64, None)
+
+
+def test_a_node_count_keeps_the_gpus_per_node() -> None:
+    conversation = Conversation(resolver=FakeResolver())
+    conversation.turn("full fine-tune Llama 3.1 70B on 2B tokens on 4 nodes of 8 H100")
+    fewer = conversation.turn("what about 2 nodes?").workload
+    assert (fewer.nodes, fewer.gpu_count) == (2, 16)
