@@ -372,10 +372,16 @@ def _rocm_line(advice: Advice) -> str | None:
     if advice.effective.mode not in (None, "inference"):
         plan = advice.cluster
         tp, pp = (plan.tensor_parallel, plan.pipeline_parallel) if plan is not None else (1, 1)
-        # the stack the plan's own split needs: FSDP alone does not split a layer across GPUs
-        split = " and ".join([f"tensor parallel x{tp}"] * (tp > 1) + [f"pipeline x{pp}"] * (pp > 1))
-        how = f"FSDP plus {split} as planned, in torchtitan or AMD's Megatron-LM fork (ROCm/Megatron-LM)" if split else "FSDP"
-        return (f"AMD pick: PyTorch's ROCm builds train it with {how}; FlashAttention has a ROCm port, custom CUDA kernels "
+        zero = plan.zero_stage if plan is not None else 0
+        expert = plan is not None and "expert parallel" in plan.parallelism
+        # the stack the plan's own split needs: FSDP alone does not split a layer across GPUs; ZeRO-1/2 are the
+        # distributed optimizer, not FSDP; an MoE's split is its experts
+        split = " and ".join([f"{'expert' if expert else 'tensor'} parallel x{tp}"] * (tp > 1)
+                             + [f"pipeline x{pp}"] * (pp > 1))
+        shard = "FSDP" if zero >= 3 else "a distributed optimizer" if zero else "data parallel"
+        how = (f" with {shard} plus {split} as planned, in torchtitan or AMD's Megatron-LM fork (ROCm/Megatron-LM)" if split
+               else "" if plan is None or plan.gpus == 1 else f" with {shard}" + (" (DDP)" if not zero else ""))
+        return (f"AMD pick: PyTorch's ROCm builds train it{how}; FlashAttention has a ROCm port, custom CUDA kernels "
                 "and some bitsandbytes paths do not; run a few hundred steps first, spec-sheet speeds are not always reached")
     return "AMD pick: ROCm builds of vLLM/SGLang serve it; benchmark your model first, spec-sheet speeds are not always reached"
 

@@ -269,7 +269,9 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
         bits.append(tidy_plurals(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)")
                     + (f" ({' · '.join(split)})" if split else ""))
     else:
-        zero = f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage and "ZeRO" not in cluster.parallelism else ""
+        # ZeRO shards over data-parallel replicas: with one (tensor x pipeline only) it has nothing to shard
+        zero = (f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage and cluster.data_parallel > 1
+                and "ZeRO" not in cluster.parallelism and "HYBRID_SHARD" not in cluster.parallelism else "")
         bits.append(cluster.parallelism + zero)
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""

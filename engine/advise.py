@@ -442,11 +442,16 @@ def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory:
     largest = max((o.gpus_per_node for o in priced), default=0)
     if priced and cluster.gpus > largest and not any(o.inter_node_fabric for o in priced):
         # priced, but no offer is big enough for the plan and none links its machines: the shape, not the price
+        # a GPU with more memory that the catalog rents (the next size up): "try L40S" was said of MI300X plans too
+        sold = {o.gpu for o in data.offers}
+        bigger = min((g for g in data.gpus if gpu is not None and g.memory_gb > gpu.memory_gb and g.id in sold),
+                     key=lambda g: (g.memory_gb, g.id), default=None)
+        instead = (f"A GPU with more memory holds it on fewer cards ('try {bigger.name}'), or give a " if bigger is not None
+                   else "Give a ")
         return Problem(code="no_offer_shape", field="gpu",
                        message=f"It fits on {cluster.gpus}x {name} across {cluster.nodes} nodes, but the catalog's {name} "
                                f"offers are single machines of up to {largest} GPUs with no network between them: no offer "
-                               "hosts the plan. A GPU with more memory holds it on fewer cards ('try L40S'), or give a "
-                               "price for your own cluster ('at $0.50/hr per GPU').")
+                               f"hosts the plan. {instead}price for your own cluster ('at $0.50/hr per GPU').")
     if listed and kind == "spot" and not any(o.spot_usd_per_hour for o in listed):
         sellers = ", ".join(sorted({getattr(data.provider(o.provider), "name", o.provider) for o in listed})[:3])
         return Problem(code="no_price", field="pricing",

@@ -344,8 +344,8 @@ def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> st
     if lay.pp > 1:
         parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
     if lay.dp > 1 and lay.shard:
-        parts.append(f"data parallel x{lay.dp} with FSDP HYBRID_SHARD (ZeRO-3 within each node of {lay.shard}, "
-                     f"replicated across {lay.dp // lay.shard} nodes)")
+        parts.append(f"data parallel x{lay.dp} with FSDP HYBRID_SHARD (ZeRO-3 over the {lay.shard} replicas in each "
+                     f"node, replicated across {lay.dp // lay.shard} nodes)")
     elif lay.dp > 1:
         zero = {1: "ZeRO-1 (distributed optimizer)", 2: "ZeRO-2", 3: "ZeRO-3 / FSDP"}.get(lay.zero_stage, "")
         parts.append(f"data parallel x{lay.dp}" + (f" with {zero}" if zero else ""))
@@ -776,10 +776,10 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
                          f"shown count it ({_times(at_most)} the compute-bound run); sharding within each node (FSDP "
                          "HYBRID_SHARD) where it fits, or tensor and pipeline parallel across nodes on more GPUs "
                          "(Megatron-LM), keep it compute-bound")
-    if arch.is_moe and not inference and n > 1:  # split over GPUs (tensor, expert or FSDP): the stack decides the speed
+    if arch.is_moe and not inference and n > 1 and lay.tp > 1:  # experts split over the node: the stack decides the speed
         notes.append(MOE_STACK_NOTE + "Megatron-LM, torchtitan or ms-swift's Megatron backend; Hugging Face Trainer with "
                      "PEFT runs the experts one after another, about 10x slower by ms-swift's comparison (Megatron-SWIFT docs)")
-    elif arch.is_moe and not inference:  # one GPU: no experts to split, but the kernels still decide the speed
+    elif arch.is_moe and not inference:  # no experts split (one GPU, or FSDP): the kernels still decide the speed
         notes.append(MOE_KERNELS_NOTE + "grouped GEMMs as in Megatron-LM, torchtitan or Unsloth; Hugging Face "
                      "Trainer with PEFT loops over the experts in training, several times slower")
     notes.extend(platform_caveats(gpu, w, n))

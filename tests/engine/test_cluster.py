@@ -122,13 +122,15 @@ def test_serving_fixes_offer_only_what_runs_on_the_gpu_and_fits():
 
 
 def test_moe_training_over_several_gpus_says_what_its_speed_assumes_even_without_tensor_parallel():
-    """LoRA of an MoE planned as FSDP across 8 GPUs (no tensor parallel) gave its expert-parallel speed with no word
-    on the stack; the note was only added to tensor-parallel plans."""
-    from engine.cluster import MOE_STACK_NOTE
+    """LoRA of an MoE planned as FSDP across 8 GPUs (no tensor parallel) gave its speed with no word on the stack; it
+    then said "assumes expert parallelism" of a plan with none. Sharded with FSDP, the speed assumes fused expert
+    kernels (Hugging Face + PEFT loops over the experts)."""
+    from engine.cluster import MOE_KERNELS_NOTE, MOE_STACK_NOTE
     from tests.engine.fixtures_physics import MIXTRAL_8X7B
 
     plan, _ = plan_cluster(workload(mode="lora", gpu_count=8), architecture_for(MIXTRAL_8X7B, None), H100_SXM)
-    assert plan.tensor_parallel == 1 and any(n.startswith(MOE_STACK_NOTE) for n in plan.notes), plan
+    assert plan.tensor_parallel == 1 and any(n.startswith(MOE_KERNELS_NOTE) for n in plan.notes), plan
+    assert not any(n.startswith(MOE_STACK_NOTE) for n in plan.notes)
     one, _ = plan_cluster(workload(mode="lora", gpu_count=1, precision="bf16"), architecture_for(MIXTRAL_8X7B, None), H100_SXM)
     assert not any(n.startswith(MOE_STACK_NOTE) for n in one.notes)
 

@@ -40,3 +40,12 @@ def test_an_mxfp4_release_is_served_in_mxfp4_on_amd() -> None:
     assert not any("no AWQ/GPTQ" in n for n in advice.notes), advice.notes
     awq = advise(Workload(mode="inference", model="llama-3.1-70b", precision="int4", gpu="mi300x", concurrency=20), REAL)
     assert any("no AWQ/GPTQ" in n for n in awq.notes)  # an AWQ checkpoint still has no AMD kernels
+
+
+def test_no_offer_shape_suggests_a_gpu_with_more_memory() -> None:
+    """"A GPU with more memory holds it on fewer cards ('try L40S')" was said of MI300X plans (L40S: 48 GB)."""
+    advice = advise(Workload(mode="full", model="mixtral-8x22b", dataset_tokens=10**9, gpu="mi300x", nodes=4), REAL)
+    problem = next(p for p in advice.problems if p.code == "no_offer_shape")
+    suggested = problem.message.split("('try ")[1].split("')")[0]
+    named = next(g for g in REAL.gpus if g.name == suggested)
+    assert named.memory_gb > REAL.gpu("mi300x").memory_gb
