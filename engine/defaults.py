@@ -66,8 +66,9 @@ def load_requests_per_s(w: Workload) -> tuple[float, str]:
     prompt_in, out = request_shape(w)
     averaged = load_peak_factor(w) > 1
     peak = per_s * load_peak_factor(w)
-    rate = peak / (prompt_in + out)
-    said = f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,"
+    rate = peak / (out if w.load_output_only else prompt_in + out)
+    said = (f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} output tokens a {period}," if w.load_output_only else
+            f"{_count(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period}, prompt + output counted together,")
     busy = (f" average {rate_text(per_s)} tokens/s; a busy hour runs about {BUSY_HOUR_FACTOR:g}x the {period}'s average, "
             f"so the fleet is sized for {rate_text(peak)} tokens/s" if averaged else
             f" average {rate_text(per_s)} tokens/s, processed offline: queued and batched for throughput (no per-user "

@@ -148,6 +148,8 @@ class Workload(BaseModel):
     # serving a load offline ("500M tokens a day of batch summarization"): batched for throughput with no interactive
     # per-user floor, and sized at the period's average (a queue smooths the busy hour)
     offline: bool | None = None
+    # the load counts generated tokens only ("20M output tokens a day"): requests are the load over the reply length
+    load_output_only: bool | None = None
     # serving an agent or coding assistant ("40 developers using Cline", "coding agents", "agentic"): each call
     # carries the conversation so far, so its prompt is mostly a cached prefix (AGENT_PREFIX_CACHE_HIT unless said)
     agentic: bool | None = None

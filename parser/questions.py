@@ -311,9 +311,16 @@ def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
     prompt_in = workload.input_tokens or DEFAULT_INPUT_TOKENS
     out = workload.output_tokens or reply_tokens
     busy = load_peak_factor(workload)
-    rate = per_s * busy / (prompt_in + out)
+    rate = per_s * busy / (out if workload.load_output_only else prompt_in + out)
     peak = (f" at a busy hour of {BUSY_HOUR_FACTOR:g}x the {period}'s average" if busy > 1 else
             f", the {period}'s average, processed offline" if workload.offline else "")
+    if workload.load_output_only:  # "20M output tokens a day": the reply length sets the requests
+        return Question(
+            field="output_tokens",
+            text=f"How long are the replies and the prompts behind the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} "
+                 f"output tokens a {period}? Sized at {out:,}-token replies to {prompt_in:,}-token prompts "
+                 f"({_rate(rate)} requests/s{peak}) until you say (e.g. “300-token replies, 2k-token prompts”).",
+            why="the requests are the output load over the reply length; each request's prompt is prefilled too")
     return Question(
         field="input_tokens",
         text=f"How do the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period} split between prompts and replies? "

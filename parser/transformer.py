@@ -319,6 +319,14 @@ class MessageTransformer(Transformer[Token, Reading]):
         number = next((t for t in items if t.type in ("NUMBER", "QTY")), None)
         if number is None or _qty(str(number)) < 1:  # "responses of" alone
             return Said("filler", _text(items))
+        if items[-1].type == "PERIOD":  # "20M output tokens a day": a load of generated tokens, not a reply length
+            load = token_load(_qty(str(number)), str(items[-1]))
+            if load is not None:
+                per_s, period = load
+                return Said("load", _text(items), {"load_tokens_per_s": per_s, "load_period": period,
+                                                   "load_output_only": True},
+                            notes=[f"read “{_text(items)}” as the load to serve: {per_s:,.4g} output tokens/s"
+                                   + (" on average" if period in ("day", "week", "month") else "")])
         return Said("output", _text(items), {"output_tokens": int(_qty(str(number)))})
 
     def io_length(self, items: list[Token]) -> Said:

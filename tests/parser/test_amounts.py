@@ -202,3 +202,24 @@ def test_people_are_a_headcount_asked_at_any_size_and_a_team_of_n_is_users() -> 
     conversation = Conversation(resolver=FakeResolver())
     reading = conversation.turn("serve llama 3.1 8b for 40 users")
     assert conversation.workload.concurrency == 40 and not any(q.field == "concurrency" for q in reading.questions)
+
+
+def test_output_tokens_per_day_are_a_load_of_generated_tokens() -> None:
+    """"serve Llama 3.1 8B for 20 million output tokens per day" was read as a 20M-token reply ("far beyond any real
+    workload"); it is a load of generated tokens, the requests being it over the reply length."""
+    said = _updates("serve Llama 3.1 8B for 20 million output tokens per day")
+    assert "output_tokens" not in said
+    assert said["load_tokens_per_s"] == pytest.approx(2e7 / 86_400, rel=1e-6) and said["load_output_only"] is True
+    asked = next(q for q in questions_for(Workload(mode="inference", model="llama-3.1-8b", **{
+        k: said[k] for k in ("load_tokens_per_s", "load_period", "load_output_only")})) if q.field == "output_tokens")
+    assert "256-token replies" in asked.text and "1.8 requests/s" in asked.text
+
+
+def test_an_output_load_sizes_requests_by_the_reply_alone() -> None:
+    from engine.defaults import load_requests_per_s
+
+    w = Workload(mode="inference", load_tokens_per_s=2e7 / 86_400, load_period="day", output_tokens=500, input_tokens=2000)
+    both, _ = load_requests_per_s(w)
+    out_only, why = load_requests_per_s(w.model_copy(update={"load_output_only": True}))
+    assert out_only == pytest.approx(both * 2500 / 500)
+    assert "output tokens a day" in why
