@@ -112,6 +112,12 @@ def fold(
             and _AGENT.search(whole)):
         # a coding assistant or an agent loop: each call resends the conversation so far (mostly prefix-cached)
         updates["agentic"] = True
+    instance = str(updates.get("instance_type") or "")
+    if instance and "gpu_count" in updates and re.search(rf"\bhow many (?:of (?:the |those )?)?{re.escape(instance.lower())}",
+                                                           whole.lower()):
+        # "how many p5.48xlarge do I need to …": the machine type to plan on, not one machine fixed
+        updates.pop("gpu_count")
+        notes.append(f"read “how many {instance}” as the machine to plan on: the count is the answer")
     serving_only = [f for f in _SERVING_ONLY if f in updates]
     if mode_unsaid and not training_said and job and not requests:  # prompt lengths come with a job, as with a service
         updates["mode"] = "inference"

@@ -33,3 +33,21 @@ def test_a_date_alone_is_still_said_back(text: str) -> None:
     reading = parse(text, FakeResolver())
     assert "deadline_hours" not in reading.updates
     assert any("can't count hours to a date" in n for n in reading.notes), reading.notes
+
+
+@pytest.mark.parametrize(("text", "hours"), [
+    ("full fine-tune llama 3.1 8b on 2B tokens, deadline is 24 hours", 24.0),
+    ("we have a deadline of 3 days", 72.0),
+    ("deadline: 2 days", 48.0),
+])
+def test_a_deadline_said_as_such(text: str, hours: float) -> None:
+    """"deadline is 24 hours" in a thread got "I didn't understand" (the "within" form worked)."""
+    assert dict(parse(text, FakeResolver()).updates)["deadline_hours"] == hours
+
+
+def test_how_many_of_an_instance_is_the_machine_not_a_count() -> None:
+    """"how many p5.48xlarge do I need to full fine-tune Llama 3.1 70B on 3B tokens in 2 days" fixed one p5 (8 GPUs)
+    and answered "does not fit"; the count is what was asked."""
+    said = dict(parse("how many p5.48xlarge do I need to full fine-tune Llama 3.1 70B on 3B tokens in 2 days on AWS",
+                      FakeResolver()).updates)
+    assert said["instance_type"] == "p5.48xlarge" and "gpu_count" not in said and said["deadline_hours"] == 48.0
