@@ -13,7 +13,7 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
-from engine.cluster import plan_cluster, sixteen_bit
+from engine.cluster import fp8_weight_only, plan_cluster, sixteen_bit
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
 from engine.egress import egress_for, migration_friction
@@ -35,6 +35,7 @@ from engine.recommend import (
     USD_PER_KWH,
     Ranked,
     bf16_reference,
+    compares_precisions,
     data_source,
     evaluate,
     owns_gpus,
@@ -150,7 +151,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                         f"at ${fit.usd_per_hour:,.2f}/hour (${fit.usd_per_hour / gpus:,.2f} per GPU-hour); "
                         "say e.g. '1B tokens, 3 epochs' for the costs")
     elif chosen is None:
-        memory, cluster, throughput = _report_without_options(effective, arch, data, result)
+        reported = _as_ranked(effective, w, arch, data)
+        memory, cluster, throughput = _report_without_options(reported, arch, data, result)
+        if reported is not effective:  # said, as the plans that fit say it: the figures are FP8's
+            notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
+                            "published FP8 checkpoint), as the plans that fit would be; BF16 as published needs more")
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"]
             if lacking is None or not cluster.fits:  # the provider's problem already says why there is no price
@@ -394,6 +399,18 @@ def chosen_variant(chosen: Option | None, fit: Any, effective: Workload) -> Work
     if chosen is None and fit is not None and fit.workload is not None and fit.workload.mode != effective.mode:
         return fit.workload
     return None
+
+
+def _as_ranked(effective: Workload, given: Workload, arch: Architecture, data: CatalogData) -> Workload:
+    """The weights the search would have led with when nothing fits: FP8 on a GPU that runs it (FP8 tensor cores, or
+    weight-only on Ampere for a dense model), where BF16 and FP8 were ranked together. A fixed count that holds
+    neither was reported in BF16, so "at most 95 users" contradicted the FP8 plan of the turn before (about 260)."""
+    gpu = data.gpu(effective.gpu) if effective.gpu else None
+    if gpu is None or not compares_precisions(effective, given):
+        return effective
+    if gpu.fp8_dense_tflops or fp8_weight_only(gpu, arch):
+        return effective.model_copy(update={"precision": "fp8"})
+    return effective
 
 
 def _report_without_options(w: Workload, arch: Architecture, data: CatalogData,

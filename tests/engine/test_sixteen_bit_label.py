@@ -49,3 +49,12 @@ def test_no_offer_shape_suggests_a_gpu_with_more_memory() -> None:
     suggested = problem.message.split("('try ")[1].split("')")[0]
     named = next(g for g in REAL.gpus if g.name == suggested)
     assert named.memory_gb > REAL.gpu("mi300x").memory_gb
+
+
+def test_a_fixed_count_that_holds_nothing_is_reported_in_the_weights_the_search_leads_with() -> None:
+    """"serve Qwen3-32B for 300 users on 4 L40S": the plans that fit are FP8, but the does-not-fit report sized BF16
+    (98.2 GB per GPU, "at most 95 users", "or 12x L40S") right after an FP8 plan of 100 users on the same GPUs."""
+    advice = advise(Workload(mode="inference", model="qwen3-32b", gpu="l40s", gpu_count=4, concurrency=300), REAL)
+    assert advice.cluster is not None and not advice.cluster.fits
+    assert advice.memory.per_gpu_gb < 60, advice.memory.per_gpu_gb  # FP8 weights and cache: ~50 GB, BF16 ~98 GB
+    assert advice.notes[0].startswith("FP8 assumed for weights and KV cache")
