@@ -562,12 +562,13 @@ def test_a_service_too_big_for_fixed_gpus_is_told_what_fits_on_them(real_advisor
                       r"of context each; or (\d+)x H100 SXM5 80GB$", line)
     assert found is not None, line
     assert "int8/int4" not in line  # weights are 8 of 144 GB per GPU
-    assert "FP8" not in line  # 73.0 GB per GPU in FP8, over the 72.0 usable: only fixes that fit are offered
+    assert "FP8 weights" not in line  # the report is already FP8 (as the plans that fit are): 73.0 GB, over 72.0
+    assert response.advice.notes[0].startswith("FP8 assumed for weights and KV cache")
     most, ctx = int(found.group(1)), int(found.group(2).replace(",", ""))
-    fits, _ = _answer(real_advisor, f"serve Llama 3.1 8B in bf16 for {most} users on 2x H100")
-    over, _ = _answer(real_advisor, f"serve Llama 3.1 8B in bf16 for {most + 1} users on 2x H100")
+    fits, _ = _answer(real_advisor, f"serve Llama 3.1 8B in fp8 for {most} users on 2x H100")
+    over, _ = _answer(real_advisor, f"serve Llama 3.1 8B in fp8 for {most + 1} users on 2x H100")
     assert fits.advice.cluster.fits and not over.advice.cluster.fits
-    short, _ = _answer(real_advisor, f"serve Llama 3.1 8B in bf16 for 500 users on 2x H100 at {ctx} tokens of context")
+    short, _ = _answer(real_advisor, f"serve Llama 3.1 8B in fp8 for 500 users on 2x H100 at {ctx} tokens of context")
     assert short.advice.cluster.fits, short.advice.cluster.notes
     fp8, _ = _answer(real_advisor, "serve Llama 3.1 8B in fp8 for 500 users on 2x H100")
     assert fp8.advice.memory.per_gpu_gb > fp8.advice.memory.usable_gb_per_gpu
