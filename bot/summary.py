@@ -281,18 +281,27 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     return " · ".join(b for b in bits if b)
 
 
+def _room_note(cluster: ClusterPlan) -> tuple[str, str, str | None, int | None] | None:
+    """(sequences one replica's memory holds, their context, the speed floor, the users kept at it) as the engine's
+    room note says them (the last two None when it gives no floor); None when the plan has no room note."""
+    note = next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), "")
+    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
+    if room is None:
+        return None
+    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
+    return (room.group(1), room.group(2), kept.group(1) if kept else None,
+            int(kept.group(2).replace(",", "")) if kept else None)
+
+
 def _users_held(cluster: ClusterPlan) -> tuple[int, str, int, str] | None:
     """(users kept at the speed floor, the floor, sequences memory holds, their context) over all replicas, from the
     engine's room note; None when the plan has none (sized for a load said)."""
-    note = next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), "")
-    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
-    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
-    if room is None or kept is None:
+    room = _room_note(cluster)
+    if room is None or room[2] is None or room[3] is None:
         return None
     replicas = max(1, cluster.replicas or 1)
-    held = int(room.group(1).replace(",", ""))
-    users = min(held, int(kept.group(2).replace(",", "")))
-    return users * replicas, kept.group(1), held * replicas, room.group(2)
+    held = int(room[0].replace(",", ""))
+    return min(held, room[3]) * replicas, room[2], held * replicas, room[1]
 
 
 def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | None:
@@ -320,16 +329,13 @@ def _room(cluster: ClusterPlan) -> str:
     """Sized for one stream until the load is said, so how many users the same GPUs serve is the "does it fit"
     answer: the users kept at the speed floor, with the KV cache room beside it when memory is not what binds
     (405B FP8 on 4 MI300X has memory for 261 sequences but keeps 20 tokens/s for 6)."""
-    note = next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), "")
-    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
+    room = _room_note(cluster)
     if room is None:
         return ""
-    held, ctx = room.group(1), room.group(2)
+    held, ctx, floor, users = room
     per = " per replica" if (cluster.replicas or 1) > 1 else ""
-    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
-    if kept is None:
+    if floor is None or users is None:
         return f"room for {held} users at {ctx} tokens each{per}"
-    floor, users = kept.group(1), int(kept.group(2).replace(",", ""))
     if users >= int(held.replace(",", "")):
         return f"room for {held} users at {ctx} tokens each{per}, ≥{floor} tokens/s"
     if users == 0:

@@ -121,8 +121,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
         if effective.precision == "fp8" and chosen is not None:
             bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen, result.memos)
-            notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
-                            "published FP8 checkpoint): about half the memory of BF16, accuracy within about 1% on standard "
+            notes.insert(0, f"{FP8_ASSUMED}: about half the memory of BF16, accuracy within about 1% on standard "
                             "benchmarks" + (f"; {bf16}" if bf16 else ""))
     elif variant is not None:
         effective = variant
@@ -154,8 +153,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         reported = _as_ranked(effective, w, arch, data)
         memory, cluster, throughput = _report_without_options(reported, arch, data, result)
         if reported is not effective:  # said, as the plans that fit say it: the figures are FP8's
-            notes.insert(0, "FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a "
-                            "published FP8 checkpoint), as the plans that fit would be; BF16 as published needs more")
+            notes.insert(0, f"{FP8_ASSUMED}, as the plans that fit would be; BF16 as published needs more")
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"]
             if lacking is None or not cluster.fits:  # the provider's problem already says why there is no price
@@ -189,6 +187,9 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     )
 
 
+# FP8 weights planned where the user named no precision (read by the first message as FP8_NOTE)
+FP8_ASSUMED = ("FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a published FP8 "
+               "checkpoint)")
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it

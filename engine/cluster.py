@@ -29,6 +29,7 @@ from engine.memory import (
     usable_gb,
 )
 from engine.models import ClusterPlan, MemoryEstimate, Workload
+from engine.quantization import compute_capability
 from engine.throughput import zero3_gather
 
 DEFAULT_GPUS_PER_NODE = 8
@@ -76,54 +77,11 @@ def batch_capped_note(gpus: int) -> str:
 ALTERNATIVE_NOTE = "; or "
 # a mixture of experts trained across GPUs: the speed assumes a stack that splits the experts (read by the first message)
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
+MOE_KERNELS_NOTE = "MoE training speed assumes fused expert kernels: "  # the same caveat for an MoE trained on one GPU
 ZERO3_COMM_NOTE = "ZeRO-3 across nodes: "  # its weight gathers outrun the compute (read by the first message)
 MAX_MICRO_BATCH_TOKENS = 32_768  # the largest micro-batch per GPU counted on to hide weight gathers (16 x 2k, 4 x 8k)
 ZERO3_SAID_FROM = 1.3  # below this FSDP's prefetch hides the gathers well enough to leave the speed as shown
 ZERO3_BATCH_NOTE = "ZeRO-3 across nodes, micro-batch: "  # the gathers outrun one sequence but not the micro-batch that fits
-
-
-def gather_figures(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, lay: Layout, n: int,
-                   gpn: int, opts: MemoryOptions) -> tuple[float, float, float, int, int, float] | None:
-    """(GB moved per GPU a micro-step, the collective's GB/s, that over one micro-batch's compute, the micro-batch,
-    the largest micro-batch the memory left holds, the ratio at it) for a training layout that shards weights over
-    data-parallel replicas in several nodes; None for any other layout, or where FSDP's prefetch hides the gathers
-    behind one micro-batch's compute. FSDP gathers the weights again for each micro-batch, so only a bigger one
-    amortises them: the sequences the memory left (to COMFORT_FRACTION of usable) holds."""
-    if n <= gpn or lay.zero_stage < 3 or lay.dp <= 1 or lay.shard:
-        return None
-    link = offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps else None
-    # the sharding group's ranks in one node: each brings its own network card to the collective
-    ranks = max(1, min(gpn, n) // (lay.tp * (lay.pp if lay.pp * lay.tp <= gpn else 1)))
-    moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link, ranks)
-    if ratio < ZERO3_SAID_FROM:
-        return None
-    seqs = int(w.batch_size or 1)
-    base = per_gpu_bytes(w, arch, lay, opts)
-    per_seq = per_gpu_bytes(w.model_copy(update={"batch_size": seqs + 1}), arch, lay, opts) - base
-    room = usable_gb(gpu, w.headroom) * GB * COMFORT_FRACTION - base
-    most = seqs + (int(room // per_seq) if per_seq > 0 and room > 0 else 0)
-    # past ~32k tokens a GPU per micro-batch, recipes do not go (torchtitan and Megatron run 1-8 sequences of 2-8k):
-    # memory that would hold more is not a batch anyone would set
-    most = max(seqs, min(most, MAX_MICRO_BATCH_TOKENS // max(1, int(w.seq_len or 2048))))
-    return moved, gb_s, ratio, seqs, most, ratio * seqs / most
-
-
-def gather_slowdown(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, p: Placement) -> float:
-    """How many times longer a training run takes than its compute when its weight gathers across nodes outrun it
-    even at the largest micro-batch that fits (1 otherwise): the run's time and cost count it, so the ranking does
-    too (80 B200s fully sharding DeepSeek-V3 at 98% of memory were priced as if compute-bound, with "up to 15x" in
-    a note)."""
-    if w.mode == "inference" or not p.fits:
-        return 1.0
-    gathers = gather_figures(w, arch, gpu, offer, p.lay, p.n, p.gpn, p.opts)
-    if gathers is None or gathers[5] < ZERO3_SAID_FROM:
-        return 1.0
-    return gathers[5]
-
-
-def _times(ratio: float) -> str:
-    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.1f}x"
-MOE_KERNELS_NOTE = "MoE training speed assumes fused expert kernels: "  # the same caveat for an MoE trained on one GPU
 
 NCCL_CHECKLIST = (
     "NCCL_SOCKET_IFNAME must name the high-speed fabric interface, not the management network "
@@ -620,16 +578,6 @@ def sixteen_bit(gpu: GpuRecord | None) -> str:
     return "FP16" if cc is not None and cc < 8.0 else "BF16"
 
 
-def compute_capability(gpu: GpuRecord | None) -> float | None:
-    """The CUDA compute capability as a number (None for AMD gfx names or when unknown)."""
-    if gpu is None:
-        return None
-    try:
-        return float(gpu.compute_capability) if gpu.compute_capability else None
-    except ValueError:  # AMD gfx names
-        return None
-
-
 def fp8_weight_only(gpu: GpuRecord, arch: Architecture) -> bool:
     """FP8 weights on an NVIDIA GPU without FP8 tensor cores but SM 8.0+ (A100, A10G, A6000): vLLM runs them weight-only
     through its FP8 Marlin kernel (W8A16: weights stored 8-bit, matmuls in 16-bit; docs.vllm.ai, features/quantization/
@@ -705,6 +653,49 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
     fits = unfit is None and per_gpu <= round(usable_gb(gpu, w.headroom), 3) + 1e-9  # as estimate_memory says it
     found_at = t.placements[key] = Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
     return found_at
+
+
+def gather_figures(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, lay: Layout, n: int,
+                   gpn: int, opts: MemoryOptions) -> tuple[float, float, float, int, int, float] | None:
+    """(GB moved per GPU a micro-step, the collective's GB/s, that over one micro-batch's compute, the micro-batch,
+    the largest micro-batch the memory left holds, the ratio at it) for a training layout that shards weights over
+    data-parallel replicas in several nodes; None for any other layout, or where FSDP's prefetch hides the gathers
+    behind one micro-batch's compute. FSDP gathers the weights again for each micro-batch, so only a bigger one
+    amortises them: the sequences the memory left (to COMFORT_FRACTION of usable) holds."""
+    if n <= gpn or lay.zero_stage < 3 or lay.dp <= 1 or lay.shard:
+        return None
+    link = offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps else None
+    # the sharding group's ranks in one node: each brings its own network card to the collective
+    ranks = max(1, min(gpn, n) // (lay.tp * (lay.pp if lay.pp * lay.tp <= gpn else 1)))
+    moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link, ranks)
+    if ratio < ZERO3_SAID_FROM:
+        return None
+    seqs = int(w.batch_size or 1)
+    base = per_gpu_bytes(w, arch, lay, opts)
+    per_seq = per_gpu_bytes(w.model_copy(update={"batch_size": seqs + 1}), arch, lay, opts) - base
+    room = usable_gb(gpu, w.headroom) * GB * COMFORT_FRACTION - base
+    most = seqs + (int(room // per_seq) if per_seq > 0 and room > 0 else 0)
+    # past ~32k tokens a GPU per micro-batch, recipes do not go (torchtitan and Megatron run 1-8 sequences of 2-8k):
+    # memory that would hold more is not a batch anyone would set
+    most = max(seqs, min(most, MAX_MICRO_BATCH_TOKENS // max(1, int(w.seq_len or 2048))))
+    return moved, gb_s, ratio, seqs, most, ratio * seqs / most
+
+
+def gather_slowdown(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, p: Placement) -> float:
+    """How many times longer a training run takes than its compute when its weight gathers across nodes outrun it
+    even at the largest micro-batch that fits (1 otherwise): the run's time and cost count it, so the ranking does
+    too (80 B200s fully sharding DeepSeek-V3 at 98% of memory were priced as if compute-bound, with "up to 15x" in
+    a note)."""
+    if w.mode == "inference" or not p.fits:
+        return 1.0
+    gathers = gather_figures(w, arch, gpu, offer, p.lay, p.n, p.gpn, p.opts)
+    if gathers is None or gathers[5] < ZERO3_SAID_FROM:
+        return 1.0
+    return gathers[5]
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.1f}x"
 
 
 def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None = None, *,

@@ -27,6 +27,7 @@ from engine.models import (
     Problem,
     Workload,
     load_peak_factor,
+    rate_text,
     text_gb,
 )
 from engine.serving import (
@@ -37,7 +38,6 @@ from engine.serving import (
     user_floor,
 )
 from engine.throughput import default_mfu, request_shape, turns_assumed
-from engine.units import rate_text
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -159,7 +159,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
             prompt_in, out = request_shape(w)
             seq = int(prompt_in + out)
             why = (f"prompt + output tokens ({prompt_in:,} + {out:,}): the KV cache each sequence needs at its longest, "
-                   f"more than the {4096:,}-token chat default")
+                   f"more than the {DEFAULT_SERVING_SEQ_LEN:,}-token chat default")
         if max_context is not None and seq > max_context:
             seq = max_context
             why += f", capped at the model's context ({max_context})"

@@ -177,6 +177,14 @@ def load_peak_factor(w: Workload) -> float:
     return BUSY_HOUR_FACTOR if (w.load_period or "day") in LOAD_AVERAGED_PERIODS and not w.offline else 1.0
 
 
+def rate_text(value: float) -> str:
+    """A rate as a person writes it: 0.12, 5.8, 11.6, 1,234 (10,000 requests a day is 0.12 requests/s, not 0). Here
+    rather than in engine.units so the parser's questions quote rates as the engine's assumptions do."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if value >= 10 else f"{value:.2g}"
+
+
 def text_gb(w: Workload) -> float:
     """The raw text a corpus holds: its size, or COMPRESSED_TEXT_RATIO x a compressed or columnar size."""
     return float(w.dataset_gb or 0) * (COMPRESSED_TEXT_RATIO if w.dataset_compressed else 1.0)

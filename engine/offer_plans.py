@@ -34,6 +34,7 @@ from engine.models import (
     TargetCheck,
     ThroughputEstimate,
     Workload,
+    rate_text,
 )
 from engine.serving import RATE_UTILISATION, ServingChoice, below_floor, choose, user_floor, users_at_floor
 from engine.throughput import (
@@ -46,7 +47,7 @@ from engine.throughput import (
     request_shape,
     training_numbers,
 )
-from engine.units import HOURS_PER_MONTH, rate_text
+from engine.units import HOURS_PER_MONTH
 
 GATHER_SCALE_GPUS = 256  # the most GPUs tried to avoid weight gathers across nodes, or twice the fewest that fit
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
@@ -191,12 +192,12 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
     tps, gh, wall, slow = slowed(p)
     if not p.fits or w.gpu_count or w.nodes:
         return TrainingChoice(w, cap, p.n, p.fits, p.per_gpu_gb, tps, gh, wall, as_given=True, slowdown=slow)
-    most_gpus = (1 if offer is not None and offer.inter_node_fabric is None else
-                 offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES) * p.gpn
+    cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
+        offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
     fixed_first: int | None = None
     # the fewest GPUs that hold it are gather-bound: more GPUs may hold a layout that is not (tensor and pipeline
     # parallel with ZeRO-1), up to a cluster a team would rent for it (not 960 V100s for a 70B fine-tune)
-    most_gpus = min(most_gpus, max(GATHER_SCALE_GPUS, 2 * p.n))
+    most_gpus = min(cap_nodes * p.gpn, max(GATHER_SCALE_GPUS, 2 * p.n))
     for times in (2, 4, 8):
         if slow == 1.0 or gh is None or p.n * times > most_gpus:
             break
@@ -212,8 +213,6 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
     if constants is None:  # the workload's slot and data-parallel cap, once per search rather than once per shape
         constants = memo[("train_constants",)] = (slot_hours(w), data_parallel_cap(w))
     slot, dp_cap = cast(_SlotAndCap, constants)
-    cap_nodes = 1 if offer is not None and offer.inter_node_fabric is None else (
-        offer.max_nodes if offer is not None and offer.max_nodes else MAX_SCALE_OUT_NODES)
     fixed_at: int | None = fixed_first
     max_nodes, gpus, per_gpu = (None if fixed_first else cap), p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = batch_capped = False

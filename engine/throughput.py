@@ -29,6 +29,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
+from engine.quantization import compute_capability
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
@@ -188,12 +189,8 @@ def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp:
     card. A 13B full fine-tune sharded over 2 A100 nodes moves ~73 GB per GPU for each 2,048-token sequence: 0.4 s
     over a node's 8 cards against ~1.2 s of compute, 3 s over one."""
     if link_gb_s_per_gpu is None:
-        cc = None
-        try:
-            cc = float(gpu.compute_capability) if gpu.compute_capability else None
-        except ValueError:  # AMD gfx names: MI300-class fabrics are 400 Gb/s per GPU
-            cc = 9.0
-        link_gb_s_per_gpu = INTER_NODE_GB_S_PER_GPU[bool(cc is None or cc >= 9.0)]
+        cc = compute_capability(gpu)  # None for AMD gfx names: MI300-class fabrics are 400 Gb/s per GPU
+        link_gb_s_per_gpu = INTER_NODE_GB_S_PER_GPU[cc is None or cc >= 9.0]
     bpp = 0.5 if w.mode == "qlora" else 4.0 if w.precision == "fp32" else 2.0
     split = max(1, tp * pp)
     trainable = (lora_trainable_params(arch, w.lora_rank, w.lora_targets) if w.mode in ("lora", "qlora")

@@ -35,13 +35,6 @@ def bytes_per_element(precision: str | None) -> float:
     return BYTES_PER_ELEMENT.get(precision or "bf16", 2.0)
 
 
-def rate_text(value: float) -> str:
-    """A rate as a person writes it: 0.12, 5.8, 11.6, 1,234 (10,000 requests a day is 0.12 requests/s, not 0)."""
-    if value >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}" if value >= 10 else f"{value:.2g}"
-
-
 def to_gb(n_bytes: float) -> float:
     return n_bytes / GB
 

@@ -56,6 +56,7 @@ from engine.models import (
     TRAINING_MODES,
     Workload,
     load_peak_factor,
+    rate_text,
     text_gb,
 )
 
@@ -178,7 +179,7 @@ def questions_for(
                  f"{DEFAULT_INPUT_TOKENS:,} prompt + {reply_tokens:,} output tokens each")
         wanted.append(Question(
             field="output_tokens",
-            text=f"{lead} {_rate(workload.requests_per_s)} requests/s is sized at {shape} until you say "
+            text=f"{lead} {rate_text(workload.requests_per_s)} requests/s is sized at {shape} until you say "
                  "(e.g. “300 output tokens”).",
             why="the fleet scales with the tokens generated per request and the prompts to prefill"))
     if workload.load_tokens_per_s and workload.mode == "inference" and not workload.requests_per_s and (
@@ -289,13 +290,6 @@ def serving_without_load(workload: Workload) -> bool:
             and workload.target_tokens_per_s is None and workload.load_tokens_per_s is None)
 
 
-def _rate(value: float) -> str:
-    """0.12, 5.8, 11.6, 1,234: a rate with the digits it needs (10,000 requests a day is 0.12 requests/s, not 0)."""
-    if value >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}" if value >= 10 else f"{value:.2g}"
-
-
 def _tokens(count: float) -> str:
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if count >= scale:
@@ -319,12 +313,12 @@ def _load_split_question(workload: Workload, reply_tokens: int) -> Question:
             field="output_tokens",
             text=f"How long are the replies and the prompts behind the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} "
                  f"output tokens a {period}? Sized at {out:,}-token replies to {prompt_in:,}-token prompts "
-                 f"({_rate(rate)} requests/s{peak}) until you say (e.g. “300-token replies, 2k-token prompts”).",
+                 f"({rate_text(rate)} requests/s{peak}) until you say (e.g. “300-token replies, 2k-token prompts”).",
             why="the requests are the output load over the reply length; each request's prompt is prefilled too")
     return Question(
         field="input_tokens",
         text=f"How do the {_tokens(per_s * LOAD_PERIOD_SECONDS[period])} tokens a {period} split between prompts and replies? "
-             f"Sized as {prompt_in:,} prompt + {out:,} output tokens a request ({_rate(rate)} requests/s{peak}) until you "
+             f"Sized as {prompt_in:,} prompt + {out:,} output tokens a request ({rate_text(rate)} requests/s{peak}) until you "
              "say (e.g. “2k-token prompts, 300-token replies”).",
         why="the fleet scales with the tokens it generates; prompts are prefilled far faster")
 
