@@ -498,7 +498,10 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdo
     out = stdout or sys.stdout
     config = Config.from_env()
     name = " ".join(filter(None, [args.command, getattr(args, "catalog_command", None)]))
-    from bot import gc_settings
+    from bot import gc_settings, regex_cache
+
+    compiled = config.catalog_path.with_name("regexes.cache") if config.catalog_path is not None else None
+    regex_cache.preload(compiled)  # before the parser, engine and libraries import and compile theirs
 
     if args.command == "serve":  # the workers tune their collector once they are built; a normal exit
         return _run(args, name, lambda: args.run(args, config, out))
@@ -507,6 +510,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdo
             code = _run(args, name, lambda: args.run(args, config, out, stdin or sys.stdin))
         else:
             code = _run(args, name, lambda: args.run(args, config, out))
+    regex_cache.save(compiled)  # only writes when this run compiled patterns the file lacked
     if exiting:
         _leave(code)
     return code

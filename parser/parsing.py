@@ -36,7 +36,7 @@ def use_grammar_cache(path: str | None) -> None:
     the LALR tables and lexers as built, so a cold start reads them back (~5 ms) instead of building
     them (~80 ms) or loading Lark's own cache (~13 ms, spent rebuilding ~10,000 table entries one by
     one); the lexer's scanner comes back compiled, which saves the ~8 ms of compiling its regular
-    expression on the first message (`_pattern_parts`). The file is keyed on the grammar, the Lark
+    expression on the first message (`pattern_parts`). The file is keyed on the grammar, the Lark
     and Python versions and the options, so any change rebuilds it. Without a call the parser touches no file."""
     global _CACHE_FILE, _GRAMMAR
     if path != _CACHE_FILE:
@@ -108,8 +108,8 @@ def _write_ready(path: str, key: bytes, ready: Lark) -> None:
             if isinstance(obj, types.ModuleType):
                 return importlib.import_module, (obj.__name__,)
             if isinstance(obj, re.Pattern):
-                parts = _pattern_parts(obj)
-                return (_ready_pattern, parts) if parts is not None else NotImplemented
+                parts = pattern_parts(obj)
+                return (ready_pattern, parts) if parts is not None else NotImplemented
             if id(obj) in markers:
                 return getattr, (lalr_analysis, markers[id(obj)])
             if type(obj) is Rule:
@@ -143,7 +143,7 @@ def _build_scanners(lark: Lark) -> None:
             lexer.scanner  # noqa: B018 - the property builds and keeps the scanner
 
 
-def _pattern_parts(pattern: re.Pattern[Any]) -> tuple[Any, ...] | None:
+def pattern_parts(pattern: re.Pattern[Any]) -> tuple[Any, ...] | None:
     """What CPython's regular-expression compiler hands its C engine for `pattern` (the steps of
     `re._compiler.compile`): the scanner's one large expression, kept in this form, is rebuilt in
     0.2 ms instead of parsed and compiled again in 8 ms. Internal to CPython, hence the cache key's
@@ -168,8 +168,8 @@ def _pattern_parts(pattern: re.Pattern[Any]) -> tuple[Any, ...] | None:
     return parts if same else None
 
 
-def _ready_pattern(pattern: str, flags: int, *rest: Any) -> re.Pattern[Any]:
-    """A pattern kept by `_pattern_parts`, rebuilt without compiling; compiled from its text if that fails."""
+def ready_pattern(pattern: str, flags: int, *rest: Any) -> re.Pattern[Any]:
+    """A pattern kept by `pattern_parts`, rebuilt without compiling; compiled from its text if that fails."""
     try:
         import _sre
 

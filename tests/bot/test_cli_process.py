@@ -90,3 +90,20 @@ def test_pydantic_plugin_loader_stand_in(tmp_path: Path, setting: str | None, ex
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == expected
+
+
+def test_a_second_start_reads_its_regexes_back_and_answers_the_same(tmp_path: Path) -> None:
+    """The first `ask` keeps its compiled regular expressions beside the catalog cache
+    (`bot.regex_cache`); the second puts them back before importing and prints the same answer, and,
+    having compiled nothing new, leaves the file as it was."""
+    first = _process(tmp_path, "ask", QUESTION)
+    kept = tmp_path / "cache" / "gpu-advisor" / "regexes.cache"
+    assert first.returncode == 0, first.stderr
+    assert kept.is_file()
+    second = _process(tmp_path, "ask", QUESTION)
+    third = _process(tmp_path, "ask", QUESTION)
+    assert second.returncode == 0, second.stderr
+    assert first.stdout == second.stdout == third.stdout
+    written = kept.stat().st_mtime_ns
+    assert _process(tmp_path, "ask", QUESTION).stdout == first.stdout
+    assert kept.stat().st_mtime_ns == written

@@ -123,11 +123,11 @@ def test_a_kept_pattern_the_engine_cannot_take_is_compiled_from_its_text() -> No
     import re
 
     original = re.compile(r"(?P<A>\d+ ?gb)|(?P<B>qlora)", re.IGNORECASE)
-    parts = parsing._pattern_parts(original)
+    parts = parsing.pattern_parts(original)
     assert parts is not None
-    kept = parsing._ready_pattern(*parts).match("QLoRA")
+    kept = parsing.ready_pattern(*parts).match("QLoRA")
     assert kept is not None and kept.lastgroup == "B"
     pattern, flags, _code, *rest = parts
-    fallback = parsing._ready_pattern(pattern, flags, [0, 1, 2], *rest)  # not valid engine code
+    fallback = parsing.ready_pattern(pattern, flags, [0, 1, 2], *rest)  # not valid engine code
     found = fallback.match("500 GB")
     assert fallback.pattern == original.pattern and found is not None and found.lastgroup == "A"
