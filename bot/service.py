@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.contract import CONTRACT_WORKLOAD_KEYS
-from engine.models import Advice, Workload
+from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
-from parser import capacity_asked
+from parser import CAPACITY_CUE, RATE_CUE, capacity_asked, request_rate_asked
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,21 @@ class ConversationLike(Protocol):
     def turn(self, text: str) -> Any: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class Capacity:
+    """A capacity question's answer ("how many users can 8 H100s serve Llama 3.1 70B to?"), from the plan sized for
+    one stream: the users it holds at the speed floor, the sequences its memory holds and at what context, and, when
+    a rate was asked, the requests per second those users complete."""
+
+    users: int
+    floor: str
+    sequences: int
+    context: str
+    gpus: int
+    gpu: str
+    requests_per_s: Figure | None = None
 
 
 @dataclass
@@ -53,6 +68,7 @@ class Response:
     prices: Any = None  # bot.prices.PriceTable when the message was a price question ("how much is an H100?")
     hardware: Any = None  # bot.caveats.HardwareKinds: which GPUs are consumer cards, which providers marketplaces
     capacity_asked: bool = False  # "how many users can 8 H100s serve?": the users the plan holds are the answer
+    capacity: Capacity | None = None  # what the GPUs hold, read from the one-stream plan; `advice` is then sized for it
 
     @property
     def has_scenario(self) -> bool:
@@ -68,6 +84,18 @@ class Response:
     def advice_json(self) -> str | None:
         stored = self.stored_advice()
         return stored.model_dump_json() if stored else None
+
+
+def _capacity_contract(capacity: Capacity | None) -> dict[str, Any] | None:
+    """`capacity` in `ask --json` (docs/json.md): what a capacity question's GPUs hold; None for other questions."""
+    if capacity is None:
+        return None
+    rate = capacity.requests_per_s
+    return {"gpu": capacity.gpu, "gpus": capacity.gpus, "users": capacity.users,
+            "tokens_per_s_per_user_floor": float(capacity.floor), "sequences_in_memory": capacity.sequences,
+            "context_tokens": int(capacity.context.replace(",", "")),
+            "requests_per_s": round(rate.value, 3) if rate is not None else None,
+            "reply_tokens": int(rate.inputs["reply_tokens"]) if rate is not None else None}
 
 
 def _text_of(item: Any) -> str:
@@ -261,17 +289,21 @@ class Advisor:
         if previous is not None and intent in ("refine", "answer", "undo"):
             parsed_changes = [_change_line(k, v) for k, v in (getattr(turn, "changed", None) or {}).items()]
         changes: list[str] = []
+        capacity: Capacity | None = None
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
             kept = _thread_gpu(workload, previous, intent)
             if kept is not None:  # "how long on 32 of them?": 32 of the GPUs the thread picked, not the catalog's best 32
                 workload = workload.model_copy(update={"gpu": kept})
             advice = self.advise(workload)
+            cues = getattr(conversation, "cues", None) or set()  # the thread's question, or this message's
+            if CAPACITY_CUE in cues or capacity_asked(text):
+                capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
         if (previous is not None and intent == "refine" and not changes and not parsed_changes
-                and not getattr(turn, "conflicts", ())):
+                and not getattr(turn, "conflicts", ()) and capacity is None):
             # "what about 8 H100s?" on 8 H100s: said, never the same answer again as if something had been applied
             parsed_changes = [ALREADY_THE_SCENARIO]
         if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):
@@ -282,7 +314,38 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity_asked=capacity_asked(text))
+                        capacity_asked=capacity is not None or capacity_asked(text), capacity=capacity)
+
+    def _at_capacity(self, workload: Workload, advice: Advice, *, rate: bool) -> tuple[Capacity | None, Advice]:
+        """A capacity question is answered at capacity: the users the one-stream plan holds at the speed floor, then
+        the same GPUs planned for that many users, so the speed, total throughput, cost per 1M tokens and
+        assumptions are those of the GPUs full rather than of one stream on them (a $47.71 per 1M tokens "at 1
+        stream" beside "about 315 users"). The one-stream advice stays when the loaded plan would not hold them."""
+        from bot.summary import users_held
+        from engine.capacity import requests_per_s_held
+        from parser.questions import serving_without_load
+
+        cluster = advice.cluster
+        if cluster is None or not cluster.fits or cluster.gpu is None or not serving_without_load(advice.workload):
+            return None, advice
+        held = users_held(cluster)
+        if held is None:
+            return None, advice
+        users, floor, sequences, context = held
+        capacity = Capacity(users, floor, sequences, context, cluster.gpus, cluster.gpu)
+        if users < 2:
+            return capacity, advice
+        fixed = {"gpu": workload.gpu or cluster.gpu, "gpu_count": workload.gpu_count or cluster.gpus}
+        loaded = self.advise(workload.model_copy(update={"concurrency": users, **fixed}))
+        tp = loaded.throughput
+        if (loaded.cluster is None or not loaded.cluster.fits or loaded.cluster.gpus != cluster.gpus or tp is None
+                or any(not t.met for t in tp.targets)):
+            return capacity, advice
+        if rate and tp.decode_tokens_per_s_per_sequence is not None:
+            first = tp.ttft_s.value if tp.ttft_s is not None else 0.0
+            capacity = replace(capacity, requests_per_s=requests_per_s_held(
+                loaded.workload, users, tp.decode_tokens_per_s_per_sequence.value, first))
+        return capacity, loaded
 
     def hardware_kinds(self) -> Any:
         """The catalog's consumer GPUs, marketplace and managed providers (`bot.caveats.HardwareKinds`),
@@ -350,10 +413,12 @@ class Advisor:
                 "assumptions": [],
                 "report": {"memory": None, "cluster": None, "throughput": None, "tco": None},
                 "notes": list(response.notes),
+                "capacity": None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
         out["notes"] = list(dict.fromkeys([*response.notes, *out.get("notes", [])]))
+        out["capacity"] = _capacity_contract(response.capacity)
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

@@ -293,7 +293,7 @@ def _room_note(cluster: ClusterPlan) -> tuple[str, str, str | None, int | None] 
             int(kept.group(2).replace(",", "")) if kept else None)
 
 
-def _users_held(cluster: ClusterPlan) -> tuple[int, str, int, str] | None:
+def users_held(cluster: ClusterPlan) -> tuple[int, str, int, str] | None:
     """(users kept at the speed floor, the floor, sequences memory holds, their context) over all replicas, from the
     engine's room note; None when the plan has none (sized for a load said)."""
     room = _room_note(cluster)
@@ -306,23 +306,30 @@ def _users_held(cluster: ClusterPlan) -> tuple[int, str, int, str] | None:
 
 def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | None:
     """"How many users can 8 H100s serve Llama 3.1 70B to?": the users the plan holds at the speed floor lead the
-    answer, where a question back ("how many users at once?") would ask the user their own question."""
-    advice = response.advice
-    cluster = advice.cluster if advice is not None else None
-    if advice is None or cluster is None or not cluster.fits or not serving_without_load(advice.workload):
+    answer, where a question back ("how many users at once?") would ask the user their own question; asked as a
+    rate, the requests per second those users complete lead it."""
+    advice, capacity = response.advice, response.capacity
+    if advice is None or capacity is None:
         return None
-    held = _users_held(cluster)
-    if held is None:
-        return None
-    users, floor, memory, ctx = held
-    gpu = gpu_name(cluster.gpu, names)
+    gpu = gpu_name(capacity.gpu, names)
     model = subject(advice, names).removeprefix("serving ")
+    gpus, users, ctx = capacity.gpus, capacity.users, capacity.context
     if users == 0:
-        return (f"⚠️ {cluster.gpus}× {gpu} {'holds' if cluster.gpus == 1 else 'hold'} {model} for {memory:,} sequences of {ctx} tokens, but none at "
-                f"{floor}+ tokens/s once they share it")
-    room = f" (memory for {memory:,} at {ctx} tokens)" if memory > users else f" at {ctx} tokens each"
-    verb = "serves" if cluster.gpus == 1 else "serve"
-    return f"✅ {cluster.gpus}× {gpu} {verb} {model} to about {users:,} users at once at ≥{floor} tokens/s each{room}"
+        return (f"⚠️ {gpus}× {gpu} {'holds' if gpus == 1 else 'hold'} {model} for {capacity.sequences:,} sequences of "
+                f"{ctx} tokens, but none at {capacity.floor}+ tokens/s once they share it")
+    room = f" (memory for {capacity.sequences:,} at {ctx} tokens)" if capacity.sequences > users else f" at {ctx} tokens each"
+    verb = "serves" if gpus == 1 else "serve"
+    rate = capacity.requests_per_s
+    if rate is not None:
+        reply = int(rate.inputs.get("reply_tokens", 0))
+        return (f"✅ {gpus}× {gpu} {verb} {model} at about {_rate_figure(rate.value)} requests/s ({reply:,}-token replies), "
+                f"{users:,} users at once at ≥{capacity.floor} tokens/s each")
+    return f"✅ {gpus}× {gpu} {verb} {model} to about {users:,} users at once at ≥{capacity.floor} tokens/s each{room}"
+
+
+def _rate_figure(value: float) -> str:
+    """Two significant figures: a capacity is an estimate, not a count (9.1, 27, 140)."""
+    return f"{value:.2g}" if value < 10 else f"{value:,.0f}" if value >= 100 else f"{round(value):,}"
 
 
 def _room(cluster: ClusterPlan) -> str:
@@ -861,6 +868,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
     caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled, buying=buying,
                                said=response.notes)
+    if response.capacity is not None:  # planned to fill the GPUs: memory at its limit is the answer, not a risk
+        caveats = [c for c in caveats if not c.startswith("Tight:")]
     if any(UNLISTED_MODEL_NOTE in c for c in caveats):  # the caveat names the model the parser did not know
         notes = [n for n in notes if not UNKNOWN_SIZED_NAME.match(n)]
     # two decision caveats are enough to read under an answer: the parser's own notes then wait for Details

@@ -6,13 +6,26 @@ from __future__ import annotations
 
 import re
 
+CAPACITY_CUE = "capacity"  # a thread's cue (`Conversation.cues`): its question is what the GPUs hold, until a load is said
+RATE_CUE = "capacity_rate"  # ... asked as a request rate
+
 _CAPACITY = re.compile(
     r"\bhow many (?:concurrent |simultaneous |parallel |active )?(?:users|people|requests|streams|sessions|customers|"
-    r"chats|conversations|seats)\b|\bmax(?:imum)? (?:number of )?(?:concurrent |simultaneous |parallel )?(?:users|"
-    r"requests|streams|sessions)\b|\bmost (?:concurrent )?users\b|\bas many users as\b|\bhow much (?:load|traffic)\b",
+    r"chats|conversations|seats|qps|rps)\b|\bmax(?:imum)? (?:number of )?(?:concurrent |simultaneous |parallel )?"
+    r"(?:users|requests|streams|sessions|qps|rps)\b|\bmost (?:concurrent )?users\b|\bas many users as\b|\bhow much (?:load|traffic)\b",
     re.IGNORECASE)
 
 
 def capacity_asked(text: str) -> bool:
     """True when the message asks how many users (or requests) the GPUs can serve."""
     return bool(_CAPACITY.search(text or ""))
+
+
+_RATE = re.compile(r"\brequests? ?(?:per|an?|/) ?s(?:ec(?:ond)?)?\b|\b(?:rps|qps|req/s)\b|\bqueries (?:per|a) second\b",
+                   re.IGNORECASE)
+
+
+def request_rate_asked(text: str) -> bool:
+    """A capacity question in requests per second ("how many requests per second can one H100 handle?"): answered
+    as a rate as well as in users."""
+    return capacity_asked(text) and bool(_RATE.search(text or ""))

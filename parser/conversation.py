@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS, Problem, Workload
 
+from .capacity import CAPACITY_CUE, RATE_CUE, capacity_asked, request_rate_asked
 from .examples import HELP_TEXT
 from .fold import IMPLIED_CUE
 from .names import with_catalog_size
@@ -100,7 +101,10 @@ class Conversation:
             notes.append(context[1])
             if reading.intent in ("help", "gibberish", "answer"):
                 reading = reading.model_copy(update={"intent": "refine"})
-        nothing_said = not updates and not reading.conflicts and not reading.unknown_names
+        capacity = capacity_asked(reading.text or text)
+        if capacity and _said_anything(self.workload) and reading.intent in ("help", "gibberish", "answer"):
+            reading = reading.model_copy(update={"intent": "refine"})  # "how many users can that serve?"
+        nothing_said = not updates and not reading.conflicts and not reading.unknown_names and not capacity
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
         if nothing_said and unanswered:
             return self._help(reading, notes)
@@ -110,6 +114,10 @@ class Conversation:
         self.cues |= set(reading.cues) & {"train", "finetune", "adapt"}
 
         fresh = self._starts_new_scenario(reading, updates)
+        if capacity or fresh or LOAD_FIELDS & set(updates):  # a load said, or a new question, ends a capacity thread
+            self.cues -= {CAPACITY_CUE, RATE_CUE}
+        if capacity:
+            self.cues |= {CAPACITY_CUE, RATE_CUE} if request_rate_asked(reading.text or text) else {CAPACITY_CUE}
         before = self.workload
         base = Workload() if fresh else before
         self._checkpoint_format(reading, updates, notes, base, fresh)

@@ -18,6 +18,7 @@ QUESTIONS = (
     "QLoRA 70B, 500GB corpus in S3, 20 runs",
     "Serve Llama 3.1 8B in int8 for 32 concurrent users with 8k context",
     "pretrain a 1.3B model from scratch on 1.5T tokens, 64 H100s",
+    "how many requests per second can one H100 handle with Llama 3.1 8B?",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
 
