@@ -352,7 +352,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             # read as FP8 compute (an 8x A100 runner-up under "serve 405B in fp8")
             row_label = ("FP8 weight-only" if not training and variant.precision == "fp8" and not gpu.fp8_dense_tflops
                          else sixteen_bit(gpu) if label == "BF16" else label)
-            plans: dict[tuple[Any, ...] | None, tuple[PlannedShape, ...]] = {}
+            plans: dict[tuple[Any, ...] | None, tuple[tuple[PlannedShape, bool, int, _Hours | None], ...]] = {}
             tp_by_link: dict[tuple[str, int], tuple[int, str]] = {}
             offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
             if owned:
@@ -382,15 +382,16 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
                     slower = planned.slower()
-                    plans[shape] = (planned, slower) if slower is not None else (planned,)
+                    alternatives = (planned, slower) if slower is not None else (planned,)
+                    # what every offer of this shape shares, once per shape: whether the plan is sold on it (its node
+                    # size and whether nodes link are the shape's), the GPUs billed, and the hours a month they run
+                    plans[shape] = tuple(_shape_terms(p, offer, gpu) for p in alternatives)
                     tried.append(planned)  # for the largest plan tried, read only if nothing fits anywhere
-                for alternative, planned in enumerate(plans[shape]):  # the plan, then a cheaper one below the floor
+                for alternative, (planned, viable, billed, hours) in enumerate(plans[shape]):
+                    # the plan, then a cheaper one below the floor
+                    if not viable:
+                        continue  # does not fit; or spans nodes an offer without a fabric does not link; or clusters consumer cards
                     vw = planned.w
-                    copy_gpus = planned.copy_gpus  # serving replicas need no fabric
-                    if not planned.fits or (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None):
-                        continue  # an offer without an inter-node fabric is sold as single nodes only
-                    if gpu.tier == "consumer" and copy_gpus > (offer.gpus_per_node if offer is not None else 8):
-                        continue  # consumer cards are never clustered across nodes (no fabric, no NVLink, no support)
                     if pricing == "spot" and suspect_spot(offer):
                         suspect_skipped.add(offer.id if offer is not None else "")
                         continue
@@ -402,20 +403,18 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         continue
                     if _no_commitment_sold(offer, provider.kind if provider is not None else None, pricing):
                         continue
-                    billed = planned.billed(offer)
                     if _marketplace_fleet(offer, provider, billed if offer is not None else 0, given):
                         continue
                     ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
                             offer.managed_premium_fraction if offer else None)
                     if ckey not in context:
-                        ctx = context[ckey] = _context(vw, offer, provider, billed, planned.gpu_hours, storage,
-                                                       egress_cache, source, gpu, pricing, row_label, owned,
-                                                       _kept(vw, planned.gpus), fixed_by_provider)
+                        ctx = context[ckey] = _context(vw, offer, provider, billed, hours, storage, egress_cache, source,
+                                                       gpu, pricing, row_label, owned, fixed_by_provider)
                         # what no offer's price changes, once per context: targets missed and lateness, the premium,
                         # the runs a budget per run divides by, and whether there is a budget at all
-                        standing[ckey] = ((planned.misses() + lateness(vw, ctx[3]), risky(gpu, provider), runs_asked(vw),
+                        standing[ckey] = ((hours[4], risky(gpu, provider), runs_asked(vw),
                                            vw.budget_usd_per_month is not None or vw.budget_usd_per_run is not None)
-                                          if ctx else (0, False, 1.0, False))
+                                          if ctx and hours is not None else (0, False, 1.0, False))
                     ctx = context[ckey]
                     if ctx is None:
                         hourly = rate * billed
@@ -610,19 +609,44 @@ def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) ->
     return hourly_rate if offer is None else offer_usd_per_gpu_hour(offer, pricing)
 
 
-def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int,
-             run_gpu_hours: float | None, storage: Figure, egress_cache: dict[str, dict[str, Any]],
-             source: ProviderRecord | None, gpu: GpuRecord, pricing: str, label: str,
-             owned: bool = False, running: int | None = None,
+# (GPU-hours per run, wall hours per run, GPU-hours billed a month, GPU-hours of the runs asked, targets missed and
+# lateness) of one planned shape: what `_priced` reads of it; None without a finite run length (no token count)
+_Hours = tuple[float, float, float, float, int]
+
+
+def _shape_terms(planned: PlannedShape, offer: OfferRecord | None, gpu: GpuRecord) -> tuple[PlannedShape, bool, int, _Hours | None]:
+    """(the plan, whether it is an option on the offers of this node shape, GPUs billed, `_Hours`): what `evaluate`
+    reads of a plan for every offer of its shape, worked out once. `offer` is the shape's first offer; the checks
+    read only its node size and whether its nodes link, which every offer of the shape shares."""
+    copy_gpus = planned.copy_gpus  # serving replicas need no fabric
+    # an offer without an inter-node fabric is sold as single nodes only; consumer cards are never clustered across
+    # nodes (no fabric, no NVLink, no support)
+    viable = (planned.fits and not (offer is not None and copy_gpus > offer.gpus_per_node and offer.inter_node_fabric is None)
+              and not (gpu.tier == "consumer" and copy_gpus > (offer.gpus_per_node if offer is not None else 8)))
+    if not viable:
+        return planned, False, 0, None
+    w = planned.w
+    billed = planned.billed(offer)
+    gpu_hours, wall_hours = _gpu_hours_per_run(w, planned.gpu_hours, billed, _kept(w, planned.gpus))
+    if not math.isfinite(gpu_hours):
+        return planned, True, billed, None
+    runs = float(w.runs_per_month or 1.0)
+    return planned, True, billed, (gpu_hours, wall_hours, monthly_gpu_hours(gpu_hours, runs, billed, wall_hours),
+                                   gpu_hours * runs, planned.misses() + lateness(w, wall_hours))
+
+
+def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int, hours: _Hours | None,
+             storage: Figure, egress_cache: dict[str, dict[str, Any]], source: ProviderRecord | None, gpu: GpuRecord,
+             pricing: str, label: str, owned: bool = False,
              fixed_cache: dict[str, float] | None = None) -> tuple[float, float, float, float, int, str] | None:
     """(USD per unit of $/GPU-hr, fixed USD, wall hours, billed GPUs, name) shared by offers of one shape
-    and provider: the same arithmetic as engine.tco, without building models. `run_gpu_hours` is only read
-    for training (serving is an always-on month); `running`: a training GPU count the user fixed.
+    and provider: the same arithmetic as engine.tco, without building models. `hours`: the shape's (`_shape_terms`),
+    None when the run has no finite length (no token count yet).
     `fixed_cache`: the storage and egress USD per provider, for one workload variant and its `storage` (they
     read neither the GPU nor the node shape)."""
-    gpu_hours, wall_hours = _gpu_hours_per_run(w, run_gpu_hours, billed, running)
-    if not math.isfinite(gpu_hours):
+    if hours is None:
         return None
+    _gpu_hours, wall_hours, monthly, run_hours, _late = hours
     key = provider.id if provider is not None else ""
     if key not in egress_cache:
         egress_cache[key] = egress_for(w, source, provider)
@@ -641,9 +665,8 @@ def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | 
         fixed_usd = storage_usd + egress_usd
         if fixed_cache is not None:
             fixed_cache[key] = fixed_usd
-    runs = float(w.runs_per_month or 1.0)
-    per_rate = monthly_gpu_hours(gpu_hours, runs, billed, wall_hours) * base_factor * (1 + fraction)
-    work_rate = gpu_hours * runs * base_factor * (1 + fraction)  # the runs asked for, however many months they take
+    per_rate = monthly * base_factor * (1 + fraction)
+    work_rate = run_hours * base_factor * (1 + fraction)  # the runs asked for, however many months they take
     return per_rate, work_rate, fixed_usd, wall_hours, billed, _name(provider, offer, gpu, billed, pricing, label, owned)
 
 

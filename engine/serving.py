@@ -149,6 +149,7 @@ _MaybeFloat = float | None
 _Steps = tuple[Callable[[int], tuple[float, float, float, float]], dict[int, float], dict[int, float]]
 _Sized = tuple[int, int, int, float, float, float | None]
 _MaybeSized = _Sized | None
+_Terms = tuple[int, int, tuple[tuple[str, float, float], ...]]  # `_billed`'s (nodes, billed GPUs, targets missed)
 # (per-user floor, below_floor's threshold, output tokens, under load, prompt prefilled, the workload at batch 1)
 _Constants = tuple[float, float, int, bool, int, Workload]
 _MaybeConstants = _Constants | None
@@ -246,17 +247,29 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
 
     ttft_key = ("ttft", gpu.id, tp, prompt)
     if ttft_key not in memo:
-        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt)
+        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt, memo)
     ttft = cast(float, memo[ttft_key])
+
+    shared = loaded and out_tokens > 0 and ttft > 0  # else loaded_step returns the bare step
+    twice, four_times = 2 * ttft, 4 * ttft
 
     def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
                 steps: dict[int, float] = steps, felt: dict[int, float] = felt, ttft: float = ttft) -> float:
-        """The per-token time a user sees at batch b (under load: prefills take their share)."""
+        """The per-token time a user sees at batch b (under load: prefills take their share). `loaded_step`
+        written out (the search's innermost call), in its operations and order: the same float."""
         found = felt.get(b)
         if found is None:
-            if b not in steps:
-                steps[b] = step_at(b)[0]
-            found = felt[b] = loaded_step(steps[b], b, ttft, out_tokens) if loaded else steps[b]
+            bare = steps.get(b)
+            if bare is None:
+                bare = steps[b] = step_at(b)[0]
+            if shared and b > 0:
+                b_coef = out_tokens * bare + ttft + b * ttft
+                disc = b_coef * b_coef - four_times * b * ttft
+                busy = (b_coef - math.sqrt(0.0 if disc < 0.0 else disc)) / twice  # max(disc, 0.0)
+                busy = busy if busy > 0.0 else 0.0  # max(0.0, busy)
+                found = felt[b] = bare / (1 - (busy if busy < 0.9 else 0.9))  # min(0.9, ...)
+            else:
+                found = felt[b] = bare
         return found
 
     # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
@@ -342,24 +355,29 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                                              w.model_copy(update={"concurrency": 1}))
     floor, slow_under, out_tokens, loaded, prompt, w1 = constants
     offline = bool(w.batch_items or w.offline)
-    best: tuple[tuple[float, ...], ServingChoice] | None = None
-    cheapest_slow: tuple[tuple[float, ...], ServingChoice] | None = None
+    # the best group so far and the cheapest close below the floor, as (key, tp, pp, sized, billing, replicas filled):
+    # turned into a ServingChoice once, at the end (most groups tried are not the one chosen)
+    best: tuple[tuple[float, ...], int, int, _Sized, _Terms, int] | None = None
+    cheapest_slow: tuple[tuple[float, ...], int, int, _Sized, _Terms, int] | None = None
     fixed = w.gpu_count
+    wanted_tp, wanted_pp = w.tensor_parallel, w.pipeline_parallel
+    speed_asked = w.target_tokens_per_s_per_user is not None
+    gpu_id = gpu.id
     tp_only_fits = False
     for tp, pp in _groups(arch, gpn, multi_node):
         group = tp * pp
-        if pp > 1 and tp_only_fits and not w.pipeline_parallel:
+        if pp > 1 and tp_only_fits and not wanted_pp:
             break  # pipeline stages are for a model no tensor-parallel group of the node holds
         if fixed and (group > fixed or fixed % group):
             continue
-        if w.tensor_parallel and tp != w.tensor_parallel:
+        if wanted_tp and tp != wanted_tp:
             continue
-        if w.pipeline_parallel and pp != w.pipeline_parallel:
+        if wanted_pp and pp != wanted_pp:
             continue
         # one GPU per stage has no tensor-parallel all-reduce, so nothing of its sizing depends on the node's link:
         # NVLink and PCIe shapes of one GPU share it
         group_kind = kind if tp > 1 else ""
-        group_key = ("group", gpu.id, tp, pp, group_kind)
+        group_key = ("group", gpu_id, tp, pp, group_kind)
         sized = cast(_MaybeSized, memo.get(group_key))
         if sized is None:
             sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo, floor, prompt,
@@ -370,14 +388,14 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         tp_only_fits = tp_only_fits or pp == 1
         if batch < 1:
             continue
-        terms = _billed(w, tp * pp, sized, gpn)
+        terms = _billed(w, group, sized, gpn)
         nodes, billed, misses = terms
         capacity = sized[5]
         # an offline job on whole rented nodes: the GPUs billed anyway each run a replica (vLLM data parallel), so the
         # job runs at the node's capacity and finishes sooner for the same hourly rent (an 8B model on a p5 node was
         # one TP8 replica on 8 GPUs, 4 GB each, where several smaller replicas do the job in a third of the time)
         filled = billed // group if offline and not fixed and capacity and billed >= 2 * replicas * group else replicas
-        shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses)
+        shortfall = sum(abs(math.log(max(got, 1e-12) / wanted)) for _name, wanted, got in misses) if misses else 0
         # the interactive floor (20 tokens/s per user when none was asked) is not the user's target, so it is not
         # reported as missed; but a group that keeps it beats a cheaper one that cannot (two TP2 replicas of a 70B
         # model on L40S at 13 tokens/s are not an interactive service), and among groups that cannot, the closest wins
@@ -387,35 +405,42 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         last = -filled * (capacity or 0.0) if offline else -1 / step
         key = (float(len(misses)), float(slow), shortfall, math.log(floor * step) if slow else 0.0, float(billed),
                float(nodes), last)
-        choice: ServingChoice | None = None  # built when it is the best so far or the cheapest below the floor
-        if best is None or key < best[0]:
-            choice = _choice(w, tp, pp, sized, gpn, terms)
-            if filled != replicas:
-                choice = replace(choice, replicas=filled)
-            best = (key, choice)
-        below: list[tuple[_Sized, tuple[int, int, tuple[tuple[str, float, float], ...]], ServingChoice | None]] = [
-            (sized, terms, choice)]
-        if w.target_tokens_per_s_per_user is None and not fixed and not slow and replicas > 1:
+        became_best = best is None or key < best[0]
+        if became_best:
+            best = (key, tp, pp, sized, terms, filled)
+        per_user = 1 / step
+        if per_user < slow_under and not misses and per_user >= CHEAPER_SLOWER_FRACTION * floor:
+            # the cheapest plan close below the floor, no target of the user's missed (as the best's choice when it
+            # was made the best just now, its replicas filled)
+            cheap_key = (float(billed), float(nodes), -per_user)
+            if cheapest_slow is None or cheap_key < cheapest_slow[0]:
+                cheapest_slow = (cheap_key, tp, pp, sized, terms, filled if became_best else replicas)
+        if not speed_asked and not fixed and not slow and replicas > 1:
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
-            low_key = ("group_low", gpu.id, tp, pp, group_kind)
+            low_key = ("group_low", gpu_id, tp, pp, group_kind)
             low = cast(_MaybeSized, memo.get(low_key))
             if low is None:
                 low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo,
                                                   MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
             if low[1] >= 1 and low[2] < replicas:
-                below.append((low, _billed(w, tp * pp, low, gpn), None))
-        for group_sized, group_terms, made in below:  # the cheapest plan close below the floor, no target of the user's missed
-            per_user = 1 / group_sized[3]
-            if per_user < slow_under and not group_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
-                cheap_key = (float(group_terms[1]), float(group_terms[0]), -per_user)
-                if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                    cheapest_slow = (cheap_key, made if made is not None else _choice(w, tp, pp, group_sized, gpn,
-                                                                                      group_terms))
+                low_terms = _billed(w, group, low, gpn)
+                per_user = 1 / low[3]
+                if per_user < slow_under and not low_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
+                    cheap_key = (float(low_terms[1]), float(low_terms[0]), -per_user)
+                    if cheapest_slow is None or cheap_key < cheapest_slow[0]:
+                        cheapest_slow = (cheap_key, tp, pp, low, low_terms, low[2])
     if best is None:
         return None
-    chosen = best[1]
-    if (cheapest_slow is not None and cheapest_slow[1].billed_gpus < chosen.billed_gpus
+    _key, tp, pp, sized, terms, filled = best
+    chosen = _choice(w, tp, pp, sized, gpn, terms)
+    if filled != sized[2]:
+        chosen = replace(chosen, replicas=filled)
+    if (cheapest_slow is not None and cheapest_slow[4][1] < chosen.billed_gpus
             and not below_floor(w, chosen.per_user_tokens_s)):
-        return replace(chosen, cheaper_slower=cheapest_slow[1])
+        _key, tp, pp, sized, terms, filled = cheapest_slow
+        slower = _choice(w, tp, pp, sized, gpn, terms)
+        if filled != sized[2]:
+            slower = replace(slower, replicas=filled)
+        return replace(chosen, cheaper_slower=slower)
     return chosen

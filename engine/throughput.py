@@ -445,18 +445,38 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
             shared[("decode_constants",)] = per_workload
     kv_per_seq, flops_per_seq, dense_read, moe_s = cast(tuple[float, float, float | None, float], per_workload)
     kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
-    bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w, gpu)
-    kv_bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * kv_read_efficiency(w, gpu)
-    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
-    compute_rate = peak * 1e12 * compute_efficiency(gpu) * tp
+    per_gpu = shared.get(("decode_gpu", gpu.id)) if shared is not None else None
+    if per_gpu is None:  # what no group changes, per GPU type
+        peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+        per_gpu = (gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w, gpu),
+                   gpu.memory_bandwidth_tb_s * 1e12 * kv_read_efficiency(w, gpu), peak * 1e12 * compute_efficiency(gpu))
+        if shared is not None:
+            shared[("decode_gpu", gpu.id)] = per_gpu
+    bandwidth, kv_bandwidth, compute_peak = cast(tuple[float, float, float], per_gpu)
+    compute_rate = compute_peak * tp
     pipeline_s = (pp - 1) * PIPELINE_HOP_S  # moe_s: every stage's MoE layers, one after another for a given token
+    # The search evaluates this for hundreds of batches per question: what no batch changes is worked out here, in
+    # the same operations and order as `allreduce_seconds` and the roofline below, so every figure is the same float.
+    dense_s = dense_read / tp / bandwidth if dense_read is not None and bandwidth > 0 else None
+    layers2 = 2 * arch.layers
+    hop_s = 2 * (tp - 1) * ALLREDUCE_HOP_S[kind] if tp > 1 else 0.0
+    ring = 2 * (tp - 1) / tp
+    hidden2 = arch.hidden * 2
+    if tp > 1 and kind == "fast" and gpu.scaleup_bandwidth_gb_s:
+        link_bytes_s = gpu.scaleup_bandwidth_gb_s / 2 * 1e9  # per direction
+    else:
+        link_bytes_s = PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), 25.0) * 1e9
 
     def step(batch: int) -> tuple[float, float, float, float]:
-        w_read = dense_read if dense_read is not None else weight_bytes_read_per_step(arch, prec, batch)
-        mem_s = (w_read / tp / bandwidth + kv_per_seq * batch / kv_split / kv_bandwidth) if bandwidth > 0 else math.inf
+        if bandwidth > 0:
+            w_s = dense_s if dense_s is not None else weight_bytes_read_per_step(arch, prec, batch) / tp / bandwidth
+            mem_s = w_s + kv_per_seq * batch / kv_split / kv_bandwidth
+        else:
+            mem_s = math.inf
         comp_s = flops_per_seq * batch / compute_rate
-        comm_s = allreduce_seconds(arch, gpu, tp, batch, kind) + pipeline_s
-        return max(mem_s, comp_s) + comm_s + moe_s, mem_s, comp_s, comm_s
+        # allreduce_seconds(arch, gpu, tp, batch, kind), term by term
+        comm_s = (layers2 * (hop_s + ring * (batch * hidden2) / link_bytes_s) if tp > 1 else 0.0) + pipeline_s
+        return (comp_s if comp_s > mem_s else mem_s) + comm_s + moe_s, mem_s, comp_s, comm_s  # max(mem_s, comp_s)
 
     return step
 
@@ -523,22 +543,32 @@ def cached_prompt_tokens(w: Workload, prompt_tokens: int) -> int:
     return int(prompt_tokens * float(w.prefix_cache_hit or 0.0))
 
 
-def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int) -> float:
+def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int,
+                        shared: dict[tuple[object, ...], object] | None = None) -> float:
     """Compute-bound prefill of one prompt on a tp group: the linear layers at the weights' precision,
     attention in BF16 at about half the matmul utilisation (FlashAttention; FP8 attention is not the
     serving default), plus one read of the weights the prompt's tokens touch (for MoE, a prompt of a few
-    hundred tokens routes to nearly every expert: all of them are read, not one token's share)."""
-    prec = w.precision or "bf16"
-    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
-    attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
-    cached = cached_prompt_tokens(w, prompt_tokens)
-    new = prompt_tokens - cached  # a cached prefix is neither multiplied through the weights nor attended again
-    w_read = weight_bytes_read_per_step(arch, prec, max(1, new))
-    eff = compute_efficiency(gpu)
-    return (2 * arch.active_params * new / (peak * 1e12 * eff * tp)
-            + prefill_attention_flops(arch, prompt_tokens, cached)
-            / (attn_peak * 1e12 * eff * ATTENTION_UTILISATION * tp)
-            + decode_step_seconds(w_read / tp, gpu.memory_bandwidth_tb_s, decode_efficiency(w, gpu)))
+    hundred tokens routes to nearly every expert: all of them are read, not one token's share).
+    `shared` (the serving search's memo, one per workload) keeps what no group size changes, per GPU type."""
+    key = ("prefill_gpu", gpu.id, prompt_tokens)
+    terms = shared.get(key) if shared is not None else None
+    if terms is None:
+        prec = w.precision or "bf16"
+        peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+        attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
+        cached = cached_prompt_tokens(w, prompt_tokens)
+        new = prompt_tokens - cached  # a cached prefix is neither multiplied through the weights nor attended again
+        w_read = weight_bytes_read_per_step(arch, prec, max(1, new))
+        eff = compute_efficiency(gpu)
+        terms = (2 * arch.active_params * new, peak * 1e12 * eff, prefill_attention_flops(arch, prompt_tokens, cached),
+                 attn_peak * 1e12 * eff * ATTENTION_UTILISATION, w_read, gpu.memory_bandwidth_tb_s,
+                 decode_efficiency(w, gpu))
+        if shared is not None:
+            shared[key] = terms
+    linear, linear_rate, attention, attention_rate, w_read, bandwidth, efficiency = cast(
+        tuple[int, float, float, float, float, float, float], terms)
+    return (linear / (linear_rate * tp) + attention / (attention_rate * tp)
+            + decode_step_seconds(w_read / tp, bandwidth, efficiency))
 
 
 def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None,
