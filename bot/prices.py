@@ -143,9 +143,20 @@ def build_price_table(
     suspect.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
     lines = credible + suspect
     sold = [g for g in gpu_family if any(line.gpu == g for line in lines)] or list(gpu_family)  # not unsold variants
-    return PriceTable(title=_title(query, sold, names), lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN),
-                      notes=_notes(query, widened, lines, unpriced, kinds, names, other_kinds), query=dict(query),
-                      unpriced=unpriced, answer=_answer(credible, query))
+    notes = _notes(query, widened, lines, unpriced, kinds, names, other_kinds)
+    title, answer = _title(query, sold, names), _answer(credible, query)
+    if "provider" in widened and query.get("provider") and lines:
+        # "H200 price on Lambda" with no Lambda offer: said first, and neither the title nor the answer may read as
+        # Lambda's price (it led with "H200 at Vast.ai" under "H200 prices at Lambda")
+        elsewhere = {k: v for k, v in query.items() if k != "provider"}
+        provider = names.get(query["provider"], query["provider"])
+        gpu = names.get(query.get("gpu") or "", "this GPU")
+        title = f"{_title(elsewhere, sold, names)} (no {provider} offer in the catalog)"
+        other = _answer(credible, elsewhere).removeprefix(f"{gpu}: ")
+        answer = f"The catalog has no {provider} offer for {gpu}" + (f"; elsewhere: {other}" if other else ".")
+        notes = [n for n in notes if not n.startswith("The catalog has no ")]
+    return PriceTable(title=title, lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN), notes=notes, query=dict(query),
+                      unpriced=unpriced, answer=answer)
 
 
 def _without_kind(offers: Sequence[Any], widened: Sequence[str], query: Mapping[str, Any], gpu_family: Sequence[str],
@@ -160,7 +171,8 @@ def _without_kind(offers: Sequence[Any], widened: Sequence[str], query: Mapping[
     types = [said] if said else sorted({line.instance_type for line in table.lines})[:3]
     what = ", ".join(types) or names.get(query.get("gpu") or "", "this GPU")
     where = f" at {names.get(query['provider'], query['provider'])}" if query.get("provider") else ""
-    missing = f"No {kind} price is published for {what}{where} (ask the provider for a quote); the listed prices instead"
+    missing = (f"The catalog has no {kind} price for {what}{where} (commitment prices are on the provider's pricing page "
+               "or quoted per contract); the listed prices instead")
     if table.answer:
         return replace(table, answer=f"{missing}: {table.answer}")
     return replace(table, notes=[missing + ".", *table.notes])

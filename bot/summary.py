@@ -59,7 +59,7 @@ from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
-from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, WHOLE_RUN_RANGE
+from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, whole_run_range
 from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
 
@@ -407,20 +407,22 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
     if tp.gpu_hours is not None:  # the wall clock above adds start-up
         # both ends in one style, the figure's own: "765-1,084", not "765-1.1k"; "24.5k-34.8k" past ten thousand
         scaled = tp.gpu_hours.value >= 10_000
-        spread = _published_range(advice, tp.gpu_hours.value, lambda x: fmt_num(x) if scaled else f"{x:,.0f}")
+        spread = _published_range(advice, tp.gpu_hours.value, lambda x: fmt_num(x) if scaled else f"{x:,.0f}", cite=True)
         bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only{'; ' + spread if spread else ''})")
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
     return " · ".join(bits)
 
 
-def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] = fmt_usd_short) -> str:
+def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] = fmt_usd_short, cite: bool = False) -> str:
     """A pre-training figure (GPU-hours or cost) with the spread of published whole runs around the model
-    (WHOLE_RUN_RANGE), "" otherwise: a budget good to about a fifth is not a figure to the dollar."""
+    (engine.throughput.whole_run_range: wider for small models, whose published whole runs spread most), "" otherwise:
+    a budget good to about a fifth is not a figure to the dollar. `cite`: name the run that sets the top end."""
     if advice.effective.mode != "pretrain" or value <= 0:
         return ""
-    low, high = (value * f for f in WHOLE_RUN_RANGE)
-    return f"{fmt(low)}-{fmt(high)} going by published runs"
+    low_f, high_f, run = whole_run_range(float(advice.effective.params_b or 0.0))
+    low, high = value * low_f, value * high_f
+    return f"{fmt(low)}-{fmt(high)} going by published runs" + (f", where {run}" if run and cite else "")
 
 
 def _hours_billed(w: Workload) -> str:

@@ -190,7 +190,21 @@ def test_a_reserved_question_with_no_reserved_price_gives_the_listed_prices() ->
     names = {"aws": "AWS (EC2)", "h200-sxm": "H200 SXM 141GB"}
     query = {"gpu": "h200-sxm", "provider": "aws", "pricing": "reserved", "gpu_count": 16, "instance_type": "p5en.48xlarge"}
     table = build_price_table(offers, ["gpus_per_node"], query, ("h200-sxm",), names)
-    assert table.answer.startswith("No reserved price is published for p5en.48xlarge at AWS (EC2)"), table.answer
+    assert table.answer.startswith("The catalog has no reserved price for p5en.48xlarge at AWS (EC2) (commitment prices "
+                                   "are on the provider's pricing page"), table.answer
     assert "$63.30/hour for a p5en.48xlarge" in table.answer and "about $92,418 a month" in table.answer
     assert [line.pricing for line in table.lines] == ["on_demand", "spot"]
     assert not any("no offer" in n for n in table.notes), table.notes
+
+
+def test_a_provider_without_the_gpu_is_never_the_title_or_the_answer() -> None:
+    """'H200 price on Lambda' with no Lambda H200 in the catalog led with 'H200 SXM 141GB at Vast.ai' under the title
+    'H200 SXM 141GB prices at Lambda': it now says first that Lambda has none, and titles the table as the others'."""
+    offers = [offer("vast", "8x-H200", "h200-sxm", 8, 20.71), offer("nebius", "gpu-h200-8", "h200-sxm", 8, 28.0)]
+    names = {"vast": "Vast.ai (marketplace)", "nebius": "Nebius AI Cloud", "lambda": "Lambda", "h200-sxm": "H200 SXM 141GB"}
+    table = build_price_table(offers, ["provider"], {"gpu": "h200-sxm", "provider": "lambda"}, ("h200-sxm",), names)
+    assert table.answer.startswith("The catalog has no Lambda offer for H200 SXM 141GB; elsewhere: from $2.59 per "
+                                   "GPU-hour on demand"), table.answer
+    assert "on Vast.ai (marketplace)" in table.answer
+    assert table.title == "H200 SXM 141GB prices (no Lambda offer in the catalog)", table.title
+    assert "at Lambda" not in table.title and not any(n.startswith("The catalog has no Lambda") for n in table.notes)
