@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
@@ -306,6 +307,10 @@ class Advisor:
                 and not getattr(turn, "conflicts", ()) and capacity is None):
             # "what about 8 H100s?" on 8 H100s: said, never the same answer again as if something had been applied
             parsed_changes = [ALREADY_THE_SCENARIO]
+        if advice is not None and any(n.startswith(RENTED_NOWHERE_NOTE) for n in advice.notes):
+            # "yours or to rent? Priced as a rental" of a GPU no provider rents: it is planned as theirs already
+            asked = [(t, f) for t, f in asked if f != "data_location"]
+            questions = [t for t, _ in asked]
         if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):
             # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
             # of a workload that cannot be sized would be answering past the user

@@ -44,7 +44,13 @@ from bot.formatting import (
 )
 from bot.limits import HEADER_TEXT
 from bot.service import Response
-from engine.advise import LACKS_SAID, PROVIDER_LACKS_GPU, REASONING_NOTE, REASONING_REPLY_TOKENS
+from engine.advise import (
+    LACKS_SAID,
+    PROVIDER_LACKS_GPU,
+    REASONING_NOTE,
+    REASONING_REPLY_TOKENS,
+    RENTED_NOWHERE_NOTE,
+)
 from engine.models import (
     COMPRESSED_TEXT_RATIO,
     DEFAULT_OUTPUT_TOKENS,
@@ -55,7 +61,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
-from engine.recommend import NO_INTEGER_KERNELS_NOTE, owns_gpus
+from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
 from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
@@ -660,7 +666,9 @@ def key_assumptions(advice: Advice) -> str:
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]
     pricing = advice.effective.pricing or (found["pricing"].value if "pricing" in found else None)
-    if owns_gpus(advice.workload):  # no rental: their GPUs cost the electricity they draw
+    if (owns_gpus(advice.workload) or any(o.name.startswith(OWNED_PREFIX) for o in advice.options[:1])
+            or any(n.startswith(RENTED_NOWHERE_NOTE) for n in advice.notes)):
+        # no rental (theirs, or a GPU no provider rents): their GPUs cost the electricity they draw
         bits.append("your own GPUs at power cost")
     elif pricing:
         bits.append(f"{str(pricing).replace('_', '-')} prices")

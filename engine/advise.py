@@ -9,6 +9,7 @@ worse than none, and a traceback is worse than both.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
@@ -28,6 +29,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
+from engine.offer_plans import ROOM_NOTE, USERS_AT_FLOOR_NOTE
 from engine.recommend import (
     OWNED_PREFIX,
     PUE,
@@ -39,8 +41,10 @@ from engine.recommend import (
     data_source,
     evaluate,
     owns_gpus,
+    rented_nowhere,
 )
-from engine.recommendation import best_tco, fits_nowhere_problem, recommended
+from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
+from engine.serving import user_floor
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
@@ -157,7 +161,14 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"]
             if lacking is None or not cluster.fits:  # the provider's problem already says why there is no price
-                problems.append(_why_no_option(effective, data, cluster, memory))
+                why = _why_no_option(effective, data, cluster, memory)
+                if not cluster.fits and (effective.mode or "inference") == "inference" and w.gpu_count:
+                    why = why.model_copy(update={"message": _at_the_floor(why.message, effective, w, arch, data, cluster)})
+                problems.append(why)
+    if rented_nowhere(w, data) and named_gpu is not None:
+        notes.insert(0, f"{RENTED_NOWHERE_NOTE}{named_gpu.name}: planned as your own hardware, costed at its power "
+                        "only; give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
+    notes.extend(poor_fit_note(w, effective, arch, data, chosen))
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
@@ -191,6 +202,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 FP8_ASSUMED = ("FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a published FP8 "
                "checkpoint)")
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
+RENTED_NOWHERE_NOTE = "no provider in the catalog rents the "  # a GPU named that nobody rents (engine.recommend.rented_nowhere)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
 
@@ -229,8 +241,10 @@ def _where_it_is_rented(given: Workload, arch: Architecture, data: CatalogData, 
     who = provider.name if provider is not None else str(given.provider)
     what = gpu.name if gpu is not None else str(given.gpu)
     rented = anywhere.options or anywhere.fit_only is not None
-    ways = [f"{what} where it is rented: the plan below, cheapest at {_cheapest(anywhere)}" if rented
-            else f"no provider in the catalog rents the {what}: the plan below is for your own hardware"]
+    nowhere = rented_nowhere(anywhere_given, data)  # then `anywhere` is planned as their own, at its power
+    ways = [f"{what} where it is rented: the plan below, cheapest at {_cheapest(anywhere)}" if rented and not nowhere
+            else f"no provider in the catalog rents the {what}: the plan below is for your own hardware"
+            + (", costed at its power" if rented else "")]
     own = _cheapest(theirs)
     if own:
         shown = theirs.options[0].gpu if theirs.options else (theirs.fit_only.plan.gpu if theirs.fit_only else "")
@@ -429,6 +443,78 @@ def _report_without_options(w: Workload, arch: Architecture, data: CatalogData,
     else:
         throughput = estimate_inference(w, arch, gpu, plan)
     return memory, plan, throughput
+
+
+def _at_the_floor(message: str, effective: Workload, given: Workload, arch: Architecture, data: CatalogData,
+                  cluster: ClusterPlan) -> str:
+    """A service too big for the GPUs the user fixed: the ways out said by memory alone ("at most 248 users", "or 8x
+    L40S") are restated at the per-user speed floor, since a plan that fits the memory but serves each user at
+    10 tokens/s is not a way out (300 users of Qwen3-32B on 4 L40S: 248 fit the memory at 9.8 tokens/s each; 8 L40S
+    hold all 300 at 14.4; 16 keep 20+). Both from the serving search on that GPU type: the users the fixed GPUs keep
+    at the floor, and the GPUs all the users need."""
+    floor = user_floor(effective)
+    fixed = evaluate(effective.model_copy(update={"concurrency": None}), arch, data,
+                     given=given.model_copy(update={"concurrency": None}), ranking_only=True)
+    held = None
+    if fixed.options:
+        room = next((n for n in fixed.options[0].cluster.notes if n.startswith(ROOM_NOTE)), "")
+        found = re.search(re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", room)
+        replicas = max(1, fixed.options[0].cluster.replicas or 1)
+        held = int(found.group(1).replace(",", "")) * replicas if found else None
+    free = evaluate(effective.model_copy(update={"gpu_count": None, "nodes": None}), arch, data,
+                    given=given.model_copy(update={"gpu_count": None, "nodes": None}), ranking_only=True)
+    option = free.options[0] if free.options else None
+    speed = option.throughput.decode_tokens_per_s_per_sequence if option is not None else None
+    gpu = data.gpu(cluster.gpu)
+    name = gpu.name if gpu is not None else cluster.gpu
+    users = int(effective.concurrency or 1)
+    said: list[str] = []
+    if held is not None and held < users:
+        said.append(f"the {cluster.gpus} GPUs you fixed serve about {held:,} users")
+    if option is not None and speed is not None and speed.value >= floor and option.cluster.gpus > cluster.gpus:
+        layout = (f"{option.cluster.replicas} replicas of {option.cluster.gpus_per_replica}"
+                  if (option.cluster.replicas or 1) > 1 else option.cluster.parallelism)
+        who = f"all {users:,} need" if users > 1 else "one stream needs"
+        said.append(f"{who} {option.cluster.gpus}x {name} ({layout}, {speed.value:,.1f} tokens/s each)")
+        if not held and f"; or {option.cluster.gpus}x {name}" in message:
+            said.pop()  # the memory's answer is the speed's too: said once
+    if not said:
+        return message
+    return (f"{message.rstrip('.')} (by memory alone). At ≥{floor:g} tokens/s per user: " + ", and ".join(said) + ".")
+
+
+POOR_FIT_NOTE = "poor fit: "  # a GPU named that takes a fleet where another GPU does the work for far less
+POOR_FIT_NODES = 4  # a plan on this many nodes of the GPU named is checked against the catalog's best
+POOR_FIT_FACTOR = 3.0  # ... and called a poor fit when that best costs a third or less
+
+
+def poor_fit_note(given: Workload, effective: Workload, arch: Architecture, data: CatalogData,
+                  chosen: Option | None) -> list[str]:
+    """The user named a GPU type (not a count they own) and it takes a fleet: LoRA of Llama 4 Maverick on L40S is 168
+    GPUs over 21 nodes, comm-bound at 1% effective MFU, for $2,197 a run where one 8x B200 node does it for $29. The
+    plan is right for the GPU asked about, and the answer says the GPU is the problem, with what the catalog's pick
+    costs. Checked only for plans on several nodes (a search of the whole catalog costs as much as the answer)."""
+    if (chosen is None or given.gpu is None or given.gpu_count or given.nodes or owns_gpus(given)
+            or rented_nowhere(given, data) or chosen.cluster.nodes < POOR_FIT_NODES):
+        return []
+    free_given = given.model_copy(update={"gpu": None, "gpu_memory_gb": None})
+    free = evaluate(effective.model_copy(update={"gpu": None, "gpu_memory_gb": None}), arch, data, given=free_given,
+                    ranking_only=True)
+    best = free.options[0] if free.options else None
+    if best is None or best.gpu == chosen.gpu:
+        return []
+    training = (effective.mode or "inference") in TRAINING_MODES
+    mine, theirs = ((_run_usd(chosen) or 0.0, _run_usd(best) or 0.0) if training
+                    else (work_usd(chosen, effective), work_usd(best, effective)))
+    if not (theirs > 0 and mine >= POOR_FIT_FACTOR * theirs):
+        return []
+    named = data.gpu(chosen.gpu)
+    other = data.gpu(best.gpu)
+    what = f"${mine:,.0f} against ${theirs:,.0f}" + (" a run" if training else " a month")
+    short = (other.name.split()[0] if other is not None else best.gpu)
+    return [f"{POOR_FIT_NOTE}{named.name if named else chosen.gpu} takes {chosen.cluster.gpus} GPUs on "
+            f"{chosen.cluster.nodes} nodes here; {best.name} does it for {mine / theirs:,.0f}x less ({what}): "
+            f"reply “try {short}” to plan on it"]
 
 
 def _report_offer(w: Workload, gpu: GpuRecord, data: CatalogData) -> OfferRecord | None:

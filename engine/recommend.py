@@ -192,6 +192,14 @@ def owns_gpus(w: Workload) -> bool:
                 and w.hourly_rate is None and w.provider is None)
 
 
+def rented_nowhere(given: Workload, data: CatalogData) -> bool:
+    """A GPU named that no provider in the catalog rents (an H20, an RTX 3090), with no price, provider or machine
+    given: it can only be the user's own, so it is planned as their own hardware, costed at its power. Planned
+    from the memory alone it kept no speed floor (GLM-4.6 on 5 H20 at 6.1 tokens/s per user, with a tick)."""
+    return bool(given.gpu and given.hourly_rate is None and given.provider is None and given.instance_type is None
+                and data.gpu(given.gpu) is not None and not any(o.gpu == given.gpu for o in data.offers))
+
+
 def power_usd_per_gpu_hour(gpu: GpuRecord) -> float:
     """What an owned GPU costs per busy hour in electricity: its server share and cooling included."""
     return (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE / 1000 * USD_PER_KWH
@@ -301,7 +309,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     fit_only: FitOnly | None = None
     both_methods = compares_methods(w, given)
     precisions = compares_precisions(w, given)
-    owned = owns_gpus(given)
+    owned = owns_gpus(given) or rented_nowhere(given, data)
     training = (w.mode or "inference") in TRAINING_MODES
     guessed = training and given.dataset_tokens is None and given.dataset_gb is not None and bool(w.dataset_tokens)
     suspect_skipped: set[str] = set()
@@ -481,10 +489,13 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
 
     if not candidates and fit_only is None:
         for planned in tried:  # a serving shape that fits nowhere is built only now, for its breakdown
-            assert planned.gpu is not None
+            # (a plan on no offer, for GPUs the user owns or that nobody rents, names its GPU in its plan)
+            tried_gpu = planned.gpu or (data.gpu(planned.plan.gpu) if planned.plan is not None else None)
+            if tried_gpu is None:
+                continue
             per_gpu_gb = planned.built()[1].per_gpu_gb if planned.nowhere else planned.per_gpu_gb
-            if per_gpu_gb is not None and planned.gpus * planned.gpu.memory_gb > largest_gb:
-                largest, largest_gb = (planned.gpu.id, planned.gpus, per_gpu_gb), planned.gpus * planned.gpu.memory_gb
+            if per_gpu_gb is not None and planned.gpus * tried_gpu.memory_gb > largest_gb:
+                largest, largest_gb = (tried_gpu.id, planned.gpus, per_gpu_gb), planned.gpus * tried_gpu.memory_gb
     shortlisted = _shortlist(list(candidates.values()))
     if guessed and w.dataset_tokens:
         # the runs' whole cost (a job longer than a month is not one monthly bill), on an option the answer lists;

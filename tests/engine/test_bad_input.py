@@ -77,11 +77,30 @@ def test_fits_nowhere_names_largest_and_fixes() -> None:
 
 
 def test_fits_on_a_gpu_nobody_rents_says_so() -> None:
+    """A GPU no provider rents can only be the user's own: planned and costed as their hardware at its power, and
+    said, rather than a memory-only plan with no cost."""
     data = DATA.model_copy(update={"offers": tuple(o for o in DATA.offers if o.gpu != "rtx-4090")})
     advice = advise(Workload(mode="qlora", model="llama-3.1-8b", gpu="rtx-4090", gpu_count=1, dataset_gb=1), data)
     assert advice.cluster is not None and advice.cluster.fits
-    (problem,) = [p for p in advice.problems if p.code == "no_offer"]
-    assert "your own hardware" in problem.message
+    assert not [p for p in advice.problems if p.code == "no_offer"]
+    assert advice.options and all(o.name.startswith("your own 1x GeForce RTX 4090") for o in advice.options)
+    (note,) = [n for n in advice.notes if n.startswith("no provider in the catalog rents the GeForce RTX 4090")]
+    assert "planned as your own hardware, costed at its power only" in note
+
+
+def test_a_gpu_nobody_rents_keeps_the_speed_floor() -> None:
+    """GLM-4.6 for 50 users on H20s (rented by no provider in the catalog) was planned on the fewest that hold it:
+    5 H20 in a 5-stage pipeline at 6.1 tokens/s per user, with a tick. Planned as their own, the serving search
+    keeps 20 tokens/s per user: 8 H20 with tensor and expert parallelism, as when a price is given."""
+    from catalog import open_catalog
+
+    real = open_catalog().data()
+    assert not any(o.gpu == "h20" for o in real.offers)
+    advice = advise(Workload(mode="inference", model="glm-4.6", gpu="h20", concurrency=50), real)
+    priced = advise(Workload(mode="inference", model="glm-4.6", gpu="h20", concurrency=50, hourly_rate=1.5), real)
+    assert advice.cluster is not None and advice.cluster.gpus == priced.cluster.gpus == 8
+    assert advice.throughput.decode_tokens_per_s_per_sequence.value >= 20
+    assert all(t.met for t in advice.throughput.targets)
 
 
 def test_close_matches_by_name() -> None:
