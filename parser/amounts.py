@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from .neighbours import _number_like, training_said
 from .quantities import _sig
@@ -277,4 +278,73 @@ def _new_tokens_per_turn(items: list[Said], current_mode: str | None) -> list[Sa
         out[index] = Said("io", phrase, values, said.cues, notes=[*said.notes, note])
         out[index + 1] = Said("filler", "")
         out[index + 2] = Said("filler", "")
+    return out
+
+
+# "generate 1B tokens (of synthetic data)": what a model writes, not what it reads or trains on
+_GENERATE_VERBS = {"generate", "generating", "produce", "producing", "synthesize", "synthesise", "synthesizing",
+                   "synthesising", "write", "writing", "create", "creating"}
+_GENERATE_FILL = {"about", "around", "roughly", "approximately", "approx", "~", "some", "up", "to", "over", "at", "least"}
+GENERATED_REPLY_TOKENS = 1000  # one generated sample (a synthetic conversation, an answer with its reasoning): ~1k tokens
+
+
+def _generated_tokens(items: list[Said], current_mode: str | None) -> list[Said]:
+    """'generate 1B tokens of synthetic data with Llama 3.3 70B': an offline generation job of that many output tokens
+    (it was read as 1B tokens of training data, and LoRA was planned). A job is prompts run to replies, so the tokens
+    become replies of GENERATED_REPLY_TOKENS each, a length assumed and said in a note (or the reply length said)."""
+    if training_said(items, current_mode):
+        return items
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.kind != "tokens" or said.load or not said.count or said.count < 1e6:
+            continue
+        before = index - 1
+        while before >= 0 and items[before].text in _GENERATE_FILL:
+            before -= 1
+        if before < 0 or items[before].text not in _GENERATE_VERBS:
+            continue
+        said_reply = next((int(s.values["output_tokens"]) for s in items if "output_tokens" in s.values), None)
+        reply = said_reply or GENERATED_REPLY_TOKENS
+        replies = said.count / reply
+        text = " ".join(s.text for s in items[before:index + 1] if s.text)
+        values: dict[str, Any] = {"mode": "inference", "batch_items": replies}
+        if said_reply is None:
+            values["output_tokens"] = reply
+        length = (f"{reply:,} tokens each" if said_reply else
+                  f"{reply:,} tokens each, a length I assumed: say yours with the total (e.g. “{_shown(text)}, {reply // 2:,} output tokens each”)")
+        out[index] = Said("job", text, values, said.cues, notes=[
+            f"read “{_shown(text)}” as an offline generation job: {_plain(replies)} replies of {length}"])
+        for between in range(before, index):
+            out[between] = Said("filler", items[between].text)
+    return out
+
+
+# owned GPUs are costed at their power at this electricity price (engine.recommend.USD_PER_KWH; the parser imports only
+# engine.models, so the value is repeated here and a test holds the two equal)
+ENGINE_USD_PER_KWH = 0.12
+_KWH = {"kwh", "kw-h", "kilowatt-hour", "kilowatt"}
+_PER = {"/", "per", "a", "each", "every"}
+
+
+def _electricity_prices(items: list[Said]) -> list[Said]:
+    """'power costs $0.12/kWh': an electricity price, never a GPU-hour rate (read as one, 32 owned H100s were costed at
+    $0.12 an hour each). No Workload field holds it, so it is dropped with a note that says the price owned GPUs are
+    costed at instead."""
+    out = list(items)
+    for index, said in enumerate(items):
+        if said.kind != "price" or "hourly_rate" not in said.values:
+            continue
+        after = [s.text for s in items[index + 1:index + 3]] + ["", ""]
+        unit = 1 if after[0] in _KWH else 2 if after[0] in _PER and after[1] in _KWH else 0
+        if not unit:
+            continue
+        value = float(said.values["hourly_rate"])
+        text = " ".join([said.text, *after[:unit]]).replace(" / ", "/").replace(" /", "/").replace("kwh", "kWh")
+        same = abs(value - ENGINE_USD_PER_KWH) < 1e-9
+        note = (f"“{text}” is an electricity price, not a GPU-hour rate: owned GPUs are costed at the built-in "
+                f"${ENGINE_USD_PER_KWH:g}/kWh" + (", the same" if same else
+                                                 f" (yours would scale their power cost by {value / ENGINE_USD_PER_KWH:.2g}x)"))
+        out[index] = Said("filler", text, cues=said.cues, notes=[note])
+        for between in range(index + 1, index + 1 + unit):
+            out[between] = Said("filler", "")
     return out

@@ -22,7 +22,7 @@ from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS
 
 from .capacity import CAPACITY_CUE, RATE_CUE, capacity_asked, request_rate_asked
 from .examples import HELP_TEXT
-from .fold import IMPLIED_CUE
+from .fold import IMPLIED_CUE, NO_DEADLINE_CUE
 from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
@@ -114,6 +114,9 @@ class Conversation:
         self.cues |= set(reading.cues) & {"train", "finetune", "adapt"}
 
         fresh = self._starts_new_scenario(reading, updates)
+        if fresh or "deadline_hours" in updates:  # "no deadline" lasts until a deadline is said or a new question asked
+            self.cues.discard(NO_DEADLINE_CUE)
+        self.cues |= set(reading.cues) & {NO_DEADLINE_CUE}
         if capacity or fresh or LOAD_FIELDS & set(updates):  # a load said, or a new question, ends a capacity thread
             self.cues -= {CAPACITY_CUE, RATE_CUE}
         if capacity:

@@ -139,6 +139,12 @@ def fold(
     _imply(implied, updates, conflicts, notes, cues, current_mode)
     _budget_for_the_mode(updates, notes, current_mode)
     notes += _undated_deadline(whole, updates, current_mode)
+    unhurried = _NO_DEADLINE.search(whole)
+    if unhurried and "deadline_hours" not in updates:
+        cues.add(NO_DEADLINE_CUE)  # not asked how soon (parser.questions)
+        if "batch_items" in updates:
+            notes.append(f"“{unhurried.group(0)}”: sized to finish within a day, as the job's GPU-hours and cost barely "
+                         "depend on it; say e.g. “within a week” for a smaller fleet")
     if "refine_verb" in cues:  # "use A100s": a follow-up, unless the message describes a whole job
         cues.discard("refine_verb")
         if not ("mode" in updates and ("model" in updates or "params_b" in updates)):
@@ -158,9 +164,10 @@ def fold(
                      "compute-bound, about 2 x parameters FLOPs per token with no decoding: GPU-hours ≈ 2 x parameters "
                      "x tokens / (the GPU's dense BF16 peak x ~40%), a reranker's tokens being queries x candidates x "
                      "pair length")
+    compared = next((s.compared for s in items if s.compared), ())
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
-        notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare),
+        notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare), compared=compared,
     )
 
 
@@ -183,7 +190,9 @@ _JOB_ITEMS = re.compile(
     r"(documents|docs|rows|records|prompts|requests|items|queries|pages|emails|tickets|reviews|articles|products|"
     r"messages|conversations|files|pdfs|passages|chunks|transcripts|questions|abstracts|descriptions|tweets|posts|"
     r"comments|sentences|paragraphs|snippets|logs|lines|chats|(?<!tool )(?<!api )(?<!function )calls|invoices|contracts|"
-    r"resumes|résumés|listings|entries|reports|notes|receipts|captions|summaries)\b"
+    r"resumes|résumés|listings|entries|reports|notes|receipts|captions|summaries|"
+    # the short texts a batch job classifies, and the samples of an eval or a labelling set ("classify 50M short texts")
+    r"texts|samples|examples)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
     re.IGNORECASE)
 # what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
@@ -231,6 +240,11 @@ _EMBEDDING = re.compile(r"\b(?:embed|embeds|embedding|embeddings|bge|e5|gte|rera
 _UNDATED = re.compile(r"\bby (?:(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)"
                       r"|tomorrow|tonight|eod|eow|eom|the end of (?:the )?(?:day|week|month)|end of (?:the )?(?:day|week|month)"
                       r"|(?:next|this) week|month end)\b", re.IGNORECASE)
+
+
+# "no deadline", "no rush": a job that may take its time, which is no deadline to plan to (nor a question to ask)
+_NO_DEADLINE = re.compile(r"\bno (?:deadline|rush|hurry|time limit|time constraints?)\b|\bwhenever\b", re.IGNORECASE)
+NO_DEADLINE_CUE = "no_deadline"
 
 
 # "by Friday (4 days)", "by Friday, i.e. 4 days", "by end of week — 5 days": the length said right after the date

@@ -148,3 +148,89 @@ def _count_of_them(items: list[Said], them: str | None = None) -> list[Said]:
             out[index + 1] = Said("filler", "")
             out[index + 2] = Said("filler", "")
     return out
+
+
+# Hosts the catalog has no figures for: Apple silicon (unified memory, Metal/MLX) and CPUs. Said, they are named in the
+# answer as not covered (`unsupported_accelerator`), as a TPU is, rather than an L4 or H100 planned in silence
+_APPLE_CHIP = re.compile(r"\bm([1-5])(?: (pro|max|ultra))?\b")
+_APPLE = re.compile(r"\b(?:macbook(?: pro| air)?|mac (?:studio|mini|pro)|imac|macs?|apple silicon|apple m[1-5])\b")
+_APPLE_WORDS = {"mac", "macs", "macbook", "macbooks", "studio", "mini", "pro", "air", "imac", "apple", "silicon", "max",
+                "ultra", "m1", "m2", "m3", "m4", "m5"}
+_CPU = re.compile(r"\b(?:on|using|with|via) (?:an? |the |my |our |just |only )?cpus?\b(?! offload)|\bcpu[ -]only\b|"
+                  r"\bcpu (?:inference|serving)\b|\bcpus? only\b")
+# between a device and its memory: "m3 max 64GB", "mac studio with 192GB", "a 4090 with 24 GB of VRAM"
+_MEMORY_LEADS = {"with", "of", "max", "pro", "ultra", "studio", "mini", "air", "unified", "memory", "ram", "has"}
+_DATA_WORDS = {"data", "dataset", "datasets", "corpus", "text", "jsonl", "files", "tokens"}
+_MEMORY_AFTER = {"ram", "memory", "unified", "vram", "machine", "laptop", "mac", "macbook", "box", "desktop",
+                 "workstation", "server", "node", "card", "gpu"}
+
+
+def _host_machines(items: list[Said]) -> list[Said]:
+    """'fine-tune llama 3.1 8b on my macbook m3 max 64GB', 'serve mistral 7b on cpu': a Mac or a CPU is where the user
+    means to run it, which the catalog does not cover: said so (`unsupported_accelerator`), and the memory size beside
+    the machine is its memory, not a dataset (64 GB was read as ~16B tokens of training data). The chip ("m3") is no
+    unknown model."""
+    text = " ".join(s.text for s in items if s.text)
+    apple, chip, cpu = _APPLE.search(text), _APPLE_CHIP.search(text), _CPU.search(text)
+    if not (apple or cpu or (chip and chip.group(2))):  # a bare "m3" is no Mac: a "pro", "max" or a Mac said with it
+        return _machine_memory(items)
+    if apple or chip:
+        name = f"Apple M{chip.group(1)}" + (f" {chip.group(2).title()}" if chip.group(2) else "") if chip else "Apple silicon"
+        said_as = " ".join(m.group(0) for m in (apple, chip) if m)
+    else:
+        name, said_as = "CPU", cpu.group(0) if cpu else "cpu"
+    out = list(items)
+    device = -10  # where the machine was last said
+    for index, said in enumerate(items):
+        words = set(said.text.split())
+        if said.kind in ("own_hw", "hardware", "filler") and not said.values and words & (_APPLE_WORDS | {"cpu", "cpus"}):
+            out[index] = Said("filler", said.text)  # "m3": the chip, not an unknown model; "on my macbook": no GPU to give
+            device = index
+            continue
+        if said.kind != "data" or "dataset_gb" not in said.values:
+            continue
+        between = [s.text for s in items[device + 1:index]] if index - device <= 3 else [","]
+        following = [s.text for s in items[index + 1:index + 3]] + ["", ""]
+        data_said = following[0] in _DATA_WORDS or (following[0] == "of" and following[1] in _DATA_WORDS)
+        if not data_said and (all(w in _MEMORY_LEADS for w in between) or following[0] in _MEMORY_AFTER):
+            out[index] = Said("filler", said.text, notes=[
+                f"read “{said.text.replace(' gb', 'GB')}” as the {'Mac' if name != 'CPU' else 'machine'}'s memory, not "
+                "training data"])
+    out.append(Said("host", said_as, {"unsupported_accelerator": name}, notes=[
+        f"“{said_as}” is {name}, which the catalog does not cover (it sizes NVIDIA and AMD GPUs: no Metal/MLX or CPU "
+        "figures); not replaced by a GPU"]))
+    return out
+
+
+def _machine_memory(items: list[Said]) -> list[Said]:
+    """'lora 8b on a 64GB machine', '128 GB of RAM': the size of a machine's memory, not training data."""
+    out = list(items)
+    for index, said in enumerate(items[:-1]):
+        following = items[index + 1].text
+        if (said.kind == "data" and "dataset_gb" in said.values and following in _MEMORY_AFTER
+                and following not in ("card", "gpu")):
+            out[index] = Said("filler", said.text, notes=[
+                f"read “{said.text.replace(' gb', 'GB')} {following}” as the machine's memory, not training data"])
+    return out
+
+
+_VERSUS = {"or", "vs", "vs.", "versus", "against", "/"}
+
+
+def _compared_gpus(items: list[Said]) -> list[Said]:
+    """'is A100 or H100 cheaper per token', 'compare A100 vs H100 for ...': two GPUs set against each other are not two
+    values of one field to choose between (neither was applied, and a third GPU was planned). The first is planned;
+    the second is kept aside (`Said.compared`) for a question that offers it on the same load."""
+    gpus = [i for i, s in enumerate(items) if s.kind == "hardware" and "gpu" in s.values]
+    if len(gpus) != 2 or items[gpus[0]].values["gpu"] == items[gpus[1]].values["gpu"]:
+        return items
+    first, second = gpus
+    between = [s.text for s in items[first + 1:second]]
+    compare = any(s.text in ("compare", "comparing", "comparison") for s in items)
+    if not between or not all(w in _VERSUS or (compare and w == "and") for w in between):
+        return items
+    out = list(items)
+    values = {k: v for k, v in items[second].values.items() if k not in ("gpu", "gpu_count")}
+    out[second] = Said("hardware" if values else "filler", items[second].text, values,
+                       compared=(items[first].text, items[second].text))
+    return out

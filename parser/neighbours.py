@@ -145,7 +145,12 @@ def _io_lengths(items: list[Said]) -> list[Said]:
     for index, said in enumerate(items):
         if said.io_field is None:
             continue
-        for other in (index - 1, index + 1):
+        counted = _counted_prompts(items, index)
+        if counted:  # "1M prompts of 500 tokens": the number in front counts the prompts (the job's size), not a length
+            used.add(index - 1)
+            if not _LINKED_PROMPTS.search(said.text):
+                continue  # "1M prompts (500 input tokens)": the length comes with its own keyword
+        for other in (index + 1,) if counted else (index - 1, index + 1):
             if 0 <= other < len(items) and other not in used and items[other].io_field is None:
                 value = _number_like(items[other])
                 if value is not None and value >= 1:
@@ -154,9 +159,28 @@ def _io_lengths(items: list[Said]) -> list[Said]:
             continue
         used |= {index, other}
         text = f"{items[other].text} {said.text}" if other < index else f"{said.text} {items[other].text}"
+        if counted:  # the keyword stays the count's noun ("1m prompts"), for the job's count (`fold._job_items`)
+            items[other] = Said("io", text, {said.io_field: int(value)})
+            continue
         items[other] = Said("filler", items[other].text)
         items[index] = Said("io", text, {said.io_field: int(value)})
     return items
+
+
+# "prompts", "inputs" in the plural behind a number count them ("1M prompts"); "1k prompt", "prompt 1k" are a length
+_PLURAL_PROMPTS = re.compile(r"^(?:prompts|inputs)\b")
+# the plural noun with a word that brings its length: "prompts of 500 tokens", "prompts averaging 2k"
+_LINKED_PROMPTS = re.compile(r"^(?:prompts|inputs) (?:of|around|about|are|average|averaging|roughly|approximately|approx|"
+                             r"typically|usually)\b")
+
+
+def _counted_prompts(items: list[Said], index: int) -> bool:
+    """'1M prompts', '10,000 inputs of 2k tokens': a plain count in front of the plural keyword, which is the number of
+    prompts of an offline job; read as their length it made a 1,000,000-token prompt."""
+    if index == 0 or not _PLURAL_PROMPTS.match(items[index].text) or items[index].io_field != "input_tokens":
+        return False
+    previous = items[index - 1]
+    return previous.kind in ("filler", "size") and previous.io_field is None and _number_like(previous) is not None
 
 
 _REASONING = {"reasoning", "thinking", "think", "thought", "thoughts", "cot", "chain-of-thought"}

@@ -77,7 +77,7 @@ _MAGNITUDE_LETTER = {
 _UNIT_SPLIT = re.compile(r"(\d)(gb|gib|tb|tib|mb|mib|pb|pib|kb|kib|gigabytes?|terabytes?|megabytes?|petabytes?)\b")
 _TIMES_SPLIT = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?k?) ?[x*] ?(?=[a-z]|[1-5]0[5-9]0\b)")  # 8xa100, 8 x h100, 4x4090; not 8x7b
 _PERCENT = re.compile(r"(\d) %")
-_TRAILING_TIMES = re.compile(r"\b([a-z]+\d+[a-wyz]*)x(\d{1,4})\b(?!\.)")  # a100x4 -> a100 x 4 (not 8x7b)
+_TRAILING_TIMES = re.compile(r"\b([a-z]+\d+[a-wyz]*) ?x(\d{1,4})\b(?!\.)")  # a100x4, h100 x8 -> a100 x 4 (not 8x7b)
 _NUMBER_DASH_TOKEN = re.compile(r"(\d[kmbt]?)-(?=toks?\b|tokens?\b)")  # 200-token responses, 4k-token context
 # "FT llama 3 8b (full)", "[full]": a bracketed "full" is the mode; "(qlora)" needs nothing (a keyword)
 # "2B training tokens", "50k SFT tokens": the corpus, said the way the grammar reads it
@@ -88,6 +88,16 @@ _WITH = re.compile(r"\bw/o\b|\bw/(?=\s|[a-z0-9])")
 _TRAILING_DOLLAR = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?) ?(?:\$|usd\b|dollars?\b|bucks\b)")
 # "a100-40gb", "h100-80gb": the memory behind a GPU name, spelt the way the aliases are ("a100 40 gb")
 _NAME_DASH_MEMORY = re.compile(r"\b([a-z]+\d+[a-z]*)-(\d{2,3}) ?gb\b")
+# An MoE said by its total and active sizes: "7b moe with 1b active", "moe with 7b total and 1b active parameters",
+# "7b total / 1b active", "7b-a1b". Written as one name of the shape MoE checkpoints carry ("qwen3-30b-a3b"), which the
+# resolver sizes as an MoE of those sizes (the catalog's stand-in for an MoE it lacks), not as two model sizes
+_PARAMS_WORD = r"(?: (?:parameters?|params?))?"
+_MOE_SAID = re.compile(
+    r"(?<![\w.\-])(\d+(?:\.\d+)?)b" + _PARAMS_WORD + r"(?: total" + _PARAMS_WORD + r")? (?:sparse )?moe(?: model)?"
+    r"(?: with| ,)? (\d+(?:\.\d+)?)b active" + _PARAMS_WORD + r"\b"
+    r"|(?<![\w.\-])(?:(?:an? )?(?:sparse )?moe(?: model)? (?:with |of )?)?(\d+(?:\.\d+)?)b total" + _PARAMS_WORD
+    + r"(?: and| with| ,)? ?/? ?(\d+(?:\.\d+)?)b active" + _PARAMS_WORD + r"\b"
+    r"|(?<![\w.\-])(\d+(?:\.\d+)?)b-a(\d+(?:\.\d+)?)b\b")
 _BRACKETED_FULL = re.compile(r"[(\[]\s*full\s*[)\]]")
 # A learning rate ("lr 2e-5", "1e-4") is no Workload field; left in, "e-5" would look like a name
 _LEARNING_RATE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e-\d+\b")
@@ -147,6 +157,7 @@ def normalize(text: str) -> str:
     text = _NUMBER_WORDS.sub(_number_word, text)
     text = _UNIT_SPLIT.sub(r"\1 \2", text)
     text = _MAGNITUDE.sub(lambda m: m.group(1) + _MAGNITUDE_LETTER[m.group(2)], text)
+    text = _MOE_SAID.sub(_moe_name, text)
     text = _TIMES_SPLIT.sub(r"\1 x ", text)
     text = _TRAILING_TIMES.sub(r"\1 x \2", text)
     text = _NUMBER_DASH_TOKEN.sub(r"\1 ", text)
@@ -172,6 +183,14 @@ def _scientific(m: re.Match[str]) -> str:
         if value >= factor:
             return _plain(value / factor) + letter
     return _plain(value)
+
+
+def _moe_name(m: re.Match[str]) -> str:
+    """'7b moe with 1b active' -> 'moe-7b-a1b'; unchanged when the active size is not below the total."""
+    total, active = (g for g in m.groups() if g is not None)
+    if not 0 < float(active) < float(total):
+        return m.group(0)
+    return f"moe-{total}b-a{active}b"
 
 
 def _plain(value: Decimal) -> str:

@@ -61,6 +61,7 @@ from engine.models import (
 )
 
 from .capacity import CAPACITY_CUE, capacity_asked
+from .fold import NO_DEADLINE_CUE
 from .reading import Reading
 
 MAX_QUESTIONS = 2
@@ -108,6 +109,15 @@ def questions_for(
     asked = set(asked)
     cues = set(cues) | (set(reading.cues) if reading else set())
     wanted: list[Question] = []
+    if reading is not None and len(reading.compared) == 2 and workload.gpu:
+        # "is A100 or H100 cheaper?": one GPU is planned at a time, so the other is offered on the same load
+        first, second = (name.upper() for name in reading.compared)
+        plural = "" if second.endswith("s") else "s"
+        wanted.append(Question(
+            field="gpu",
+            text=f"{first} or {second}: I plan one GPU at a time, and this is the {first}. Reply “try {second}{plural}” "
+                 f"for the {second} on the same load, then compare the two costs per 1M tokens (or per run).",
+            why="a comparison of two GPUs is two plans on the same load"))
     # "fine-tune X" with no method: training all the same (the data question applies); the method is asked
     training = workload.mode in TRAINING_MODES or (workload.mode is None and workload.intent == "train")
     if workload.mode is None:
@@ -152,7 +162,7 @@ def questions_for(
         wanted.append(Question(field="data_location", text="Where does the data live: S3, GCS, Azure Blob or on-prem?",
                                why="pulling the corpus across clouds every run costs egress"))
     if serving_without_load(workload) and workload.batch_items:
-        if workload.deadline_hours is None:
+        if workload.deadline_hours is None and NO_DEADLINE_CUE not in cues:  # "no deadline": nothing to ask
             wanted.append(Question(
                 field="deadline_hours",
                 text=f"How soon must the {workload.batch_items:,.0f} prompts be done? Sized to finish within a day until you "

@@ -130,6 +130,8 @@ class Reading(BaseModel):
     # intent "prices": the GPU named and the rest of its family ("H100" -> h100-sxm, h100-pcie, h100-nvl),
     # since a price question about "an H100" is about every H100 one can rent
     gpu_family: tuple[str, ...] = ()
+    # "is A100 or H100 cheaper ...?": the two GPUs compared, as said; the first is planned and the second offered
+    compared: tuple[str, ...] = ()
 
     @property
     def understood(self) -> bool:

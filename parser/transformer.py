@@ -20,6 +20,8 @@ from lark import Token, Transformer
 
 from .amounts import (
     _compressed_data,
+    _electricity_prices,
+    _generated_tokens,
     _new_tokens_per_turn,
     _people_as_users,
     _request_lengths,
@@ -32,7 +34,9 @@ from .amounts import (
 from .fold import fold
 from .hardware import (
     OWN_HARDWARE_NOTE,
+    _compared_gpus,
     _count_of_them,
+    _host_machines,
     _memory_card,
     _one_gpu,
     _own_hardware,
@@ -58,6 +62,11 @@ from .said import Said
 from .schedule import HOURS_PER_MONTH, combine_schedules, duration_hours, per_month, seconds_in, span_seconds
 from .words import _CLOUD, _PRECISION, _STORE, _pick
 
+# a cloud said bare that may be where a job runs (`_bare_clouds`); "amazon", "google" name other things too
+_BARE_CLOUDS = {"aws", "gcp", "azure"}
+# words that put the data beside a bare cloud: then it says where the data lives
+_DATA_NEAR_CLOUD = {"data", "dataset", "datasets", "corpus", "bucket", "buckets", "files", "shards", "stored", "lives",
+                    "sits", "kept", "s3", "gcs", "blob"}
 _PLAIN_PARAMS_MIN = 1e5  # "7 parameters" is not a model size; "125000000 parameters" is
 _REFINE_VERBS = {"try", "use", "using", "switch to", "switching to", "move to", "go with"}
 _PER_USER = re.compile(r"(?: (?:per|each|for each|for every|a|for one) | ?/ ?)(?:users?|streams?|sequences?|sessions?|"
@@ -444,11 +453,13 @@ class MessageTransformer(Transformer[Token, Reading]):
     # ---- the whole message -------------------------------------------------------------------
     def start(self, items: list[Said]) -> Reading:
         items = _negatives(items)
+        items = _electricity_prices(items)
         items = _io_lengths(items)
         items = _label_replies(items, self.current_mode)
         items = _reasoning_lengths(items, self.current_mode)
         items = _sequence_lengths(items)
         items = _token_loads(items, self.current_mode)
+        items = _generated_tokens(items, self.current_mode)
         items = _training_examples(items, self.current_mode)
         items = _people_as_users(items, self.current_mode)
         items = _users_behind_a_rate(items)
@@ -458,7 +469,9 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _request_lengths(items)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
+        items = _host_machines(items)
         items = _owned_gpus(items)
+        items = _compared_gpus(items)
         items = _one_gpu(items)
         items = _count_of_them(items, self.them)
         items = _soft_modes(items, self.current_mode)
@@ -466,6 +479,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _zeros_and_ranges(items)
         items = _counted_things(items)
         items = self._price_providers(items)
+        items = self._bare_clouds(items)
         items = combine_schedules(items)
         reading = fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
         if reading.intent == "prices" and "gpu" in reading.updates:
@@ -486,6 +500,29 @@ class MessageTransformer(Transformer[Token, Reading]):
                 if resolved is not None and resolved.id is not None:
                     out[index] = Said("provider", said.text, {"provider": resolved.id})
                     break
+        return out
+
+    def _bare_clouds(self, items: list[Said]) -> list[Said]:
+        """'train 70b lora ... h100 x8 aws': a cloud named bare, last in its phrase, in a message that describes a job
+        and says nothing of its data (no size, store, "data", "bucket") is where the job runs, as "on AWS" is. It was
+        read as where the data lives, silently, and the answer priced a marketplace at a quarter of AWS's price.
+        Alone ("aws", answering where the data lives) or beside the data ("500GB aws") it stays the data's place."""
+        clouds = [i for i, s in enumerate(items) if s.kind == "cloud" and s.text in _BARE_CLOUDS]
+        described = any(s.values and s.kind != "cloud" for s in items)
+        data = any(s.kind in ("data", "location") or s.text in _DATA_NEAR_CLOUD for s in items)
+        if len(clouds) != 1 or not described or data:
+            return items
+        index = clouds[0]
+        following = items[index + 1] if index + 1 < len(items) else None
+        if following is not None and following.kind == "filler" and following.text != ",":
+            return items  # "aws credits", "azure openai": the cloud describes the next word
+        said = items[index]
+        cloud = str(said.values.get("data_location") or said.text)
+        resolved = self.names.resolve("provider", cloud)
+        out = list(items)
+        out[index] = Said("provider_cloud", said.text, {"provider": resolved.id if resolved and resolved.id else cloud},
+                          said.cues, notes=[f"read “{said.text}” as where it runs (on {said.text.upper()}); say “data in "
+                                            f"{said.text.upper()}” if that is where the data lives instead"])
         return out
 
     def _gpu_family(self, gpu_id: str) -> tuple[str, ...]:
