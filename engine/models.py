@@ -156,6 +156,9 @@ class Workload(BaseModel):
     # serving: the fraction of each prompt's tokens already in the KV cache from an earlier call (prefix caching):
     # only the rest is prefilled; the cache still holds the whole context. None: 0, unless `agentic`
     prefix_cache_hit: float | None = None
+    # serving for availability ("99.9% uptime", "across 2 regions", "HA"): at least this many replicas, one per region
+    # or zone, so one can fail or be updated while the rest serve; the load is spread over them
+    min_replicas: int | None = Field(default=None, ge=1, le=64)
     load_period: Literal["minute", "hour", "day", "week", "month"] | None = None
     # training: the corpus size is compressed or columnar ("40 GB of gzipped JSONL", "parquet"): the token guess
     # from `dataset_gb` counts COMPRESSED_TEXT_RATIO x that much text; transfer and storage stay at the size said

@@ -298,6 +298,10 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         replicas = max(1, math.ceil(w.target_tokens_per_s / (batch / step_of(batch)) - 1e-9))
     else:
         batch, replicas = 1, 1
+    if w.min_replicas and replicas < w.min_replicas and not (w.batch_items or w.offline):
+        # availability asked for: one replica per region or zone, the users spread over them
+        replicas = int(w.min_replicas)
+        batch = math.ceil(int(w.concurrency) / replicas) if w.concurrency else batch
     if fixed:
         replicas = fixed // group
         if w.concurrency:
@@ -314,6 +318,10 @@ def _billed(w: Workload, group: int, sized: tuple[int, int, int, float, float, f
     without building the ServingChoice (most groups tried are not the one chosen)."""
     _cap, _batch, replicas, step, ttft, _capacity = sized
     nodes, billed = _bill(replicas, group, gpn)
+    if w.min_replicas and replicas > 1 and not (w.batch_items or w.offline):
+        # replicas for availability do not share a machine (nor, across regions, a data center): one node each
+        nodes = replicas * math.ceil(group / gpn)
+        billed = nodes * gpn
     misses: list[tuple[str, float, float]] = []
     if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
         misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))

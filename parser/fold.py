@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.models import BUSY_HOUR_FACTOR, Problem
 
+from .availability import availability
 from .capacity import capacity_asked
 from .quantities import _sig
 from .reading import Conflict, Reading
@@ -112,6 +113,11 @@ def fold(
             and _AGENT.search(whole)):
         # a coding assistant or an agent loop: each call resends the conversation so far (mostly prefix-cached)
         updates["agentic"] = True
+    available = availability(whole) if (not training_said and "min_replicas" not in updates
+                                         and updates.get("mode", current_mode) in (None, "inference")) else None
+    if available is not None:  # "99.9% uptime", "across 2 regions": replicas to fail over to
+        updates["min_replicas"], said_how = available
+        notes.append(said_how)
     instance = str(updates.get("instance_type") or "")
     if instance and "gpu_count" in updates and re.search(rf"\bhow many (?:of (?:the |those )?)?{re.escape(instance.lower())}",
                                                            whole.lower()):

@@ -1,0 +1,39 @@
+"""Availability asked of a service: "99.9% uptime", "across 2 regions", "HA", "N+1". Each means at least two
+replicas (one per region or zone when those are counted), so one can fail or be updated while the rest serve; a
+single replica sized for the load has no failover, whatever its cost."""
+
+from __future__ import annotations
+
+import re
+
+_COUNTS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6}
+_SITES = r"(?:regions|zones|availability zones|azs|data ?cent(?:er|re)s|sites|clouds)"
+_SPREAD = re.compile(rf"\b(?:across|in|over|between|spread over)\s+(two|three|four|[2-6])\s+{_SITES}\b"
+                     rf"|\b(two|three|four|[2-6])[- ](?:region|zone|az)\b", re.IGNORECASE)
+_MULTI = re.compile(r"\bmulti[- ]?(?:region|az|zone|datacenter|data center)\b", re.IGNORECASE)
+_AVAILABLE = re.compile(r"\b99\.9\d* ?%(?= ?(?:uptime|availability|available|sla|slo)\b)|\b(?:uptime|availability|sla|slo)"
+                        r"(?: of| target of)? 99\.9\d* ?%|\bhigh[- ]availability\b|\bhighly available\b|\bredundan(?:t|cy)\b"
+                        r"|\bfail-?over\b|\bn ?\+ ?1\b|\bno single point of failure\b|\bzero[- ]downtime\b", re.IGNORECASE)
+_DATA = re.compile(r"\b(?:data|dataset|corpus|bucket|buckets|s3|gcs|blob|storage|checkpoints?)\b", re.IGNORECASE)
+_HA = re.compile(r"(?<![\w-])HA(?![\w-])")  # the abbreviation, in capitals only ("ha" is a laugh)
+
+
+def availability(text: str) -> tuple[int, str] | None:
+    """(replicas at least, the note that says how it was read), or None when no availability was asked."""
+    spread = _SPREAD.search(text or "")
+    if spread and _DATA.search((text or "")[max(0, spread.start() - 24):spread.start()]):
+        spread = None  # "data in 2 regions of S3": where the data is kept, not where the service runs
+    if spread:
+        count = _COUNTS[(spread.group(1) or spread.group(2)).lower()]
+        said = spread.group(0)
+    elif _MULTI.search(text or ""):
+        count, said = 2, _MULTI.search(text or "").group(0)  # type: ignore[union-attr]
+    else:
+        found = _AVAILABLE.search(text or "") or _HA.search(text or "")
+        if not found:
+            return None
+        count, said = 2, found.group(0)
+    where = f"one per {'region' if 'region' in said.lower() or 'multi' in said.lower() else 'zone or host'}"
+    return count, (f"read “{said}” as at least {count} replicas ({where}, each on its own machine), the users spread "
+                   "over them: one can fail or be updated while the others serve, at reduced capacity; for failover at "
+                   "full capacity, ask for the users times the replicas (“double the users”)")
