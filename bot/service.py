@@ -11,6 +11,7 @@ transports can be imported (and tested) on their own.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,7 +21,7 @@ from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
-from parser import CAPACITY_CUE, RATE_CUE, capacity_asked, request_rate_asked
+from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,21 @@ class Capacity:
     requests_per_s: Figure | None = None
 
 
+@dataclass(frozen=True)
+class GpuPlan:
+    """One of two GPUs asked about together, planned on the same load: what the answer compares them by."""
+
+    gpu: str
+    advice: Advice
+    capacity: Capacity | None  # serving with no load said: the GPUs planned full, at the users they hold
+    gpus: int
+    usd_per_month: float | None
+    usd_per_1m_tokens: float | None  # serving: per 1M output tokens at the load planned (at capacity with no load said)
+    usd_per_run: float | None  # training
+    hours_per_run: float | None
+    tokens_per_s_per_user: float | None
+
+
 @dataclass
 class Response:
     """One answer: what the user said, what the parser understood and what the engine computed."""
@@ -70,6 +86,7 @@ class Response:
     hardware: Any = None  # bot.caveats.HardwareKinds: which GPUs are consumer cards, which providers marketplaces
     capacity_asked: bool = False  # "how many users can 8 H100s serve?": the users the plan holds are the answer
     capacity: Capacity | None = None  # what the GPUs hold, read from the one-stream plan; `advice` is then sized for it
+    compared: tuple[GpuPlan, GpuPlan] | None = None  # "is A100 or H100 cheaper?": both planned, the cheaper first
 
     @property
     def has_scenario(self) -> bool:
@@ -97,6 +114,17 @@ def _capacity_contract(capacity: Capacity | None) -> dict[str, Any] | None:
             "context_tokens": int(capacity.context.replace(",", "")),
             "requests_per_s": round(rate.value, 3) if rate is not None else None,
             "reply_tokens": int(rate.inputs["reply_tokens"]) if rate is not None else None}
+
+
+def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
+    """One entry of `compared_gpus` in `ask --json` (docs/json.md)."""
+    def num(value: float | None, digits: int = 4) -> float | None:
+        return None if value is None or not math.isfinite(value) else round(value, digits)
+
+    return {"gpu": plan.gpu, "gpus": plan.gpus, "usd_per_month": num(plan.usd_per_month, 2),
+            "usd_per_1m_output_tokens": num(plan.usd_per_1m_tokens), "usd_per_run": num(plan.usd_per_run, 2),
+            "hours_per_run": num(plan.hours_per_run, 3), "tokens_per_s_per_user": num(plan.tokens_per_s_per_user, 2),
+            "users_held": plan.capacity.users if plan.capacity is not None else None}
 
 
 def _text_of(item: Any) -> str:
@@ -291,13 +319,26 @@ class Advisor:
             parsed_changes = [_change_line(k, v) for k, v in (getattr(turn, "changed", None) or {}).items()]
         changes: list[str] = []
         capacity: Capacity | None = None
+        compared: tuple[GpuPlan, GpuPlan] | None = None
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
             kept = _thread_gpu(workload, previous, intent)
             if kept is not None:  # "how long on 32 of them?": 32 of the GPUs the thread picked, not the catalog's best 32
                 workload = workload.model_copy(update={"gpu": kept})
             advice = self.advise(workload)
             cues = getattr(conversation, "cues", None) or set()  # the thread's question, or this message's
-            if CAPACITY_CUE in cues or capacity_asked(text):
+            versus = tuple(getattr(getattr(turn, "reading", None), "compared", ()) or ())
+            # the second GPU as this message says it, or as the thread's comparison keeps it ("what about 100 users?")
+            other = versus[1] if len(versus) == 2 else next(
+                (c[len(VERSUS_CUE):] for c in sorted(cues) if c.startswith(VERSUS_CUE)), None)
+            if other and workload.gpu:
+                compared = self._compare_gpus(workload, advice, other, rate=request_rate_asked(text))
+                if compared is not None:
+                    advice, capacity = compared[0].advice, compared[0].capacity
+                    # "I plan one GPU at a time": both are planned; and compared full, no load is needed to answer
+                    dropped = {"gpu", "concurrency"} if compared[0].capacity is not None else {"gpu"}
+                    asked = [(t, f) for t, f in asked if f not in dropped]
+                    questions = [t for t, _ in asked]
+            elif CAPACITY_CUE in cues or capacity_asked(text):
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
@@ -319,7 +360,52 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity_asked=capacity is not None or capacity_asked(text), capacity=capacity)
+                        capacity_asked=capacity is not None or capacity_asked(text), capacity=capacity,
+                        compared=compared)
+
+    def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
+                      rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
+        """"Is A100 or H100 cheaper per token for Llama 3.1 8B?": the second GPU planned on the same load as the first
+        and both returned, the cheaper first (None when the second is unknown or either plan does not fit). A
+        service with no load said is compared full, at the users each holds at the speed floor: per token at one
+        stream, every GPU is dear, and the ranking between them is not the one a loaded service sees."""
+        from bot.formatting import winner_option
+        from engine.recommendation import runs_asked
+
+        resolved = self.catalog.resolve_gpu(other)
+        second = getattr(resolved, "id", None)
+        if not second or second == workload.gpu:
+            return None
+        plans: list[GpuPlan] = []
+        for gpu, first in ((workload.gpu, advice), (second, None)):
+            w = workload.model_copy(update={"gpu": gpu})
+            planned = first if first is not None else self.advise(w)
+            capacity = None
+            serving = (planned.effective.mode or "inference") == "inference"
+            if serving:
+                capacity, planned = self._at_capacity(w, planned, rate=rate)
+            option = winner_option(planned)
+            if option is None or planned.cluster is None or not planned.cluster.fits:
+                return None
+            tp = option.throughput
+            per_1m = tp.cost_per_1m_tokens_usd.value if serving and tp.cost_per_1m_tokens_usd is not None else None
+            per_run = None
+            if not serving:
+                runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in option.tco) if cost is not None]
+                per_run = min(runs) if runs else option.total_usd / runs_asked(planned.effective)
+            speed = tp.decode_tokens_per_s_per_sequence.value if tp.decode_tokens_per_s_per_sequence is not None else None
+            plans.append(GpuPlan(gpu=str(gpu), advice=planned, capacity=capacity, gpus=option.cluster.gpus,
+                                 usd_per_month=option.total_usd, usd_per_1m_tokens=per_1m, usd_per_run=per_run,
+                                 hours_per_run=option.hours_per_run, tokens_per_s_per_user=speed))
+
+        def cost(p: GpuPlan) -> float:
+            if p.usd_per_run is not None:
+                return p.usd_per_run
+            full = p.capacity is not None and p.usd_per_1m_tokens is not None
+            return p.usd_per_1m_tokens if full and p.usd_per_1m_tokens is not None else p.usd_per_month or math.inf
+
+        first_plan, second_plan = sorted(plans, key=cost)
+        return first_plan, second_plan
 
     def _at_capacity(self, workload: Workload, advice: Advice, *, rate: bool) -> tuple[Capacity | None, Advice]:
         """A capacity question is answered at capacity: the users the one-stream plan holds at the speed floor, then
@@ -419,11 +505,13 @@ class Advisor:
                 "report": {"memory": None, "cluster": None, "throughput": None, "tco": None},
                 "notes": list(response.notes),
                 "capacity": None,
+                "compared_gpus": None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
         out["notes"] = list(dict.fromkeys([*response.notes, *out.get("notes", [])]))
         out["capacity"] = _capacity_contract(response.capacity)
+        out["compared_gpus"] = [_compared_contract(p) for p in response.compared] if response.compared else None
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

@@ -43,7 +43,7 @@ from bot.formatting import (
     winner_option,
 )
 from bot.limits import HEADER_TEXT
-from bot.service import Response
+from bot.service import GpuPlan, Response
 from engine.advise import (
     LACKS_SAID,
     PROVIDER_LACKS_GPU,
@@ -331,6 +331,35 @@ def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | No
         return (f"✅ {gpus}× {gpu} {verb} {model} at about {_rate_figure(rate.value)} requests/s ({reply:,}-token replies), "
                 f"{users:,} users at once at ≥{capacity.floor} tokens/s each")
     return f"✅ {gpus}× {gpu} {verb} {model} to about {users:,} users at once at ≥{capacity.floor} tokens/s each{room}"
+
+
+def _compared_headline(response: Response, names: Mapping[str, str]) -> str | None:
+    """"Is A100 or H100 cheaper per token for Llama 3.1 8B?": both planned on the same load, the cheaper first, by what
+    the question is about: per 1M output tokens with the GPUs full (a service with no load said), per month for a
+    load said, per run for training. The rest of the answer is the cheaper one's plan."""
+    if response.compared is None:
+        return None
+    won, lost = response.compared
+    a, b = gpu_name(won.gpu, names), gpu_name(lost.gpu, names)
+    model = subject(won.advice, names)
+
+    def count(p: GpuPlan) -> str:
+        return f"{p.gpus} GPU{'s' if p.gpus != 1 else ''}"
+
+    if won.usd_per_run is not None and lost.usd_per_run is not None:
+        hours = (f", {fmt_hours(won.hours_per_run)} vs {fmt_hours(lost.hours_per_run)}"
+                 if won.hours_per_run and lost.hours_per_run else "")
+        return (f"⚖️ {a} is cheaper per run than {b} for {model}: {fmt_usd(won.usd_per_run)} vs "
+                f"{fmt_usd(lost.usd_per_run)} ({count(won)} vs {count(lost)}{hours})")
+    if won.capacity is not None and lost.capacity is not None and won.usd_per_1m_tokens and lost.usd_per_1m_tokens:
+        return (f"⚖️ {a} is cheaper per token than {b} for {model}: ${won.usd_per_1m_tokens:,.2f} vs "
+                f"${lost.usd_per_1m_tokens:,.2f} per 1M output tokens with the GPUs full ({count(won)} holding "
+                f"{won.capacity.users:,} users vs {count(lost)} holding {lost.capacity.users:,}, ≥{won.capacity.floor} "
+                "tokens/s each)")
+    if won.usd_per_month is not None and lost.usd_per_month is not None:
+        return (f"⚖️ {a} is cheaper than {b} for {model}: {fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a "
+                f"month on the same load ({count(won)} vs {count(lost)})")
+    return None
 
 
 def _rate_figure(value: float) -> str:
@@ -922,7 +951,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if verdict == "fits":
         buy_or_rent = _buy_or_rent_headline(response, names)
         capacity = _capacity_headline(response, names) if response.capacity_asked else None
-        headline = _guess_headline(advice, names, guessing) or buy_or_rent or capacity or headline
+        versus = _compared_headline(response, names)
+        headline = _guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or headline
         notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]
     return AnswerView(
         headline=headline,

@@ -6,7 +6,7 @@ injected `NameResolver` (the catalog's resolver in production), so this package 
 `engine.models`. The grammar lives in `grammar.lark`.
 """
 
-from .capacity import CAPACITY_CUE, RATE_CUE, capacity_asked, request_rate_asked
+from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .conversation import Conversation, Turn
 from .examples import EXAMPLES, HELP_TEXT
 from .parsing import parse, use_grammar_cache
@@ -28,6 +28,7 @@ __all__ = [
     "questions_for",
     "CAPACITY_CUE",
     "RATE_CUE",
+    "VERSUS_CUE",
     "capacity_asked",
     "request_rate_asked",
 ]

@@ -8,6 +8,7 @@ import re
 
 CAPACITY_CUE = "capacity"  # a thread's cue (`Conversation.cues`): its question is what the GPUs hold, until a load is said
 RATE_CUE = "capacity_rate"  # ... asked as a request rate
+VERSUS_CUE = "versus:"  # a thread comparing two GPUs ("is A100 or H100 cheaper?"): the second GPU as said, after it
 
 _CAPACITY = re.compile(
     r"\bhow many (?:concurrent |simultaneous |parallel |active )?(?:users|people|requests|streams|sessions|customers|"

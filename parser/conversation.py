@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS, Problem, Workload
 
-from .capacity import CAPACITY_CUE, RATE_CUE, capacity_asked, request_rate_asked
+from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .examples import HELP_TEXT
 from .fold import IMPLIED_CUE, NO_DEADLINE_CUE
 from .names import with_catalog_size
@@ -121,6 +121,10 @@ class Conversation:
             self.cues -= {CAPACITY_CUE, RATE_CUE}
         if capacity:
             self.cues |= {CAPACITY_CUE, RATE_CUE} if request_rate_asked(reading.text or text) else {CAPACITY_CUE}
+        if fresh or "gpu" in updates:  # a GPU said, or a new question, ends a comparison of two GPUs
+            self.cues = {c for c in self.cues if not c.startswith(VERSUS_CUE)}
+        if len(reading.compared) == 2:
+            self.cues.add(VERSUS_CUE + reading.compared[1])
         before = self.workload
         base = Workload() if fresh else before
         self._checkpoint_format(reading, updates, notes, base, fresh)

@@ -19,6 +19,7 @@ QUESTIONS = (
     "Serve Llama 3.1 8B in int8 for 32 concurrent users with 8k context",
     "pretrain a 1.3B model from scratch on 1.5T tokens, 64 H100s",
     "how many requests per second can one H100 handle with Llama 3.1 8B?",
+    "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
 

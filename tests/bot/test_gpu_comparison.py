@@ -1,0 +1,75 @@
+"""Two GPUs asked about together ("is A100 or H100 cheaper per token for Llama 3.1 8B?") are both planned on the
+same load and compared by what the question is about; the answer had planned an L4 (the two read as a conflict),
+then the first GPU alone with a question offering the second."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.summary import build_answer_view
+
+
+def _view(real_advisor, text: str, conversation=None, previous=None):
+    conversation = conversation or real_advisor.new_conversation()
+    response = real_advisor.respond(conversation, text, previous)
+    return response, build_answer_view(response, real_advisor.display_names())
+
+
+def test_per_token_is_compared_with_the_gpus_full(real_advisor) -> None:
+    response, view = _view(real_advisor, "is A100 or H100 cheaper per token for Llama 3.1 8B inference?")
+    won, lost = response.compared
+    assert (won.gpu, lost.gpu) == ("h100-sxm", "a100-sxm-80gb")
+    assert won.capacity is not None and lost.capacity is not None
+    assert won.usd_per_1m_tokens < lost.usd_per_1m_tokens
+    # each figure is the one the engine gives that GPU asked alone at its capacity
+    for plan in (won, lost):
+        alone = real_advisor.respond(real_advisor.new_conversation(),
+                                     f"how many users can one {plan.gpu} serve Llama 3.1 8B to?")
+        assert alone.capacity is not None and alone.capacity.users == plan.capacity.users
+    assert view.headline.startswith(
+        f"⚖️ H100 SXM5 80GB is cheaper per token than A100 SXM4 80GB for serving Llama 3.1 8B: "
+        f"${won.usd_per_1m_tokens:,.2f} vs ${lost.usd_per_1m_tokens:,.2f} per 1M output tokens with the GPUs full"), \
+        view.headline
+    assert response.advice.cluster.gpu == "h100-sxm"  # the rest of the answer is the cheaper one's plan
+    assert not response.questions, response.questions  # neither "which GPU" nor "how many users" is left to ask
+
+
+def test_a_load_said_is_compared_by_the_month(real_advisor) -> None:
+    response, view = _view(real_advisor, "compare A100 vs H100 for serving Llama 3.1 70B to 50 users")
+    won, lost = response.compared
+    assert won.capacity is None and won.usd_per_month <= lost.usd_per_month
+    assert view.headline.startswith(f"⚖️ {'H100 SXM5 80GB' if won.gpu == 'h100-sxm' else 'A100 SXM4 80GB'} is cheaper "
+                                    "than"), view.headline
+    assert "a month on the same load" in view.headline
+
+
+def test_training_is_compared_by_the_run(real_advisor) -> None:
+    response, view = _view(real_advisor, "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?")
+    won, lost = response.compared
+    assert {won.gpu, lost.gpu} == {"h100-sxm", "b200"}
+    assert won.usd_per_run <= lost.usd_per_run and won.hours_per_run and lost.hours_per_run
+    assert "is cheaper per run than" in view.headline and " h vs " in view.headline
+
+
+def test_the_thread_keeps_comparing_until_a_gpu_is_said(real_advisor) -> None:
+    conversation = real_advisor.new_conversation()
+    first, _ = _view(real_advisor, "is A100 or H100 cheaper per token for Llama 3.1 8B inference?", conversation)
+    more, view = _view(real_advisor, "what about 100 users?", conversation, first.advice)
+    assert more.compared is not None and more.advice.workload.concurrency == 100
+    assert "a month on the same load" in view.headline, view.headline
+    one, _ = _view(real_advisor, "try L40S", conversation, more.advice)
+    assert one.compared is None and one.advice.cluster.gpu == "l40s"
+
+
+@pytest.mark.parametrize("text", ["serve Llama 3.1 8B on H100 for 20 users", "serve Llama 3.1 8B for 20 users"])
+def test_one_gpu_is_no_comparison(real_advisor, text: str) -> None:
+    response, _ = _view(real_advisor, text)
+    assert response.compared is None
+    assert real_advisor.contract(response)["compared_gpus"] is None
+
+
+def test_the_json_lists_both(real_advisor) -> None:
+    response, _ = _view(real_advisor, "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?")
+    out = real_advisor.contract(response)["compared_gpus"]
+    assert [row["gpu"] for row in out] == [p.gpu for p in response.compared]
+    assert out[0]["usd_per_run"] <= out[1]["usd_per_run"] and out[0]["usd_per_1m_output_tokens"] is None
