@@ -17,7 +17,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
-from engine.advise import ADAPTER_SCALE_NOTE, METHODS_NOTE, NO_FP8_NOTE, POOR_FIT_NOTE, RENTED_NOWHERE_NOTE
+from engine.advise import (
+    ADAPTER_SCALE_NOTE,
+    MARGIN_NOTE,
+    METHODS_NOTE,
+    NO_FP8_NOTE,
+    POOR_FIT_NOTE,
+    RENTED_NOWHERE_NOTE,
+)
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
@@ -501,6 +508,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
     lines = [_relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, BUDGET_NOTE, "Budget"),
+             _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
              comm,
              _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),

@@ -50,6 +50,7 @@ from engine.advise import (
     REASONING_NOTE,
     REASONING_REPLY_TOKENS,
     RENTED_NOWHERE_NOTE,
+    USERS_PAST_FIXED,
 )
 from engine.models import (
     COMPRESSED_TEXT_RATIO,
@@ -482,6 +483,8 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             if asking:
                 return "priced once the open question is answered" + (f"; meanwhile the cheapest per token trained: {hourly}"
                                                                       if hourly else "")
+            if any(p.code == USERS_PAST_FIXED for p in advice.problems):
+                return "not priced: no plan on the GPUs you fixed serves all the users at once (see above for what does)"
             return hourly or "no offer in the catalog is priced for this configuration"
         return ""
     best = best_tco(winner)
@@ -725,6 +728,8 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
         short = _short_of(advice)
         if any(p.code == "no_offer_shape" for p in advice.problems):
             short = "but no offer hosts it"  # machines too small and unlinked: nothing to rent it on
+        if any(p.code == USERS_PAST_FIXED for p in advice.problems):
+            short = f"but not {int(advice.effective.concurrency or 0):,} users at once"
         lacking = next((p.message for p in advice.problems if p.code == PROVIDER_LACKS_GPU), "")
         if LACKS_SAID in lacking:  # "Lambda MI300X": the provider named does not rent it, said before anything else
             short = f"but not at {lacking.split(LACKS_SAID)[0]}"

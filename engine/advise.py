@@ -44,7 +44,7 @@ from engine.recommend import (
     rented_nowhere,
 )
 from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
-from engine.serving import user_floor
+from engine.serving import SPEED_TARGET_MARGIN, user_floor
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
@@ -162,13 +162,25 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
             problems = [p for p in problems if p.code != "fits_nowhere"]
             if lacking is None or not cluster.fits:  # the provider's problem already says why there is no price
                 why = _why_no_option(effective, data, cluster, memory)
-                if not cluster.fits and (effective.mode or "inference") == "inference" and w.gpu_count:
+                serving_fixed = (effective.mode or "inference") == "inference" and bool(w.gpu_count)
+                if not cluster.fits and serving_fixed:
                     why = why.model_copy(update={"message": _at_the_floor(why.message, effective, w, arch, data, cluster)})
+                elif cluster.fits and serving_fixed and (effective.concurrency or 0) > 1 and why.code == "no_price":
+                    # priced offers exist, but no replica on the GPUs fixed batches all the users (memory, or
+                    # vLLM's max_num_seqs): that is the answer, not a missing price
+                    gpu_named = data.gpu(cluster.gpu)
+                    said = (f"It fits the memory of {cluster.gpus}x {gpu_named.name if gpu_named else cluster.gpu}, "
+                            f"but no replica on them batches {int(effective.concurrency or 0):,} users at once "
+                            "(memory, or vLLM's max_num_seqs)")
+                    why = Problem(code=USERS_PAST_FIXED, field="concurrency",
+                                  message=_at_the_floor(said, effective, w, arch, data, cluster.model_copy(
+                                      update={"fits": False})).replace(" (by memory alone)", ""))
                 problems.append(why)
     if rented_nowhere(w, data) and named_gpu is not None:
         notes.insert(0, f"{RENTED_NOWHERE_NOTE}{named_gpu.name}: planned as your own hardware, costed at its power "
                         "only; give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
     notes.extend(poor_fit_note(w, effective, arch, data, chosen))
+    notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(tight_memory_note(memory))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
@@ -202,6 +214,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 FP8_ASSUMED = ("FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a published FP8 "
                "checkpoint)")
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
+USERS_PAST_FIXED = "users_past_fixed"  # Problem.code: the GPUs fixed hold the model but not the users at once
 RENTED_NOWHERE_NOTE = "no provider in the catalog rents the "  # a GPU named that nobody rents (engine.recommend.rented_nowhere)
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
@@ -515,6 +528,33 @@ def poor_fit_note(given: Workload, effective: Workload, arch: Architecture, data
     return [f"{POOR_FIT_NOTE}{named.name if named else chosen.gpu} takes {chosen.cluster.gpus} GPUs on "
             f"{chosen.cluster.nodes} nodes here; {best.name} does it for {mine / theirs:,.0f}x less ({what}): "
             f"reply “try {short}” to plan on it"]
+
+
+MARGIN_NOTE = "speed margin: "  # what sizing over the per-user speed asked costs, when it costs (first message)
+MARGIN_SAID_FROM = 0.05  # ... said when the plan at the speed exactly is this much cheaper
+
+
+def margin_cost_note(given: Workload, effective: Workload, arch: Architecture, data: CatalogData,
+                     chosen: Option | None) -> list[str]:
+    """A per-user speed asked is met with SPEED_TARGET_MARGIN to spare (the estimate's error is about ±10%): where
+    that margin buys whole replicas, what it costs is said with the plan sized to the speed exactly, so the buyer
+    decides (DeepSeek-V3 for 500 users at 30 tokens/s: 9 nodes at 33.8 tokens/s for $289k a month, where 7 nodes
+    meet 30 for $225k)."""
+    if (chosen is None or (effective.mode or "inference") != "inference" or not effective.target_tokens_per_s_per_user
+            or given.speed_margin is not None or given.gpu_count or given.nodes):
+        return []
+    exact_given = given.model_copy(update={"speed_margin": 0.0})
+    exact = evaluate(effective.model_copy(update={"speed_margin": 0.0}), arch, data, given=exact_given,
+                     ranking_only=True)
+    best = exact.options[0] if exact.options else None
+    if best is None or best.total_usd > chosen.total_usd * (1 - MARGIN_SAID_FROM):
+        return []
+    speed = best.throughput.decode_tokens_per_s_per_sequence
+    at = f", {speed.value:,.1f} tokens/s per user" if speed is not None else ""
+    return [f"{MARGIN_NOTE}the {SPEED_TARGET_MARGIN:.0%} kept over {effective.target_tokens_per_s_per_user:g} tokens/s "
+            f"per user (for the estimate's error) costs ${chosen.total_usd - best.total_usd:,.0f} a month: sized to "
+            f"{effective.target_tokens_per_s_per_user:g} exactly, {best.name} for ${best.total_usd:,.0f}{at}; say “no "
+            "margin” to plan on it"]
 
 
 def _report_offer(w: Workload, gpu: GpuRecord, data: CatalogData) -> OfferRecord | None:

@@ -163,6 +163,17 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         if max_context is not None and seq > max_context:
             seq = max_context
             why += f", capped at the model's context ({max_context})"
+            prompt_in, _out = request_shape(w)
+            if not training and w.input_tokens and prompt_in >= max_context:
+                # "1M-token prompts" to a 128k model: the KV cache is capped at the window, the prefill is not, and
+                # neither is a plan for what the model cannot read
+                problems.append(Problem(
+                    code="exceeds_context", field="input_tokens",
+                    message=f"{prompt_in:,}-token prompts exceed {model.name if model else 'the model'}'s context of "
+                            f"{max_context:,} tokens: it cannot read them whole. Use a long-context model (say which), "
+                            "or split, retrieve or summarise the input to fit; the figures below are for prompts cut to "
+                            "the window"))
+                w = w.model_copy(update={"input_tokens": max(1, max_context - request_shape(w)[1])})
         assume("seq_len", seq, why)
     elif max_context is not None and w.seq_len > max_context:
         problems.append(
@@ -294,7 +305,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "
                     "chat, about twice reading speed); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
                     "'10 tokens/s per user' for a cheaper, batch-heavy one"))
-        elif w.target_tokens_per_s_per_user and not w.gpu_count:
+        elif w.target_tokens_per_s_per_user and not w.gpu_count and w.speed_margin is None:
             assumptions.append(Assumption(
                 field="speed_margin", value=SPEED_TARGET_MARGIN,
                 why=f"batches sized for {w.target_tokens_per_s_per_user * (1 + SPEED_TARGET_MARGIN):g}+ tokens/s per user, "

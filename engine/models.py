@@ -159,6 +159,9 @@ class Workload(BaseModel):
     # serving for availability ("99.9% uptime", "across 2 regions", "HA"): at least this many replicas, one per region
     # or zone, so one can fail or be updated while the rest serve; the load is spread over them
     min_replicas: int | None = Field(default=None, ge=1, le=64)
+    # serving to a per-user speed asked: the share over it the batches are sized for (None: SPEED_TARGET_MARGIN, for
+    # the estimate's error; "no margin": 0)
+    speed_margin: float | None = Field(default=None, ge=0.0, le=0.5)
     load_period: Literal["minute", "hour", "day", "week", "month"] | None = None
     # training: the corpus size is compressed or columnar ("40 GB of gzipped JSONL", "parquet"): the token guess
     # from `dataset_gb` counts COMPRESSED_TEXT_RATIO x that much text; transfer and storage stay at the size said

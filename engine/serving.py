@@ -274,7 +274,8 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
 
     # a per-user target no batch can meet is missed anyway: batch as usual rather than spread every
     # user over a replica of their own for a few percent of speed
-    sizing = floor * (1 + SPEED_TARGET_MARGIN) if w.target_tokens_per_s_per_user else floor
+    margin = SPEED_TARGET_MARGIN if w.speed_margin is None else w.speed_margin
+    sizing = floor * (1 + margin) if w.target_tokens_per_s_per_user else floor
     alone = 1 / step_of(1)
     group_floor = sizing if alone >= sizing else floor if alone >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
     b_ok = _largest_batch_meeting(step_of, cap, group_floor)

@@ -74,33 +74,42 @@ AMD_SERVING_NOTE = ("AMD: bandwidth and compute efficiency x0.7 (Oracle Cloud's 
 # 7B/13B/70B on A100 estimated 10-19% high, Llama 3 70B on H100 16% low, Llama 3.1 405B on 16k H100s 3% high;
 # calibration rows d01-d03, d21-d22): the range a pre-training budget is stated with
 WHOLE_RUN_RANGE = (0.84, 1.19)
-# Meta's Llama 3.1 model card (huggingface.co/meta-llama/Llama-3.1-8B, "Training Energy Use"): 8B took 1.46M and
-# 70B 7.0M H100-80GB hours for ~15.6T tokens: 2.24x and 1.25x what this model gives a well-tuned run of each (about
-# 14% and 27% of peak over the whole run, where the 405B reached 35%). Small dense models run at scale lose the
-# most (small per-GPU steps, restarts and evaluation counted in the whole run), while Llama 2 7B on A100 ran at
-# 39%: the published spread for a small model is wide, and its top end is stated with the run that sets it.
-PUBLISHED_WHOLE_RUNS = ((8.03, 2.24, "Llama 3.1 8B took 1.46M H100-hours for 15.6T tokens"),
-                        (70.6, 1.25, "Llama 3.1 70B took 7.0M H100-hours for 15.6T tokens"))
+# Meta's model cards (huggingface.co/meta-llama/Llama-3.1-8B and Llama-3.2-1B, "Training Energy Use"): Llama 3.1
+# 8B took 1.46M and 70B 7.0M H100-80GB hours for ~15.6T tokens, 2.24x and 1.25x what this model gives a well-tuned
+# run of each (about 14% and 27% of peak over the whole run, where the 405B reached 35%); Llama 3.2 1B and 3B took
+# 370k and 460k for up to 9T tokens, 5.5x and 2.6x, distilled from Llama 3.1 8B and 70B logits (the teachers'
+# forward passes are in those hours: a run from scratch needs fewer). Small dense models run at scale lose the most
+# (small per-GPU steps, restarts and evaluation counted in the whole run), while Llama 2 7B on A100 ran at 39%: the
+# published spread for a small model is wide, and its top end is stated with the run that sets it.
+PUBLISHED_WHOLE_RUNS = (
+    (1.24, 5.5, "Llama 3.2 1B took 370k H100-hours for 9T tokens, distilled from 8B and 70B teachers"),
+    (3.21, 2.6, "Llama 3.2 3B took 460k H100-hours for 9T tokens, distilled from 8B and 70B teachers"),
+    (8.03, 2.24, "Llama 3.1 8B took 1.46M H100-hours for 15.6T tokens"),
+    (70.6, 1.25, "Llama 3.1 70B took 7.0M H100-hours for 15.6T tokens"),
+)
 
 
 def whole_run_range(params_b: float) -> tuple[float, float, str]:
     """(low, high, the published run that sets the high end or "") as factors on this model's pre-training
     GPU-hours for a dense model of `params_b` billion parameters: the high end interpolated in log-size between
-    Meta's Llama 3.1 runs (PUBLISHED_WHOLE_RUNS), never under WHOLE_RUN_RANGE's."""
+    Meta's Llama 3.1 and 3.2 runs (PUBLISHED_WHOLE_RUNS), never under WHOLE_RUN_RANGE's."""
     low, high = WHOLE_RUN_RANGE
-    (small, small_f, small_run), (large, large_f, large_run) = PUBLISHED_WHOLE_RUNS
     if params_b <= 0:
         return low, high, ""
-    if params_b <= small:
-        return low, small_f, small_run
-    if params_b <= large:
-        share = math.log(params_b / small) / math.log(large / small)
-        factor = small_f + (large_f - small_f) * share
-        return low, factor, small_run if share < 0.5 else large_run
+    runs = PUBLISHED_WHOLE_RUNS
+    if params_b <= runs[0][0]:
+        return low, runs[0][1], runs[0][2]
+    for (small, small_f, small_run), (large, large_f, large_run) in zip(runs, runs[1:], strict=False):
+        if params_b <= large:
+            share = math.log(params_b / small) / math.log(large / small)
+            return low, small_f + (large_f - small_f) * share, small_run if share < 0.5 else large_run
     # past 70B the factor falls to the 405B's (WHOLE_RUN_RANGE's top end, Llama 3.1 405B 3% high) by ~400B
+    large, large_f, large_run = runs[-1]
     share = min(1.0, math.log(params_b / large) / math.log(405.0 / large))
     factor = large_f + (high - large_f) * share
     return low, max(high, factor), large_run if factor > high + 0.01 else ""
+
+
 MOE_TRAINING_FACTOR = 0.7  # DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active = ~33% MFU vs ~48% dense
 # Failures grow with the GPU count: Llama 3 405B on 16,384 H100s kept >90% effective training time after 466
 # interruptions in 54 days, so about 10% is lost per 16k GPUs (counted from 1,024 GPUs; below it, rare)

@@ -37,3 +37,13 @@ def availability(text: str) -> tuple[int, str] | None:
     return count, (f"read “{said}” as at least {count} replicas ({where}, each on its own machine), the users spread "
                    "over them: one can fail or be updated while the others serve, at reduced capacity; for failover at "
                    "full capacity, ask for the users times the replicas (“double the users”)")
+
+
+_NO_MARGIN = re.compile(r"\bno (?:speed )?margin\b|\bwithout (?:a |any |the )?(?:speed )?margin\b|\bno headroom\b"
+                        r"|\b(?:zero|0 ?%) margin\b|\bsize (?:it )?(?:to|for) (?:the target|\d+ ?tokens/s) exactly\b",
+                        re.IGNORECASE)
+
+
+def no_margin(text: str) -> bool:
+    """'no margin': size a service to the per-user speed asked exactly, not with the engine's margin over it."""
+    return bool(_NO_MARGIN.search(text or ""))

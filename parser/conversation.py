@@ -23,6 +23,7 @@ from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS
 from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .examples import HELP_TEXT
 from .fold import IMPLIED_CUE, NO_DEADLINE_CUE
+from .hardware import OWN_HARDWARE_NOTE
 from .names import with_catalog_size
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
@@ -85,6 +86,15 @@ class Conversation:
             notes.append("priced as a rental again, not as your own GPUs")
             if reading.intent in ("help", "gibberish"):
                 reading = reading.model_copy(update={"intent": "refine"})
+        if self.workload.gpu or updates.get("gpu"):  # "we own them": the thread's GPUs, already named
+            notes = [n for n in notes if n != OWN_HARDWARE_NOTE]
+        owned_gpu = self.workload.gpu if self.workload.data_location == "onprem" else None
+        if (owned_gpu and updates.get("gpu") and updates["gpu"] != owned_gpu and "data_location" not in updates
+                and (self.workload.gpu_count or self.workload.nodes)):
+            # "we own 256 H100s" then "what if we use B200s instead?": they own H100s, so the B200s are rented
+            updates["data_location"] = None
+            notes.append(f"priced as a rental: the GPUs you own are {_gpu_words(owned_gpu)}; say “we own them” if these "
+                         "are yours too")
         # "double the users": a multiple of the thread's load (a message that says its own load is not one)
         scaled = scaled_load(reading.text or text.lower(), self.workload) if (
             _said_anything(self.workload) and not LOAD_FIELDS & set(updates)) else None
@@ -325,6 +335,11 @@ class Conversation:
                                  f"“{number} concurrent users”, “{number} runs a month”)"]
         return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=intent,
                     message=lead + HELP_TEXT, notes=tuple(notes), reading=reading)
+
+
+def _gpu_words(gpu_id: str) -> str:
+    """A catalog GPU id as words for a note ("h100-sxm" -> "H100 SXM"): the parser has ids, not display names."""
+    return gpu_id.replace("-", " ").upper()
 
 
 def _bare_text(value: Any) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.models import BUSY_HOUR_FACTOR, Problem
 
-from .availability import availability
+from .availability import availability, no_margin
 from .capacity import capacity_asked
 from .quantities import _sig
 from .reading import Conflict, Reading
@@ -118,6 +118,8 @@ def fold(
     if available is not None:  # "99.9% uptime", "across 2 regions": replicas to fail over to
         updates["min_replicas"], said_how = available
         notes.append(said_how)
+    if no_margin(whole) and not training_said:  # "no margin": sized to the per-user speed asked, exactly
+        updates["speed_margin"] = 0.0
     instance = str(updates.get("instance_type") or "")
     if instance and "gpu_count" in updates and re.search(rf"\bhow many (?:of (?:the |those )?)?{re.escape(instance.lower())}",
                                                            whole.lower()):

@@ -38,3 +38,16 @@ def test_a_fit_by_memory_that_also_keeps_the_floor_adds_nothing() -> None:
     fits = advise(Workload(mode="inference", model="llama-3.1-8b", gpu="h100-sxm", gpu_count=2, concurrency=20), REAL)
     assert fits.cluster is not None and fits.cluster.fits
     assert not any("tokens/s per user: the" in p.message for p in fits.problems)
+
+
+def test_users_past_what_the_fixed_gpus_batch_are_said_not_a_missing_price() -> None:
+    """Qwen3-235B for 500 users on 8 H100s: the model fits their memory, but no replica batches 500 users; it said
+    "the catalog lists aws p5.48xlarge … but has no sourced on-demand price" under a tick."""
+    from engine.advise import USERS_PAST_FIXED
+
+    advice = advise(Workload(mode="inference", model="qwen3-235b-a22b", gpu="h100-sxm", gpu_count=8, concurrency=500), REAL)
+    (problem,) = [p for p in advice.problems if p.code == USERS_PAST_FIXED]
+    assert problem.message.startswith("It fits the memory of 8x H100 SXM5 80GB, but no replica on them batches 500 users")
+    assert "no sourced" not in " ".join(p.message for p in advice.problems)
+    found = re.search(r"the 8 GPUs you fixed serve about ([\d,]+) users, and all 500 need (\d+)x H100", problem.message)
+    assert found is not None and int(found[1].replace(",", "")) < 500 and int(found[2]) > 8, problem.message
