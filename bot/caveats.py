@@ -28,6 +28,7 @@ from engine.advise import (
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
+from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
@@ -376,6 +377,31 @@ def _adapter_scale_line(advice: Advice) -> str | None:
             "train on")
 
 
+def _preference_line(advice: Advice) -> str | None:
+    """Preference tuning: what the plan counted for it. A full-parameter DPO's reference copy decides the GPUs, so its
+    share per GPU and the two ways to drop it (with LoRA-DPO's figure) are said up front."""
+    note = _starting(advice.notes, PREFERENCE_NOTE)
+    if note is None:
+        return None
+    per_gpu = re.search(r": ([\d.,]+) GB per GPU on this plan", note)
+    if per_gpu is not None:
+        lora = re.search(re.escape(LORA_DPO_NOTE) + r"([\d.,]+) GB per GPU", note)
+        instead = f" ({lora.group(1)} GB per GPU on the same split)" if lora else ""
+        return (f"DPO: the frozen reference model is counted ({per_gpu.group(1)} GB per GPU here) with its forward over "
+                "chosen and rejected (8N FLOPs per token, not 6N); TRL's precompute_ref_log_probs=True frees that "
+                f"memory at the same FLOPs, and LoRA-DPO needs no copy{instead}")
+    adapter = re.match(re.escape(PREFERENCE_NOTE) + r"(Q?LoRA)-DPO", note)
+    if adapter is not None:
+        return (f"{adapter.group(1)}-DPO: no reference copy (the base with the adapter disabled is the reference); its "
+                "forward over chosen and rejected is counted (6N FLOPs per token, not 4N)")
+    if "reference-free" in note:
+        return "Reference-free preference tuning (ORPO, SimPO): two sequences per pair counted, no reference model"
+    if "DPO holds a frozen reference copy" in note:  # no plan to read a share from: the copy and the ways out
+        return ("DPO: the frozen reference model and its forward over chosen and rejected are counted; TRL's "
+                "precompute_ref_log_probs=True or LoRA-DPO (no copy) drop its memory")
+    return None
+
+
 def _rocm_line(advice: Advice) -> str | None:
     """An AMD pick: the figures come from spec sheets and the stack has ROCm builds (vLLM/SGLang to serve,
     PyTorch FSDP to train), but a benchmark first is what a team would do before committing."""
@@ -511,7 +537,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
              comm,
-             _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _consumer_line(advice, kinds),
+             _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _preference_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the
              # FP8 reminder the rows carry ("No model named", a size said without a name, keeps its later place)

@@ -30,6 +30,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import ROOM_NOTE, USERS_AT_FLOOR_NOTE
+from engine.preference import preference_note
 from engine.recommend import (
     OWNED_PREFIX,
     PUE,
@@ -182,6 +183,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(poor_fit_note(w, effective, arch, data, chosen))
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(tight_memory_note(memory))
+    notes.extend(preference_note(w, effective, arch, memory, cluster))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
     if adapter_tokens_at_scale(effective) is not None:  # LoRA/QLoRA at pre-training scale: price a full fine-tune too

@@ -28,6 +28,7 @@ from engine.models import (
     Workload,
     load_peak_factor,
     rate_text,
+    sequences_per_example,
     text_gb,
 )
 from engine.serving import (
@@ -229,6 +230,13 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 why = (f"{w.dataset_gb:g} GB of raw text at ~4 bytes/token (English, BPE tokenizer); fine-tuning often "
                        "uses a subset: give the token count if you train on less")
             assume("dataset_tokens", tokens, why)
+        elif w.dataset_tokens is None and w.dataset_examples and sequences_per_example(w.objective) > 1:
+            # a preference pair trains prompt + chosen and prompt + rejected: two sequences of ~a chat example each
+            tokens = int(w.dataset_examples * sequences_per_example(w.objective) * DEFAULT_TOKENS_PER_EXAMPLE)
+            assume("dataset_tokens", tokens,
+                   f"{w.dataset_examples:,} preference pairs x {sequences_per_example(w.objective)} sequences (prompt + "
+                   f"chosen, prompt + rejected) at ~{DEFAULT_TOKENS_PER_EXAMPLE:,} tokens each ~ {_count(tokens)} tokens "
+                   "trained; give the tokens per sequence (e.g. “pairs of 300 tokens”) or the total")
         elif w.dataset_tokens is None and w.dataset_examples:
             tokens = int(w.dataset_examples * DEFAULT_TOKENS_PER_EXAMPLE)
             assume("dataset_tokens", tokens,

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture, lora_trainable_params
-from engine.models import Figure, MemoryEstimate, Workload
+from engine.models import Figure, MemoryEstimate, Workload, sequences_per_example
 from engine.units import GB, bytes_per_element, figure
 
 Recipe = Literal["amp_fp32_grads", "amp_bf16_grads", "pure_bf16"]
@@ -172,7 +172,24 @@ def _weights_for_shard(arch: Architecture, layout: Layout) -> float:
 
 Part = tuple[float, str, dict, tuple[str, ...]]  # bytes, formula, inputs, notes
 # what CPU offload moves to host memory: the state, not the working set (activations, logits, gathered layers)
-OFFLOADED_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constants_gb", "adapter_gb")
+OFFLOADED_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constants_gb", "adapter_gb", "reference_gb")
+REFERENCE_MEMORY_NOTE = ("DPO compares the policy with a frozen reference model (TRL's DPOTrainer keeps a second copy of "
+                         "the weights in the training dtype, prepared with the same ZeRO-3/FSDP sharding); LoRA and QLoRA "
+                         "need none: the reference is the base with the adapter disabled (TRL with PEFT and ref_model=None)")
+PAIR_ACTIVATION_NOTE = ("preference pairs: chosen and rejected are concatenated into one forward (TRL), so a micro-batch "
+                        "of pairs holds twice its sequences' activations and logits")
+
+
+def holds_reference(w: Workload) -> bool:
+    """A full-parameter DPO run keeps a frozen reference copy of the weights resident. LoRA/QLoRA DPO disables the
+    adapter for the reference pass (no copy); reference-free objectives (ORPO, SimPO) and SFT have none."""
+    return w.mode == "full" and w.objective == "dpo"
+
+
+def reference_bytes_per_param(w: Workload) -> float:
+    """The reference copy's bytes per parameter: the training dtype's weights (BF16 unless FP32 training), no
+    gradients or optimizer state (it is never updated)."""
+    return 4.0 if w.precision == "fp32" else 2.0
 
 
 def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptions) -> dict[str, Part]:
@@ -191,6 +208,12 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
         parts["optimizer_gb"] = (*parts["optimizer_gb"][:3], (
             f"{o.recipe}, {w.optimizer or 'adamw'}: {sum(bpp.values()):g} bytes/param in total "
             "(2 bf16 weights + 4 fp32 grads + 4 master + 4 m + 4 v = 18 by default; the ZeRO paper's 16 uses bf16 grads)",))
+        if holds_reference(w):
+            rbpe = reference_bytes_per_param(w)
+            div = d if z >= 3 else 1
+            parts["reference_gb"] = (shard * rbpe / div, f"frozen reference model: params x {rbpe:g} B / {div} (a copy of "
+                                     "the weights, split and sharded as the policy's)", {**zin, "bytes_per_param": rbpe},
+                                     (REFERENCE_MEMORY_NOTE,))
     else:
         div = d if z >= 3 else 1
         if w.mode == "qlora":
@@ -231,7 +254,7 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
         parts["buffers_gb"] = (parts.get("buffers_gb", (0,))[0] + 2 * gathered_bpp * layer,
                                f"ZeRO-3/FSDP all-gather: 2 layers of params at {gathered_bpp:g} B (current + prefetch)",
                                {"layer_params": int(layer)}, ())
-    s, b = int(w.seq_len or 2048), int(w.batch_size or 1)
+    s, b = int(w.seq_len or 2048), int(w.batch_size or 1) * sequences_per_example(w.objective)
     flash = True if w.flash_attention is None else w.flash_attention
     ckpt = bool(w.gradient_checkpointing)
     if o.include_activations:
@@ -243,7 +266,8 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
                                    "layers x sb(2h + 4q + 4kv + 2h + 8f + 12h)" + ("" if flash else " + 5as²b"),
                                    {"seq_len": s, "micro_batch": b, "flash_attention": flash, "gradient_checkpointing": ckpt,
                                     "hidden": arch.hidden, "ffn": _ffn_width(arch, arch.is_moe), "layers": arch.layers, "tensor_parallel": lay.tp},
-                                   ("Korthikanti et al. 2022 per-layer accounting with the model's real widths; no dropout; fp32 RMSNorm upcasts",))
+                                   ("Korthikanti et al. 2022 per-layer accounting with the model's real widths; no dropout; fp32 RMSNorm upcasts",
+                                    *((PAIR_ACTIVATION_NOTE,) if sequences_per_example(w.objective) > 1 else ())))
         parts["logits_gb"] = (s * b * arch.vocab * o.logits_bytes_per_element / max(1, o.loss_chunks) / lay.tp,
                               f"seq x batch x vocab x {o.logits_bytes_per_element:g} B / {o.loss_chunks} loss chunk(s)",
                               {"vocab": arch.vocab, "loss_chunks": o.loss_chunks}, ("bf16 logits + fp32 copy for cross-entropy",))
@@ -315,10 +339,11 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
     dq_buffer = 2 * arch.hidden * max(arch.ffn, arch.moe_ffn or 0, arch.heads * arch.head_dim) if qlora and o.include_buffers else None
     gathered_bpp = 0.5 + NF4_DQ_BITS / 8 if qlora else (4.0 if w.precision == "fp32" else 2.0)
     body_per_layer = (arch.total_params - arch.embedding_params - arch.head_params) / max(1, arch.layers)
-    s, b = int(w.seq_len or 2048), int(w.batch_size or 1)
+    s, b = int(w.seq_len or 2048), int(w.batch_size or 1) * sequences_per_example(w.objective)
     flash = True if w.flash_attention is None else w.flash_attention
     ckpt = bool(w.gradient_checkpointing)
     by_tp: dict[int, tuple[float, float]] = {}
+    reference_bpp = reference_bytes_per_param(w) if holds_reference(w) else 0.0
     held = 0.0 if o.state_offload else 1.0  # the state's share on the GPU (OFFLOADED_PARTS)
 
     def size(lay: Layout) -> float:
@@ -330,6 +355,8 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
             total += max(0.0, float(shard * bpp["weights"] / (d if z >= 3 else 1))) * held
             total += 0.0 if o.optimizer_in_backward else max(0.0, float(shard * bpp["gradients"] / (d if z >= 2 else 1))) * held
             total += max(0.0, float(shard * bpp["optimizer"] / (d if z >= 1 else 1))) * held
+            if reference_bpp:
+                total += max(0.0, float(shard * reference_bpp / (d if z >= 3 else 1))) * held
         else:
             div = d if z >= 3 else 1
             if qlora:
@@ -414,7 +441,7 @@ def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuReco
 
 __all__ = [
     "DEFAULT_HEADROOM", "DEFAULT_OVERHEAD_GB", "INT4_GROUP_BYTES", "Layout", "MemoryOptions", "NF4_BITS",
-    "NF4_DQ_BITS", "OFFLOADED_PARTS", "activation_bytes", "bytes_per_element", "estimate_memory", "kv_cache_bytes",
-    "layer_activation_bytes", "lora_trainable_params", "optimizer_bytes_per_param", "per_gpu_bytes",
-    "resolve_layout", "usable_gb",
+    "NF4_DQ_BITS", "OFFLOADED_PARTS", "REFERENCE_MEMORY_NOTE", "activation_bytes", "bytes_per_element",
+    "estimate_memory", "holds_reference", "kv_cache_bytes", "layer_activation_bytes", "lora_trainable_params",
+    "optimizer_bytes_per_param", "per_gpu_bytes", "reference_bytes_per_param", "resolve_layout", "usable_gb",
 ]

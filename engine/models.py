@@ -22,6 +22,12 @@ Location = Literal["aws", "gcp", "azure", "onprem"]
 Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw_8bit", "sgd"]
 PriceKind = Literal["on_demand", "spot", "reserved"]
 TcoItem = Literal["compute", "storage", "egress", "managed"]
+# What a fine-tune optimises. "sft": next-token loss on one sequence per example (the default). "dpo": preference
+# tuning against a frozen reference model (DPO and its IPO / robust variants, TRL's DPOTrainer): each pair trains two sequences
+# (chosen and rejected) and a full fine-tune holds the reference's weights beside the policy's. "orpo": reference-free
+# preference tuning (ORPO, SimPO, CPO): both sequences of each pair, no reference model.
+Objective = Literal["sft", "dpo", "orpo"]
+PREFERENCE_OBJECTIVES: tuple[Objective, ...] = ("dpo", "orpo")
 
 TRAINING_MODES: tuple[Mode, ...] = ("pretrain", "full", "lora", "qlora")
 # Raw English text per BPE token: how a corpus size becomes a token guess. Shared by the parser's
@@ -47,6 +53,9 @@ COMPRESSED_TEXT_RATIO = 3.0
 # A training example (a conversation, an instruction/response pair, a row) when only their count is said: ~1,000
 # tokens, prompt and response together, typical of chat fine-tuning sets; said as assumed and asked.
 DEFAULT_TOKENS_PER_EXAMPLE = 1_000
+# A preference pair (DPO, ORPO, SimPO) is two training sequences, prompt + chosen and prompt + rejected: TRL
+# concatenates them into one forward, so a pair costs two sequences' tokens, FLOPs and activations.
+PREFERENCE_SEQUENCES_PER_PAIR = 2
 # A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
 # so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
 DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
@@ -174,6 +183,9 @@ class Workload(BaseModel):
     # capacity is paid around the clock whatever the schedule (engine/tco.py). None or 168: always on
     service_hours_per_week: float | None = None
     service_schedule: str | None = None  # the schedule in words, as the answer repeats it ("9am-6pm weekdays")
+    # training: what the fine-tune optimises (`Objective`); None is SFT. Preference objectives count two sequences per
+    # example (pair), and "dpo" on a full fine-tune holds a frozen BF16 reference copy of the weights (engine.memory)
+    objective: Objective | None = None
 
 
 def load_peak_factor(w: Workload) -> float:
@@ -181,6 +193,12 @@ def load_peak_factor(w: Workload) -> float:
     month (quiet hours are in the average); 1 for a load said per hour or minute, or one processed offline (a queue
     takes the average). The engine's assumption and the parser's question read it from here, so they agree."""
     return BUSY_HOUR_FACTOR if (w.load_period or "day") in LOAD_AVERAGED_PERIODS and not w.offline else 1.0
+
+
+def sequences_per_example(objective: str | None) -> int:
+    """Training sequences one example is: two for a preference pair (chosen and rejected), else one. The engine's
+    token guess and the parser's "pairs of 500 tokens" both read it, so they agree."""
+    return PREFERENCE_SEQUENCES_PER_PAIR if objective in PREFERENCE_OBJECTIVES else 1
 
 
 def rate_text(value: float) -> str:

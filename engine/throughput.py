@@ -19,15 +19,17 @@ from typing import cast
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture, lora_trainable_params
-from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, kv_cache_bytes
+from engine.memory import INT4_GROUP_BYTES, NF4_DQ_BITS, holds_reference, kv_cache_bytes
 from engine.models import (
     BYTES_PER_TOKEN_TEXT,
     DEFAULT_INPUT_TOKENS,
     DEFAULT_OUTPUT_TOKENS,
+    PREFERENCE_OBJECTIVES,
     ClusterPlan,
     Figure,
     ThroughputEstimate,
     Workload,
+    sequences_per_example,
 )
 from engine.quantization import compute_capability
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
@@ -42,6 +44,10 @@ MARLIN_INT4_EFFICIENCY = 0.9
 MARLIN_MIN_SM = 8.0
 DEFAULT_COMPUTE_EFFICIENCY = 0.5  # fraction of dense tensor peak reached by decode/prefill matmuls
 CHECKPOINT_UTILISATION_GAIN = 1.25  # MosaicML: HFU 57-68% with checkpointing vs MFU 40-46% without
+# DPO's frozen reference model runs forward (2N FLOPs per token, no backward) over both sequences of every pair:
+# 8N per token for a full fine-tune instead of 6N (x 8/6), 6N for (Q)LoRA instead of 4N. Checkpointing's recompute
+# is the policy's only (the reference keeps no activations).
+REFERENCE_FORWARD_FACTOR = 2.0
 
 
 def peak_tflops(gpu: GpuRecord, precision: str | None) -> tuple[float, str]:
@@ -154,6 +160,9 @@ def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
     if w.flops_per_token_factor:
         return float(w.flops_per_token_factor), w.flops_per_token_factor * n, 0.0
     factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
+    # DPO runs the frozen reference model forward over the same tokens (2N, attention's forward share too): in the
+    # training loop, or once before it with precompute_ref_log_probs; the FLOPs are the same
+    factor += REFERENCE_FORWARD_FACTOR if w.objective == "dpo" and w.mode in ("full", "lora", "qlora") else 0.0
     # summed over layers, each token attends to the whole sequence (global layers) or its window (local)
     attn = 12 * arch.attended_tokens(int(w.seq_len or 2048)) * arch.heads * arch.head_dim * factor / 6
     return factor, factor * n + attn, attn
@@ -169,7 +178,13 @@ def flops_per_token(w: Workload, arch: Architecture) -> Figure:
                       ("user-given factor: attention FLOPs not added",), digits=0)
     s = int(w.seq_len or 2048)
     notes = ["6 = forward 2N + backward 4N" if factor == 6 else
+             "8 = the policy's forward 2N + backward 4N + the frozen reference model's forward 2N (DPO)" if factor == 8 else
+             "6 for (Q)LoRA DPO: forward 2N + input-gradient backward 2N + the reference forward 2N (the base with the "
+             "adapter disabled)" if w.objective == "dpo" else
              "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
+    if w.objective in PREFERENCE_OBJECTIVES:
+        notes.append("preference pairs: every pair trains two sequences (prompt + chosen, prompt + rejected), counted "
+                     "in the tokens")
     return figure(total, "FLOP/token", "factor x N_active + 12 x layers x heads x head_dim x seq (x factor/6)",
                   {"factor": factor, "N_active": n, "seq_len": s, "attention_flops": attn}, notes, digits=0)
 
@@ -232,11 +247,13 @@ def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp:
     trainable = (lora_trainable_params(arch, w.lora_rank, w.lora_targets) if w.mode in ("lora", "qlora")
                  else arch.total_params)
     share = (dp - 1) / dp if dp > 1 else 0.0
-    moved = (2 * arch.total_params * bpp + 2.0 * trainable) / split * share  # gathers forward and backward, grads once
+    # gathers forward and backward, grads once; a full DPO run's reference copy is gathered for its forward too
+    gathers = 3 if holds_reference(w) else 2
+    moved = (gathers * arch.total_params * bpp + 2.0 * trainable) / split * share
     bus_gb_s = link_gb_s_per_gpu * max(1, ranks_per_node)
     comm_s = moved / (bus_gb_s * 1e9 * ZERO3_LINK_EFFICIENCY)
     *_, time_flops, rate, _tps = _training_terms(w, arch, gpu, max(1, gpus))
-    tokens = float(w.batch_size or 1) * float(w.seq_len or 2048)
+    tokens = float(w.batch_size or 1) * sequences_per_example(w.objective) * float(w.seq_len or 2048)
     # an MoE's experts split over the node (expert parallel) each see their own sequences: only a dense model's
     # tensor-parallel group shares one sequence's FLOPs
     compute_s = tokens * time_flops / (1 if arch.is_moe else split) / rate if rate > 0 else math.inf

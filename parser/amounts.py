@@ -13,6 +13,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from engine.models import sequences_per_example
+
 from .neighbours import _number_like, training_said
 from .quantities import _sig
 from .said import Said
@@ -96,6 +98,8 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
     if not training_said(items, current_mode):
         return items
     out = list(items)
+    # preference tuning said in the message ("DPO", "ORPO"): each example is a pair of sequences
+    objective = next((s.values["objective"] for s in items if "objective" in s.values), None)
     for index, said in enumerate(items):
         count = _count_of(said)
         if count is None or count < 1 or said.kind == "tokens":
@@ -116,14 +120,20 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
                 continue
         text = " ".join(s.text for s in items[index:noun_at + 1] if s.text)
         notes = [f"read “{_shown(text)}” as the training data, not users at once"] if said.kind == "concurrency" else []
-        values: dict[str, int] = {"dataset_examples": int(count)}
+        values: dict[str, Any] = {"dataset_examples": int(count)}
+        pairs = objective
+        if pairs is None and "preference" in text.split(" "):  # "50k preference pairs": DPO unless said otherwise
+            values["objective"] = pairs = "dpo"
+        sequences = sequences_per_example(pairs)
         inline = items[index + 1] if noun_at == index + 2 and items[index + 1].kind == "tokens" else None
         each, at = (inline.count, -1) if inline is not None else _tokens_each(items[noun_at + 1:noun_at + 4])
         if each is not None:  # "100k samples of 2k tokens": the tokens are said, nothing to guess
-            values["dataset_tokens"] = int(count * each)
+            values["dataset_tokens"] = int(count * sequences * each)
             if at >= 0 and items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
                 out[noun_at + 1 + at] = Said("filler", items[noun_at + 1 + at].text)
-            notes.append(f"{int(count):,} examples × {each:,.0f} tokens = {count * each:,.0f} tokens per epoch")
+            notes.append(f"{int(count):,} pairs × 2 sequences (chosen and rejected) × {each:,.0f} tokens = "
+                         f"{count * sequences * each:,.0f} tokens per epoch" if sequences > 1 else
+                         f"{int(count):,} examples × {each:,.0f} tokens = {count * each:,.0f} tokens per epoch")
         out[index] = Said("examples", text, values, said.cues - {"users_counted"}, notes=notes)
         for between in range(index + 1, noun_at + 1):
             out[between] = Said("filler", items[between].text)

@@ -18,7 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine.models import DEFAULT_OUTPUT_TOKENS, DEFAULT_REASONING_OUTPUT_TOKENS, Problem, Workload
+from engine.models import (
+    DEFAULT_OUTPUT_TOKENS,
+    DEFAULT_REASONING_OUTPUT_TOKENS,
+    Problem,
+    Workload,
+    sequences_per_example,
+)
 
 from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .examples import HELP_TEXT
@@ -277,8 +283,11 @@ class Conversation:
                 each = plain
         if each is None:
             return False
-        updates["dataset_tokens"] = int(examples * each)
-        notes.append(f"{examples:,} examples × {each:,.0f} tokens = {examples * each:,.0f} tokens per epoch")
+        sequences = sequences_per_example(updates.get("objective", self.workload.objective))
+        updates["dataset_tokens"] = int(examples * sequences * each)
+        notes.append(f"{examples:,} pairs × 2 sequences (chosen and rejected) × {each:,.0f} tokens = "
+                     f"{examples * sequences * each:,.0f} tokens per epoch" if sequences > 1 else
+                     f"{examples:,} examples × {each:,.0f} tokens = {examples * each:,.0f} tokens per epoch")
         return True
 
     def _asked_model_too(self) -> bool:

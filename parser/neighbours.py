@@ -300,8 +300,8 @@ def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
 
 def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:
     """'SFT'/'PEFT'/'DPO' give a mode only when none is said outright ("DPO with LoRA" is LoRA) and
-    the thread is not already an adapter run; PEFT makes the others LoRA. The preference-tuning
-    note stays whenever training; none is said when serving ("serve the DPO model")."""
+    the thread is not already an adapter run; PEFT makes the others LoRA. The preference objective
+    and the RLHF note stay whenever training; neither is said when serving ("serve the DPO model")."""
     soft = [i for i, s in enumerate(items) if s.kind == "soft_mode"]
     if not soft:
         return items
@@ -315,10 +315,12 @@ def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:
         if hard and all(m == "inference" for m in hard):
             values, notes = {}, []
         elif hard or current_mode in ("lora", "qlora"):
-            values, notes = {}, [n for n in said.notes if "preference" in n]
+            values = {k: v for k, v in said.values.items() if k == "objective"}
+            notes = [] if said.text == "peft" else list(said.notes)  # PEFT read as LoRA: not when a mode is said
         else:
             mode = "lora" if lora else said.values.get("mode")  # "SFT" alone says no method: none is set
-            values, notes = ({"mode": mode} if mode else {}), list(said.notes)
+            values = {**({"mode": mode} if mode else {}), **{k: v for k, v in said.values.items() if k == "objective"}}
+            notes = list(said.notes)
         items[index] = replace(said, values=values, notes=notes)
     return items
 

@@ -57,6 +57,7 @@ from engine.models import (
     Workload,
     load_peak_factor,
     rate_text,
+    sequences_per_example,
     text_gb,
 )
 
@@ -126,7 +127,15 @@ def questions_for(
         unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
         wanted.append(Question(field="model", text=text, why="memory and speed scale with the parameter count"))
-    if training and workload.dataset_gb is None and workload.dataset_tokens is None and workload.dataset_examples:
+    if (training and workload.dataset_gb is None and workload.dataset_tokens is None and workload.dataset_examples
+            and sequences_per_example(workload.objective) > 1):
+        wanted.append(Question(
+            field="dataset_tokens",
+            text=f"How long is a sequence, in tokens (the prompt and one response)? {workload.dataset_examples:,} pairs "
+                 f"train two sequences each (chosen and rejected), sized at ~{DEFAULT_TOKENS_PER_EXAMPLE:,} tokens each "
+                 "until you say (e.g. “pairs of 300 tokens” or “20M tokens in total”).",
+            why="training time and cost scale with the tokens processed"))
+    elif training and workload.dataset_gb is None and workload.dataset_tokens is None and workload.dataset_examples:
         wanted.append(Question(
             field="dataset_tokens",
             text=f"How long is an example, in tokens (prompt and response together)? {workload.dataset_examples:,} examples "

@@ -77,8 +77,14 @@ _PER_TOKEN_SPAN = re.compile(r"tokens?$")
 _EVERY = re.compile(r"(?:every|each) |(?:daily|weekly|monthly|quarterly|yearly|annually)$")
 _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
 PEFT_NOTE = "“PEFT” read as LoRA; say “QLoRA” for 4-bit adapters"
-PREFERENCE_NOTE = ("{name} is preference tuning: it also holds a frozen reference model (RLHF adds reward and value "
-                   "models); I size the policy only")
+# Preference tuning the engine sizes as such (engine.models.Objective): DPO and "preference tuning" hold a reference
+# model, ORPO and SimPO are reference-free; both train two sequences per pair
+_OBJECTIVES = {"dpo": "dpo", "orpo": "orpo", "simpo": "orpo"}
+# reinforcement learning from feedback and KTO are not sized as themselves: said, with what is left out
+RL_NOTE = ("{name} is reinforcement learning: besides the policy it generates rollouts and holds a reward model and a "
+           "frozen reference (PPO a value model too); only the policy's training is sized here, none of those")
+KTO_NOTE = ("KTO holds a frozen reference model like DPO but trains unpaired examples: sized as a plain fine-tune, "
+            "without the reference (say “DPO” to size one with it)")
 
 
 def _text(items: list[Any]) -> str:
@@ -120,15 +126,20 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("mode", _text(items), {"mode": value})
 
     def soft_mode(self, items: list[Token]) -> Said:
-        """'SFT' -> full, 'PEFT' -> LoRA, 'DPO'/'RLHF' -> full with the reference-model caveat. A mode
-        said outright in the same message ("SFT with LoRA") wins: see `_soft_modes`."""
+        """'SFT' -> training, 'PEFT' -> LoRA, 'DPO'/'preference tuning' -> full with objective "dpo" (the engine
+        sizes its reference model), 'ORPO'/'SimPO' -> objective "orpo" (reference-free), 'RLHF'/'PPO'/'GRPO'/'KTO'
+        -> full with a note of what is not sized. A mode said outright in the same message ("DPO with LoRA") wins:
+        see `_soft_modes`."""
         text = str(items[0])
         if text == "peft":
             return Said("soft_mode", text, {"mode": "lora"}, frozenset({"finetune"}), notes=[PEFT_NOTE])
         if re.match(r"sft|supervised|instruction", text):  # says training, not the method: that is asked
             return Said("soft_mode", text, {}, frozenset({"finetune"}))
-        return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune"}),
-                    notes=[PREFERENCE_NOTE.format(name=text.upper() if len(text) <= 5 else text)])
+        objective = _OBJECTIVES.get(text, "dpo" if text.startswith("preference") else None)
+        if objective is not None:
+            return Said("soft_mode", text, {"mode": "full", "objective": objective}, frozenset({"finetune"}))
+        note = KTO_NOTE if text == "kto" else RL_NOTE.format(name=text.upper())
+        return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune"}), notes=[note])
 
     def size(self, items: list[Token]) -> Said:
         text = str(items[0])

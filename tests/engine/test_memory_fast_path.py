@@ -21,6 +21,7 @@ TRAINING = st.fixed_dictionaries({
     "flash_attention": st.sampled_from([True, False, None]),
     "lora_rank": st.sampled_from([8, 64]),
     "adapter_overhead_gb": st.sampled_from([None, None, None, 3.5]),
+    "objective": st.sampled_from([None, "sft", "dpo", "dpo", "orpo"]),
 })
 OPTIONS = st.builds(
     MemoryOptions,

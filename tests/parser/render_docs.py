@@ -31,7 +31,9 @@ catalog's default member and the reply says which one; an unknown name gets sugg
 size in it ("gpt-7 13B") is still used; without one, the advisor asks for the model or its size.
 "Fine-tune", "train", "adapt" or "SFT" without a method is training (`intent` = train): the
 advisor asks QLoRA, LoRA or full and meanwhile plans the cheapest method that fits; a method
-said outright sets `mode` too. "Serve", "deploy", "host", "endpoint" are `intent` = serve.
+said outright sets `mode` too. "DPO", "preference tuning" or "preference pairs" set `objective` = dpo (a full
+fine-tune unless LoRA/QLoRA is said; the estimate counts the frozen reference model and two sequences per pair);
+"ORPO" and "SimPO" set `objective` = orpo (reference-free). "Serve", "deploy", "host", "endpoint" are `intent` = serve.
 "16 users" or "8 sessions" is how many are served at the same time (`concurrency`).
 "30 tokens/s per user" or "50 ms per token" is what one user must see; "3000 tokens/s" alone is
 the total. A request rate is kept as requests per second, and with a response length it also

@@ -223,3 +223,23 @@ def test_an_output_load_sizes_requests_by_the_reply_alone() -> None:
     out_only, why = load_requests_per_s(w.model_copy(update={"load_output_only": True}))
     assert out_only == pytest.approx(both * 2500 / 500)
     assert "output tokens a day" in why
+
+
+@pytest.mark.parametrize(("reply", "tokens"), [
+    ("300", 1_200_000), ("pairs of 300 tokens", 1_200_000), ("20M tokens in total", 20_000_000),
+])
+def test_a_preference_pair_is_two_sequences_of_the_length_said(reply: str, tokens: int) -> None:
+    """DPO's pairs train prompt + chosen and prompt + rejected: the length asked is a sequence's, counted twice."""
+    chat = Conversation(FakeResolver())
+    turn = chat.turn("DPO on llama 3.1 8b with 2,000 preference pairs")
+    assert turn.workload.objective == "dpo" and [q.field for q in turn.questions] == ["dataset_tokens"]
+    assert "2,000 pairs train two sequences each (chosen and rejected)" in turn.questions[0].text
+    turn = chat.turn(reply)
+    assert turn.workload.dataset_tokens == tokens, turn.notes
+
+
+def test_preference_tuning_is_kept_through_a_change_of_method() -> None:
+    chat = Conversation(FakeResolver())
+    chat.turn("DPO on llama 3.1 8b with 20k preference pairs")
+    turn = chat.turn("use LoRA instead")
+    assert (turn.workload.mode, turn.workload.objective) == ("lora", "dpo")
