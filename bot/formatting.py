@@ -126,6 +126,9 @@ def subject(advice: Advice, names: Mapping[str, str]) -> str:
     what = names.get(w.model or "", w.model or "") or size or "model"
     mode = {"qlora": "QLoRA", "lora": "LoRA", "full": "full fine-tune", "pretrain": "pre-training",
             "inference": "serving"}.get(w.mode or "", w.mode or "")
+    objective = getattr(w, "objective", None)
+    if objective in ("dpo", "orpo") and w.mode in ("full", "lora", "qlora"):  # preference tuning, by its method
+        mode = f"{objective.upper()} ({'full' if w.mode == 'full' else mode})"
     # weights the user chose (or the checkpoint they named is in): part of what is served, said in the headline
     asked = advice.workload.precision if w.mode == "inference" else None
     winner = winner_option(advice)
