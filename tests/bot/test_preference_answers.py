@@ -5,6 +5,8 @@ precompute_ref_log_probs and LoRA-DPO as the ways to drop the copy."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.limits import violations
 from bot.render import render_response
 from bot.summary import build_answer_view
@@ -52,3 +54,13 @@ def test_lora_dpo_holds_no_copy_and_says_so(real_advisor) -> None:
 def test_a_full_dpo_that_fits_nowhere_still_says_what_was_counted(real_advisor) -> None:
     response, view, _text = _answer(real_advisor, "DPO on Llama 3.1 405B with 50k preference pairs on 8 L40S")
     assert any(n.startswith(PREFERENCE_NOTE + "DPO holds a frozen reference copy") for n in response.advice.notes)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    (REVIEWED, "DPO (full) Llama 3.1 70B on "),
+    ("LoRA DPO on Llama 3.1 70B with 50k preference pairs", "DPO (LoRA) Llama 3.1 70B on "),
+    ("full fine-tune Llama 3.1 8B on 1B tokens", "full fine-tune Llama 3.1 8B on "),
+])
+def test_the_headline_names_the_objective_with_the_method(real_advisor, text: str, said: str) -> None:
+    _response, view, _text = _answer(real_advisor, text)
+    assert said in view.headline, view.headline
