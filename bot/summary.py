@@ -456,7 +456,8 @@ def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] =
     a budget good to about a fifth is not a figure to the dollar. `cite`: name the run that sets the top end."""
     if advice.effective.mode != "pretrain" or value <= 0:
         return ""
-    low_f, high_f, run = whole_run_range(float(advice.effective.params_b or 0.0))
+    low_f, high_f, run = whole_run_range(float(advice.effective.params_b or 0.0),
+                                         advice.cluster.gpus if advice.cluster is not None else None)
     low, high = value * low_f, value * high_f
     return f"{fmt(low)}-{fmt(high)} going by published runs" + (f", where {run}" if run and cite else "")
 

@@ -95,13 +95,25 @@ PUBLISHED_WHOLE_RUNS = (
 )
 
 
-def whole_run_range(params_b: float) -> tuple[float, float, str]:
+WHOLE_RUN_SCALE_GPUS = (64, 1024)  # Meta's runs were on thousands of GPUs: their losses apply in full from 1,024
+
+
+def whole_run_range(params_b: float, gpus: int | None = None) -> tuple[float, float, str]:
     """(low, high, the published run that sets the high end or "") as factors on this model's pre-training
     GPU-hours for a dense model of `params_b` billion parameters: the high end interpolated in log-size between
-    Meta's Llama 3.1 and 3.2 runs (PUBLISHED_WHOLE_RUNS), never under WHOLE_RUN_RANGE's."""
+    Meta's Llama 3.1 and 3.2 runs (PUBLISHED_WHOLE_RUNS), never under WHOLE_RUN_RANGE's. Those runs' losses are a
+    cluster's (restarts, small per-GPU steps across thousands of GPUs): a run on `gpus` of 64 or fewer keeps
+    WHOLE_RUN_RANGE, and the extra spread grows in log-scale to the full factor at 1,024 GPUs."""
     low, high = WHOLE_RUN_RANGE
     if params_b <= 0:
         return low, high, ""
+    if gpus is not None:
+        small_gpus, large_gpus = WHOLE_RUN_SCALE_GPUS
+        scale = min(1.0, max(0.0, math.log(max(gpus, 1) / small_gpus) / math.log(large_gpus / small_gpus)))
+        if scale < 1.0:
+            _low, full, run = whole_run_range(params_b)
+            factor = high + (full - high) * scale
+            return low, max(high, factor), run if factor > high + 0.01 else ""
     runs = PUBLISHED_WHOLE_RUNS
     if params_b <= runs[0][0]:
         return low, runs[0][1], runs[0][2]

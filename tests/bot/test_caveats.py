@@ -335,7 +335,7 @@ def test_one_run_costs_one_figure_and_says_what_the_month_adds(real_advisor) -> 
     # the run's figure, as the comparison table shows it, with what the month adds in words
     # a pre-training run: with its published spread; the month adds the checkpoints, the artifact and the 1T-token
     # corpus as ~4 TB of text at Nebius's storage price
-    assert view.cost.startswith("*$93,232 per run* ($78k-$188k going by published runs; storage and data transfer "
+    assert view.cost.startswith("*$93,232 per run* ($78k-$111k going by published runs; storage and data transfer "
                                 "add $67.21 for the month)"), view.cost
     assert any(row.unit_cost == "$93,232/run" for row in view.comparison), view.comparison
     # storage is 29% of this month: still the run's figure, and the month's storage as what it adds ("$87.77 per run

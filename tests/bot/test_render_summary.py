@@ -333,8 +333,10 @@ def test_a_pretraining_budget_is_stated_with_the_spread_of_published_runs(real_a
     small_view = build_answer_view(small, real_advisor.display_names())
     hours = small.advice.throughput.gpu_hours.value
     assert hours < 10_000  # both ends of a spread under ten thousand in whole hours, not "765-1.1k"
-    assert (f"(training only; {hours * 0.84:,.0f}-{hours * 2.24:,.0f} going by published runs, where Llama 3.1 8B "
-            "took 1.46M H100-hours for 15.6T tokens)") in small_view.speed, small_view.speed
+    # one node: the losses of a run across thousands of GPUs (Meta's) are not this run's, so the spread stays narrow
+    assert small.advice.cluster.gpus <= 64
+    assert f"(training only; {hours * 0.84:,.0f}-{hours * 1.19:,.0f} going by published runs)" in small_view.speed, \
+        small_view.speed
 
 
 def test_a_small_models_published_spread_reaches_metas_whole_run(real_advisor) -> None:
@@ -357,3 +359,10 @@ def test_the_published_spread_narrows_with_size(params_b: float, high: float, ci
     low_f, high_f, run = whole_run_range(params_b)
     assert low_f == 0.84 and high_f == pytest.approx(high, abs=0.01)
     assert (f"Llama {cited} took" in run) if cited else run == ""
+
+
+@pytest.mark.parametrize(("gpus", "high"), [(8, 1.19), (64, 1.19), (256, 1.71), (1024, 2.24), (16384, 2.24)])
+def test_the_published_spread_widens_with_the_cluster(gpus: int, high: float) -> None:
+    from engine.throughput import whole_run_range
+
+    assert whole_run_range(8.03, gpus)[1] == pytest.approx(high, abs=0.01)
