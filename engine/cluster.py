@@ -150,6 +150,8 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
         out += [(t, nodes, z) for t in tps for z in stages if n % (t * nodes) == 0]
     if three_d(w, arch, n, nodes) and tps and not fixed_tp and not fixed_pp:
         out = [*_three_d_candidates(arch, n, tps[-1], z0), *out]
+    if not fixed_pp and arch.layers:  # a pipeline stage holds at least one layer
+        out = [c for c in out if c[1] <= arch.layers]
     return out
 
 
@@ -647,8 +649,10 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
         if found:
             n, lay = found
         else:
-            n, unfit = node_cap * gpn, "search"
-            lay = resolve_layout(w, n, min(max_tp, gpn), node_cap if node_cap > 1 else 1, 3)
+            # the largest layout searched: a stage per node, never more stages than layers
+            stages = min(node_cap, arch.layers or node_cap) if node_cap > 1 else 1
+            n, unfit = stages * gpn, "search"
+            lay = resolve_layout(w, n, min(max_tp, gpn), stages, 3)
     per_gpu = t.size(lay) / GB
     fits = unfit is None and per_gpu <= round(usable_gb(gpu, w.headroom), 3) + 1e-9  # as estimate_memory says it
     found_at = t.placements[key] = Placement(n, lay, gpn, max_tp, per_gpu, fits, unfit, node_cap, opts, limit)
