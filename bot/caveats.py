@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
 from engine.advise import (
     ADAPTER_SCALE_NOTE,
+    AVAILABILITY_NOTE,
     MARGIN_NOTE,
     METHODS_NOTE,
     NO_FP8_NOTE,
@@ -533,7 +534,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if comm is not None and network is not None:  # their own nodes, network unsaid: one line says both
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
-    lines = [_relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, BUDGET_NOTE, "Budget"),
+    lines = [_relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
+             _relabelled(advice, BUDGET_NOTE, "Budget"),
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
              comm,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -102,6 +103,9 @@ class Response:
     def advice_json(self) -> str | None:
         stored = self.stored_advice()
         return stored.model_dump_json() if stored else None
+
+
+_PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000,000\b", re.IGNORECASE)
 
 
 def _capacity_contract(capacity: Capacity | None) -> dict[str, Any] | None:
@@ -331,6 +335,11 @@ class Advisor:
             other = versus[1] if len(versus) == 2 else next(
                 (c[len(VERSUS_CUE):] for c in sorted(cues) if c.startswith(VERSUS_CUE)), None)
             if other and workload.gpu:
+                if workload.mode is None and workload.intent is None and _PER_TOKEN.search(text):
+                    # "is A100 or H100 cheaper per token for Llama 3.1 8B?": a cost per token is a served model's
+                    workload = workload.model_copy(update={"mode": "inference", "intent": "serve"})
+                    advice = self.advise(workload)
+                    asked = [(t, f) for t, f in asked if f not in ("mode", "intent")]
                 compared = self._compare_gpus(workload, advice, other, rate=request_rate_asked(text))
                 if compared is not None:
                     advice, capacity = compared[0].advice, compared[0].capacity
@@ -385,6 +394,10 @@ class Advisor:
             if serving:
                 capacity, planned = self._at_capacity(w, planned, rate=rate)
             option = winner_option(planned)
+            if option is not None and workload.provider is None:
+                # like with like: a marketplace host (no SLA) wins one side only where the other has none
+                market = self.hardware_kinds().marketplaces
+                option = next((o for o in planned.options if (o.offer_id or "").split(":")[0] not in market), option)
             if option is None or planned.cluster is None or not planned.cluster.fits:
                 return None
             tp = option.throughput
@@ -428,6 +441,14 @@ class Advisor:
             return capacity, advice
         fixed = {"gpu": workload.gpu or cluster.gpu, "gpu_count": workload.gpu_count or cluster.gpus}
         loaded = self.advise(workload.model_copy(update={"concurrency": users, **fixed}))
+        reply = loaded.effective.output_tokens
+        if workload.output_tokens is None and reply and reply != advice.effective.output_tokens:
+            # a reasoning model's replies are sized longer under load (their thinking): the users held are counted
+            # at that same reply length, or the headline (256-token replies) and the plan (2,000) disagree
+            again = self._at_capacity(workload.model_copy(update={"output_tokens": reply}),
+                                      self.advise(workload.model_copy(update={"output_tokens": reply})), rate=rate)
+            if again[0] is not None:
+                return again
         tp = loaded.throughput
         if (loaded.cluster is None or not loaded.cluster.fits or loaded.cluster.gpus != cluster.gpus or tp is None
                 or any(not t.met for t in tp.targets)):
@@ -435,7 +456,7 @@ class Advisor:
         if rate and tp.decode_tokens_per_s_per_sequence is not None:
             first = tp.ttft_s.value if tp.ttft_s is not None else 0.0
             capacity = replace(capacity, requests_per_s=requests_per_s_held(
-                loaded.workload, users, tp.decode_tokens_per_s_per_sequence.value, first))
+                loaded.effective, users, tp.decode_tokens_per_s_per_sequence.value, first))
         return capacity, loaded
 
     def hardware_kinds(self) -> Any:

@@ -46,6 +46,7 @@ from bot.limits import HEADER_TEXT
 from bot.service import GpuPlan, Response
 from engine.advise import (
     LACKS_SAID,
+    POOR_FIT_NOTE,
     PROVIDER_LACKS_GPU,
     REASONING_NOTE,
     REASONING_REPLY_TOKENS,
@@ -731,6 +732,8 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
             short = "but no offer hosts it"  # machines too small and unlinked: nothing to rent it on
         if any(p.code == USERS_PAST_FIXED for p in advice.problems):
             short = f"but not {int(advice.effective.concurrency or 0):,} users at once"
+        if not short and any(n.startswith(POOR_FIT_NOTE) for n in advice.notes):
+            short = "but a poor fit for this GPU"  # the note under it names the GPU that does it for far less
         lacking = next((p.message for p in advice.problems if p.code == PROVIDER_LACKS_GPU), "")
         if LACKS_SAID in lacking:  # "Lambda MI300X": the provider named does not rent it, said before anything else
             short = f"but not at {lacking.split(LACKS_SAID)[0]}"

@@ -170,16 +170,18 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                     # priced offers exist, but no replica on the GPUs fixed batches all the users (memory, or
                     # vLLM's max_num_seqs): that is the answer, not a missing price
                     gpu_named = data.gpu(cluster.gpu)
-                    said = (f"It fits the memory of {cluster.gpus}x {gpu_named.name if gpu_named else cluster.gpu}, "
-                            f"but no replica on them batches {int(effective.concurrency or 0):,} users at once "
-                            "(memory, or vLLM's max_num_seqs)")
+                    ctx = int(effective.seq_len or 0)
+                    said = (f"The model fits {cluster.gpus}x {gpu_named.name if gpu_named else cluster.gpu}, but not "
+                            f"beside {int(effective.concurrency or 0):,} users' KV cache"
+                            + (f" at {ctx:,} tokens each" if ctx else ""))
                     why = Problem(code=USERS_PAST_FIXED, field="concurrency",
                                   message=_at_the_floor(said, effective, w, arch, data, cluster.model_copy(
                                       update={"fits": False})).replace(" (by memory alone)", ""))
                 problems.append(why)
     if rented_nowhere(w, data) and named_gpu is not None:
         notes.insert(0, f"{RENTED_NOWHERE_NOTE}{named_gpu.name}: planned as your own hardware, costed at its power "
-                        "only; give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
+                        "only (not its purchase); give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
+    notes.extend(availability_note(effective, chosen))
     notes.extend(poor_fit_note(w, effective, arch, data, chosen))
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(tight_memory_note(memory))
@@ -530,6 +532,28 @@ def poor_fit_note(given: Workload, effective: Workload, arch: Architecture, data
     return [f"{POOR_FIT_NOTE}{named.name if named else chosen.gpu} takes {chosen.cluster.gpus} GPUs on "
             f"{chosen.cluster.nodes} nodes here; {best.name} does it for {mine / theirs:,.0f}x less ({what}): "
             f"reply “try {short}” to plan on it"]
+
+
+AVAILABILITY_NOTE = "availability: "  # replicas asked for failover, and what one failing leaves (first message)
+
+
+def availability_note(effective: Workload, chosen: Option | None) -> list[str]:
+    """Availability asked ("99.9% uptime", "HA"): what the plan gives, in one line the first message keeps, since
+    the parser's note of how it read the request is among the first a busy answer drops. With the GPUs fixed
+    holding a single replica, that it is a single point of failure."""
+    wanted = int(effective.min_replicas or 0)
+    if chosen is None or wanted < 2 or (effective.mode or "inference") != "inference":
+        return []
+    plan = chosen.cluster
+    replicas = int(plan.replicas or 1)
+    if replicas < wanted:
+        return [f"{AVAILABILITY_NOTE}the {plan.gpus} GPUs fixed hold {replicas} replica of {plan.gpus_per_replica or plan.gpus}: "
+                f"a single point of failure; {wanted} replicas on separate machines need "
+                f"{wanted * int(plan.gpus_per_replica or plan.gpus)} GPUs"]
+    left = (replicas - 1) / replicas
+    return [f"{AVAILABILITY_NOTE}{replicas} replicas on separate machines; with one down the rest serve {left:.0%} of "
+            "the users at the speed shown (for full capacity through a failure, ask for the users times "
+            f"{replicas / max(1, replicas - 1):.2g})"]
 
 
 MARGIN_NOTE = "speed margin: "  # what sizing over the per-user speed asked costs, when it costs (first message)

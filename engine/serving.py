@@ -412,8 +412,10 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         # an offline job is bought by the hour it runs: at the same rent, the fleet that sustains the most requests
         # finishes first and costs least; a service is bought for its users' speed
         last = -filled * (capacity or 0.0) if offline else -1 / step
-        key = (float(len(misses)), float(slow), shortfall, math.log(floor * step) if slow else 0.0, float(billed),
-               float(nodes), last)
+        # availability asked on GPUs the user fixed: a layout with a replica to fail over to comes first
+        alone = float(bool(fixed and w.min_replicas) and sized[2] < int(w.min_replicas or 0))
+        key = (float(len(misses)), alone, float(slow), shortfall, math.log(floor * step) if slow else 0.0,
+               float(billed), float(nodes), last)
         became_best = best is None or key < best[0]
         if became_best:
             best = (key, tp, pp, sized, terms, filled)

@@ -16,6 +16,12 @@ _AVAILABLE = re.compile(r"\b99\.9\d* ?%(?= ?(?:uptime|availability|available|sla
                         r"|\bfail-?over\b|\bn ?\+ ?1\b|\bno single point of failure\b|\bzero[- ]downtime\b", re.IGNORECASE)
 _DATA = re.compile(r"\b(?:data|dataset|corpus|bucket|buckets|s3|gcs|blob|storage|checkpoints?)\b", re.IGNORECASE)
 _HA = re.compile(r"(?<![\w-])HA(?![\w-])")  # the abbreviation, in capitals only ("ha" is a laugh)
+# ... or after a word that makes it a requirement, since messages reach the parser lowercased ("with HA", "need HA")
+_HA_SAID = re.compile(r"\b(?:with|need|needs|want|wants|require|requires|must be|be|for|in an?|an?|full|proper) ha\b"
+                      r"|\bha (?:setup|deployment|pair|cluster|mode|config|configuration|requirement)\b"
+                      r"|\bsurviv\w* (?:a |one |any )?(?:node|gpu|machine|server|host|instance|zone|az|region|datacenter|"
+                      r"data center)s? (?:failure|failing|outage|loss|going down)\b|\b(?:node|machine|host|zone) failures?\b",
+                      re.IGNORECASE)
 
 
 def availability(text: str) -> tuple[int, str] | None:
@@ -29,10 +35,11 @@ def availability(text: str) -> tuple[int, str] | None:
     elif _MULTI.search(text or ""):
         count, said = 2, _MULTI.search(text or "").group(0)  # type: ignore[union-attr]
     else:
-        found = _AVAILABLE.search(text or "") or _HA.search(text or "")
+        found = _AVAILABLE.search(text or "") or _HA.search(text or "") or _HA_SAID.search(text or "")
         if not found:
             return None
         count, said = 2, found.group(0)
+    said = re.sub(r"\bha\b", "HA", said)
     where = f"one per {'region' if 'region' in said.lower() or 'multi' in said.lower() else 'zone or host'}"
     return count, (f"read “{said}” as at least {count} replicas ({where}, each on its own machine), the users spread "
                    "over them: one can fail or be updated while the others serve, at reduced capacity; for failover at "

@@ -13,7 +13,9 @@ VERSUS_CUE = "versus:"  # a thread comparing two GPUs ("is A100 or H100 cheaper?
 _CAPACITY = re.compile(
     r"\bhow many (?:concurrent |simultaneous |parallel |active )?(?:users|people|requests|streams|sessions|customers|"
     r"chats|conversations|seats|qps|rps)\b|\bmax(?:imum)? (?:number of )?(?:concurrent |simultaneous |parallel )?"
-    r"(?:users|requests|streams|sessions|qps|rps)\b|\bmost (?:concurrent )?users\b|\bas many users as\b|\bhow much (?:load|traffic)\b",
+    r"(?:users|requests|streams|sessions|qps|rps)\b|\bmost (?:concurrent )?users\b|\bas many users as\b|\bhow much (?:load|traffic)\b"
+    r"|\b(?:max(?:imum)?|peak|top|total|aggregate) throughput\b|\b(?:what|how much) (?:total )?throughput\b"
+    r"|\bhow many (?:output )?tokens (?:per second|a second|/ ?s) (?:can|could|do|does|will|would)\b",
     re.IGNORECASE)
 
 

@@ -35,7 +35,10 @@ def test_the_users_held_lead_the_answer(real_advisor) -> None:
 
 def test_a_fleet_of_replicas_counts_them_all(real_advisor) -> None:
     _response, view = _view(real_advisor, "we own 64 H100s; how many concurrent users can we serve gpt-oss-120b to?")
-    assert view.headline.startswith("✅ 64× H100 SXM5 80GB serve gpt-oss-120b to about 8,064 users at once"), view.headline
+    # gpt-oss reasons before it answers: its users are counted at the 2,000-token replies its plan is sized for (at
+    # 256-token replies, a prompt every 13 s per user, the prefills held it to 8,064); 16 TP4 replicas of 1,024
+    assert view.headline.startswith("✅ 64× H100 SXM5 80GB serve gpt-oss-120b to about 16,384 users at once"), view.headline
+    assert _response.advice.effective.output_tokens == 2000
 
 
 def test_a_capacity_question_with_no_verb_is_read_as_serving(real_advisor) -> None:

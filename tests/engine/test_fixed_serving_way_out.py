@@ -47,7 +47,7 @@ def test_users_past_what_the_fixed_gpus_batch_are_said_not_a_missing_price() -> 
 
     advice = advise(Workload(mode="inference", model="qwen3-235b-a22b", gpu="h100-sxm", gpu_count=8, concurrency=500), REAL)
     (problem,) = [p for p in advice.problems if p.code == USERS_PAST_FIXED]
-    assert problem.message.startswith("It fits the memory of 8x H100 SXM5 80GB, but no replica on them batches 500 users")
+    assert problem.message.startswith("The model fits 8x H100 SXM5 80GB, but not beside 500 users' KV cache at 4,096 tokens")
     assert "no sourced" not in " ".join(p.message for p in advice.problems)
     found = re.search(r"the 8 GPUs you fixed serve about ([\d,]+) users, and all 500 need (\d+)x H100", problem.message)
     assert found is not None and int(found[1].replace(",", "")) < 500 and int(found[2]) > 8, problem.message
