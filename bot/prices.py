@@ -111,7 +111,12 @@ def build_price_table(
     names: Mapping[str, str],
 ) -> PriceTable:
     """Lines for the offers `catalog.query.price_offers` returned, for the question in `query` (the
-    reading's updates: gpu, provider, gpu_count, pricing). `names` maps ids to display names."""
+    reading's updates: gpu, provider, gpu_count, pricing). `names` maps ids to display names.
+
+    Several providers compared (the reading's "providers") list the rows of each one named, in one table; one
+    without the GPU is said to have none. "reserved vs on-demand" ("compared_pricing") lists every kind."""
+    if query.get("providers"):
+        return _compared_providers(offers, widened, query, gpu_family, names)
     kinds = [query["pricing"]] if query.get("pricing") in _KIND_FIELD else list(_KIND_FIELD)
     credible: list[PriceLine] = []
     suspect: list[PriceLine] = []
@@ -157,6 +162,44 @@ def build_price_table(
         notes = [n for n in notes if not n.startswith("The catalog has no ")]
     return PriceTable(title=title, lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN), notes=notes, query=dict(query),
                       unpriced=unpriced, answer=answer)
+
+
+def _compared_providers(offers: Sequence[Any], widened: Sequence[str], query: Mapping[str, Any],
+                        gpu_family: Sequence[str], names: Mapping[str, str]) -> PriceTable:
+    """'price of 8x H200 on CoreWeave vs Lambda vs Nebius': one table of the rows of every provider named, the
+    answer giving each one's cheapest on-demand GPU-hour, and the providers with no offer of the GPU said so."""
+    from catalog.query import at_providers, missing_providers
+
+    providers = [str(p) for p in query["providers"]]
+    rest = {k: v for k, v in query.items() if k != "providers"}
+    named = at_providers(offers, providers)
+    if not named:  # none of them rents it: the other providers' rows, as for one provider without the GPU
+        table = build_price_table(offers, [*widened, "provider"], {**rest, "provider": providers[0]}, gpu_family, names)
+        return replace(table, query=dict(query))
+    table = build_price_table(named, widened, rest, gpu_family, names)
+    shown = [names.get(p, p) for p in providers]
+    title = f"{table.title} at {_listed(shown)}"
+    cheapest: dict[str, PriceLine] = {}
+    for line in table.lines:
+        if line.pricing == "on_demand" and not line.suspect and (
+                line.provider not in cheapest or (cheapest[line.provider].gpu != query.get("gpu") == line.gpu)):
+            cheapest[line.provider] = line  # cheapest first within each kind; the GPU named before its family
+    gpu = names.get(query.get("gpu") or "", "")
+    prices = [f"{names.get(p, p)} ${cheapest[p].usd_per_gpu_hour:,.2f}" for p in providers if p in cheapest]
+    answer = (f"{gpu + ' ' if gpu else ''}on demand, per GPU-hour: {', '.join(prices)}." if prices else "")
+    lacking = [names.get(p, p) for p in missing_providers(named, providers)]
+    unpriced = [names.get(p, p) for p in providers if p not in cheapest and names.get(p, p) not in lacking]
+    notes = list(table.notes)
+    if lacking:
+        notes.insert(0, f"The catalog has no {_listed(lacking, 'or')} offer for {gpu or 'this GPU'}.")
+    if unpriced:
+        notes.insert(0, f"No on-demand price listed at {_listed(unpriced)}.")
+    return replace(table, title=title, answer=answer, notes=notes, query=dict(query))
+
+
+def _listed(items: Sequence[str], last: str = "and") -> str:
+    """'CoreWeave, Lambda and Nebius'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
 
 
 def _without_kind(offers: Sequence[Any], widened: Sequence[str], query: Mapping[str, Any], gpu_family: Sequence[str],
@@ -256,6 +299,10 @@ def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[Pri
         gpu = names.get(query.get("gpu") or "", query.get("gpu") or "that GPU")
         notes.append(f"The catalog has no offer for {gpu}" + (f" at {provider} or anywhere else." if provider else ".")
                      + " A price you pay yourself can be given with a question, e.g. “at $2.10/hr”.")
+    for kind in query.get("compared_pricing") or ():  # "reserved vs on-demand": a kind with no row is said
+        if kind in _KIND_LABEL and not any(line.pricing == kind for line in lines):
+            notes.append(f"The catalog has no {_KIND_LABEL[kind]} price for these offers (commitment prices are on the "
+                         "provider's pricing page or quoted per contract); the kinds it has are listed.")
     if other_kinds and len(kinds) == 1:
         notes.append(f"{other_kinds} more offer(s) have no {_KIND_LABEL[kinds[0]]} price in the catalog; "
                      f"ask without “{_KIND_LABEL[kinds[0]]}” to see them.")

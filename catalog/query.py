@@ -226,6 +226,7 @@ def price_offers(
     gpus: Sequence[str] = (),
     provider: str | None = None,
     gpus_per_node: int | None = None,
+    providers: Sequence[str] = (),
 ) -> tuple[list[OfferRecord], list[str]]:
     """The offers a price question asks about ("how much is an H100 on AWS?", "price of 8x H100 on
     Lambda"), cheapest on-demand GPU-hour first, and which filters ("provider", "gpus_per_node") were
@@ -235,10 +236,19 @@ def price_offers(
     or instance size that has no matching offer widens the search instead of answering with nothing,
     and says so: the user learns that RunPod has no 4090 row *and* who does rent one. Offers without
     any published price come last. Pure over the records, so a refreshed price overlay is queried alike.
+
+    `providers` ("on CoreWeave vs Lambda vs Nebius") keeps the offers of each one named, a comparison: one without
+    the GPU is simply absent (`missing_providers` says which), and only when none has it is the search widened.
     """
     wanted = set(gpus)
     pool = [o for o in offers if not wanted or o.gpu in wanted]
     widened: list[str] = []  # the reply says "no RunPod offer of that GPU; other providers:"
+    if providers:
+        at_any = at_providers(pool, providers)
+        if at_any or not pool:
+            pool = at_any
+        else:
+            widened.append("provider")
     if provider is not None:
         at_provider = [o for o in pool if o.provider == provider]
         if at_provider or not pool:
@@ -259,6 +269,18 @@ def price_offers(
         return (0, (offer.on_demand_usd_per_hour or min(prices)) / offer.gpus_per_node, offer.id)
 
     return sorted(pool, key=cheapest_gpu_hour), widened
+
+
+def at_providers(offers: Iterable[OfferRecord], providers: Sequence[str]) -> list[OfferRecord]:
+    """The offers of the providers named (a comparison lists each one's rows)."""
+    named = set(providers)
+    return [o for o in offers if o.provider in named]
+
+
+def missing_providers(offers: Iterable[OfferRecord], providers: Sequence[str]) -> list[str]:
+    """The providers named that have none of `offers` (a price comparison says so, never drops them silently)."""
+    having = {o.provider for o in offers}
+    return [p for p in providers if p not in having]
 
 
 def open_catalog(db_path: str | Path | None = None, *, extra_data_dirs: Sequence[Path] = ()) -> Catalog:

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.models import BUSY_HOUR_FACTOR, Problem
 
+from .asides import IMAGE_JOB_NOTE, IMAGE_PROMPT_CUE, IMAGE_PROMPT_TOKENS
 from .availability import availability, no_margin
 from .capacity import capacity_asked
 from .quantities import _sig
@@ -104,6 +105,12 @@ def fold(
     job = _job_items(job_text, updates, current_mode, training_said)
     if job:
         updates["batch_items"] = job
+        if "input_tokens" not in updates and _IMAGE_JOB.search(job_text):
+            updates["input_tokens"] = IMAGE_PROMPT_TOKENS
+            cues.add(IMAGE_PROMPT_CUE)
+            notes.append(f"{IMAGE_JOB_NOTE} {job:,.0f} images: each prompt is sized at {IMAGE_PROMPT_TOKENS:,} "
+                         "tokens, an image of about 1024x1024 (~1.3k vision tokens in Qwen2-VL-style encoders, one per "
+                         "28x28 pixels) and its instruction; say the image size or the prompt length if yours differ")
     elif (not training_said and updates.get("mode", current_mode) in (None, "inference") and "offline" not in updates
           and (_OFFLINE.search(whole) or ("load_tokens_per_s" in updates and _OFFLINE_WORK.search(whole)))):
         # "offline batch" (in a thread too), or a token load of batch work ("500M tokens a day of summarization"):
@@ -138,6 +145,11 @@ def fold(
                else "agents or a coding assistant as its users" if set(serving_only) <= {"agentic", "prefix_cache_hit"}
                else "a latency, request rate or response length")
         notes.append(f"read as serving the model (no training was said, and you gave {why})")
+    if _pretraining_scale(items, updates, cues, mode_unsaid):
+        updates["mode"] = "pretrain"
+        notes.append(f"read as pre-training: “train” with no base model named, a generic {updates['params_b']:g}B model "
+                     f"and {updates['dataset_tokens'] / 1e9:,.0f}B tokens (at least {PRETRAIN_SCALE_TOKENS / 1e9:.0f}B is "
+                     "a pre-training corpus, not a fine-tuning set); say “fine-tune” or the method to size that instead")
     if "mode" in updates:  # the intent follows a method said outright ("QLoRA" trains, "serve" serves)
         updates["intent"] = "serve" if updates["mode"] == "inference" else "train"
     elif training_said and not mode_conflict:
@@ -200,13 +212,20 @@ _JOB_ITEMS = re.compile(
     r"comments|sentences|paragraphs|snippets|logs|lines|chats|(?<!tool )(?<!api )(?<!function )calls|invoices|contracts|"
     r"resumes|résumés|listings|entries|reports|notes|receipts|captions|summaries|"
     # the short texts a batch job classifies, and the samples of an eval or a labelling set ("classify 50M short texts")
-    r"texts|samples|examples)\b"
+    r"texts|samples|examples|"
+    # images a vision-language model captions, describes or reads ("caption 10M images", "OCR 500k pages")
+    r"images|photos|photographs|pictures|screenshots|scans|frames|thumbnails)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
     re.IGNORECASE)
 # what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
 _JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
                        r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
-                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|analysis|batch|offline)\b", re.IGNORECASE)
+                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|analysis|batch|offline|describe|describing|ocr|"
+                       r"transcribe|transcribing|digiti[sz]e|digiti[sz]ing)\b", re.IGNORECASE)
+# a job over images: each prompt is mostly the image's vision tokens, which the engine sees as prompt tokens
+_IMAGE_JOB = re.compile(r"\b(?:images|photos|photographs|pictures|screenshots|scans|frames|thumbnails|ocr)\b",
+                        re.IGNORECASE)
+
 _OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mode|pipeline|workload|summari\w+)\b",
                       re.IGNORECASE)
 # work that makes a token load an offline pipeline rather than a chat service
@@ -331,6 +350,17 @@ def _about_the_scenario(items: list[Said], updates: dict[str, Any], current_mode
     if any(s.kind == "filler" and s.text in _SCENARIO_WORDS for s in items):
         return True
     return current_mode is not None and "gpu" not in updates
+
+
+PRETRAIN_SCALE_TOKENS = 10e9  # fine-tuning sets are millions to a few billion tokens; tens of billions is a corpus
+
+
+def _pretraining_scale(items: list[Said], updates: dict[str, Any], cues: set[str], mode_unsaid: bool) -> bool:
+    """'train a 1B model on 100B tokens': only "train" said, a size and no model named, and a pre-training corpus.
+    Left unset, the engine plans the cheapest method that fits (LoRA), which no one means for a model with no base;
+    "fine-tune a 7B model on 50M tokens" stays a fine-tune."""
+    return (mode_unsaid and _train_verb(items) and not cues & {"finetune", "adapt"} and "model" not in updates
+            and bool(updates.get("params_b")) and (updates.get("dataset_tokens") or 0) >= PRETRAIN_SCALE_TOKENS)
 
 
 def _train_verb(items: list[Said]) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from lark import Lark
 from lark.exceptions import LarkError
 
+from .asides import take_asides
 from .names import glue_names
 from .normalize import normalize
 from .reading import NameResolver, Reading
@@ -213,10 +214,11 @@ def parse(
     normalized = ""
     try:
         normalized = normalize(text if isinstance(text, str) else str(text))
+        normalized, asides = take_asides(normalized)  # "1024x1024 images", "100 LoRA adapters": no GPU counts
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
-        return found.apply(reading.model_copy(update={"text": normalized}))
+        return asides.apply(found.apply(reading.model_copy(update={"text": normalized})))
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)
         return Reading(text=normalized, intent="gibberish", notes=(FALLBACK_NOTE,))

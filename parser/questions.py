@@ -185,10 +185,15 @@ def questions_for(
             text="How many users at once (or requests per second)? Sized for 1 stream until you say (e.g. “50 users”).",
             why="the KV cache, the replicas and the cost per token scale with the load"))
     if workload.batch_items and not workload.requests_per_s and workload.output_tokens is None:
+        # a prompt length known (said, or assumed for an image and said so) is not asked again, nor contradicted
+        text = (f"How many tokens does each answer generate? Sized at {reply_tokens:,} out with "
+                f"{workload.input_tokens:,}-token prompts until you say (e.g. “100 output tokens”)."
+                if workload.input_tokens else
+                f"How long is each prompt, and how many tokens does each answer generate? Sized at {DEFAULT_INPUT_TOKENS:,} "
+                f"in and {reply_tokens:,} out until you say (e.g. “500 tokens in, 100 out”).")
         wanted.append(Question(
             field="output_tokens",
-            text=f"How long is each prompt, and how many tokens does each answer generate? Sized at {DEFAULT_INPUT_TOKENS:,} "
-                 f"in and {reply_tokens:,} out until you say (e.g. “500 tokens in, 100 out”).",
+            text=text,
             why="the job's GPU-hours scale with the tokens generated and the prompts to prefill"))
     if workload.requests_per_s and workload.output_tokens is None:
         # only what is missing: prompts said ("8k-token prompts") are not asked again, nor restated as the default
