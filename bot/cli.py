@@ -8,18 +8,22 @@ usage errors (bad arguments, invalid JSON or workload fields on stdin), 1 when `
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import datetime as dt
-import json
-import logging
-import os
-import signal
-import sys
-import types
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from bot import regex_cache
+
+regex_cache.preload(regex_cache.default_path())  # before the imports below compile their patterns
+
+import argparse  # noqa: E402 - after the patterns are back in re's cache
+import contextlib  # noqa: E402
+import datetime as dt  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import types  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO  # noqa: E402
 
 
 def _without_pydantic_plugins() -> None:
@@ -498,10 +502,11 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, stdo
     out = stdout or sys.stdout
     config = Config.from_env()
     name = " ".join(filter(None, [args.command, getattr(args, "catalog_command", None)]))
-    from bot import gc_settings, regex_cache
+    from bot import gc_settings
 
     compiled = config.catalog_path.with_name("regexes.cache") if config.catalog_path is not None else None
-    regex_cache.preload(compiled)  # before the parser, engine and libraries import and compile theirs
+    if compiled != regex_cache.default_path():  # a catalog path given another way: its own file
+        regex_cache.preload(compiled)
 
     if args.command == "serve":  # the workers tune their collector once they are built; a normal exit
         return _run(args, name, lambda: args.run(args, config, out))

@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_FORMAT = b"gpu-advisor compiled regexes 1"
-_MAX_KEPT = 400  # below re's own cache size (512), which drops its oldest entries past it
+_FORMAT = b"gpu-advisor compiled regexes 2"
+_MAX_KEPT = 480  # below re's own cache size (512), which drops its oldest entries past it
 _loaded: set[tuple[Any, ...]] = set()
 
 
@@ -32,6 +32,19 @@ def _header() -> bytes:
     import _sre
 
     return b" ".join([_FORMAT, sys.version.encode(), str(getattr(_sre, "MAGIC", "")).encode()])
+
+
+def default_path() -> Path | None:
+    """Where `bot.config.Config` puts the catalog cache, read without importing it (so the start-up's first imports,
+    argparse, json and logging among them, find their patterns too): beside GPU_ADVISOR_CATALOG_DB, else in the
+    user cache directory."""
+    try:
+        from bot.user_dirs import user_cache_dir
+
+        catalog = os.environ.get("GPU_ADVISOR_CATALOG_DB", "").strip()
+        return (Path(catalog).expanduser() if catalog else user_cache_dir() / "catalog.db").with_name("regexes.cache")
+    except Exception:  # noqa: BLE001 - no home directory: compiled as usual
+        return None
 
 
 def preload(path: Path | None) -> int:
@@ -52,13 +65,15 @@ def preload(path: Path | None) -> int:
             body = f.read()
         if hashlib.sha256(body).hexdigest().encode() != digest:
             return 0
-        entries = pickle.loads(body)
+        entries, left_out = pickle.loads(body)
         ready = {key: _sre.compile(*parts) for key, parts in entries}  # the engine checks the code it is given
     except Exception:  # noqa: BLE001 - a missing or damaged file only costs compiling as usual
         return 0
     for key, pattern in ready.items():
         cache.setdefault(key, pattern)
-    _loaded.update(ready)
+    # the patterns past _MAX_KEPT that the file names but does not hold: compiled as usual, and not a reason to
+    # write the file again (every run would otherwise rewrite it, ~100 ms)
+    _loaded.update(ready, left_out)
     return len(ready)
 
 
@@ -84,7 +99,8 @@ def save(path: Path | None) -> bool:
             parts = pattern_parts(cache[key])
             if parts is not None:
                 entries.append((key, parts))
-        body = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
+        left_out = keys[:-_MAX_KEPT] if len(keys) > _MAX_KEPT else []
+        body = pickle.dumps((entries, left_out), protocol=pickle.HIGHEST_PROTOCOL)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".regexes-", dir=path.parent)
         try:
@@ -98,4 +114,5 @@ def save(path: Path | None) -> bool:
     except Exception:  # noqa: BLE001 - an unwritable cache only costs the next start its compiles
         return False
     _loaded.update(key for key, _ in entries)
+    _loaded.update(left_out)
     return True
