@@ -85,8 +85,8 @@ class Response:
     question_fields: list[str] = field(default_factory=list)  # the Workload field each question fills
     prices: Any = None  # bot.prices.PriceTable when the message was a price question ("how much is an H100?")
     hardware: Any = None  # bot.caveats.HardwareKinds: which GPUs are consumer cards, which providers marketplaces
-    capacity_asked: bool = False  # "how many users can 8 H100s serve?": the users the plan holds are the answer
-    capacity: Capacity | None = None  # what the GPUs hold, read from the one-stream plan; `advice` is then sized for it
+    # "how many users can 8 H100s serve?": what the GPUs hold, read from the one-stream plan; `advice` is sized for it
+    capacity: Capacity | None = None
     compared: tuple[GpuPlan, GpuPlan] | None = None  # "is A100 or H100 cheaper?": both planned, the cheaper first
 
     @property
@@ -314,7 +314,6 @@ class Advisor:
             notes += self.hub.turn_notes()
         asked = [(_text_of(q), str(getattr(q, "field", "") or "")) for q in getattr(turn, "questions", ()) or ()]
         asked = [(text, name) for text, name in asked if text]
-        questions = [text for text, _ in asked]
         advice: Advice | None = previous
         # the engine's diff names each changed field and what it did to the answer; the parser's
         # field list is the fallback when the engine had nothing to compare
@@ -346,7 +345,6 @@ class Advisor:
                     # "I plan one GPU at a time": both are planned; and compared full, no load is needed to answer
                     dropped = {"gpu", "concurrency"} if compared[0].capacity is not None else {"gpu"}
                     asked = [(t, f) for t, f in asked if f not in dropped]
-                    questions = [t for t, _ in asked]
             elif CAPACITY_CUE in cues or capacity_asked(text):
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
             if previous is not None and intent in ("refine", "answer", "undo"):
@@ -360,17 +358,15 @@ class Advisor:
         if advice is not None and any(n.startswith(RENTED_NOWHERE_NOTE) for n in advice.notes):
             # "yours or to rent? Priced as a rental" of a GPU no provider rents: it is planned as theirs already
             asked = [(t, f) for t, f in asked if f != "data_location"]
-            questions = [t for t, _ in asked]
         if advice is not None and any(p.field in REJECTED_SIZE_FIELDS and p.code in REJECTED_CODES for p in advice.problems):
             # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
             # of a workload that cannot be sized would be answering past the user
             asked = [(t, f) for t, f in asked if f in REJECTED_SIZE_FIELDS]
-            questions = [t for t, _ in asked]
+        questions = [t for t, _ in asked]
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity_asked=capacity is not None or capacity_asked(text), capacity=capacity,
-                        compared=compared)
+                        capacity=capacity, compared=compared)
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
@@ -379,7 +375,7 @@ class Advisor:
         service with no load said is compared full, at the users each holds at the speed floor: per token at one
         stream, every GPU is dear, and the ranking between them is not the one a loaded service sees."""
         from bot.formatting import winner_option
-        from engine.recommendation import runs_asked
+        from engine.recommend import run_cost_usd
 
         resolved = self.catalog.resolve_gpu(other)
         second = getattr(resolved, "id", None)
@@ -402,10 +398,7 @@ class Advisor:
                 return None
             tp = option.throughput
             per_1m = tp.cost_per_1m_tokens_usd.value if serving and tp.cost_per_1m_tokens_usd is not None else None
-            per_run = None
-            if not serving:
-                runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in option.tco) if cost is not None]
-                per_run = min(runs) if runs else option.total_usd / runs_asked(planned.effective)
+            per_run = None if serving else run_cost_usd(option.tco, planned.effective)
             speed = tp.decode_tokens_per_s_per_sequence.value if tp.decode_tokens_per_s_per_sequence is not None else None
             plans.append(GpuPlan(gpu=str(gpu), advice=planned, capacity=capacity, gpus=option.cluster.gpus,
                                  usd_per_month=option.total_usd, usd_per_1m_tokens=per_1m, usd_per_run=per_run,
@@ -414,8 +407,9 @@ class Advisor:
         def cost(p: GpuPlan) -> float:
             if p.usd_per_run is not None:
                 return p.usd_per_run
-            full = p.capacity is not None and p.usd_per_1m_tokens is not None
-            return p.usd_per_1m_tokens if full and p.usd_per_1m_tokens is not None else p.usd_per_month or math.inf
+            if p.capacity is not None and p.usd_per_1m_tokens is not None:
+                return p.usd_per_1m_tokens
+            return p.usd_per_month or math.inf
 
         first_plan, second_plan = sorted(plans, key=cost)
         return first_plan, second_plan
@@ -425,8 +419,9 @@ class Advisor:
         the same GPUs planned for that many users, so the speed, total throughput, cost per 1M tokens and
         assumptions are those of the GPUs full rather than of one stream on them (a $47.71 per 1M tokens "at 1
         stream" beside "about 315 users"). The one-stream advice stays when the loaded plan would not hold them."""
-        from bot.summary import users_held
         from engine.capacity import requests_per_s_held
+        from engine.defaults import apply_defaults
+        from engine.offer_plans import users_held
         from parser.questions import serving_without_load
 
         cluster = advice.cluster
@@ -440,15 +435,18 @@ class Advisor:
         if users < 2:
             return capacity, advice
         fixed = {"gpu": workload.gpu or cluster.gpu, "gpu_count": workload.gpu_count or cluster.gpus}
-        loaded = self.advise(workload.model_copy(update={"concurrency": users, **fixed}))
-        reply = loaded.effective.output_tokens
-        if workload.output_tokens is None and reply and reply != advice.effective.output_tokens:
+        full = workload.model_copy(update={"concurrency": users, **fixed})
+        if workload.output_tokens is None:
             # a reasoning model's replies are sized longer under load (their thinking): the users held are counted
-            # at that same reply length, or the headline (256-token replies) and the plan (2,000) disagree
-            again = self._at_capacity(workload.model_copy(update={"output_tokens": reply}),
-                                      self.advise(workload.model_copy(update={"output_tokens": reply})), rate=rate)
-            if again[0] is not None:
-                return again
+            # at that same reply length, or the headline (256-token replies) and the plan (2,000) disagree; the
+            # engine's defaults say the length without planning the load
+            reply = apply_defaults(full, self.catalog_data())[0].output_tokens
+            if reply and reply != advice.effective.output_tokens:
+                again = self._at_capacity(workload.model_copy(update={"output_tokens": reply}),
+                                          self.advise(workload.model_copy(update={"output_tokens": reply})), rate=rate)
+                if again[0] is not None:
+                    return again
+        loaded = self.advise(full)
         tp = loaded.throughput
         if (loaded.cluster is None or not loaded.cluster.fits or loaded.cluster.gpus != cluster.gpus or tp is None
                 or any(not t.met for t in tp.targets)):

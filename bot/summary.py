@@ -62,7 +62,7 @@ from engine.models import (
     TargetCheck,
     Workload,
 )
-from engine.offer_plans import ROOM_NOTE, SLOW_FIXED_NOTE, USERS_AT_FLOOR_NOTE
+from engine.offer_plans import SLOW_FIXED_NOTE, room_figures
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
@@ -289,29 +289,6 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     return " · ".join(b for b in bits if b)
 
 
-def _room_note(cluster: ClusterPlan) -> tuple[str, str, str | None, int | None] | None:
-    """(sequences one replica's memory holds, their context, the speed floor, the users kept at it) as the engine's
-    room note says them (the last two None when it gives no floor); None when the plan has no room note."""
-    note = next((n for n in cluster.notes if n.startswith(ROOM_NOTE)), "")
-    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
-    if room is None:
-        return None
-    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
-    return (room.group(1), room.group(2), kept.group(1) if kept else None,
-            int(kept.group(2).replace(",", "")) if kept else None)
-
-
-def users_held(cluster: ClusterPlan) -> tuple[int, str, int, str] | None:
-    """(users kept at the speed floor, the floor, sequences memory holds, their context) over all replicas, from the
-    engine's room note; None when the plan has none (sized for a load said)."""
-    room = _room_note(cluster)
-    if room is None or room[2] is None or room[3] is None:
-        return None
-    replicas = max(1, cluster.replicas or 1)
-    held = int(room[0].replace(",", ""))
-    return min(held, room[3]) * replicas, room[2], held * replicas, room[1]
-
-
 def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | None:
     """"How many users can 8 H100s serve Llama 3.1 70B to?": the users the plan holds at the speed floor lead the
     answer, where a question back ("how many users at once?") would ask the user their own question; asked as a
@@ -373,7 +350,7 @@ def _room(cluster: ClusterPlan) -> str:
     """Sized for one stream until the load is said, so how many users the same GPUs serve is the "does it fit"
     answer: the users kept at the speed floor, with the KV cache room beside it when memory is not what binds
     (405B FP8 on 4 MI300X has memory for 261 sequences but keeps 20 tokens/s for 6)."""
-    room = _room_note(cluster)
+    room = room_figures(cluster)
     if room is None:
         return ""
     held, ctx, floor, users = room
@@ -959,7 +936,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     guessing = "dataset_tokens" in response.question_fields and _tokens_guessed(advice) is not None
     if verdict == "fits":
         buy_or_rent = _buy_or_rent_headline(response, names)
-        capacity = _capacity_headline(response, names) if response.capacity_asked else None
+        capacity = _capacity_headline(response, names)
         versus = _compared_headline(response, names)
         headline = _guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or headline
         notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]

@@ -9,7 +9,6 @@ worse than none, and a traceback is worse than both.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
@@ -29,7 +28,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import ROOM_NOTE, USERS_AT_FLOOR_NOTE
+from engine.offer_plans import room_figures
 from engine.preference import preference_note
 from engine.recommend import (
     OWNED_PREFIX,
@@ -474,10 +473,9 @@ def _at_the_floor(message: str, effective: Workload, given: Workload, arch: Arch
                      given=given.model_copy(update={"concurrency": None}), ranking_only=True)
     held = None
     if fixed.options:
-        room = next((n for n in fixed.options[0].cluster.notes if n.startswith(ROOM_NOTE)), "")
-        found = re.search(re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", room)
+        room = room_figures(fixed.options[0].cluster)
         replicas = max(1, fixed.options[0].cluster.replicas or 1)
-        held = int(found.group(1).replace(",", "")) * replicas if found else None
+        held = room[3] * replicas if room is not None and room[3] is not None else None
     free = evaluate(effective.model_copy(update={"gpu_count": None, "nodes": None}), arch, data,
                     given=given.model_copy(update={"gpu_count": None, "nodes": None}), ranking_only=True)
     option = free.options[0] if free.options else None

@@ -10,6 +10,7 @@ ranks the results.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import cast
 
@@ -61,6 +62,30 @@ SLOW_FIXED_NOTE = "slow on the GPUs you fixed: "  # the fixed GPUs serve the use
 MISSED_FIXED_NOTE = "short on the GPUs you fixed: "  # the fixed GPUs miss a target the user stated (first message)
 # after ROOM_NOTE's figure, for a plan sized for one stream: "; at ≥20 tokens/s per user it serves 38 users (...)"
 USERS_AT_FLOOR_NOTE = " per user it serves "
+
+
+def room_figures(plan: ClusterPlan) -> tuple[str, str, str | None, int | None] | None:
+    """(sequences one replica's memory holds, their context, the speed floor, the users kept at it) as the room note
+    (`serving_result`) says them (the last two None when it gives no floor); None when the plan has no room note.
+    Read here, beside the note's wording, by the first message and by the engine's own restatements."""
+    note = next((n for n in plan.notes if n.startswith(ROOM_NOTE)), "")
+    room = re.match(re.escape(ROOM_NOTE) + r"([\d,]+) sequences of ([\d,]+) tokens", note)
+    if room is None:
+        return None
+    kept = re.search(r"at ≥([\d.]+) tokens/s" + re.escape(USERS_AT_FLOOR_NOTE) + r"([\d,]+) users", note)
+    return (room.group(1), room.group(2), kept.group(1) if kept else None,
+            int(kept.group(2).replace(",", "")) if kept else None)
+
+
+def users_held(plan: ClusterPlan) -> tuple[int, str, int, str] | None:
+    """(users kept at the speed floor, the floor, sequences memory holds, their context) over all replicas, from the
+    room note; None when the plan has none (sized for a load said)."""
+    room = room_figures(plan)
+    if room is None or room[2] is None or room[3] is None:
+        return None
+    replicas = max(1, plan.replicas or 1)
+    held = int(room[0].replace(",", ""))
+    return min(held, room[3]) * replicas, room[2], held * replicas, room[1]
 
 
 def relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:

@@ -16,6 +16,7 @@ computed once per (variant, GPU, node shape) and shared across offers, which kee
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ from engine.models import (
     Problem,
     Recommendation,
     TargetCheck,
+    TcoOption,
     ThroughputEstimate,
     Workload,
 )
@@ -702,6 +704,13 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     return list(keep.values())
 
 
+def run_cost_usd(tcos: Sequence[TcoOption], w: Workload) -> float:
+    """A run's cost as the answer prints it ("$304 per run"; a job over a month: its whole cost), the cheapest
+    workflow's; with no run length, the month's total over the runs asked."""
+    runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in tcos) if cost is not None]
+    return min(runs) if runs else min(t.total_usd for t in tcos) / runs_asked(w)
+
+
 def _build(c: _Candidate, given: Workload | None = None) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
@@ -747,9 +756,7 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
             when = "while it runs" if scheduled_service(c.w) else "around the clock"
             cost = cost.model_copy(update={"notes": (f"at full load {when}; at 30% average load it is 3.3x this",)})
         throughput = throughput.model_copy(update={"cost_per_1m_tokens_usd": cost})
-    # a run's cost as the answer prints it ("$304 per run"; a job over a month: its whole cost)
-    runs = [float(cost) for cost in (t.job_usd or t.per_run_usd for t in tcos) if cost is not None]
-    per_run = min(runs) if runs else min(t.total_usd for t in tcos) / runs_asked(c.w)
+    per_run = run_cost_usd(tcos, c.w)
     budget = budget_check(c.w, min(t.total_usd for t in tcos), per_run)
     if budget is not None:
         throughput = throughput.model_copy(update={"targets": (*throughput.targets, budget)})
