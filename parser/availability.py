@@ -15,8 +15,9 @@ _AVAILABLE = re.compile(r"\b99\.9\d* ?%(?= ?(?:uptime|availability|available|sla
                         r"(?: of| target of)? 99\.9\d* ?%|\bhigh[- ]availability\b|\bhighly available\b|\bredundan(?:t|cy)\b"
                         r"|\bfail-?over\b|\bn ?\+ ?1\b|\bno single point of failure\b|\bzero[- ]downtime\b", re.IGNORECASE)
 _DATA = re.compile(r"\b(?:data|dataset|corpus|bucket|buckets|s3|gcs|blob|storage|checkpoints?)\b", re.IGNORECASE)
-_HA = re.compile(r"(?<![\w-])HA(?![\w-])")  # the abbreviation, in capitals only ("ha" is a laugh)
-# ... or after a word that makes it a requirement, since messages reach the parser lowercased ("with HA", "need HA")
+# "HA" in capitals, for text read as written (a message reaches the reader normalised: parser.normalize spells a
+# capital "HA" out as "high availability" before lowercasing), or after a word that makes it a requirement
+_HA = re.compile(r"(?<![\w-])HA(?![\w-])")
 _HA_SAID = re.compile(r"\b(?:with|need|needs|want|wants|require|requires|must be|be|for|in an?|an?|full|proper) ha\b"
                       r"|\bha (?:setup|deployment|pair|cluster|mode|config|configuration|requirement)\b"
                       r"|\bsurviv\w* (?:a |one |any )?(?:node|gpu|machine|server|host|instance|zone|az|region|datacenter|"

@@ -126,6 +126,9 @@ _KNOWN_WORDS = frozenset(TYPO_TARGETS) | {
 _WORD = re.compile(r"\b[a-z]{5,}\b")
 
 
+_HA_CAPITALS = re.compile(r"(?<![\w-])HA(?![\w-])")
+
+
 def normalize(text: str) -> str:
     """Return the one dialect the grammar reads. Never raises for any `str`."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS])
@@ -133,6 +136,7 @@ def normalize(text: str) -> str:
     text = _SLACK_LINK.sub(r" \1 ", text)
     text = _SLACK_OTHER.sub(" ", text)
     text = _URL.sub(" ", text)
+    text = _HA_CAPITALS.sub(" high availability ", text)  # "HA" is a requirement only in capitals ("ha" is a laugh)
     text = text.lower().replace("\u00d7", "x").replace("_", " ").replace("\u2212", "-")
     text = clock_times(text)  # "9 am - 6 pm", "8:30am–5:30pm" -> "9am-6pm", "8.5am-5.5pm" before ":" and "–" go
     text = day_ranges(text)  # "Mon – Sat" -> "mon-sat", before "–" goes

@@ -45,3 +45,10 @@ def test_the_reading_sets_min_replicas_for_a_service_only() -> None:
     assert any(n.startswith("read “across 2 regions” as at least 2 replicas (one per region") for n in served.notes)
     trained = parse("full fine-tune llama 3.1 8b on 1B tokens with high availability")
     assert "min_replicas" not in trained.updates
+
+
+def test_ha_in_capitals_reaches_the_reader() -> None:
+    """Messages are lowercased before they are read, so "HA" in capitals was only ever matched in direct calls: the
+    normaliser spells it out, and a laugh in lower case stays a laugh."""
+    assert parse("serve llama 3.1 8b for 20 users, HA behind a load balancer").updates.get("min_replicas") == 2
+    assert "min_replicas" not in parse("ha ha, how much is an h100").updates
