@@ -44,7 +44,7 @@ from engine.recommend import (
     rented_nowhere,
 )
 from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
-from engine.serving import SPEED_TARGET_MARGIN, user_floor
+from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, user_floor
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
@@ -539,7 +539,7 @@ def availability_note(effective: Workload, chosen: Option | None) -> list[str]:
     """Availability asked ("99.9% uptime", "HA"): what the plan gives, in one line the first message keeps, since
     the parser's note of how it read the request is among the first a busy answer drops. With the GPUs fixed
     holding a single replica, that it is a single point of failure."""
-    wanted = int(effective.min_replicas or 0)
+    wanted = failover_replicas(effective)
     if chosen is None or wanted < 2 or (effective.mode or "inference") != "inference":
         return []
     plan = chosen.cluster

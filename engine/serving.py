@@ -218,6 +218,12 @@ def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp:
     return _largest_batch_meeting(step_of, cap, floor * 0.999)
 
 
+def failover_replicas(w: Workload) -> int:
+    """The replicas availability asks for ("99.9% uptime", "HA"), 0 when none; an offline job restarts what a lost
+    machine held, so it is sized for throughput alone."""
+    return 0 if w.batch_items or w.offline else int(w.min_replicas or 0)
+
+
 def _bill(replicas: int, group: int, gpn: int) -> tuple[int, int]:
     """(nodes, billed GPUs): replicas pack into whole rented nodes; a group larger than a node spans nodes."""
     if group <= gpn:
@@ -299,9 +305,9 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         replicas = max(1, math.ceil(w.target_tokens_per_s / (batch / step_of(batch)) - 1e-9))
     else:
         batch, replicas = 1, 1
-    if w.min_replicas and replicas < w.min_replicas and not (w.batch_items or w.offline):
+    if replicas < failover_replicas(w):
         # availability asked for: one replica per region or zone, the users spread over them
-        replicas = int(w.min_replicas)
+        replicas = failover_replicas(w)
         batch = math.ceil(int(w.concurrency) / replicas) if w.concurrency else batch
     if fixed:
         replicas = fixed // group
@@ -319,7 +325,7 @@ def _billed(w: Workload, group: int, sized: tuple[int, int, int, float, float, f
     without building the ServingChoice (most groups tried are not the one chosen)."""
     _cap, _batch, replicas, step, ttft, _capacity = sized
     nodes, billed = _bill(replicas, group, gpn)
-    if w.min_replicas and replicas > 1 and not (w.batch_items or w.offline):
+    if failover_replicas(w) and replicas > 1:
         # replicas for availability do not share a machine (nor, across regions, a data center): one node each
         nodes = replicas * math.ceil(group / gpn)
         billed = nodes * gpn
@@ -413,7 +419,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         # finishes first and costs least; a service is bought for its users' speed
         last = -filled * (capacity or 0.0) if offline else -1 / step
         # availability asked on GPUs the user fixed: a layout with a replica to fail over to comes first
-        alone = float(bool(fixed and w.min_replicas) and sized[2] < int(w.min_replicas or 0))
+        alone = float(bool(fixed) and sized[2] < failover_replicas(w))
         key = (float(len(misses)), alone, float(slow), shortfall, math.log(floor * step) if slow else 0.0,
                float(billed), float(nodes), last)
         became_best = best is None or key < best[0]

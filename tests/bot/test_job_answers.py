@@ -6,25 +6,14 @@ from __future__ import annotations
 
 import re
 
-from bot.limits import violations
-from bot.render import render_response
-from bot.summary import build_answer_view
-from bot.terminal import render_terminal
 from engine.recommendation import job_figures
+from tests.bot.answers import answered
 
 JOB_70B = "batch inference: summarize 2m rows with llama 3.1 70b, 1k tokens in, 200 out"
 
 
-def _answer(real_advisor, text: str):
-    response = real_advisor.respond(real_advisor.new_conversation(), text)
-    names = real_advisor.display_names()
-    [message] = render_response(response, names)
-    assert violations(message.blocks, text=message.text) == []
-    return response, build_answer_view(response, names), render_terminal(response, names)
-
-
 def test_a_job_is_costed_as_a_job_with_its_rate_and_hours_not_users_and_months(real_advisor) -> None:
-    response, view, text = _answer(real_advisor, JOB_70B)
+    response, view, text = answered(real_advisor, JOB_70B)
     advice = response.advice
     pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
     job = job_figures(pick, advice.effective)
@@ -55,7 +44,7 @@ def test_a_job_is_costed_as_a_job_with_its_rate_and_hours_not_users_and_months(r
 
 
 def test_the_users_a_service_is_sized_for_are_not_reported_as_a_target_met(real_advisor) -> None:
-    _, view, text = _answer(real_advisor, "serve Llama 3.3 70B for 100 concurrent users at 8k context, "
+    _, view, text = answered(real_advisor, "serve Llama 3.3 70B for 100 concurrent users at 8k context, "
                                           "p50 latency under 50ms per token")
     assert [t.split(":")[0] for t in view.targets] == ["per-user speed ≥ 20 tokens/s"], view.targets
     assert "concurrency" not in text
@@ -67,15 +56,15 @@ def test_a_job_on_demand_points_to_spot_and_on_spot_says_what_a_reclaim_costs(re
     """A restartable offline job is the textbook case for spot: on demand the answer says so; on spot it is priced
     there, its caveat is about reclaimed instances (not "keep on-demand capacity behind the load balancer"), and no
     "fastest" row is shown, since every option is sized to the same deadline."""
-    demand, on_demand, _ = _answer(real_advisor, JOB_70B)
+    demand, on_demand, _ = answered(real_advisor, JOB_70B)
     # said by the engine; under the first message it waits behind the AMD pick's caveat and the open question
     assert any(n.startswith("spot suits a job: an offline job restarts from the prompts it has not finished") and "“spot”" in n
                for n in demand.advice.notes), demand.advice.notes
-    response, spot, text = _answer(real_advisor, JOB_70B + ", spot")
+    response, spot, text = answered(real_advisor, JOB_70B + ", spot")
     assert response.advice.effective.pricing == "spot"
     pick = next(o for o in response.advice.options if o.name == response.advice.recommendation.primary)
     assert "(spot" in pick.name
     assert job_figures(pick, response.advice.effective).usd < 0.8 * job_figures(
-        next(o for o in _answer(real_advisor, JOB_70B)[0].advice.options), response.advice.effective).usd
+        next(o for o in answered(real_advisor, JOB_70B)[0].advice.options), response.advice.effective).usd
     assert any(n.startswith("Spot: a reclaimed instance's unfinished prompts are sent again to the rest; the time the fleet finishes ahead") for n in spot.notes), spot.notes
     assert "load balancer" not in text and not any(row.role.startswith("fastest") for row in spot.comparison)

@@ -7,25 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.limits import violations
-from bot.render import render_response
-from bot.summary import build_answer_view
-from bot.terminal import render_terminal
 from engine.preference import PREFERENCE_NOTE
+from tests.bot.answers import answered
 
 REVIEWED = "DPO on Llama 3.1 70B with 50k preference pairs"
 
 
-def _answer(real_advisor, text: str):
-    response = real_advisor.respond(real_advisor.new_conversation(), text)
-    names = real_advisor.display_names()
-    [message] = render_response(response, names)
-    assert violations(message.blocks, text=message.text) == []
-    return response, build_answer_view(response, names), render_terminal(response, names)
-
-
 def test_full_dpo_fits_with_the_reference_counted_and_names_the_ways_out(real_advisor) -> None:
-    response, view, text = _answer(real_advisor, REVIEWED)
+    response, view, text = answered(real_advisor, REVIEWED)
     advice = response.advice
     assert "I size the policy only" not in text and not any("policy only" in n for n in response.notes)
     assert advice.effective.objective == "dpo" and advice.effective.mode == "full"
@@ -43,7 +32,7 @@ def test_full_dpo_fits_with_the_reference_counted_and_names_the_ways_out(real_ad
 
 
 def test_lora_dpo_holds_no_copy_and_says_so(real_advisor) -> None:
-    response, view, text = _answer(real_advisor, "LoRA DPO on Llama 3.1 70B with 50k preference pairs")
+    response, view, text = answered(real_advisor, "LoRA DPO on Llama 3.1 70B with 50k preference pairs")
     advice = response.advice
     assert advice.effective.objective == "dpo" and advice.effective.mode in ("lora", "qlora")
     assert advice.memory is not None and "reference_gb" not in advice.memory.components
@@ -52,7 +41,7 @@ def test_lora_dpo_holds_no_copy_and_says_so(real_advisor) -> None:
 
 
 def test_a_full_dpo_that_fits_nowhere_still_says_what_was_counted(real_advisor) -> None:
-    response, view, _text = _answer(real_advisor, "DPO on Llama 3.1 405B with 50k preference pairs on 8 L40S")
+    response, view, _text = answered(real_advisor, "DPO on Llama 3.1 405B with 50k preference pairs on 8 L40S")
     assert any(n.startswith(PREFERENCE_NOTE + "DPO holds a frozen reference copy") for n in response.advice.notes)
 
 
@@ -62,5 +51,5 @@ def test_a_full_dpo_that_fits_nowhere_still_says_what_was_counted(real_advisor) 
     ("full fine-tune Llama 3.1 8B on 1B tokens", "full fine-tune Llama 3.1 8B on "),
 ])
 def test_the_headline_names_the_objective_with_the_method(real_advisor, text: str, said: str) -> None:
-    _response, view, _text = _answer(real_advisor, text)
+    _response, view, _text = answered(real_advisor, text)
     assert said in view.headline, view.headline
