@@ -67,6 +67,9 @@ class GpuPlan:
     usd_per_run: float | None  # training
     hours_per_run: float | None
     tokens_per_s_per_user: float | None
+    # "an L4 or a T4" for an 8B model: one T4 cannot hold it; the comparison says so instead of dropping both
+    fits: bool = True
+    need_gb: float | None = None  # per GPU, when it does not fit
 
 
 @dataclass
@@ -105,6 +108,8 @@ class Response:
         return stored.model_dump_json() if stored else None
 
 
+# the second GPU of "8x H200 or 8x B200" as the parser keeps it ("8 x b200"): its count and its name
+_COUNTED_GPU = re.compile(r"^\s*(\d+)\s*x\s*(.+)$")
 _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000,000\b", re.IGNORECASE)
 
 
@@ -128,7 +133,7 @@ def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
     return {"gpu": plan.gpu, "gpus": plan.gpus, "usd_per_month": num(plan.usd_per_month, 2),
             "usd_per_1m_output_tokens": num(plan.usd_per_1m_tokens), "usd_per_run": num(plan.usd_per_run, 2),
             "hours_per_run": num(plan.hours_per_run, 3), "tokens_per_s_per_user": num(plan.tokens_per_s_per_user, 2),
-            "users_held": plan.capacity.users if plan.capacity is not None else None}
+            "users_held": plan.capacity.users if plan.capacity is not None else None, "fits": plan.fits}
 
 
 def _text_of(item: Any) -> str:
@@ -375,15 +380,20 @@ class Advisor:
         service with no load said is compared full, at the users each holds at the speed floor: per token at one
         stream, every GPU is dear, and the ranking between them is not the one a loaded service sees."""
         from bot.formatting import winner_option
+        from bot.summary import _short_of
         from engine.recommend import run_cost_usd
 
-        resolved = self.catalog.resolve_gpu(other)
+        counted = _COUNTED_GPU.match(other)
+        count = int(counted.group(1)) if counted else None
+        resolved = self.catalog.resolve_gpu(counted.group(2) if counted else other)
         second = getattr(resolved, "id", None)
         if not second or second == workload.gpu:
             return None
         plans: list[GpuPlan] = []
         for gpu, first in ((workload.gpu, advice), (second, None)):
-            w = workload.model_copy(update={"gpu": gpu})
+            # "8x H200 or 8x B200": the count said with the second GPU is its own; else the first's, if any
+            w = workload.model_copy(update={"gpu": gpu} if first is not None or count is None
+                                    else {"gpu": gpu, "gpu_count": count})
             planned = first if first is not None else self.advise(w)
             capacity = None
             serving = (planned.effective.mode or "inference") == "inference"
@@ -394,6 +404,13 @@ class Advisor:
                 # like with like: a marketplace host (no SLA) wins one side only where the other has none
                 market = self.hardware_kinds().marketplaces
                 option = next((o for o in planned.options if (o.offer_id or "").split(":")[0] not in market), option)
+            if (planned.cluster is not None and not planned.cluster.fits and w.gpu_count
+                    and planned.memory is not None):
+                # the count said does not hold the model: a side of the comparison, not a reason to drop it
+                plans.append(GpuPlan(gpu=str(gpu), advice=planned, capacity=None, gpus=int(w.gpu_count),
+                                     usd_per_month=None, usd_per_1m_tokens=None, usd_per_run=None, hours_per_run=None,
+                                     tokens_per_s_per_user=None, fits=False, need_gb=planned.memory.per_gpu_gb))
+                continue
             if option is None or planned.cluster is None or not planned.cluster.fits:
                 return None
             tp = option.throughput
@@ -411,7 +428,14 @@ class Advisor:
                 return p.usd_per_1m_tokens
             return p.usd_per_month or math.inf
 
-        first_plan, second_plan = sorted(plans, key=cost)
+        def short(p: GpuPlan) -> bool:
+            # "8x H200 or 8x B200" at 200 users: the H200 node is cheaper at 14.8 tokens/s a user, under the floor
+            # the B200 node keeps; cheaper at a speed nobody asked for is not the better plan
+            return bool(_short_of(p.advice))
+
+        if not any(p.fits for p in plans):
+            return None
+        first_plan, second_plan = sorted(plans, key=lambda p: (not p.fits, p.fits and short(p), cost(p)))
         return first_plan, second_plan
 
     def _at_capacity(self, workload: Workload, advice: Advice, *, rate: bool) -> tuple[Capacity | None, Advice]:

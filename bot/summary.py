@@ -325,6 +325,17 @@ def _compared_headline(response: Response, names: Mapping[str, str]) -> str | No
     def count(p: GpuPlan) -> str:
         return f"{p.gpus} GPU{'s' if p.gpus != 1 else ''}"
 
+    def speed(p: GpuPlan) -> str:
+        return fmt_num(p.tokens_per_s_per_user)
+
+    if not lost.fits:
+        need = f" (needs {fmt_gb(lost.need_gb)} per GPU)" if lost.need_gb else ""
+        side = (f"{fmt_usd(won.usd_per_run)} a run" if won.usd_per_run is not None
+                else f"{fmt_usd(won.usd_per_month)} a month" if won.usd_per_month is not None else "")
+        slow = _short_of(won.advice)
+        side += (f" at {speed(won)} tokens/s per user, {slow}" if slow and won.tokens_per_s_per_user else "")
+        return (f"⚖️ {a} for {model}: {lost.gpus}× {b} cannot hold it{need}; {won.gpus}× {a} "
+                f"{'does' if won.gpus == 1 else 'do'}" + (f", {side}" if side else ""))
     if won.usd_per_run is not None and lost.usd_per_run is not None:
         hours = (f", {fmt_hours(won.hours_per_run)} vs {fmt_hours(lost.hours_per_run)}"
                  if won.hours_per_run and lost.hours_per_run else "")
@@ -336,8 +347,18 @@ def _compared_headline(response: Response, names: Mapping[str, str]) -> str | No
                 f"{won.capacity.users:,} users vs {count(lost)} holding {lost.capacity.users:,}, ≥{won.capacity.floor} "
                 "tokens/s each)")
     if won.usd_per_month is not None and lost.usd_per_month is not None:
+        slow = _short_of(lost.advice)
+        if slow and not _short_of(won.advice) and won.usd_per_month > lost.usd_per_month:
+            # the cheaper one misses the speed: the answer is the one that keeps it, and what the cheaper one gives
+            return (f"⚖️ {a} for {model}: {won.gpus} of them keep {speed(won)} tokens/s per user for "
+                    f"{fmt_usd(won.usd_per_month)} a month; {lost.gpus}× {b} cost {fmt_usd(lost.usd_per_month)} "
+                    f"but give {speed(lost)}, {slow}")
+        speeds = ""
+        if (won.tokens_per_s_per_user and lost.tokens_per_s_per_user
+                and abs(won.tokens_per_s_per_user / lost.tokens_per_s_per_user - 1) >= 0.1):
+            speeds = f", {speed(won)} vs {speed(lost)} tokens/s per user"
         return (f"⚖️ {a} is cheaper than {b} for {model}: {fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a "
-                f"month on the same load ({count(won)} vs {count(lost)})")
+                f"month on the same load ({count(won)} vs {count(lost)}{speeds})")
     return None
 
 

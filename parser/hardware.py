@@ -215,6 +215,8 @@ def _machine_memory(items: list[Said]) -> list[Said]:
 
 
 _VERSUS = {"or", "vs", "vs.", "versus", "against", "/"}
+# words that may sit beside the "or" without making it something else: "on L4 or on T4", "an A100 or an H100"
+_VERSUS_FILLER = {"on", "a", "an", "the", "with", "using", "use", "rent", "buy"}
 
 
 def _compared_gpus(items: list[Said]) -> list[Said]:
@@ -227,7 +229,8 @@ def _compared_gpus(items: list[Said]) -> list[Said]:
     first, second = gpus
     between = [s.text for s in items[first + 1:second]]
     compare = any(s.text in ("compare", "comparing", "comparison") for s in items)
-    if not between or not all(w in _VERSUS or (compare and w == "and") for w in between):
+    joined = [w for w in between if w not in _VERSUS_FILLER]
+    if not joined or not all(w in _VERSUS or (compare and w == "and") for w in joined):
         return items
     out = list(items)
     values = {k: v for k, v in items[second].values.items() if k not in ("gpu", "gpu_count")}

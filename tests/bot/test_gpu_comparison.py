@@ -73,3 +73,57 @@ def test_the_json_lists_both(real_advisor) -> None:
     out = real_advisor.contract(response)["compared_gpus"]
     assert [row["gpu"] for row in out] == [p.gpu for p in response.compared]
     assert out[0]["usd_per_run"] <= out[1]["usd_per_run"] and out[0]["usd_per_1m_output_tokens"] is None
+
+
+def test_counted_gpus_are_compared_at_their_counts(real_advisor) -> None:
+    """"8x H200 or 8x B200 for …": the second GPU kept as "8 x b200" had resolved to nothing, so the answer planned
+    the H200 alone and asked the user to try the B200 themselves."""
+    response, view = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 users?")
+    assert response.compared is not None, response.questions
+    assert {p.gpu for p in response.compared} == {"h200-sxm", "b200"}
+    assert all(p.gpus == 8 for p in response.compared)
+    assert not any("one GPU at a time" in q for q in response.questions)
+
+
+def test_the_one_that_keeps_the_speed_wins_over_the_cheaper_one(real_advisor) -> None:
+    """8 H200 hold 200 DeepSeek-V3 users at under 20 tokens/s each; 8 B200 keep 20+ for more money: the answer is
+    the B200 node with what the H200 node costs and gives, not "H200 is cheaper" over a plan too slow for chat."""
+    response, view = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 users?")
+    won, lost = response.compared
+    assert won.gpu == "b200" and won.usd_per_month > lost.usd_per_month
+    assert lost.tokens_per_s_per_user < 20 <= won.tokens_per_s_per_user
+    assert view.headline.startswith("⚖️ B200 180GB (HGX) for serving DeepSeek-V3 (671B MoE): 8 of them keep "), \
+        view.headline
+    assert "8× H200 SXM 141GB cost $" in view.headline and "under 20 tokens/s per user" in view.headline
+    assert response.advice.cluster.gpu == "b200"
+
+
+def test_prepositions_beside_the_or_still_compare(real_advisor) -> None:
+    """"on L4 or on T4" had read as two values of one field ("which one did you mean?") and planned an L40."""
+    response, view = _view(real_advisor, "should I serve Llama 3.1 8B on L4 or on T4 for 20 users?")
+    assert response.compared is not None, response.questions
+    assert {p.gpu for p in response.compared} == {"l4", "t4"}
+    assert not any("which one did you mean" in q for q in response.questions)
+    # speeds differ by more than 10%, or not: shown only when they do
+    won, lost = response.compared
+    differ = abs(won.tokens_per_s_per_user / lost.tokens_per_s_per_user - 1) >= 0.1
+    assert ("tokens/s per user)" in view.headline) == differ, view.headline
+
+
+@pytest.mark.parametrize("text", ["serve Llama 3.1 8B for 20 users on an L4 or a T4",
+                                  "serve Llama 3.1 8B for 20 users on a T4 or an L4"])
+def test_a_side_that_cannot_hold_the_model_is_said(real_advisor, text: str) -> None:
+    """One T4 (16 GB) cannot hold an 8B model with 20 users' cache; one L4 can: the comparison says both, whichever
+    was named first, instead of dropping back to "I plan one GPU at a time" (or a red cross for the T4)."""
+    response, view = _view(real_advisor, text)
+    assert response.compared is not None, response.questions
+    won, lost = response.compared
+    assert (won.gpu, won.fits, lost.gpu, lost.fits) == ("l4", True, "t4", False)
+    assert lost.need_gb and lost.need_gb > 16
+    assert view.headline.startswith(
+        f"⚖️ L4 24GB for serving Llama 3.1 8B: 1× T4 16GB cannot hold it (needs {lost.need_gb:.1f} GB per GPU); "
+        "1× L4 24GB does, $"), view.headline
+    # and what the one L4 gives at 20 users is said, since it is under the chat floor
+    assert won.tokens_per_s_per_user < 20 and "under 20 tokens/s per user" in view.headline
+    assert response.advice.cluster.gpu == "l4"
+    assert real_advisor.contract(response)["compared_gpus"][1]["fits"] is False
