@@ -427,7 +427,12 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         if first is not None:
             # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
             busy = (advice.effective.concurrency or 1) > 1 or bool(advice.effective.requests_per_s)
-            bits.append(f"first token in {first.value:,.2g} s" + (" (its prefill, before any queueing)" if busy else ""))
+            whole = advice.effective.seq_len if not busy and not advice.effective.input_tokens else None
+            # one stream with no prompt length said prefills its whole window: 17 s reads as slow serving unless it
+            # says it is a full 131k-token prompt
+            said = (" (its prefill, before any queueing)" if busy
+                    else f" (a full {whole:,}-token prompt)" if whole and first.value >= 1 else "")
+            bits.append(f"first token in {first.value:,.2g} s{said}")
         return " · ".join(bits)
     bits = []
     winner = winner_option(advice)

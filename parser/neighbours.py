@@ -180,7 +180,26 @@ def _counted_prompts(items: list[Said], index: int) -> bool:
     if index == 0 or not _PLURAL_PROMPTS.match(items[index].text) or items[index].io_field != "input_tokens":
         return False
     previous = items[index - 1]
-    return previous.kind in ("filler", "size") and previous.io_field is None and _number_like(previous) is not None
+    value = _number_like(previous) if previous.kind in ("filler", "size") and previous.io_field is None else None
+    if value is None:
+        return False
+    return not _length_behind_with(items, index, value)
+
+
+# "with 4k prompts": after "with", a context-sized number and no period after it, the plural is each prompt's length
+_LENGTH_LEAD = {"with", "at"}
+_LONGEST_PROMPT = 262_144
+_PERIOD_WORDS = {"a", "an", "per", "each", "every", "/"}
+
+
+def _length_behind_with(items: list[Said], index: int, value: float) -> bool:
+    """'how many users … with 4k prompts', 'serve 70B for 50 users with 8k prompts': said by practitioners for the
+    prompt length (the count reading dropped it, and the prompts were sized at 1,024 tokens). "with 10k prompts a
+    day" stays a count with its period, and a job's count ("1M prompts") is larger than any prompt."""
+    if index < 2 or items[index - 2].text not in _LENGTH_LEAD or not 100 <= value <= _LONGEST_PROMPT:
+        return False
+    following = items[index + 1].text.split(" ")[0] if index + 1 < len(items) else ""
+    return following not in _PERIOD_WORDS
 
 
 _REASONING = {"reasoning", "thinking", "think", "thought", "thoughts", "cot", "chain-of-thought"}
