@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.advise import RENTED_NOWHERE_NOTE
+from engine.budget_ladder import Rung, budget_ladder, largest_within
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
@@ -91,6 +92,9 @@ class Response:
     # "how many users can 8 H100s serve?": what the GPUs hold, read from the one-stream plan; `advice` is sized for it
     capacity: Capacity | None = None
     compared: tuple[GpuPlan, GpuPlan] | None = None  # "is A100 or H100 cheaper?": both planned, the cheaper first
+    # "$20k a month, what's the biggest model we can serve for 100 users?": a ladder of models on that load; `advice`
+    # is the largest within the budget (else the smallest)
+    ladder: tuple[Rung, ...] | None = None
 
     @property
     def has_scenario(self) -> bool:
@@ -134,6 +138,16 @@ def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
             "usd_per_1m_output_tokens": num(plan.usd_per_1m_tokens), "usd_per_run": num(plan.usd_per_run, 2),
             "hours_per_run": num(plan.hours_per_run, 3), "tokens_per_s_per_user": num(plan.tokens_per_s_per_user, 2),
             "users_held": plan.capacity.users if plan.capacity is not None else None, "fits": plan.fits}
+
+
+def _rung_contract(rung: Rung) -> dict[str, Any]:
+    """One entry of `budget_ladder` in `ask --json` (docs/json.md)."""
+    option = rung.option
+    return {"model": rung.model, "params_b": rung.params_b,
+            "usd_per_month": None if rung.usd_per_month is None else round(rung.usd_per_month, 2),
+            "tokens_per_s_per_user": None if rung.tokens_per_s_per_user is None else round(rung.tokens_per_s_per_user, 2),
+            "gpus": option.cluster.gpus if option is not None else None,
+            "gpu": option.cluster.gpu if option is not None else None, "within_budget": rung.within}
 
 
 def _text_of(item: Any) -> str:
@@ -328,7 +342,16 @@ class Advisor:
         changes: list[str] = []
         capacity: Capacity | None = None
         compared: tuple[GpuPlan, GpuPlan] | None = None
-        if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
+        ladder: tuple[Rung, ...] | None = None
+        if intent not in NO_ESTIMATE_INTENTS and workload is not None and _budget_first(workload):
+            ladder = budget_ladder(workload, self.catalog_data())
+            chosen = largest_within(ladder) or (ladder[0] if ladder else None)
+            if chosen is not None:
+                advice = chosen.advice
+                asked = [(t, f) for t, f in asked if f not in ("model", "params_b", "mode", "intent")]
+            if previous is not None and intent in ("refine", "answer", "undo") and advice is not None:
+                changes = list(self._compare(previous, advice, self.change_names()))
+        elif intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
             kept = _thread_gpu(workload, previous, intent)
             if kept is not None:  # "how long on 32 of them?": 32 of the GPUs the thread picked, not the catalog's best 32
                 workload = workload.model_copy(update={"gpu": kept})
@@ -371,7 +394,7 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity=capacity, compared=compared)
+                        capacity=capacity, compared=compared, ladder=ladder)
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
@@ -555,6 +578,7 @@ class Advisor:
         out["notes"] = list(dict.fromkeys([*response.notes, *out.get("notes", [])]))
         out["capacity"] = _capacity_contract(response.capacity)
         out["compared_gpus"] = [_compared_contract(p) for p in response.compared] if response.compared else None
+        out["budget_ladder"] = [_rung_contract(r) for r in response.ladder] if response.ladder else None
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:
@@ -670,6 +694,12 @@ def _thread_gpu(workload: Workload, previous: Advice | None, intent: str) -> str
         return None
     pick = recommended(list(previous.options), previous.recommendation)
     return pick.gpu if pick is not None else None
+
+
+def _budget_first(w: Workload) -> bool:
+    """A monthly budget and something to serve, but no model: "$20k a month, biggest model for 100 users?"."""
+    return (w.model is None and w.params_b is None and w.budget_usd_per_month is not None
+            and w.mode in (None, "inference") and w.intent in (None, "serve"))
 
 
 def _has_subject(w: Workload) -> bool:

@@ -65,7 +65,7 @@ from engine.models import (
 from engine.offer_plans import SLOW_FIXED_NOTE, room_figures
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
-from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, user_floor
 from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
 from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, whole_run_range
 from engine.units import HOURS_PER_MONTH
@@ -360,6 +360,52 @@ def _compared_headline(response: Response, names: Mapping[str, str]) -> str | No
         return (f"⚖️ {a} is cheaper than {b} for {model}: {fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a "
                 f"month on the same load ({count(won)} vs {count(lost)}{speeds})")
     return None
+
+
+def _load_words(w: Workload) -> str:
+    """"for 100 users", "at 5 requests/s", "" (one stream): the load a budget ladder was planned on."""
+    if w.requests_per_s:
+        return f" at {fmt_num(w.requests_per_s)} requests/s"
+    if w.concurrency and w.concurrency > 1:
+        return f" for {int(w.concurrency):,} users at once"
+    return ""
+
+
+def _ladder_headline(response: Response, names: Mapping[str, str]) -> str:
+    """The largest model of the ladder whose plan fits the budget at the speed floor, or that none does."""
+    rungs = response.ladder or ()
+    w = rungs[0].advice.effective if rungs else Workload()
+    budget = fmt_usd(w.budget_usd_per_month)
+    load = _load_words(w)
+    floor = f"≥{user_floor(w):g} tokens/s each"
+    chosen = next((r for r in reversed(rungs) if r.within), None)
+    if chosen is None or chosen.option is None:
+        smallest = rungs[0] if rungs else None
+        if smallest is None or smallest.option is None:
+            return f"💰 Nothing the catalog prices serves this load within {budget} a month"
+        return (f"💰 {budget} a month does not serve even {gpu_name(smallest.model, names)}{load} at {floor}: its "
+                f"cheapest plan is {fmt_usd(smallest.usd_per_month)} a month on {smallest.option.cluster.gpus}× "
+                f"{gpu_name(smallest.option.cluster.gpu, names)}")
+    c = chosen.option.cluster
+    return (f"💰 Within {budget} a month{load} at {floor}: up to {gpu_name(chosen.model, names)}, on {c.gpus}× "
+            f"{gpu_name(c.gpu, names)} at {fmt_usd(chosen.usd_per_month)} a month")
+
+
+def _ladder_line(response: Response, names: Mapping[str, str]) -> str:
+    """Every rung's cheapest plan, smallest model first, so the reader sees the steps and what one more costs."""
+    bits = []
+    for r in response.ladder or ():
+        name = gpu_name(r.model, names)
+        if r.usd_per_month is None:
+            bits.append(f"{name}: no priced plan fits")
+            continue
+        slow = (f" at {fmt_num(r.tokens_per_s_per_user)} tokens/s, under the floor"
+                if not r.within and r.tokens_per_s_per_user is not None
+                and r.tokens_per_s_per_user < user_floor(r.advice.effective) * 0.999 else "")
+        over = " (over)" if not r.within and not slow else ""
+        bits.append(f"{name} {fmt_usd(r.usd_per_month)}{over}{slow}")
+    return ("By model, each one's cheapest plan at this load: " + " · ".join(bits)
+            + ". Size is not quality: check them on your own evals, and reply with a model for its full plan")
 
 
 def _rate_figure(value: float) -> str:
@@ -966,6 +1012,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         versus = _compared_headline(response, names)
         headline = _guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or headline
         notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]
+    if response.ladder:  # "the biggest model for $20k a month": the ladder is the answer, the plan its pick's
+        headline = _ladder_headline(response, names)
+        notes = [_ladder_line(response, names), *notes][:MAX_NOTES]
     return AnswerView(
         headline=headline,
         verdict=verdict,

@@ -29,3 +29,46 @@ def test_a_prompt_said_or_a_load_keeps_the_old_labels(real_advisor) -> None:
     assert "(a full" not in said
     _, _, busy = answered(real_advisor, "serve Llama 3.1 8B for 20 users")
     assert "(its prefill, before any queueing)" in busy and "(a full" not in busy
+
+
+def test_a_budget_with_no_model_is_answered_with_the_largest_that_fits(real_advisor) -> None:
+    """"We have $20k a month, what's the biggest model we can serve for 100 users?" was "Which model? Nothing can be
+    sized without it"."""
+    response, view, text = answered(real_advisor,
+                                    "we have a $20k monthly budget, what's the biggest model we can serve for 100 users?")
+    assert response.ladder is not None
+    chosen = max((r for r in response.ladder if r.within), key=lambda r: r.params_b)
+    assert response.advice.effective.model == chosen.model
+    names = real_advisor.display_names()
+    c = chosen.option.cluster
+    assert view.headline == (f"💰 Within $20,000 a month for 100 users at once at ≥20 tokens/s each: up to "
+                             f"{names[chosen.model]}, on {c.gpus}× {names[c.gpu]} at ${chosen.usd_per_month:,.0f} a month")
+    assert view.notes[0].startswith("By model, each one's cheapest plan at this load: Llama 3.1 8B $")
+    assert "Size is not quality" in view.notes[0]
+    assert not response.questions  # the model is not asked back: the ladder answers it
+    ladder = real_advisor.contract(response)["budget_ladder"]
+    assert [r["model"] for r in ladder] == [r.model for r in response.ladder]
+    assert sum(r["within_budget"] for r in ladder) == sum(r.within for r in response.ladder)
+
+
+def test_a_budget_too_small_says_what_the_smallest_costs(real_advisor) -> None:
+    response, view, _ = answered(real_advisor, "what model can we serve for 100 users on $300 a month?")
+    assert response.ladder is not None and not any(r.within for r in response.ladder)
+    assert view.headline.startswith("💰 $300 a month does not serve even Llama 3.1 8B for 100 users at once at ≥20 "
+                                    "tokens/s each: its cheapest plan is $"), view.headline
+
+
+def test_the_thread_re_ladders_until_a_model_is_named(real_advisor) -> None:
+    conversation = real_advisor.new_conversation()
+    first = real_advisor.respond(conversation, "$20k a month, biggest model we can serve for 100 users?")
+    more = real_advisor.respond(conversation, "what about 500 users?", first.advice)
+    assert more.ladder is not None and more.advice.effective.concurrency == 500
+    named = real_advisor.respond(conversation, "ok, Llama 3.3 70B", more.advice)
+    assert named.ladder is None and named.advice.effective.model == "llama-3.3-70b"
+
+
+def test_a_budget_with_a_model_is_no_ladder(real_advisor) -> None:
+    response, _, _ = answered(real_advisor, "serve Llama 3.1 8B for 100 users, $20k a month budget")
+    assert response.ladder is None
+    training = real_advisor.respond(real_advisor.new_conversation(), "fine-tune a model with $5k a month")
+    assert training.ladder is None

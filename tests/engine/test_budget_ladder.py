@@ -1,0 +1,54 @@
+"""A budget with no model ("$20k a month, what's the biggest model we can serve for 100 users?"): each ladder model
+is planned on the load as if named, and the largest within the budget at the per-user speed floor is the answer."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catalog.records import CatalogData
+from engine.advise import advise
+from engine.budget_ladder import LADDER, budget_ladder, largest_within
+from engine.models import Workload
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER
+
+
+def _load(budget: float, users: int = 100) -> Workload:
+    return Workload(mode="inference", intent="serve", concurrency=users, budget_usd_per_month=budget)
+
+
+def test_each_rung_is_the_plan_of_the_model_named(data: CatalogData) -> None:
+    rungs = budget_ladder(_load(20_000), data)
+    assert [r.model for r in rungs] == [m for m in LADDER if data.model(m) is not None]
+    assert [r.params_b for r in rungs] == sorted(r.params_b for r in rungs)  # smallest first
+    for rung in rungs[:3]:
+        record = data.model(rung.model)
+        named = advise(Workload(mode="inference", intent="serve", concurrency=100, budget_usd_per_month=20_000,
+                                model=rung.model, params_b=record.total_params_b), data)
+        assert named.recommendation.primary == rung.option.name
+        assert rung.usd_per_month == next(o.total_usd for o in named.options if o.name == rung.option.name)
+
+
+def test_within_means_under_budget_and_at_the_speed_floor(data: CatalogData) -> None:
+    rungs = budget_ladder(_load(20_000), data)
+    for r in rungs:
+        meets = (r.usd_per_month is not None and r.usd_per_month <= 20_000
+                 and (r.tokens_per_s_per_user or 0) >= DEFAULT_TOKENS_PER_S_PER_USER * 0.999)
+        assert r.within == meets, r
+    # a rung under budget but under the floor is not an answer (DeepSeek-V3.1 on 8 MI300X at ~16 tokens/s)
+    assert any(r.usd_per_month is not None and r.usd_per_month <= 20_000 and not r.within for r in rungs)
+    chosen = largest_within(rungs)
+    assert chosen is not None and all(not r.within for r in rungs if r.params_b > chosen.params_b)
+
+
+def test_too_small_a_budget_has_no_rung(data: CatalogData) -> None:
+    rungs = budget_ladder(_load(100), data)
+    assert largest_within(rungs) is None and rungs[0].usd_per_month > 100
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from([2_000, 5_000, 20_000, 60_000]), st.sampled_from([1_000, 4_000, 100_000]))
+def test_more_budget_never_gives_a_smaller_model(data: CatalogData, low: float, extra: float) -> None:
+    small = largest_within(budget_ladder(_load(low), data))
+    large = largest_within(budget_ladder(_load(low + extra), data))
+    assert (small.params_b if small else 0) <= (large.params_b if large else 0)
