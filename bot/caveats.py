@@ -20,6 +20,7 @@ from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner
 from engine.advise import (
     ADAPTER_SCALE_NOTE,
     AVAILABILITY_NOTE,
+    INT4_FIXED_NOTE,
     MARGIN_NOTE,
     METHODS_NOTE,
     NO_FP8_NOTE,
@@ -217,8 +218,11 @@ def _slow_fixed_line(advice: Advice) -> str | None:
                      r"\(or say", plan_note(advice, SLOW_FIXED_NOTE) or "")
     if found is None:
         return None
-    return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {found.group(3)}, "
-                        "or say the speed you need")
+    narrower = next((n[len(INT4_FIXED_NOTE):] for n in advice.notes if n.startswith(INT4_FIXED_NOTE)), "")
+    # the way out that buys nothing first: 4-bit weights on the same GPUs, then more of them
+    narrower = f"{narrower}; or " if narrower else ""
+    return tidy_plurals(f"Slow: {found.group(1).rstrip(',')}, under the {found.group(2)} assumed for chat; {narrower}"
+                        f"{found.group(3)}, or say the speed you need")
 
 
 # a serving fallback to narrower weights: what it takes to run (a quantized checkpoint) and what it may cost (quality)

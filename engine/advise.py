@@ -13,7 +13,7 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
-from engine.cluster import fp8_weight_only, plan_cluster, sixteen_bit
+from engine.cluster import fp8_weight_only, integer_kernels, plan_cluster, sixteen_bit
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
 from engine.egress import egress_for, migration_friction
@@ -28,7 +28,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import room_figures
+from engine.offer_plans import SLOW_FIXED_NOTE, room_figures
 from engine.preference import preference_note
 from engine.recommend import (
     OWNED_PREFIX,
@@ -183,6 +183,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(availability_note(effective, chosen))
     notes.extend(poor_fit_note(w, effective, arch, data, chosen))
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
+    notes.extend(int4_on_fixed_note(w, effective, arch, data, chosen))
     notes.extend(tight_memory_note(memory))
     notes.extend(preference_note(w, effective, arch, memory, cluster))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
@@ -579,6 +580,34 @@ def margin_cost_note(given: Workload, effective: Workload, arch: Architecture, d
             f"per user (for the estimate's error) costs ${chosen.total_usd - best.total_usd:,.0f} a month: sized to "
             f"{effective.target_tokens_per_s_per_user:g} exactly, {best.name} for ${best.total_usd:,.0f}{at}; say “no "
             "margin” to plan on it"]
+
+
+INT4_FIXED_NOTE = "4-bit weights on the GPUs you fixed: "
+
+
+def int4_on_fixed_note(given: Workload, effective: Workload, arch: Architecture, data: CatalogData,
+                       chosen: Option | None) -> list[str]:
+    """GPUs the user fixed serve below the speed floor (4 RTX 3090s give 70B's 10 users 13 tokens/s in FP8
+    weight-only): before "16 GPUs keep 20+", whether a 4-bit AWQ/GPTQ checkpoint keeps the floor on the same GPUs,
+    as it halves the bytes every decode step reads. Only where the user left the weights open, vLLM has the integer
+    kernels for the GPU, and the chosen plan is not already 4-bit."""
+    if (chosen is None or (effective.mode or "inference") != "inference" or not given.gpu_count
+            or given.precision is not None or chosen.precision in ("int4", "nf4")
+            or not any(n.startswith(SLOW_FIXED_NOTE) for n in chosen.cluster.notes)):
+        return []
+    gpu = data.gpu(chosen.gpu)
+    released = data.model(effective.model) if effective.model else None
+    if gpu is None or not integer_kernels(gpu) or (released is not None and released.native_precision in ("int4", "mxfp4")):
+        return []
+    narrow = evaluate(effective.model_copy(update={"precision": "int4"}), arch, data,
+                      given=given.model_copy(update={"precision": "int4"}), ranking_only=True)
+    best = narrow.options[0] if narrow.options else None
+    speed = best.throughput.decode_tokens_per_s_per_sequence if best is not None else None
+    if (best is None or speed is None or best.cluster.gpus > given.gpu_count
+            or any(n.startswith(SLOW_FIXED_NOTE) for n in best.cluster.notes)):
+        return []
+    return [f"{INT4_FIXED_NOTE}an AWQ or GPTQ 4-bit checkpoint (vLLM reads either; check quality on your task) keeps "
+            f"{speed.value:.1f} tokens/s per user on the same {given.gpu_count} GPUs"]
 
 
 def _report_offer(w: Workload, gpu: GpuRecord, data: CatalogData) -> OfferRecord | None:

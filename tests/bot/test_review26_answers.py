@@ -72,3 +72,10 @@ def test_a_budget_with_a_model_is_no_ladder(real_advisor) -> None:
     assert response.ladder is None
     training = real_advisor.respond(real_advisor.new_conversation(), "fine-tune a model with $5k a month")
     assert training.ladder is None
+
+
+def test_slow_on_fixed_gpus_offers_4_bit_before_more_gpus(real_advisor) -> None:
+    _, view, _ = answered(real_advisor, "serve llama 3.1 70b on 2x L40S for 3 users")
+    slow = next(n for n in view.notes if n.startswith("Slow: "))
+    assert "; an AWQ or GPTQ 4-bit checkpoint (vLLM reads either; check quality on your task) keeps " in slow
+    assert slow.index("4-bit checkpoint") < slow.index("4 GPUs (1 replica of 4) keep 20+"), slow
