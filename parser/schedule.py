@@ -45,7 +45,8 @@ _DEADLINE_WORDS = {"tomorrow": 24.0, "overnight": 12.0}  # "by tomorrow": a day;
 
 
 def duration_hours(text: str) -> float | None:
-    """'within 2 weeks' -> 336, 'in a day' -> 24, 'under 48 hours' -> 48, 'by tomorrow' -> 24."""
+    """'within 2 weeks' -> 336, 'in a day' -> 24, 'under 48 hours' -> 48, 'by tomorrow' -> 24; 'overnight (6
+    hours)' -> 6: the hours said beside the word are the night's length."""
     last = text.split()[-1] if text.split() else ""
     if last in _DEADLINE_WORDS:
         return _DEADLINE_WORDS[last]

@@ -51,3 +51,13 @@ def test_no_prompt_is_longer_than_any_window(count: int) -> None:
     """Past 256k no number is read as a prompt's length, "with" or not: it counts prompts."""
     updates = _updates(f"serve llama 3 8b with {count} prompts")
     assert updates.get("input_tokens", 0) <= 262_144, updates
+
+
+@pytest.mark.parametrize("text, hours", [
+    ("score 5M prompts with Llama 3.3 70B overnight (6 hours), 1k tokens in, 100 out", 6.0),
+    ("summarize 1M docs with llama 3 8b overnight 8h", 8.0),
+    ("score 5M prompts with Llama 3.3 70B overnight, 1k tokens in, 100 out", 12.0),
+])
+def test_overnight_takes_the_hours_said_beside_it(text: str, hours: float) -> None:
+    """"overnight (6 hours)" was 12 hours (the word's default), and the plan ran 30% past the user's night."""
+    assert _updates(text).get("deadline_hours") == hours
