@@ -100,6 +100,37 @@ def tco_option_dict(option: TcoOption) -> dict[str, Any]:
     }
 
 
+def _run_throughput(advice: Advice, pick: Option | None) -> dict[str, Any] | None:
+    """The plan's throughput, with `wall_clock_hours` the run as billed and checked against a deadline (start-up
+    and spot restarts included: the answer's "per run" and `targets[].got`); the compute alone is
+    `training_hours`. For an offline job, the job's hours at the fleet's capacity."""
+    out = throughput_dict(advice.throughput)
+    if out is None or pick is None:
+        return out
+    from engine.recommendation import job_figures
+
+    job = job_figures(pick, advice.effective)
+    if job is not None:
+        out["wall_clock_hours"] = _num(job.hours, 2)
+    elif pick.hours_per_run is not None:
+        out["training_hours"] = out["wall_clock_hours"]
+        out["wall_clock_hours"] = _num(pick.hours_per_run, 2)
+    return out
+
+
+def _job_priced(row: dict[str, Any], option: Option, w: Workload) -> dict[str, Any]:
+    """An offline job ("translate 20M sentences within 24 hours") is priced whole: `job_usd` and `per_run_usd` are
+    the job at the fleet's capacity (the answer's "for the job"), where they had been the fleet's month around
+    the clock; `total_usd` stays that month."""
+    from engine.recommendation import job_figures
+
+    job = job_figures(option, w)
+    if job is not None:
+        row["per_run_usd"] = row["job_usd"] = _num(job.usd, 2)
+        row["job_hours"] = _num(job.hours, 2)
+    return row
+
+
 def _shown_options(advice: Advice) -> list[Option]:
     """Primary + alternatives first (what the reply shows), else the cheapest few."""
     rec = advice.recommendation
@@ -167,8 +198,9 @@ def to_contract(advice: Advice, questions: Sequence[str] = (), missing: Sequence
             "gpus_per_replica": cluster.gpus_per_replica,
             "replicas": cluster.replicas,
         },
-        "throughput": throughput_dict(advice.throughput),
-        "tco": {"options": [tco_option_dict(t) for o in shown for t in o.tco]} if shown else None,
+        "throughput": _run_throughput(advice, shown[0] if shown else None),
+        "tco": {"options": [_job_priced(tco_option_dict(t), o, advice.effective) for o in shown for t in o.tco]}
+        if shown else None,
     }
     rec = advice.recommendation
     return {

@@ -4,6 +4,8 @@ for Llama 4 Scout at 128k read as slow serving, with nothing saying it was a ful
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bot.answers import answered
 
 
@@ -79,3 +81,31 @@ def test_slow_on_fixed_gpus_offers_4_bit_before_more_gpus(real_advisor) -> None:
     slow = next(n for n in view.notes if n.startswith("Slow: "))
     assert "; an AWQ or GPTQ 4-bit checkpoint (vLLM reads either; check quality on your task) keeps " in slow
     assert slow.index("4-bit checkpoint") < slow.index("4 GPUs (1 replica of 4) keep 20+"), slow
+
+
+def test_the_json_prices_an_offline_job_whole(real_advisor) -> None:
+    """`ask --json` gave the fleet's month around the clock as `per_run_usd` ($3,343) and no `job_usd` where the text
+    said "$61 for the job"."""
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "translate 20M sentences with Llama 3.1 8B within 24 hours")
+    out = real_advisor.contract(response)
+    from engine.recommendation import job_figures, recommended
+
+    pick = recommended(list(response.advice.options), response.advice.recommendation)
+    job = job_figures(pick, response.advice.effective)
+    first = out["report"]["tco"]["options"][0]
+    assert first["job_usd"] == first["per_run_usd"] == round(job.usd, 2)
+    assert first["total_usd"] > first["job_usd"]  # the month of the same fleet stays the monthly figure
+    assert out["report"]["throughput"]["wall_clock_hours"] == round(job.hours, 2) == first["job_hours"]
+
+
+def test_the_json_run_hours_are_the_billed_run(real_advisor) -> None:
+    """`wall_clock_hours` left out start-up and spot restarts, which the text and `targets[].got` count: a script
+    checking a deadline read a figure ~10% optimistic."""
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "continued pretraining of Llama 3.1 8B on 50B tokens on spot, done in 10 days")
+    out = real_advisor.contract(response)["report"]["throughput"]
+    [deadline] = [t for t in out["targets"] if t["name"] == "deadline_hours"]
+    assert out["wall_clock_hours"] == pytest.approx(deadline["got"], abs=0.01)
+    assert out["training_hours"] == round(response.advice.throughput.wall_clock_hours.value, 2)
+    assert out["training_hours"] < out["wall_clock_hours"]
