@@ -145,6 +145,13 @@ def _spot_line(advice: Advice) -> str | None:
         counted = f" ({extra.group(1)} more GPU-hours counted)" if extra else ""
         baseline = re.search(r"on demand the same plan's compute is (\$[\d,]+) per run: spot saves (\d+%)", note)
         saves = f"; on demand {baseline.group(1)} per run, so spot saves {baseline.group(2)}" if baseline else ""
+        # the cheapest on demand elsewhere: the alternative the user actually has
+        elsewhere = re.search(r"at ([^;]+?), the cheapest on demand with an SLA, (\$[\d,]+) per run: spot saves "
+                              r"(\d+%|nothing there)", note)
+        if elsewhere:
+            saves = saves.replace(" per run, so", " per run at the same provider, so")
+            saves += (f"; {elsewhere.group(2)} at {elsewhere.group(1)}, the cheapest "
+                      f"on demand: {'spot saves ' + elsewhere.group(3) if elsewhere.group(3)[0].isdigit() else 'spot saves nothing'}")
         return f"Spot: checkpoint every 30-60 min and resume automatically; {stall}{counted}{saves}"
     if _starting(advice.notes, SPOT_SERVING_NOTE) is not None:
         return "Spot for serving: instances can be reclaimed at a minute's notice; keep on-demand capacity behind it"
