@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.models import BUSY_HOUR_FACTOR, Problem
+from engine.models import BUSY_HOUR_FACTOR, DEFAULT_OUTPUT_TOKENS, Problem
 
 from .asides import IMAGE_JOB_NOTE, IMAGE_PROMPT_CUE, IMAGE_PROMPT_TOKENS
 from .availability import availability, no_margin
@@ -45,6 +45,7 @@ def fold(
     cues: set[str] = set()
     bare: list[Any] = []
     requests: list[tuple[float, str]] = []
+    end_to_end: tuple[float, str] | None = None
     implied: dict[str, tuple[Any, str]] = {}
     skip_next = False
     for index, said in enumerate(items):
@@ -70,6 +71,8 @@ def fold(
         bare += said.bare
         if said.requests_per_s:
             requests.append((said.requests_per_s, said.text))
+        if said.end_to_end_s:
+            end_to_end = (said.end_to_end_s, said.text)
 
     updates: dict[str, Any] = {}
     conflicts: list[Conflict] = []
@@ -85,6 +88,8 @@ def fold(
         mode = updates.get("mode", current_mode)
         updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
     whole = text or " ".join(said.text for said in items)
+    if end_to_end is not None:
+        notes.append(_end_to_end(end_to_end, updates, current_output_tokens))
     note = _per_user_speed(updates, given, whole)
     if note:
         notes.append(note)
@@ -395,6 +400,31 @@ def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, st
     said = given.get("target_tokens_per_s", [(total, f"{total:g} tokens/s")])[0][1]
     return (f"read “{said}” as {float(total):g} tokens/s per user ({float(total):g} for all {int(users):,} users would be "
             f"{float(total) / int(users):.2g} each); say “{float(total):g} tokens/s in total” for the whole service")
+
+
+# of an end-to-end latency, the share kept for the first token (at most FIRST_TOKEN_CAP_S): prefill and queueing
+FIRST_TOKEN_SHARE = 0.1
+FIRST_TOKEN_CAP_S = 0.5
+
+
+def _end_to_end(said: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
+    """'p99 end-to-end latency under 5 s for 300-token answers' (vLLM's E2EL, GenAI-Perf's request latency) is the first
+    token plus every other token of the reply: planned as a first token within 10% of it (at most 0.5 s) and the
+    reply in the rest, i.e. a per-user speed of reply / (latency - first token). A first-token or per-token target
+    said beside it is kept; the split is said, so the user can set either."""
+    seconds, text = said
+    reply = int(updates.get("output_tokens") or current_output_tokens or DEFAULT_OUTPUT_TOKENS)
+    first = min(FIRST_TOKEN_CAP_S, seconds * FIRST_TOKEN_SHARE)
+    speed = reply / (seconds - first)
+    kept = [name for name in ("target_ttft_s", "target_tokens_per_s_per_user") if name in updates]
+    updates.setdefault("target_ttft_s", _sig(first))
+    updates.setdefault("target_tokens_per_s_per_user", float(f"{speed:.4g}"))
+    assumed = "" if "output_tokens" in updates or current_output_tokens else " (the reply length assumed: say yours)"
+    if kept:
+        return f"read “{text}” beside the {' and '.join(k.removeprefix('target_').replace('_', ' ') for k in kept)} you gave"
+    return (f"read “{text}” as a first token within {first:g} s and {reply:,} reply tokens{assumed} in the remaining "
+            f"{seconds - first:g} s: {speed:.1f} tokens/s per user; say a time to first token or a per-token target "
+            "to split it differently")
 
 
 def _requests_to_tokens(request: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None,

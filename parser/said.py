@@ -37,3 +37,6 @@ class Said:
     # "A100 or H100", "A100 vs H100": the two GPUs a question compares, as said (the first is planned; see
     # `hardware._compared_gpus`)
     compared: tuple[str, str] | None = None
+    # "p99 end-to-end latency under 5 s": a whole reply's time, split by the fold into a first token and a per-user
+    # speed once the reply length is known (`fold._end_to_end`)
+    end_to_end_s: float | None = None

@@ -75,6 +75,7 @@ _PER_USER = re.compile(r"(?: (?:per|each|for each|for every|a|for one) | ?/ ?)(?
 _FIRST_TOKEN = re.compile(r"ttft|first token")
 _PER_TOKEN_KEY = re.compile(r"token|itl|tpot|decod|generation")
 _PER_TOKEN_SPAN = re.compile(r"tokens?$")
+_END_TO_END = re.compile(r"e2e|end[ -]to[ -]end|request|response")
 _EVERY = re.compile(r"(?:every|each) |(?:daily|weekly|monthly|quarterly|yearly|annually)$")
 _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
 PEFT_NOTE = "“PEFT” read as LoRA; say “QLoRA” for 4-bit adapters"
@@ -327,6 +328,8 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("filler", text, cues=frozenset({"ignored"}), notes=[f"a latency can't be 0: ignored “{text}”"])
         if _FIRST_TOKEN.search(key):
             return Said("latency", text, {"target_ttft_s": _sig(seconds)})
+        if _END_TO_END.search(key) and not _PER_TOKEN_SPAN.search(span):
+            return Said("latency", text, end_to_end_s=seconds)
         if _PER_TOKEN_KEY.search(key) or _PER_TOKEN_SPAN.search(span):
             return Said("latency", text, {"target_tokens_per_s_per_user": _sig(1 / seconds)},
                         notes=[f"read “{text}” as {1 / seconds:g} tokens/s per user"])
