@@ -26,6 +26,7 @@ from engine.advise import (
     NO_FP8_NOTE,
     POOR_FIT_NOTE,
     RENTED_NOWHERE_NOTE,
+    WAYS_OUT_NOTE,
 )
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
 from engine.models import Advice, Option
@@ -545,7 +546,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if comm is not None and network is not None:  # their own nodes, network unsaid: one line says both
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
-    lines = [_relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
+    lines = [_relabelled(advice, WAYS_OUT_NOTE, "Timed"),
+             _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
              _relabelled(advice, BUDGET_NOTE, "Budget"),
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),

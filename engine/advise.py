@@ -28,7 +28,7 @@ from engine.models import (
     ThroughputEstimate,
     Workload,
 )
-from engine.offer_plans import SLOW_FIXED_NOTE, room_figures
+from engine.offer_plans import SLOW_FIXED_NOTE, hours_text, room_figures
 from engine.preference import preference_note
 from engine.recommend import (
     OWNED_PREFIX,
@@ -42,6 +42,7 @@ from engine.recommend import (
     evaluate,
     owns_gpus,
     rented_nowhere,
+    run_cost_usd,
 )
 from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
 from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, user_floor
@@ -184,6 +185,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(poor_fit_note(w, effective, arch, data, chosen))
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(int4_on_fixed_note(w, effective, arch, data, chosen))
+    if chosen is None:
+        notes.extend(fixed_training_ways_out(w, effective, arch, data, cluster))
     notes.extend(tight_memory_note(memory))
     notes.extend(preference_note(w, effective, arch, memory, cluster))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
@@ -580,6 +583,37 @@ def margin_cost_note(given: Workload, effective: Workload, arch: Architecture, d
             f"per user (for the estimate's error) costs ${chosen.total_usd - best.total_usd:,.0f} a month: sized to "
             f"{effective.target_tokens_per_s_per_user:g} exactly, {best.name} for ${best.total_usd:,.0f}{at}; say “no "
             "margin” to plan on it"]
+
+
+WAYS_OUT_NOTE = "the ways out, timed: "
+
+
+def fixed_training_ways_out(given: Workload, effective: Workload, arch: Architecture, data: CatalogData,
+                            cluster: ClusterPlan | None) -> list[str]:
+    """"How long will it take to full fine-tune Qwen2.5 32B on 1B tokens on 8 H100s?": the 8 do not hold it, and the
+    ways out said in memory alone (8-bit Adam at 50.6 GB, 16 H100s) do not answer "how long". Each is planned as
+    the engine plans any run (the same GPU, on the GPUs fixed or on as many as it takes) and its time and cost per
+    run are said, so the user picks a way out by what it costs them."""
+    if (cluster is None or cluster.fits or not given.gpu_count or effective.mode not in ("full", "pretrain", "lora")
+            or not effective.dataset_tokens or not effective.gpu):
+        return []
+    ways: list[tuple[str, Workload]] = []
+    if effective.mode in ("full", "pretrain") and effective.optimizer in (None, "adamw"):
+        ways.append((f"8-bit Adam on the same {given.gpu_count}", effective.model_copy(update={"optimizer": "adamw_8bit"})))
+    if effective.mode == "full":
+        ways.append((f"LoRA on the same {given.gpu_count}", effective.model_copy(update={
+            "mode": "lora", "optimizer": None, "lora_rank": effective.lora_rank or 16, "zero_stage": None})))
+    ways.append(("more of them", effective.model_copy(update={"gpu_count": None, "nodes": None})))
+    said: list[str] = []
+    for label, variant in ways:
+        ranked = evaluate(variant, arch, data, given=variant, ranking_only=True)
+        best = ranked.options[0] if ranked.options else None
+        if best is None or best.hours_per_run is None or not best.cluster.fits:
+            continue
+        what = f"{best.cluster.gpus}x" if label == "more of them" else label
+        said.append(f"{what}: {hours_text(best.hours_per_run)} a run, from ${run_cost_usd(best.tco, variant):,.0f} "
+                    f"rented")
+    return [f"{WAYS_OUT_NOTE}" + "; ".join(said)] if said else []
 
 
 INT4_FIXED_NOTE = "4-bit weights on the GPUs you fixed: "

@@ -130,3 +130,10 @@ def test_spot_is_weighed_against_the_cheapest_on_demand_too(real_advisor) -> Non
     assert float(cheapest.group(1).replace(",", "")) <= on_demand.total_usd
     spot_run = spot.advice.options[0].tco[0].per_run_usd
     assert int(cheapest.group(3)) < 65 and spot_run < float(cheapest.group(1).replace(",", ""))
+
+
+def test_how_long_when_the_gpus_fixed_cannot_hold_it(real_advisor) -> None:
+    _, view, _ = answered(real_advisor, "how long will it take to full fine-tune Qwen2.5 32B on 1B tokens on 8 H100s?")
+    assert view.verdict == "does_not_fit"
+    timed = next(n for n in view.notes if n.startswith("Timed: "))
+    assert timed.startswith("Timed: 8-bit Adam on the same 8: ") and "LoRA on the same 8: " in timed and "16x: " in timed
