@@ -71,6 +71,7 @@ class GpuPlan:
     # "an L4 or a T4" for an 8B model: one T4 cannot hold it; the comparison says so instead of dropping both
     fits: bool = True
     need_gb: float | None = None  # per GPU, when it does not fit
+    label: str = ""  # a precision comparison: the weights ("int4", "fp8"); "" when GPUs are compared
 
 
 @dataclass
@@ -137,7 +138,8 @@ def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
     return {"gpu": plan.gpu, "gpus": plan.gpus, "usd_per_month": num(plan.usd_per_month, 2),
             "usd_per_1m_output_tokens": num(plan.usd_per_1m_tokens), "usd_per_run": num(plan.usd_per_run, 2),
             "hours_per_run": num(plan.hours_per_run, 3), "tokens_per_s_per_user": num(plan.tokens_per_s_per_user, 2),
-            "users_held": plan.capacity.users if plan.capacity is not None else None, "fits": plan.fits}
+            "users_held": plan.capacity.users if plan.capacity is not None else None, "fits": plan.fits,
+            "precision": plan.label or None}
 
 
 def _rung_contract(rung: Rung) -> dict[str, Any]:
@@ -373,6 +375,11 @@ class Advisor:
                     # "I plan one GPU at a time": both are planned; and compared full, no load is needed to answer
                     dropped = {"gpu", "concurrency"} if compared[0].capacity is not None else {"gpu"}
                     asked = [(t, f) for t, f in asked if f not in dropped]
+            elif len(precisions := tuple(getattr(getattr(turn, "reading", None), "compared_precisions", ()) or ())) == 2:
+                compared = self._compare_precisions(workload, advice, precisions, rate=request_rate_asked(text))
+                if compared is not None:
+                    advice, capacity = compared[0].advice, compared[0].capacity
+                    asked = [(t, f) for t, f in asked if f != "precision"]
             elif CAPACITY_CUE in cues or capacity_asked(text):
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
             if previous is not None and intent in ("refine", "answer", "undo"):
@@ -402,21 +409,38 @@ class Advisor:
         and both returned, the cheaper first (None when the second is unknown or either plan does not fit). A
         service with no load said is compared full, at the users each holds at the speed floor: per token at one
         stream, every GPU is dear, and the ranking between them is not the one a loaded service sees."""
-        from bot.formatting import winner_option
-        from bot.summary import _short_of
-        from engine.recommend import run_cost_usd
-
         counted = _COUNTED_GPU.match(other)
         count = int(counted.group(1)) if counted else None
         resolved = self.catalog.resolve_gpu(counted.group(2) if counted else other)
         second = getattr(resolved, "id", None)
         if not second or second == workload.gpu:
             return None
+        # "8x H200 or 8x B200": the count said with the second GPU is its own; else the first's, if any
+        other_w = workload.model_copy(update={"gpu": second} if count is None else {"gpu": second, "gpu_count": count})
+        return self._compare_plans([(str(workload.gpu), workload, advice), (second, other_w, None)], workload,
+                                   rate=rate, by_precision=False)
+
+    def _compare_precisions(self, workload: Workload, advice: Advice, precisions: Sequence[str], *,
+                            rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
+        """"Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?": both weights planned on the same
+        load and GPUs as said, compared like two GPUs (it had asked "which one did you mean?")."""
+        first, second = precisions[0], precisions[1]
+        variants = [(first, workload.model_copy(update={"precision": first}),
+                     advice if workload.precision == first else None),
+                    (second, workload.model_copy(update={"precision": second}), None)]
+        return self._compare_plans(variants, workload, rate=rate, by_precision=True)
+
+    def _compare_plans(self, variants: Sequence[tuple[str, Workload, Advice | None]], workload: Workload, *,
+                       rate: bool, by_precision: bool) -> tuple[GpuPlan, GpuPlan] | None:
+        """Two variants of one workload (GPUs, or weight precisions), each planned and priced like with like, the
+        better first: a plan that fits before one that does not, one at the speed floor before one under it, then
+        the cheaper by what the question is about (per run, per 1M tokens with the GPUs full, per month)."""
+        from bot.formatting import winner_option
+        from bot.summary import _short_of
+        from engine.recommend import run_cost_usd
+
         plans: list[GpuPlan] = []
-        for gpu, first in ((workload.gpu, advice), (second, None)):
-            # "8x H200 or 8x B200": the count said with the second GPU is its own; else the first's, if any
-            w = workload.model_copy(update={"gpu": gpu} if first is not None or count is None
-                                    else {"gpu": gpu, "gpu_count": count})
+        for key, w, first in variants:
             planned = first if first is not None else self.advise(w)
             capacity = None
             serving = (planned.effective.mode or "inference") == "inference"
@@ -427,12 +451,14 @@ class Advisor:
                 # like with like: a marketplace host (no SLA) wins one side only where the other has none
                 market = self.hardware_kinds().marketplaces
                 option = next((o for o in planned.options if (o.offer_id or "").split(":")[0] not in market), option)
+            label = key if by_precision else ""
             if (planned.cluster is not None and not planned.cluster.fits and w.gpu_count
                     and planned.memory is not None):
                 # the count said does not hold the model: a side of the comparison, not a reason to drop it
-                plans.append(GpuPlan(gpu=str(gpu), advice=planned, capacity=None, gpus=int(w.gpu_count),
-                                     usd_per_month=None, usd_per_1m_tokens=None, usd_per_run=None, hours_per_run=None,
-                                     tokens_per_s_per_user=None, fits=False, need_gb=planned.memory.per_gpu_gb))
+                plans.append(GpuPlan(gpu=planned.cluster.gpu if by_precision else key, advice=planned, capacity=None,
+                                     gpus=int(w.gpu_count), usd_per_month=None, usd_per_1m_tokens=None,
+                                     usd_per_run=None, hours_per_run=None, tokens_per_s_per_user=None, fits=False,
+                                     need_gb=planned.memory.per_gpu_gb, label=label))
                 continue
             if option is None or planned.cluster is None or not planned.cluster.fits:
                 return None
@@ -440,9 +466,11 @@ class Advisor:
             per_1m = tp.cost_per_1m_tokens_usd.value if serving and tp.cost_per_1m_tokens_usd is not None else None
             per_run = None if serving else run_cost_usd(option.tco, planned.effective)
             speed = tp.decode_tokens_per_s_per_sequence.value if tp.decode_tokens_per_s_per_sequence is not None else None
-            plans.append(GpuPlan(gpu=str(gpu), advice=planned, capacity=capacity, gpus=option.cluster.gpus,
-                                 usd_per_month=option.total_usd, usd_per_1m_tokens=per_1m, usd_per_run=per_run,
-                                 hours_per_run=option.hours_per_run, tokens_per_s_per_user=speed))
+            plans.append(GpuPlan(gpu=option.cluster.gpu if by_precision else key, advice=planned, capacity=capacity,
+                                 gpus=option.cluster.gpus, usd_per_month=option.total_usd, usd_per_1m_tokens=per_1m,
+                                 usd_per_run=per_run, hours_per_run=None if serving else option.hours_per_run,
+                                 tokens_per_s_per_user=speed,
+                                 label=label))
 
         def cost(p: GpuPlan) -> float:
             if p.usd_per_run is not None:

@@ -321,8 +321,13 @@ def _compared_headline(response: Response, names: Mapping[str, str]) -> str | No
     won, lost = response.compared
     a, b = gpu_name(won.gpu, names), gpu_name(lost.gpu, names)
     model = subject(won.advice, names)
+    if won.label:  # two weights compared ("AWQ int4 vs FP8"): named by their weights, the model without them
+        a, b = _weights_name(won.label), _weights_name(lost.label)
+        model = model.rsplit(" in ", 1)[0] if " in " in model else model
 
     def count(p: GpuPlan) -> str:
+        if p.label:
+            return f"{p.gpus}× {gpu_name(p.gpu, names)}"
         return f"{p.gpus} GPU{'s' if p.gpus != 1 else ''}"
 
     def speed(p: GpuPlan) -> str:
@@ -360,6 +365,14 @@ def _compared_headline(response: Response, names: Mapping[str, str]) -> str | No
         return (f"⚖️ {a} is cheaper than {b} for {model}: {fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a "
                 f"month on the same load ({count(won)} vs {count(lost)}{speeds})")
     return None
+
+
+_WEIGHTS_NAMES = {"int4": "AWQ/GPTQ 4-bit", "int8": "INT8 (W8A8)", "fp8": "FP8", "bf16": "BF16",
+                  "fp16": "FP16", "nf4": "NF4"}
+
+
+def _weights_name(precision: str) -> str:
+    return _WEIGHTS_NAMES.get(precision, precision)
 
 
 def _load_words(w: Workload) -> str:

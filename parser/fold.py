@@ -190,9 +190,11 @@ def fold(
                      "x tokens / (the GPU's dense BF16 peak x ~40%), a reranker's tokens being queries x candidates x "
                      "pair length")
     compared = next((s.compared for s in items if s.compared), ())
+    compared_precisions = next((s.compared_precisions for s in items if s.compared_precisions), ())
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare), compared=compared,
+        compared_precisions=compared_precisions,
     )
 
 

@@ -237,3 +237,32 @@ def _compared_gpus(items: list[Said]) -> list[Said]:
     out[second] = Said("hardware" if values else "filler", items[second].text, values,
                        compared=(items[first].text, items[second].text))
     return out
+
+
+def _compared_precisions(items: list[Said]) -> list[Said]:
+    """'Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?': two weight precisions set against
+    each other are a comparison, not a contradiction to ask back ("which one did you mean?"). Words naming one
+    precision ("awq int4") count once; the first is applied, the second kept aside (`Said.compared_precisions`)."""
+    said = [i for i, s in enumerate(items) if s.kind == "precision" and "precision" in s.values]
+    if len(said) < 2:
+        return items
+    groups: list[list[int]] = []
+    for index in said:
+        if groups and items[groups[-1][-1]].values["precision"] == items[index].values["precision"] \
+                and all(items[k].kind == "precision" for k in range(groups[-1][-1] + 1, index)):
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    if len(groups) != 2:
+        return items
+    first, second = groups
+    between = [s.text for s in items[first[-1] + 1:second[0]]]
+    joined = [w for w in between if w not in _VERSUS_FILLER]
+    if not joined or not all(w in _VERSUS for w in joined):
+        return items
+    values = (str(items[first[0]].values["precision"]), str(items[second[0]].values["precision"]))
+    out = list(items)
+    for index in second:
+        out[index] = Said("filler", items[index].text)
+    out[second[0]] = Said("filler", items[second[0]].text, compared_precisions=values)
+    return out

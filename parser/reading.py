@@ -132,6 +132,8 @@ class Reading(BaseModel):
     gpu_family: tuple[str, ...] = ()
     # "is A100 or H100 cheaper ...?": the two GPUs compared, as said; the first is planned and the second offered
     compared: tuple[str, ...] = ()
+    # "AWQ int4 vs FP8 … which is cheaper?": the two weight precisions compared (Workload values); the first is applied
+    compared_precisions: tuple[str, ...] = ()
     # every provider named ("on CoreWeave vs Lambda vs Nebius"), first said first; `updates["provider"]` is the first
     # (a price question lists them all instead: `updates["providers"]`, see `price_comparisons`)
     providers: tuple[str, ...] = ()

@@ -35,6 +35,7 @@ from .fold import fold
 from .hardware import (
     OWN_HARDWARE_NOTE,
     _compared_gpus,
+    _compared_precisions,
     _count_of_them,
     _host_machines,
     _memory_card,
@@ -487,6 +488,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _host_machines(items)
         items = _owned_gpus(items)
         items = _compared_gpus(items)
+        items = _compared_precisions(items)
         items = _one_gpu(items)
         items = _count_of_them(items, self.them)
         items = _soft_modes(items, self.current_mode)

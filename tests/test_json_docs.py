@@ -22,6 +22,7 @@ QUESTIONS = (
     "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?",
     "we have $20k a month, what's the biggest model we can serve for 100 users?",
     "translate 20M sentences with Llama 3.1 8B within 24 hours",
+    "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
 

@@ -127,3 +127,28 @@ def test_a_side_that_cannot_hold_the_model_is_said(real_advisor, text: str) -> N
     assert won.tokens_per_s_per_user < 20 and "under 20 tokens/s per user" in view.headline
     assert response.advice.cluster.gpu == "l4"
     assert real_advisor.contract(response)["compared_gpus"][1]["fits"] is False
+
+
+def test_two_weight_precisions_are_compared(real_advisor) -> None:
+    """"AWQ int4 vs FP8 … which is cheaper?" asked "which one did you mean?" and planned FP8 alone."""
+    response, view = _view(real_advisor, "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?")
+    assert response.compared is not None, response.questions
+    won, lost = response.compared
+    assert {won.label, lost.label} == {"int4", "fp8"} and won.gpu == lost.gpu == "h100-sxm"
+    assert won.usd_per_month <= lost.usd_per_month
+    names = {"int4": "AWQ/GPTQ 4-bit", "fp8": "FP8"}
+    assert view.headline.startswith(f"⚖️ {names[won.label]} is cheaper than {names[lost.label]} for serving Llama "
+                                    "3.1 70B: $"), view.headline
+    assert not any("which one did you mean" in q for q in response.questions)
+    # each side is the plan asked with those weights
+    alone = real_advisor.respond(real_advisor.new_conversation(),
+                                 f"serve Llama 3.1 70B in {lost.label} on H100 for 50 users")
+    assert alone.advice.options[0].total_usd == pytest.approx(lost.usd_per_month)
+    entries = real_advisor.contract(response)["compared_gpus"]
+    assert [e["precision"] for e in entries] == [won.label, lost.label]
+    assert all(e["hours_per_run"] is None for e in entries)  # serving: no run length
+
+
+def test_a_gpu_comparison_names_no_precision(real_advisor) -> None:
+    response, _ = _view(real_advisor, "compare A100 vs H100 for serving Llama 3.1 70B to 50 users")
+    assert all(e["precision"] is None for e in real_advisor.contract(response)["compared_gpus"])
