@@ -598,19 +598,26 @@ def fixed_training_ways_out(given: Workload, effective: Workload, arch: Architec
             or not effective.dataset_tokens or not effective.gpu):
         return []
     ways: list[tuple[str, Workload]] = []
+    same = "on the same GPU" if given.gpu_count == 1 else f"on the same {given.gpu_count}"
     if effective.mode in ("full", "pretrain") and effective.optimizer in (None, "adamw"):
-        ways.append((f"8-bit Adam on the same {given.gpu_count}", effective.model_copy(update={"optimizer": "adamw_8bit"})))
+        ways.append((f"8-bit Adam {same}", effective.model_copy(update={"optimizer": "adamw_8bit"})))
     if effective.mode == "full":
-        ways.append((f"LoRA on the same {given.gpu_count}", effective.model_copy(update={
+        ways.append((f"LoRA {same}", effective.model_copy(update={
             "mode": "lora", "optimizer": None, "lora_rank": effective.lora_rank or 16, "zero_stage": None})))
+    elif effective.mode == "lora":
+        ways.append((f"QLoRA {same}", effective.model_copy(update={
+            "mode": "qlora", "precision": "nf4", "optimizer": "paged_adamw_8bit", "zero_stage": None})))
     ways.append(("more of them", effective.model_copy(update={"gpu_count": None, "nodes": None})))
     said: list[str] = []
     for label, variant in ways:
         ranked = evaluate(variant, arch, data, given=variant, ranking_only=True)
-        best = ranked.options[0] if ranked.options else None
-        if best is None or best.hours_per_run is None or not best.cluster.fits:
+        fitting = [o for o in ranked.options if o.cluster.fits and o.hours_per_run is not None]
+        # more GPUs: the fewest that hold it (the count the fix names), the cheapest of those
+        best = (min(fitting, key=lambda o: (o.cluster.gpus, run_cost_usd(o.tco, variant))) if label == "more of them"
+                else fitting[0]) if fitting else None
+        if best is None or best.hours_per_run is None:
             continue
-        what = f"{best.cluster.gpus}x" if label == "more of them" else label
+        what = f"{best.cluster.gpus} of them" if label == "more of them" else label
         said.append(f"{what}: {hours_text(best.hours_per_run)} a run, from ${run_cost_usd(best.tco, variant):,.0f} "
                     f"rented")
     return [f"{WAYS_OUT_NOTE}" + "; ".join(said)] if said else []

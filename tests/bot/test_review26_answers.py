@@ -136,4 +136,12 @@ def test_how_long_when_the_gpus_fixed_cannot_hold_it(real_advisor) -> None:
     _, view, _ = answered(real_advisor, "how long will it take to full fine-tune Qwen2.5 32B on 1B tokens on 8 H100s?")
     assert view.verdict == "does_not_fit"
     timed = next(n for n in view.notes if n.startswith("Timed: "))
-    assert timed.startswith("Timed: 8-bit Adam on the same 8: ") and "LoRA on the same 8: " in timed and "16x: " in timed
+    assert timed.startswith("Timed: 8-bit Adam on the same 8: ") and "LoRA on the same 8: " in timed and "16 of them: " in timed
+
+
+def test_a_lora_that_does_not_fit_one_gpu_is_timed_as_qlora_and_the_fewest_more(real_advisor) -> None:
+    """LoRA Gemma 2 9B on one 4090: the fix says "2x GeForce RTX 4090"; the timed line had planned 8 (the cheapest
+    plan with no count) and no QLoRA on the card they have."""
+    _, view, _ = answered(real_advisor, "LoRA Gemma 2 9B on 20M tokens on a 4090")
+    timed = next(n for n in view.notes if n.startswith("Timed: "))
+    assert timed.startswith("Timed: QLoRA on the same GPU: ") and "; 2 of them: " in timed, timed

@@ -28,7 +28,7 @@ def test_each_way_out_is_the_plan_asked_directly(data: CatalogData) -> None:
     pick = next(o for o in adam8.options if o.name == adam8.recommendation.primary)
     assert (f"8-bit Adam on the same 8: {hours_text(pick.hours_per_run)} a run, from "
             f"${run_cost_usd(pick.tco, adam8.effective):,.0f} rented") in note
-    more = re.search(r"; (\d+)x: ", note)
+    more = re.search(r"; (\d+) of them: ", note)
     free = advise(_full(data), data)
     assert more is not None and int(more.group(1)) == free.cluster.gpus > 8
 
