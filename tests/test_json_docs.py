@@ -20,8 +20,10 @@ QUESTIONS = (
     "pretrain a 1.3B model from scratch on 1.5T tokens, 64 H100s",
     "how many requests per second can one H100 handle with Llama 3.1 8B?",
     "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?",
+    "how much to store 10 checkpoints of a 70B full fine-tune on S3 for 6 months?",
+    "egress cost to move 2TB from S3 to Lambda",
 )
-OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
+OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
 
 def documented() -> set[str]:
