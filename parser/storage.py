@@ -53,7 +53,7 @@ _TRAINING_MODES = ("full", "pretrain", "lora", "qlora")
 # "checkpoint", never "gradient/activation checkpointing" (a memory technique)
 _CHECKPOINT = re.compile(r"\b(?:checkpoints?|ckpts?)\b(?!ing)")
 _ADAPTER = re.compile(r"\badapters?\b")
-_WEIGHTS = re.compile(r"\b(?:weights|safetensors|model files?)\b")
+_WEIGHTS = re.compile(r"\b(?:weights|safetensors|model files?|on disk|disk space|download size)\b")
 _SIZE = re.compile(r"\b(?:how (?:big|large)|sizes?|how many (?:gb|tb|gigabytes|terabytes)|disk(?: space)?|on disk|"
                    r"take up|takes up)\b")
 _STORE = re.compile(r"\b(?:store|stores|storing|stored|storage|keep|keeping|kept|retain|retaining|archive|archiving|"
@@ -88,10 +88,10 @@ def storage_question(text: str, updates: Mapping[str, Any], cues: Collection[str
         if not (_SIZE.search(text) or _STORE.search(text) or _TRANSFER.search(text) or asks_cost):
             return None  # "serve this checkpoint", "fine-tune from the instruct checkpoint"
         return _ask(text, updates, _kind(text, updates, asks_cost))
-    weights_size = (_WEIGHTS.search(text) and _SIZE.search(text) and said <= _CHECKPOINT_FIELDS
-                    and {"model", "params_b"} & said and "mode" not in said)
-    if weights_size:  # "how big are Llama 3.1 70B's weights on disk?"
-        return _ask(text, updates, "size", checkpoint="weights")
+    on_disk = (_WEIGHTS.search(text) and _SIZE.search(text) and said <= _CHECKPOINT_FIELDS - {"dataset_gb"}
+               and {"model", "params_b"} & said and updates.get("mode") != "inference")
+    if on_disk:  # "how big are the Llama 3.1 70B weights?", "how much disk space to fine-tune Llama 3.1 8B?"
+        return _ask(text, updates, "size")
     if said and said <= _VOLUME_FIELDS and "dataset_gb" in said:
         if _TRANSFER.search(text) and (asks_cost or "egress" in text):
             return _ask(text, updates, "transfer")
@@ -151,11 +151,12 @@ def _kind(text: str, updates: Mapping[str, Any], asks_cost: bool) -> StorageQues
     return "size"
 
 
-def _ask(text: str, updates: Mapping[str, Any], question: StorageQuestion,
-         checkpoint: CheckpointKind | None = None) -> StorageAsk:
+def _ask(text: str, updates: Mapping[str, Any], question: StorageQuestion) -> StorageAsk:
+    """The question with what it sizes: the volume said, else the checkpoint the method (or its words) implies."""
+    checkpoint: CheckpointKind | None = None
     mode = updates.get("mode") if updates.get("mode") in _TRAINING_MODES else None
     size = updates.get("dataset_gb")
-    if checkpoint is None and size is None and (_CHECKPOINT.search(text) or _ADAPTER.search(text)):
+    if checkpoint is None and size is None:
         if mode in ("lora", "qlora") or (_ADAPTER.search(text) and mode is None):
             checkpoint = "adapter"
         elif mode in ("full", "pretrain") or "optimizer" in updates or _RESUMABLE.search(text):

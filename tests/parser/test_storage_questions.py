@@ -44,6 +44,9 @@ def catalog():
     ("keep the last 3 checkpoints of Llama 3.1 8B full fine-tune on S3 for a year",
      {"question": "storage", "checkpoint": "training", "model": "llama-3.1-8b", "mode": "full", "count": 3,
       "months": 12.0, "provider": "aws"}),
+    ("how big is Llama 3.1 70B on disk?", {"question": "size", "checkpoint": "weights", "model": "llama-3.1-70b"}),
+    ("how much disk space do I need to fine-tune Llama 3.1 8B?",
+     {"question": "size", "checkpoint": "training", "model": "llama-3.1-8b"}),
 ])
 def test_a_storage_question(catalog: Any, text: str, expect: dict[str, Any]) -> None:
     reading = parse(text, catalog)
