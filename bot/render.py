@@ -148,7 +148,7 @@ class ChartView:
 
 def answers_with_advice(response: Response) -> bool:
     """True when `render_response` answers with the advice (not help, questions or gibberish)."""
-    if response.prices is not None:  # a price question is answered with the table, not the thread's advice
+    if response.prices is not None or response.storage is not None:  # answered from the catalog, not the thread's advice
         return False
     return response.advice is not None and not (response.intent in ("help", "gibberish") and not response.changes)
 
@@ -275,6 +275,10 @@ def render_response(response: Response, names: Mapping[str, str] | None = None,
         from bot.prices import render_prices
 
         return render_prices(response.prices)
+    if response.storage is not None:  # a checkpoint-size, storage or transfer question (bot/storage.py)
+        from bot.storage import render_storage
+
+        return render_storage(response.storage)
     if not answers_with_advice(response):
         if response.advice is not None and response.intent == "gibberish":
             return render_help(unchanged_help(response))

@@ -96,6 +96,7 @@ class Response:
     # "$20k a month, what's the biggest model we can serve for 100 users?": a ladder of models on that load; `advice`
     # is the largest within the budget (else the smallest)
     ladder: tuple[Rung, ...] | None = None
+    storage: Any = None  # bot.storage.StorageAnswer for a checkpoint-size, storage or transfer question
 
     @property
     def has_scenario(self) -> bool:
@@ -328,6 +329,9 @@ class Advisor:
         if intent == "prices":  # answered from the catalog's offers; the thread's scenario is untouched
             return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
                             notes=_names_of(getattr(turn, "notes", ())), prices=self.price_table(turn.reading))
+        if intent == "storage":  # a checkpoint's size or a storage/transfer bill (bot.storage); the scenario is untouched
+            return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
+                            notes=_names_of(getattr(turn, "notes", ())), storage=self.storage_answer(turn.storage))
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
@@ -566,6 +570,12 @@ class Advisor:
             log.debug("catalog has no providers listing")
         return build_price_table(offers, widened, query, family, names)
 
+    def storage_answer(self, ask: Any) -> Any:
+        """The answer to a storage question (`parser.storage.StorageAsk`), as a `bot.storage.StorageAnswer`."""
+        from bot.storage import build_storage_answer
+
+        return build_storage_answer(ask, self.catalog.data())
+
     def advise(self, workload: Workload) -> Advice:
         return self._advise(workload, self.catalog_data())
 
@@ -589,6 +599,10 @@ class Advisor:
             from bot.prices import prices_contract
 
             return prices_contract(response.prices)
+        if response.storage is not None:
+            from bot.storage import storage_contract
+
+            return storage_contract(response.storage, CONTRACT_WORKLOAD_KEYS)
         if response.advice is None:
             w = response.workload or Workload()
             return {
@@ -600,6 +614,7 @@ class Advisor:
                 "notes": list(response.notes),
                 "capacity": None,
                 "compared_gpus": None,
+                "storage": None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -607,6 +622,7 @@ class Advisor:
         out["capacity"] = _capacity_contract(response.capacity)
         out["compared_gpus"] = [_compared_contract(p) for p in response.compared] if response.compared else None
         out["budget_ladder"] = [_rung_contract(r) for r in response.ladder] if response.ladder else None
+        out["storage"] = None  # a storage question's answer (bot.storage); a plan has none
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

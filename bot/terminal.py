@@ -20,6 +20,10 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         from bot.prices import render_prices_text
 
         return render_prices_text(response.prices)
+    if response.storage is not None:  # a checkpoint-size, storage or transfer question (bot/storage.py)
+        from bot.storage import render_storage_text
+
+        return render_storage_text(response.storage, details=details)
     if response.advice is None or (response.intent in ("help", "gibberish") and not response.changes):
         if response.advice is not None and response.intent == "gibberish":
             return render_text("help.txt.j2", view=unchanged_help(response))

@@ -13,6 +13,7 @@ It holds no engine calls and no storage: the bot runs the engine on `Turn.worklo
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -35,12 +36,15 @@ from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
 from .scaling import LOAD_FIELDS, scaled_context, scaled_load
+from .storage import StorageAsk, storage_follow_up, storage_question
 
 HISTORY_LIMIT = 50
 # A refinement that cannot apply as said becomes a yes/no question proposing what would; its `why`
 # carries the proposed change ("switch: mode=lora precision=int8") so a bare "yes" can apply it.
 SWITCH = "switch:"
 FOUR_BIT = ("nf4", "int4")
+# what a storage question asked in a thread takes from its scenario ("and how big is its checkpoint?")
+_STORAGE_THREAD_FIELDS = ("model", "params_b", "mode", "precision", "optimizer", "lora_rank")
 _INT_ANSWERS = {"gpu_count", "concurrency", "seq_len", "batch_size", "lora_rank", "nodes"}
 _FLOAT_ANSWERS = {"runs_per_month", "epochs"}
 
@@ -60,6 +64,7 @@ class Turn(BaseModel):
     unknown_names: tuple[Problem, ...] = ()
     assumptions: tuple[str, ...] = ()
     reading: Reading | None = None
+    storage: StorageAsk | None = None  # intent "storage": the question as this thread now asks it
 
 
 _RENT = re.compile(r"\b(?:rent(?:ed|ing|al)?|in the cloud|on the cloud|cloud gpus?|a cloud gpu)\b")
@@ -76,12 +81,17 @@ class Conversation:
         self.asked: set[str] = set()
         self.cues: set[str] = set()
         self._offer: Question | None = None  # a switch proposed by this turn, asked first
+        self.storage: StorageAsk | None = None  # the last answer's storage question, while the thread is about it
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
         reading = parse(text, self.resolver, current=self.workload, them=self._them())
         if reading.intent == "undo":
             return self.undo(reading)
+        storage = self._storage(reading, text)
+        if storage is not None:  # answered from the catalog (engine.checkpoints); the thread's scenario is kept
+            return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent="storage",
+                        message="", notes=reading.notes, reading=reading, storage=storage)
         updates = dict(reading.updates)
         notes = list(reading.notes)
         answered = self._answer_pending(reading, updates, notes)
@@ -197,16 +207,34 @@ class Conversation:
         return Turn(workload=self.workload, changed=changed, questions=tuple(questions), intent="undo",
                     message="\n".join(lines), reading=reading)
 
+    def _storage(self, reading: Reading, text: str) -> StorageAsk | None:
+        """The storage question this message asks (parser.storage), or the thread's last one changed by it ("keep 3
+        checkpoints", "on GCS"); kept for the next reply. A message that asks anything else ends it."""
+        ask = reading.storage if reading.intent == "storage" else None
+        if ask is None and reading.intent not in ("undo", "prices", "vram", "help"):
+            said = reading.text or text.lower()
+            if self.storage is not None:
+                ask = storage_follow_up(said, reading.updates, self.storage)
+            elif not {"model", "params_b"} & set(reading.updates) and (self.workload.model or self.workload.params_b):
+                # "and how big is its checkpoint?" after a plan: the thread's model and method
+                thread = {k: v for k in _STORAGE_THREAD_FIELDS if (v := getattr(self.workload, k)) is not None}
+                ask = storage_question(said, {**thread, **reading.updates}, reading.cues)
+        self.storage = ask
+        return ask
+
     # ---- storage -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able state for the bot's thread store."""
-        return {
+        state = {
             "workload": self.workload.model_dump(mode="json", exclude_none=True),
             "history": [w.model_dump(mode="json", exclude_none=True) for w in self.history],
             "pending": [q.model_dump() for q in self.pending],
             "asked": sorted(self.asked),
             "cues": sorted(self.cues),
         }
+        if self.storage is not None:  # only while the thread is on a storage question: older states stay as they were
+            state["storage"] = self.storage.model_dump(mode="json", exclude_none=True)
+        return state
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], resolver: NameResolver | None = None) -> Conversation:
@@ -218,6 +246,9 @@ class Conversation:
         conversation.pending = [Question.model_validate(q) for q in data.get("pending", [])]
         conversation.asked = set(data.get("asked", []))
         conversation.cues = set(data.get("cues", []))
+        if data.get("storage"):
+            with contextlib.suppress(ValidationError):  # a state stored by another version: the question is dropped
+                conversation.storage = StorageAsk.model_validate(data["storage"])
         return conversation
 
     # ---- helpers -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
 from .schedule import duration_hours
+from .storage import storage_question
 from .words import _CLOUD, _pick
 
 _DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shards", "it"}
@@ -32,6 +33,7 @@ _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_t
 # a price question ("how much is an H100 on AWS?") names hardware and where, nothing of a workload
 PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes", "instance_type"})
 IMPLIED_CUE = "implied_by_name"  # a field was set from a name (the checkpoint's format), not said
+_STORAGE_FROM = ("describe", "answer", "refine")  # intents a storage question may have been read as
 _SCENARIO_WORDS = {"it", "this", "that", "them", "we", "our", "us"}  # "how much would it cost on H100s?"
 
 
@@ -181,6 +183,11 @@ def fold(
         cues.add("price")  # "2 p5en.48xlarge reserved for a year, monthly": an instance and a period ask its price
     if _price_question(updates, conflicts, cues) and not _about_the_scenario(items, updates, current_mode):
         intent = "prices"
+    # "from GCS to S3" is a source and a destination, not two data locations in conflict
+    places_only = all(c.field in ("data_location", "provider") for c in conflicts)
+    storage = storage_question(whole.lower(), updates, cues) if intent in _STORAGE_FROM and places_only else None
+    if storage is not None:  # "how big is a 70B checkpoint?", "egress to move 2TB out of S3": a size or a bill, no plan
+        intent = "storage"
     if _EMBEDDING.search(whole) and "model" not in updates and (intent == "gibberish" or not training_said):
         # an encoder (embeddings, a reranker) named or described, and no LLM: sizing it as a chat model would be wrong
         # by an order of magnitude (no decode; every candidate pair is a full forward pass), so it is said, not sized
@@ -194,7 +201,7 @@ def fold(
     return Reading(
         text=text, updates=updates, intent=intent, conflicts=tuple(conflicts), unknown_names=tuple(problems),
         notes=tuple(dict.fromkeys(notes)), cues=frozenset(cues), bare=tuple(bare), compared=compared,
-        compared_precisions=compared_precisions,
+        compared_precisions=compared_precisions, storage=storage,
     )
 
 

@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.models import Problem
 
-Intent = Literal["describe", "refine", "answer", "undo", "help", "gibberish", "vram", "prices"]
+from .storage import StorageAsk
+
+Intent = Literal["describe", "refine", "answer", "undo", "help", "gibberish", "vram", "prices", "storage"]
 
 
 class Resolved(Protocol):
@@ -137,6 +139,8 @@ class Reading(BaseModel):
     # every provider named ("on CoreWeave vs Lambda vs Nebius"), first said first; `updates["provider"]` is the first
     # (a price question lists them all instead: `updates["providers"]`, see `price_comparisons`)
     providers: tuple[str, ...] = ()
+    # intent "storage": a checkpoint's size, keeping data stored or moving it ("how big is a Llama 3.1 70B checkpoint?")
+    storage: StorageAsk | None = None
 
     @property
     def understood(self) -> bool:

@@ -23,8 +23,10 @@ QUESTIONS = (
     "we have $20k a month, what's the biggest model we can serve for 100 users?",
     "translate 20M sentences with Llama 3.1 8B within 24 hours",
     "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?",
+    "how much to store 10 checkpoints of a 70B full fine-tune on S3 for 6 months?",
+    "egress cost to move 2TB from S3 to Lambda",
 )
-OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
+OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
 
 def documented() -> set[str]:
