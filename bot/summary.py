@@ -711,6 +711,9 @@ def key_assumptions(advice: Advice) -> str:
         source = ("" if not gb else f" from {fmt_gb(gb)} compressed (~{fmt_gb(gb * COMPRESSED_TEXT_RATIO)} of text)"
                   if advice.effective.dataset_compressed else f" from {fmt_gb(gb)} of text")
         bits.append(f"~{fmt_count(float(tokens.value))} tokens per epoch{source}")
+    steps = found.get("train_steps")  # "5000 steps at global batch 256": the data is the arithmetic, said whole
+    if steps is not None:
+        bits.append(steps.why)
     tp = advice.throughput
     mfu = stated_mfu(advice)
     if mfu is not None:

@@ -722,7 +722,9 @@ def _missing(w: Workload, assumptions: list[Assumption]) -> tuple[str, ...]:
     out = [a.field for a in assumptions if a.field in CONTRACT_WORKLOAD_KEYS and getattr(w, a.field) is None]
     if w.model is None and w.params_b is None:
         out.append("model")
-    if (w.mode in TRAINING_MODES or w.mode is None) and w.dataset_gb is None and w.dataset_tokens is None and w.mode is not None:
+    steps = any(a.field == "train_steps" for a in assumptions)  # steps x global batch x sequence: the data
+    if (w.mode in TRAINING_MODES or w.mode is None) and w.dataset_gb is None and w.dataset_tokens is None and w.mode is not None \
+            and not steps:
         out.append("dataset_tokens")
     if w.data_location is None and w.mode in TRAINING_MODES:
         out.append("data_location")

@@ -28,7 +28,13 @@ from engine.memory import (
     resolve_layout,
     usable_gb,
 )
-from engine.models import ClusterPlan, MemoryEstimate, Workload
+from engine.models import (
+    MAX_MICRO_BATCH_TOKENS,
+    ClusterPlan,
+    MemoryEstimate,
+    Workload,
+    global_batch_sequences,
+)
 from engine.quantization import compute_capability
 from engine.throughput import zero3_gather
 
@@ -45,32 +51,72 @@ BATCH_NOTE = "global batch: "  # read by the first message
 
 
 def data_parallel_cap(w: Workload) -> int:
-    """The most data-parallel replicas a training run can use at MAX_BATCH_TOKENS: one micro-batch each."""
-    per_replica = max(1, int(w.seq_len or 2048)) * max(1, int(w.batch_size or 1))
-    return max(1, MAX_BATCH_TOKENS // per_replica)
+    """The most data-parallel replicas a training run can use, one micro-batch each: at the global batch said, else at
+    MAX_BATCH_TOKENS (the largest batch published runs take)."""
+    seq, micro = max(1, int(w.seq_len or 2048)), max(1, int(w.batch_size or 1))
+    said = global_batch_sequences(w, seq)
+    if said is not None:
+        return max(1, said // micro)
+    return max(1, MAX_BATCH_TOKENS // (seq * micro))
+
+
+def _batch_said(w: Workload) -> str | None:
+    """'the global batch you said (512 sequences of 2,048 tokens)', or None when none was said."""
+    seq = max(1, int(w.seq_len or 2048))
+    said = global_batch_sequences(w, seq)
+    return None if said is None else f"the global batch you said ({said:,} sequences of {seq:,} tokens)"
 
 
 def batch_note(w: Workload, lay: Layout) -> str | None:
-    """A training plan whose data-parallel width alone makes a batch past MAX_BATCH_TOKENS: said, with the GPU
-    count that keeps it (the same model split), since the figures here assume the planned split's utilisation."""
+    """A training plan whose data-parallel width alone makes a batch past the global batch said, or past
+    MAX_BATCH_TOKENS: said, with the GPU count that keeps it (the same model split), since the figures here assume the
+    planned split's utilisation."""
     cap = data_parallel_cap(w)
     if w.mode == "inference" or lay.dp <= cap:
         return None
     seq, micro = max(1, int(w.seq_len or 2048)), max(1, int(w.batch_size or 1))
     tokens = lay.dp * seq * micro
     split = lay.tp * lay.pp
-    return (f"{BATCH_NOTE}data parallel x{lay.dp:,} means at least {tokens / 1e6:,.0f}M tokens per step ("
-            f"{'one' if micro == 1 else micro} {seq:,}-token sequence{'s' if micro > 1 else ''} per replica), "
-            f"{tokens / MAX_BATCH_TOKENS:,.0f}x the 16M Llama 3 405B trained with (Llama 3 paper, Table 4); past "
-            f"{cap * split:,} GPUs{' with this split' if split > 1 else ''} a model needs more tensor or pipeline "
-            "parallelism, at lower utilisation than assumed here: the GPU-hours are a lower bound")
+    said = _batch_said(w)
+    per_replica = f"{'one' if micro == 1 else micro} {seq:,}-token sequence{'s' if micro > 1 else ''} per replica"
+    least = (f"{lay.dp * micro:,} sequences per step ({per_replica}), more than {said}" if said else
+             f"{tokens / 1e6:,.0f}M tokens per step ({per_replica}), {tokens / MAX_BATCH_TOKENS:,.0f}x the 16M Llama 3 "
+             "405B trained with (Llama 3 paper, Table 4)")
+    return (f"{BATCH_NOTE}data parallel x{lay.dp:,} means at least {least}; past {cap * split:,} GPUs"
+            f"{' with this split' if split > 1 else ''} a model needs more tensor or pipeline parallelism, at lower "
+            "utilisation than assumed here: the GPU-hours are a lower bound")
 
 
-def batch_capped_note(gpus: int) -> str:
-    """A run scaled out for time that stopped at MAX_BATCH_TOKENS' data-parallel width (engine.offer_plans)."""
+def batch_capped_note(gpus: int, w: Workload | None = None) -> str:
+    """A run scaled out for time that stopped at the data-parallel width of the global batch said, or of
+    MAX_BATCH_TOKENS (engine.offer_plans)."""
+    said = _batch_said(w) if w is not None else None
+    if said:
+        return (f"{BATCH_NOTE}{gpus:,} GPUs is as far as this model scales data-parallel at {said}: finishing sooner "
+                "takes a larger batch, more tensor or pipeline parallelism at lower utilisation, or fewer tokens")
     return (f"{BATCH_NOTE}{gpus:,} GPUs is as far as this model scales data-parallel at a 16M-token global batch "
             "(Llama 3 405B's largest, Llama 3 paper, Table 4): finishing sooner takes more tensor or pipeline "
             "parallelism at lower utilisation, or fewer tokens")
+
+
+ACCUMULATION_NOTE = "gradient accumulation: "  # how a global batch said is reached on the plan (Details)
+
+
+def accumulation_note(w: Workload, lay: Layout) -> str | None:
+    """How the plan reaches the global batch said: replicas x micro-batch x accumulation steps. Said because a global
+    batch sets the optimiser step, never memory per GPU (the reading that planned 8B at TP8 on B300s)."""
+    if w.mode == "inference" or not (w.global_batch or w.global_batch_tokens):
+        return None
+    seq, micro = max(1, int(w.seq_len or 2048)), max(1, int(w.batch_size or 1))
+    said = global_batch_sequences(w, seq)
+    per_pass = lay.dp * micro
+    if said is None or per_pass > said:
+        return None  # batch_note says it
+    steps = math.ceil(said / per_pass)
+    about = "" if steps * per_pass == said else "about "
+    return (f"{ACCUMULATION_NOTE}the global batch of {said:,} sequences is {about}{lay.dp:,} data-parallel "
+            f"replica{'s' if lay.dp > 1 else ''} × micro-batch {micro} × {steps:,} accumulation step"
+            f"{'s' if steps > 1 else ''}: it sets the optimiser step, not memory per GPU")
 
 
 # after the fixes that keep the user's GPUs: what it takes otherwise ("; or one GPU of 28 GB or more, or 2x ...")
@@ -79,7 +125,6 @@ ALTERNATIVE_NOTE = "; or "
 MOE_STACK_NOTE = "MoE training speed assumes expert parallelism: "
 MOE_KERNELS_NOTE = "MoE training speed assumes fused expert kernels: "  # the same caveat for an MoE trained on one GPU
 ZERO3_COMM_NOTE = "ZeRO-3 across nodes: "  # its weight gathers outrun the compute (read by the first message)
-MAX_MICRO_BATCH_TOKENS = 32_768  # the largest micro-batch per GPU counted on to hide weight gathers (16 x 2k, 4 x 8k)
 ZERO3_SAID_FROM = 1.3  # below this FSDP's prefetch hides the gathers well enough to leave the speed as shown
 ZERO3_BATCH_NOTE = "ZeRO-3 across nodes, micro-batch: "  # the gathers outrun one sequence but not the micro-batch that fits
 
@@ -779,7 +824,7 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
                      "Trainer with PEFT loops over the experts in training, several times slower")
     notes.extend(platform_caveats(gpu, w, n))
     if not inference:
-        notes.extend(n_ for n_ in [batch_note(w, lay)] if n_)
+        notes.extend(n_ for n_ in [batch_note(w, lay), accumulation_note(w, lay)] if n_)
     if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1 and not lay.shard:
         # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet
         # all-gathers every layer across the slow link; hybrid sharding keeps that inside the NVLink node.

@@ -22,6 +22,7 @@ from engine.models import (
     DEFAULT_TOKENS_PER_EXAMPLE,
     DEFAULT_TRAINING_SEQ_LEN,
     LOAD_PERIOD_SECONDS,
+    PRETRAIN_SEQ_LEN,
     TRAINING_MODES,
     Assumption,
     Problem,
@@ -29,6 +30,7 @@ from engine.models import (
     load_peak_factor,
     rate_text,
     sequences_per_example,
+    steps_tokens,
     text_gb,
 )
 from engine.serving import (
@@ -47,7 +49,6 @@ LARGE_MODEL_PARAMS_B = 1.0  # gradient checkpointing on from here: activations o
 
 DEFAULT_JOB_HOURS = 24.0  # an offline job over N prompts with no deadline said: done within a day
 
-PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 is a fine-tuning length
 
 
 def _count(tokens: float) -> str:
@@ -78,6 +79,27 @@ def load_requests_per_s(w: Workload) -> tuple[float, str]:
              "the split assumed: say e.g. “2k-token prompts, 300-token replies”; the fleet scales with the output tokens")
     return rate, (f"{said}{busy}: {rate_text(rate)} requests/s at {prompt_in:,} prompt + {out:,} output tokens a "
                   f"request ({shape})")
+
+
+def _steps_data(w: Workload, trained: tuple[int, str], updates: dict[str, Any], assumptions: list[Assumption]) -> None:
+    """'5000 steps at global batch 256, seq len 4096': steps x global batch x sequence length is the tokens a run
+    trains (5.24B), stated with the arithmetic as the `train_steps` assumption. With no data said it is the data (one
+    pass, or the epochs said over it); with data said it sets the passes over it, as Hugging Face's max_steps
+    overrides num_train_epochs."""
+    tokens, how = trained
+    data = updates.get("dataset_tokens", w.dataset_tokens)
+    if data is None:
+        epochs = float(w.epochs or 1)
+        updates["dataset_tokens"] = max(1, round(tokens / epochs))
+        why = f"{how} trained" + (f", {epochs:g} epochs of {_count(tokens / epochs)}" if w.epochs else "")
+    else:
+        epochs = tokens / float(data)
+        updates["epochs"] = epochs
+        said = f" (not the {w.epochs:g} epochs said: steps decide, as max_steps does in Hugging Face's Trainer)" if (
+            w.epochs and abs(float(w.epochs) - epochs) > 0.01 * epochs) else ""
+        why = f"{how} trained, {epochs:.3g} passes over the {_count(float(data))} tokens of data{said}"
+    assumptions[:] = [a for a in assumptions if a.field != "epochs"]  # the steps say how much is trained
+    assumptions.append(Assumption(field="train_steps", value=tokens, why=why))
 
 
 def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assumption], list[Problem]]:
@@ -243,6 +265,9 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                    f"{w.dataset_examples:,} examples at ~{DEFAULT_TOKENS_PER_EXAMPLE:,} tokens each (prompt and response "
                    f"together, typical of chat fine-tuning data) ~ {_count(tokens)} tokens; give the tokens per example "
                    "(e.g. “examples of 300 tokens”) or the total")
+        trained = steps_tokens(w, int(updates.get("seq_len", w.seq_len) or DEFAULT_TRAINING_SEQ_LEN))
+        if trained is not None:
+            _steps_data(w, trained, updates, assumptions)
     else:
         if w.runs_per_month and w.runs_per_month != 1:
             # "what about 40 runs?" on a service: runs are training's; the service is one fleet, always on (it

@@ -37,9 +37,10 @@ BYTES_PER_TOKEN_TEXT = 4.0
 # by the parser's question, which quotes these same figures.
 DEFAULT_INPUT_TOKENS = 1024
 # The sequence length assumed when none is said: a serving context (prompt, reply and earlier turns) and a
-# fine-tuning sequence; pre-training has its own (engine.defaults.PRETRAIN_SEQ_LEN). "Double the context" reads these.
+# fine-tuning sequence, and a pre-training one. "Double the context" reads these.
 DEFAULT_SERVING_SEQ_LEN = 4096
 DEFAULT_TRAINING_SEQ_LEN = 2048
+PRETRAIN_SEQ_LEN = 8192  # Llama 3 (8,192), torchtitan's default recipe; 2,048 is a fine-tuning length
 DEFAULT_OUTPUT_TOKENS = 256
 # A token load counted over a day, week or month ("500M tokens a day") is an average over quiet hours too: a service
 # is sized for its busy hour, taken as twice the average (daytime traffic in one region). A rate per hour or minute is
@@ -186,6 +187,16 @@ class Workload(BaseModel):
     # training: what the fine-tune optimises (`Objective`); None is SFT. Preference objectives count two sequences per
     # example (pair), and "dpo" on a full fine-tune holds a frozen BF16 reference copy of the weights (engine.memory)
     objective: Objective | None = None
+    # training: the optimiser (global) batch across all GPUs, Megatron-LM's --global-batch-size, torchtitan's
+    # global_batch_size, Hugging Face's per_device_train_batch_size x gradient_accumulation_steps x GPUs: reached with
+    # gradient accumulation, so it never sets memory per GPU (`batch_size`, the micro-batch, does). In sequences
+    # ("global batch size 512"), or in tokens ("a global batch of 4M tokens")
+    global_batch: int | None = None
+    global_batch_tokens: int | None = None
+    # training: optimiser steps ("for 5000 steps", Megatron's --train-iters, HF's max_steps): with the global batch and
+    # the sequence length, the tokens trained (engine.defaults)
+    train_steps: int | None = None
+    gradient_accumulation: int | None = None  # micro-batches per optimiser step (training)
 
 
 def load_peak_factor(w: Workload) -> float:
@@ -199,6 +210,53 @@ def sequences_per_example(objective: str | None) -> int:
     """Training sequences one example is: two for a preference pair (chosen and rejected), else one. The engine's
     token guess and the parser's "pairs of 500 tokens" both read it, so they agree."""
     return PREFERENCE_SEQUENCES_PER_PAIR if objective in PREFERENCE_OBJECTIVES else 1
+
+
+# The largest micro-batch per GPU recipes run: torchtitan and Megatron-LM train 1-8 sequences of 2-8k tokens a GPU
+# (16 x 2k, 4 x 8k). A "batch size" said past it is a global batch (the parser's reading), and memory left past it is
+# not a micro-batch anyone would set (engine.cluster)
+MAX_MICRO_BATCH_TOKENS = 32_768
+
+
+def global_batch_sequences(w: Workload, seq_len: int) -> int | None:
+    """Sequences per optimiser step, as said: the global batch, a global batch in tokens over the sequence length, or
+    Hugging Face's effective batch (micro-batch x gradient accumulation x GPUs) when all three are said. None: not
+    said (the engine then plans micro-batch 1 and caps data parallel at a published batch)."""
+    if w.global_batch:
+        return int(w.global_batch)
+    if w.global_batch_tokens:
+        return max(1, round(w.global_batch_tokens / max(1, seq_len)))
+    if w.batch_size and w.gradient_accumulation and w.gpu_count:
+        return int(w.batch_size * w.gradient_accumulation * w.gpu_count)
+    return None
+
+
+def steps_tokens(w: Workload, seq_len: int) -> tuple[int, str] | None:
+    """The tokens `train_steps` optimiser steps train, and the arithmetic in words ("5,000 steps x 256 sequences x
+    4,096 tokens = 5.24B tokens"); None without steps or a global batch. Steps x global batch x sequence length is the
+    data a run trains on, whatever the corpus behind it (the parser asks no data question then)."""
+    if not w.train_steps:
+        return None
+    steps = int(w.train_steps)
+    if w.global_batch_tokens and not w.global_batch:
+        tokens = steps * int(w.global_batch_tokens)
+        return tokens, f"{steps:,} steps × {_count_words(w.global_batch_tokens)} tokens a step = {_count_words(tokens)} tokens"
+    sequences = global_batch_sequences(w, seq_len)
+    if sequences is None:
+        return None
+    tokens = steps * sequences * seq_len
+    how = ("" if w.global_batch else f" ({w.batch_size} per GPU × {w.gradient_accumulation} accumulation × "
+           f"{w.gpu_count} GPUs)")
+    return tokens, (f"{steps:,} steps × {sequences:,} sequences{how} × {seq_len:,} tokens = {_count_words(tokens)} "
+                    "tokens")
+
+
+def _count_words(tokens: float) -> str:
+    """5.24B, 4M, 512k: a token count in a sentence."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if tokens >= scale:
+            return f"{tokens / scale:.3g}{suffix}"
+    return f"{tokens:,.0f}"
 
 
 def rate_text(value: float) -> str:

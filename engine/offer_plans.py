@@ -312,7 +312,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
             why = ("the offer sells single nodes" if offer is not None and offer.inter_node_fabric is None else
                    "the global batch limits data parallel" if choice.batch_capped else "cluster size limit")
             if choice.batch_capped:
-                notes.append(batch_capped_note(plan.gpus))
+                notes.append(batch_capped_note(plan.gpus, w))
             notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
                          f"{slot:,.0f} h target ({why}): ranked after options that make it")
         side_by_side = math.ceil(runs * wall / HOURS_PER_MONTH - 1e-9)

@@ -15,6 +15,7 @@ from engine.models import BUSY_HOUR_FACTOR, DEFAULT_OUTPUT_TOKENS, Problem
 
 from .asides import IMAGE_JOB_NOTE, IMAGE_PROMPT_CUE, IMAGE_PROMPT_TOKENS
 from .availability import availability, no_margin
+from .batches import read_batch
 from .capacity import capacity_asked
 from .quantities import _sig
 from .reading import Conflict, Reading
@@ -88,7 +89,16 @@ def fold(
 
     if "batch" in updates:
         mode = updates.get("mode", current_mode)
-        updates["concurrency" if mode == "inference" else "batch_size"] = updates.pop("batch")
+        count = updates.pop("batch")
+        if mode == "inference":
+            updates["concurrency"] = count
+        else:  # per GPU or across them: the words beside it, the steps and the size decide (parser.batches)
+            field, why = read_batch(count, given["batch"][0][1], updates, mode)
+            updates.setdefault(field, count)
+            notes.extend([why] if why else [])
+    if updates.get("mode", current_mode) == "inference":  # a serving batch is its concurrency; steps are training's
+        for name in ("train_steps", "gradient_accumulation", "global_batch", "global_batch_tokens"):
+            updates.pop(name, None)
     whole = text or " ".join(said.text for said in items)
     if end_to_end is not None:
         notes.append(_end_to_end(end_to_end, updates, current_output_tokens))

@@ -52,12 +52,14 @@ from engine.models import (
     DEFAULT_INPUT_TOKENS,
     DEFAULT_OUTPUT_TOKENS,
     DEFAULT_TOKENS_PER_EXAMPLE,
+    DEFAULT_TRAINING_SEQ_LEN,
     LOAD_PERIOD_SECONDS,
     TRAINING_MODES,
     Workload,
     load_peak_factor,
     rate_text,
     sequences_per_example,
+    steps_tokens,
     text_gb,
 )
 
@@ -142,9 +144,13 @@ def questions_for(
                  f"are sized at ~{DEFAULT_TOKENS_PER_EXAMPLE:,} tokens each until you say (e.g. “examples of 300 tokens” "
                  "or “20M tokens in total”).",
             why="training time and cost scale with the tokens processed"))
-    elif training and workload.dataset_gb is None and workload.dataset_tokens is None:
-        wanted.append(Question(field="dataset_tokens", text="How much training data: a size (“500GB”) or tokens (“2B tokens”)?",
-                               why="training time and cost scale with the tokens processed"))
+    elif (training and workload.dataset_gb is None and workload.dataset_tokens is None
+          and steps_tokens(workload, int(workload.seq_len or DEFAULT_TRAINING_SEQ_LEN)) is None):
+        # steps x global batch x sequence length is the data: with the steps said, the batch is what is missing
+        text = (f"{workload.train_steps:,} steps at what global batch size (e.g. “global batch 256”)? Steps × batch × "
+                "sequence length is the data trained; or give the data (“2B tokens”)." if workload.train_steps else
+                "How much training data: a size (“500GB”) or tokens (“2B tokens”)?")
+        wanted.append(Question(field="dataset_tokens", text=text, why="training time and cost scale with the tokens processed"))
     guess = estimated_tokens(workload)
     if training and workload.dataset_tokens is None and guess is not None and guess > BIG_CORPUS_TOKENS:
         wanted.append(Question(

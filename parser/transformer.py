@@ -94,6 +94,10 @@ def _text(items: list[Any]) -> str:
     return " ".join(str(t) for t in items if isinstance(t, Token | str))
 
 
+# how a batch is said: per GPU (the micro-batch, memory) or across all GPUs (the optimiser's batch, steps)
+_PER_GPU_BATCH = re.compile(r"micro|per[ -]?gpu|per[ -]?device|local|device|^mbs$")
+_GLOBAL_BATCH = re.compile(r"global|effective|total|overall|optimi[sz]er|^gbs$")
+
 # a budget per period -> per month (730 hours a month, as every monthly figure here)
 _MONTHS_PER = {"day": 730 / 24, "week": 730 / 168, "month": 1.0, "quarter": 1 / 3, "year": 1 / 12}
 
@@ -166,6 +170,8 @@ class MessageTransformer(Transformer[Token, Reading]):
         '2048 tokens' stays a sequence length."""
         number = str(next(t for t in items if t.type in ("QTY", "NUMBER")))  # "2B tokens" or "tokens: 2B"
         count = _qty(number)
+        if items[-1].type == "PER_BATCH":  # "4M tokens per batch": the optimiser's batch across all GPUs
+            return Said("batch", _text(items), {"global_batch_tokens": max(1, round(count))})
         load = token_load(count, str(items[-1])) if items[-1].type == "PERIOD" else None
         if count < 1e6:
             return Said("tokens", _text(items), {"seq_len": int(_qty(number, binary=True))}, count=count, load=load)
@@ -362,8 +368,34 @@ class MessageTransformer(Transformer[Token, Reading]):
         return Said("filler", _text(items), io_field=io_field)
 
     def batch(self, items: list[Token]) -> Said:
-        field_name = "batch_size" if "micro" in str(items[0]) or str(items[0]) == "mbs" else "batch"
-        return Said("batch", _text(items), {field_name: int(_number(str(items[1])))})
+        """'micro-batch 4', 'batch size 4 per gpu': the per-GPU micro-batch; 'global batch size 512', 'a batch of 4M
+        tokens': the optimiser's batch across all GPUs (Megatron-LM's --global-batch-size), which never sets memory
+        per GPU; a bare 'batch size 64' is read by the fold (`parser.batches`) from the job and the size."""
+        words, count = str(items[0]), max(1, round(_qty(str(items[1]))))
+        after = str(items[2]) if len(items) > 2 else ""
+        per_gpu = bool(_PER_GPU_BATCH.search(words)) or bool(re.search(r"gpu|device", after))
+        if items[-1].type == "TOKENS" and not per_gpu:
+            return Said("batch", _text(items), {"global_batch_tokens": count})
+        if items[-1].type == "TOKENS":  # "micro-batch of 16k tokens": sequences are what a micro-batch counts
+            return Said("filler", _text(items), notes=[f"“{_text(items)}”: say the micro-batch in sequences "
+                                                       "(“micro-batch 4”) to size it"])
+        if per_gpu:
+            return Said("batch", _text(items), {"batch_size": count})
+        if _GLOBAL_BATCH.search(words):
+            return Said("batch", _text(items), {"global_batch": count})
+        return Said("batch", _text(items), {"batch": count})
+
+    def steps(self, items: list[Token]) -> Said:
+        """'for 5000 steps', '10k training steps': optimiser steps (with the global batch, the tokens trained)."""
+        number = next(t for t in items if t.type in ("NUMBER", "QTY"))
+        steps = round(_qty(str(number)))
+        return Said("steps", _text(items), {"train_steps": steps} if steps >= 1 else {})
+
+    def grad_accum(self, items: list[Token]) -> Said:
+        """'gradient accumulation 8': micro-batches per optimiser step (a 'batch size' beside it is per GPU)."""
+        number = next(t for t in items if t.type == "NUMBER")
+        count = round(_number(str(number)))
+        return Said("grad_accum", _text(items), {"gradient_accumulation": count} if count >= 1 else {})
 
     def price(self, items: list[Token]) -> Said:
         value = _qty(str(items[0]).replace("$", "").replace(" ", ""))  # "$5k" is 5,000

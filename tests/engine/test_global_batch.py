@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from engine.advise import advise
-from engine.cluster import BATCH_NOTE, MAX_BATCH_TOKENS, data_parallel_cap
+from engine.cluster import ACCUMULATION_NOTE, BATCH_NOTE, MAX_BATCH_TOKENS, data_parallel_cap
 from engine.models import Workload
 
 EIGHT_B = Workload(mode="pretrain", model="llama-3.1-8b", dataset_tokens=15 * 10**12)
@@ -59,3 +63,86 @@ def test_a_split_model_counts_the_split(data: Any) -> None:
     plan = advice.cluster
     assert plan is not None and plan.tensor_parallel == 8 and plan.data_parallel <= 2048, plan
     assert not _batch_notes(advice)
+
+
+# ---- a global batch said: the optimiser's batch, never memory per GPU ------------------------------------------------
+# Megatron-LM's --global-batch-size, torchtitan's global_batch_size and Hugging Face's per-device batch x gradient
+# accumulation x GPUs are reached with gradient accumulation: review 26 found "global batch size 512" planned as 512
+# sequences per GPU (8B at tensor parallel x8 on B300s, twice the price of the same job on 8 H100s).
+
+STEPS_SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@STEPS_SETTINGS
+@given(mode=st.sampled_from(["full", "lora", "qlora", "pretrain"]),
+       model=st.sampled_from(["llama-3.1-8b", "llama-3.1-70b"]),
+       gpus=st.sampled_from([None, 8, 16]),
+       batch=st.one_of(st.builds(lambda n: {"global_batch": n}, st.integers(min_value=1, max_value=100_000)),
+                       st.builds(lambda n: {"global_batch_tokens": n}, st.integers(min_value=1_000, max_value=10**8))))
+def test_a_global_batch_never_changes_memory_per_gpu(data: Any, mode: str, model: str, gpus: int | None,
+                                                     batch: dict[str, int]) -> None:
+    plain = Workload(mode=mode, model=model, dataset_tokens=10**9, gpu="h100-sxm" if gpus else None, gpu_count=gpus)
+    said = plain.model_copy(update=batch)
+    before, after = advise(plain, data), advise(said, data)
+    assert before.memory is not None and after.memory is not None
+    assert after.memory.per_gpu_gb == pytest.approx(before.memory.per_gpu_gb), (batch, after.memory.per_gpu_gb)
+    assert after.effective.batch_size == before.effective.batch_size == 1
+    if gpus:  # the GPUs fixed: the same layout, whatever the batch
+        assert before.cluster is not None and after.cluster is not None
+        assert (after.cluster.tensor_parallel, after.cluster.data_parallel) == (
+            before.cluster.tensor_parallel, before.cluster.data_parallel)
+
+
+def test_steps_times_the_global_batch_times_the_sequence_is_the_data(data: Any) -> None:
+    """"5000 steps at global batch 256, seq len 4096" trains 5.24B tokens: priced, with the arithmetic said."""
+    advice = advise(Workload(mode="full", model="llama-3.1-8b", train_steps=5000, global_batch=256, seq_len=4096), data)
+    assert advice.effective.dataset_tokens == 5000 * 256 * 4096 and advice.effective.epochs == 1
+    [steps] = [a for a in advice.assumptions if a.field == "train_steps"]
+    assert steps.why == "5,000 steps × 256 sequences × 4,096 tokens = 5.24B tokens trained", steps.why
+    assert "dataset_tokens" not in advice.missing and advice.options
+    # in tokens a step: the same, without a sequence length
+    tokens = advise(Workload(mode="pretrain", params_b=1.0, train_steps=100_000, global_batch_tokens=1_000_000), data)
+    assert tokens.effective.dataset_tokens == 10**11
+    assert "100,000 steps × 1M tokens a step = 100B tokens trained" in [a.why for a in tokens.assumptions]
+    # Hugging Face's pair on the GPUs said
+    pair = advise(Workload(mode="full", model="llama-3.1-8b", train_steps=1000, batch_size=4, gradient_accumulation=8,
+                           gpu="a100-sxm-80gb", gpu_count=8, seq_len=2000), data)
+    assert pair.effective.dataset_tokens == 1000 * 4 * 8 * 8 * 2000
+
+
+def test_steps_with_data_said_set_the_passes_over_it(data: Any) -> None:
+    advice = advise(Workload(mode="full", model="llama-3.1-8b", dataset_tokens=10**9, epochs=3, train_steps=2000,
+                             global_batch=256), data)
+    assert advice.effective.dataset_tokens == 10**9
+    assert advice.effective.epochs == pytest.approx(2000 * 256 * 2048 / 1e9)
+    [steps] = [a for a in advice.assumptions if a.field == "train_steps"]
+    assert "1.05 passes over the 1B tokens of data (not the 3 epochs said: steps decide" in steps.why, steps.why
+
+
+def test_steps_without_a_batch_are_not_data(data: Any) -> None:
+    advice = advise(Workload(mode="full", model="llama-3.1-8b", train_steps=5000), data)
+    assert advice.effective.dataset_tokens is None and "dataset_tokens" in advice.missing
+
+
+def test_the_global_batch_said_caps_data_parallel(data: Any) -> None:
+    """A deadline scales out only as far as the batch said gives each replica a sequence (16 here, not 2,048)."""
+    advice = advise(Workload(mode="pretrain", model="llama-3.1-70b", dataset_tokens=10**12, deadline_hours=336,
+                             global_batch=16), data)
+    plan = advice.cluster
+    assert plan is not None and plan.data_parallel <= 16, plan
+    [note] = _batch_notes(advice)
+    assert "at the global batch you said (16 sequences of 8,192 tokens)" in note, note
+    fixed = advise(Workload(mode="full", model="llama-3.1-8b", dataset_tokens=10**9, gpu="h100-sxm", gpu_count=8,
+                            global_batch=3), data)
+    [note] = _batch_notes(fixed)
+    assert note.startswith(f"{BATCH_NOTE}data parallel x8 means at least 8 sequences per step"), note
+
+
+def test_the_plan_says_how_it_reaches_the_global_batch(data: Any) -> None:
+    advice = advise(Workload(mode="full", model="llama-3.1-8b", dataset_tokens=2 * 10**9, gpu="h100-sxm", gpu_count=8,
+                             global_batch=512), data)
+    assert advice.cluster is not None
+    [note] = [n for n in advice.cluster.notes if n.startswith(ACCUMULATION_NOTE)]
+    assert note == (f"{ACCUMULATION_NOTE}the global batch of 512 sequences is 8 data-parallel replicas × micro-batch 1 "
+                    "× 64 accumulation steps: it sets the optimiser step, not memory per GPU")
