@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot import owning
 from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
@@ -91,6 +92,11 @@ class Response:
     # "how many users can 8 H100s serve?": what the GPUs hold, read from the one-stream plan; `advice` is sized for it
     capacity: Capacity | None = None
     compared: tuple[GpuPlan, GpuPlan] | None = None  # "is A100 or H100 cheaper?": both planned, the cheaper first
+    # "what GPU do I need to run Llama 3.1 8B locally?": the cards to buy (engine.local.LocalAnswer); `advice` is
+    # planned on the pick, or on the user's own card
+    local: Any = None
+    # "should we buy or rent 8 H100s?" with no model: the break-even (engine.buy_or_rent.BreakEven); no `advice`
+    buy_or_rent: Any = None
 
     @property
     def has_scenario(self) -> bool:
@@ -328,6 +334,12 @@ class Advisor:
         changes: list[str] = []
         capacity: Capacity | None = None
         compared: tuple[GpuPlan, GpuPlan] | None = None
+        local: Any = None
+        thread_cues = getattr(conversation, "cues", None) or set()
+        if intent not in NO_ESTIMATE_INTENTS and workload is not None and owning.buy_or_rent_only(workload, thread_cues):
+            # "should we buy or rent 8 H100s?": the break-even needs no model, and is the whole answer
+            return Response(text, intent, workload, None, [], [], notes, conversation,
+                            buy_or_rent=owning.break_even_said(workload, thread_cues, self.catalog_data()))
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _has_subject(workload):
             kept = _thread_gpu(workload, previous, intent)
             if kept is not None:  # "how long on 32 of them?": 32 of the GPUs the thread picked, not the catalog's best 32
@@ -352,6 +364,10 @@ class Advisor:
                     asked = [(t, f) for t, f in asked if f not in dropped]
             elif CAPACITY_CUE in cues or capacity_asked(text):
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
+            elif owning.local_asked(workload, cues):
+                local, planned = owning.local_plans(workload, cues, self.catalog_data())
+                advice = self.advise(planned) if planned is not workload else advice
+                asked = [(t, f) for t, f in asked if f not in ("data_location", "concurrency")]
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
@@ -371,7 +387,7 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity=capacity, compared=compared)
+                        capacity=capacity, compared=compared, local=local)
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
@@ -549,12 +565,16 @@ class Advisor:
                 "notes": list(response.notes),
                 "capacity": None,
                 "compared_gpus": None,
+                "local": None,
+                "buy_or_rent": owning.break_even_contract(response.buy_or_rent),
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
         out["notes"] = list(dict.fromkeys([*response.notes, *out.get("notes", [])]))
         out["capacity"] = _capacity_contract(response.capacity)
         out["compared_gpus"] = [_compared_contract(p) for p in response.compared] if response.compared else None
+        out["local"] = owning.local_contract(response.local)
+        out["buy_or_rent"] = None
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

@@ -20,6 +20,8 @@ QUESTIONS = (
     "pretrain a 1.3B model from scratch on 1.5T tokens, 64 H100s",
     "how many requests per second can one H100 handle with Llama 3.1 8B?",
     "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?",
+    "can I run Qwen2.5 32B on my 3090?",
+    "should we buy or rent 8 H100s?",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions")
 
