@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot import owning
 from engine.advise import RENTED_NOWHERE_NOTE
 from engine.budget_ladder import Rung, budget_ladder, largest_within
 from engine.contract import CONTRACT_WORKLOAD_KEYS
@@ -97,6 +98,11 @@ class Response:
     # is the largest within the budget (else the smallest)
     ladder: tuple[Rung, ...] | None = None
     storage: Any = None  # bot.storage.StorageAnswer for a checkpoint-size, storage or transfer question
+    # "what GPU do I need to run Llama 3.1 8B locally?": the cards to buy (engine.local.LocalAnswer); `advice` is
+    # planned on the pick, or on the user's own card
+    local: Any = None
+    # "should we buy or rent 8 H100s?" with no model: the break-even (engine.buy_or_rent.BreakEven); no `advice`
+    buy_or_rent: Any = None
 
     @property
     def has_scenario(self) -> bool:
@@ -348,6 +354,12 @@ class Advisor:
         changes: list[str] = []
         capacity: Capacity | None = None
         compared: tuple[GpuPlan, GpuPlan] | None = None
+        local: Any = None
+        thread_cues = getattr(conversation, "cues", None) or set()
+        if intent not in NO_ESTIMATE_INTENTS and workload is not None and owning.buy_or_rent_only(workload, thread_cues):
+            # "should we buy or rent 8 H100s?": the break-even needs no model, and is the whole answer
+            return Response(text, intent, workload, None, [], [], notes, conversation,
+                            buy_or_rent=owning.break_even_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _budget_first(workload):
             ladder = budget_ladder(workload, self.catalog_data())
@@ -386,6 +398,10 @@ class Advisor:
                     asked = [(t, f) for t, f in asked if f != "precision"]
             elif CAPACITY_CUE in cues or capacity_asked(text):
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
+            elif owning.local_asked(workload, cues):
+                local, planned = owning.local_plans(workload, cues, self.catalog_data())
+                advice = self.advise(planned) if planned is not workload else advice
+                asked = [(t, f) for t, f in asked if f not in ("data_location", "concurrency")]
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
@@ -405,7 +421,7 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity=capacity, compared=compared, ladder=ladder)
+                        capacity=capacity, compared=compared, ladder=ladder, local=local)
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
@@ -615,6 +631,8 @@ class Advisor:
                 "capacity": None,
                 "compared_gpus": None,
                 "storage": None,
+                "local": None,
+                "buy_or_rent": owning.break_even_contract(response.buy_or_rent),
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -623,6 +641,8 @@ class Advisor:
         out["compared_gpus"] = [_compared_contract(p) for p in response.compared] if response.compared else None
         out["budget_ladder"] = [_rung_contract(r) for r in response.ladder] if response.ladder else None
         out["storage"] = None  # a storage question's answer (bot.storage); a plan has none
+        out["local"] = owning.local_contract(response.local)
+        out["buy_or_rent"] = None
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.caveats import (
     FALLBACK_WEIGHTS,
@@ -952,6 +952,12 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
                       hint: str = "") -> AnswerView:
     """Select and format what the engine computed for the first message; no arithmetic beyond unit display."""
     names = names or {}
+    if response.buy_or_rent is not None:  # "should we buy or rent 8 H100s?": the break-even, no model to plan
+        from bot.owning_view import buy_or_rent_view
+
+        view = buy_or_rent_view(response.buy_or_rent)
+        server = [n for n in response.notes if "DGX" in n]  # the reader's "a DGX holds 8 GPUs": the count answered
+        return replace(view, notes=[*view.notes, *server], questions=list(response.questions), hint=hint)
     advice = response.advice
     assert advice is not None, "build_help_view is for responses without advice"
     problems = [p.message for p in advice.problems]
@@ -1031,7 +1037,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if response.ladder:  # "the biggest model for $20k a month": the ladder is the answer, the plan its pick's
         headline = _ladder_headline(response, names)
         notes = [_ladder_line(response, names), *notes][:MAX_NOTES]
-    return AnswerView(
+    view = AnswerView(
         headline=headline,
         verdict=verdict,
         questions=list(response.questions),
@@ -1057,6 +1063,12 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         tables=tables,
         hint=hint,
     )
+    if response.local is not None:  # "what GPU do I need to run it locally?": the cards to buy lead
+        from bot.owning_view import local_view
+
+        model = advice.effective.model
+        return local_view(view, response.local, names.get(model, model) if model else "the model")
+    return view
 
 
 # A parser note that asks what an open question asks (by the Workload field the question fills): the

@@ -13,6 +13,13 @@ from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
+from engine.buy_or_rent import (
+    COLO_USD_PER_KW_MONTH,
+    busy_hours_to_break_even,
+    server_kw,
+    server_usd,
+    sla_rate,
+)
 from engine.cluster import fp8_weight_only, integer_kernels, plan_cluster, sixteen_bit
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
@@ -52,7 +59,7 @@ from engine.tco import (
     reserved_part_time_note,
     row_usd,
 )
-from engine.throughput import buy_vs_rent_break_even, estimate_inference, estimate_training
+from engine.throughput import estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
 from engine.validate import blocking, duration_problem, validate
 
@@ -756,32 +763,6 @@ def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
         return []
 
 
-# Owning means owning the server, not only its GPUs: CPUs, memory, NICs, NVSwitch baseboard and chassis add
-# about half the GPUs' price (8-GPU HGX/DGX H100 systems were reported at ~$370k-400k against ~$30k a GPU).
-# Its power (server share and cooling) is engine.recommend's, the same as an owned GPU's. Estimates, stated.
-SERVER_COST_FACTOR = 1.5
-# Wholesale colocation, USD per kW of IT capacity per month, power billed on top: the average asking rate for a 250-500 kW
-# requirement across North America's primary markets (CBRE, North America Data Center Trends H2 2024, published
-# 2025-02-26: $184.06, up 12.6% in a year). Owned servers rent it for their whole draw whether busy or not.
-COLO_USD_PER_KW_MONTH = 184.06
-
-
-def sla_rate(gpu_id: str, data: CatalogData) -> tuple[float, str] | None:
-    """The cheapest on-demand USD per GPU-hour for this GPU at a provider with an SLA (not a marketplace host,
-    not a managed service), and the provider's name: what a team weighing a purchase would rent instead."""
-    best: tuple[float, str] | None = None
-    for offer in data.offers:
-        if offer.gpu != gpu_id or not offer.on_demand_usd_per_hour:
-            continue  # the other GPUs' rows first: looking their provider up would cost more than the rest
-        provider = data.provider(offer.provider)
-        if provider is None or provider.kind in ("marketplace", "managed", "owned"):
-            continue
-        rate = offer.on_demand_usd_per_hour / offer.gpus_per_node
-        if best is None or rate < best[0]:
-            best = (rate, provider.name)
-    return best
-
-
 def _price_doubt(offer: OfferRecord) -> str:
     """What a catalog row says against its own price ("nebius.com/prices read 2026-09-25 ... listed HGX H100 at
     $3.85/GPU-h: re-check before quoting"), or "" when its sources agree."""
@@ -811,14 +792,12 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
     also weighed as 1-3 year reserved capacity (`pricing`: the rate's basis, on-demand when not given)."""
     if not gpu.purchase_price_usd or rate <= 0:
         return []
-    hardware = gpu.purchase_price_usd * gpus * SERVER_COST_FACTOR
-    watts = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE
-    server_kw = (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * gpus / 1000  # the IT load a colocation contract is sized by
-    space = server_kw * COLO_USD_PER_KW_MONTH / HOURS_PER_MONTH
+    hardware = server_usd(gpu, gpus)
+    kw = server_kw(gpu, gpus)  # the IT load a colocation contract is sized by
+    space = kw * COLO_USD_PER_KW_MONTH / HOURS_PER_MONTH
 
     def hours_at(usd_per_gpu_hour: float) -> float:
-        return buy_vs_rent_break_even(hardware, usd_per_gpu_hour * gpus, tdp_w=watts, num_gpus=gpus,
-                                      usd_per_kwh=USD_PER_KWH, space_usd_per_hour=space).value
+        return busy_hours_to_break_even(gpu, gpus, usd_per_gpu_hour).value
 
     provider = data.provider(provider_id) if data is not None and provider_id else None
     alternative = ""
@@ -851,7 +830,7 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
             f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
             f"{even:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour{alternative}; power for "
             f"the whole server with cooling ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}) at ${USD_PER_KWH:g}/kWh and colocation "
-            f"space for its {server_kw:,.1f} kW at ${COLO_USD_PER_KW_MONTH:,.0f}/kW-month (CBRE's H2 2024 North America average "
+            f"space for its {kw:,.1f} kW at ${COLO_USD_PER_KW_MONTH:,.0f}/kW-month (CBRE's H2 2024 North America average "
             f"asking rate: ${space * HOURS_PER_MONTH:,.0f} a month) included; networking and staff are "
             "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
 

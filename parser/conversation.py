@@ -32,6 +32,7 @@ from .examples import HELP_TEXT
 from .fold import IMPLIED_CUE, NO_DEADLINE_CUE
 from .hardware import OWN_HARDWARE_NOTE
 from .names import with_catalog_size
+from .owning import BUY_RENT_CUE, OwningSaid, read_owning, with_owning
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
@@ -130,7 +131,13 @@ class Conversation:
         capacity = capacity_asked(reading.text or text)
         if capacity and _said_anything(self.workload) and reading.intent in ("help", "gibberish", "answer"):
             reading = reading.model_copy(update={"intent": "refine"})  # "how many users can that serve?"
-        nothing_said = not updates and not reading.conflicts and not reading.unknown_names and not capacity
+        owning = read_owning(reading.text or text)
+        owning_refined = _read_owning(owning, self.cues, self.workload, updates, notes, self.resolver,
+                                      reading.text or text.lower())
+        if owning_refined and reading.intent in ("help", "gibberish", "answer"):
+            reading = reading.model_copy(update={"intent": "refine" if _said_anything(self.workload) else "describe"})
+        nothing_said = (not updates and not reading.conflicts and not reading.unknown_names and not capacity
+                        and not owning_refined)
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
         if nothing_said and unanswered:
             return self._help(reading, notes)
@@ -151,6 +158,7 @@ class Conversation:
             self.cues = {c for c in self.cues if not c.startswith(VERSUS_CUE)}
         if len(reading.compared) == 2:
             self.cues.add(VERSUS_CUE + reading.compared[1])
+        self.cues = with_owning(self.cues, owning, fresh=fresh)
         before = self.workload
         base = Workload() if fresh else before
         self._checkpoint_format(reading, updates, notes, base, fresh)
@@ -587,3 +595,44 @@ def _message(intent: str, changed: dict[str, tuple[Any, Any]], after: Workload, 
 def _summary(w: Workload) -> str:
     data = w.model_dump(exclude_none=True)
     return ", ".join(f"{_label(k)} {_show(v)}" for k, v in data.items()) or "nothing yet"
+
+
+_RUN_NAME = re.compile(r"\b(?:run|running) (?:a |an |the )?([a-z][\w.-]{2,})\b")
+
+
+def _read_owning(said: OwningSaid, cues: set[str], before: Workload, updates: dict[str, Any], notes: list[str],
+                 resolver: NameResolver | None = None, text: str = "") -> bool:
+    """What parser.owning read, applied to this message's updates: a local question is inference (the mode is not
+    asked); "DGX H100" is 8 GPUs; the memory said beside a card the catalog lacks ("laptop 4070 8GB") is the card's,
+    not training data; and in a buy-or-rent thread with no model, "at 50% utilisation" is the servers' use (not model
+    FLOPs utilisation) and "$0.08/kWh" the power price. True when the message refines a buy-or-rent question, or names
+    the model of a local question only by a bare word after "run" ("run mixtral locally", which the grammar reads as
+    nothing)."""
+    named = False
+    if said.local and resolver is not None and not any(updates.get(k) or getattr(before, k) for k in ("model", "params_b")):
+        # "which GPU should I buy to run mixtral locally": a bare model name after "run" (after "serve" the grammar
+        # reads it), when the catalog knows it
+        found = _RUN_NAME.search(text)
+        resolved = resolver.resolve_model(found.group(1)) if found else None
+        if resolved is not None and resolved.id:
+            updates["model"] = resolved.id
+            if resolved.message:
+                notes.append(resolved.message)
+            named = True
+    model_said = any(updates.get(k) or getattr(before, k) for k in ("model", "params_b"))
+    if said.local and updates.get("mode") is None and before.mode is None and model_said:
+        updates["mode"] = "inference"
+    if said.card is not None and said.card[1] is not None and updates.get("dataset_gb") == said.card[1]:
+        del updates["dataset_gb"]
+        notes.append(f"read “{said.card[1]:g}GB” as the {said.card[0]}'s memory, not training data")
+    if said.eight_gpu_server and updates.get("gpu") and "gpu_count" not in updates:
+        updates["gpu_count"] = 8
+        notes.append("a DGX or HGX server holds 8 GPUs: planned as 8")
+    buying = said.buy_or_rent or BUY_RENT_CUE in cues
+    if not (buying and said.settings and not model_said):
+        return named
+    if "utilisation" in said.settings:
+        updates.pop("mfu", None)  # the servers' share of time busy, not the training's FLOPs utilisation
+    if "usd_per_kwh" in said.settings:
+        notes[:] = [n for n in notes if "electricity price" not in n]
+    return True

@@ -65,6 +65,7 @@ from engine.models import (
 
 from .capacity import CAPACITY_CUE, capacity_asked
 from .fold import NO_DEADLINE_CUE
+from .owning import LOCAL_CUE
 from .reading import Reading
 
 MAX_QUESTIONS = 2
@@ -183,7 +184,7 @@ def questions_for(
                 text=f"How soon must the {workload.batch_items:,.0f} prompts be done? Sized to finish within a day until you "
                      "say (e.g. “within 6 hours”).",
                 why="the fleet is the prompts' rate over the time the job may take; the job's GPU-hours barely change"))
-    elif serving_without_load(workload) and CAPACITY_CUE not in cues and not (
+    elif serving_without_load(workload) and CAPACITY_CUE not in cues and LOCAL_CUE not in cues and not (
             reading is not None and capacity_asked(reading.text or "")):
         # "how many users can 8 H100s serve?" asks for the load: the answer gives it, no question back
         wanted.append(Question(

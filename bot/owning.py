@@ -1,0 +1,139 @@
+"""Answers about hardware the user buys or owns, between the parser's cues and the engine's pure functions.
+
+Two questions are routed here by `bot.service.Advisor.respond`: a local question ("what GPU do I need to run Llama 3.1 8B
+locally?", `parser.owning.LOCAL_CUE`), answered with engine.local's cheapest desktop cards and an advice planned on the
+pick (or on the user's own card); and a buy-or-rent question with no model ("should we buy or rent 8 H100s?",
+`BUY_RENT_CUE`), answered with engine.buy_or_rent's break-even alone. Their `ask --json` keys (`local`, `buy_or_rent`)
+are built here too (docs/json.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalog.records import CatalogData
+from engine.buy_or_rent import BreakEven, break_even
+from engine.local import LocalAnswer, LocalPlan, local_answer_for
+from engine.models import Workload
+from parser.owning import BUY_RENT_CUE, LOCAL_CUE, card_said, owning_settings
+
+SERVER_GPUS = 8  # "buy or rent 2 nodes of H100": a node is an 8-GPU server
+
+
+@dataclass(frozen=True)
+class BuyOrRent:
+    """A buy-or-rent question with no model: the GPUs asked about and their break-even (None: no purchase price, or
+    nobody in the catalog rents them), at the assumptions the thread said (`said`; the rest are engine defaults)."""
+
+    gpu: str
+    gpu_name: str
+    gpus: int
+    result: BreakEven | None
+    said: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Local:
+    """A local question's answer: the engine's plans, whether the card named is the user's own, and a card the
+    catalog lacks that the user named (its name and memory in GB, when said)."""
+
+    answer: LocalAnswer
+    owned: bool = False
+    unlisted_card: tuple[str, float | None] | None = None
+
+
+def buy_or_rent_only(w: Workload, cues: set[str] | frozenset[str]) -> bool:
+    """A buy-or-rent question about GPUs with no model, size or mode: the break-even is the whole answer."""
+    return (BUY_RENT_CUE in cues and bool(w.gpu) and w.model is None and w.params_b is None and w.mode is None
+            and w.intent is None)
+
+
+def break_even_said(w: Workload, cues: set[str] | frozenset[str], data: CatalogData) -> BuyOrRent:
+    """The break-even of the GPUs the thread names, at the assumptions it said."""
+    gpu = data.gpu(str(w.gpu))
+    count = int(w.gpu_count or (w.nodes or 0) * SERVER_GPUS or 1)
+    said = owning_settings(cues)
+    settings = {k: v for k, v in said.items() if k in ("utilisation", "usd_per_kwh", "years")}
+    result = break_even(gpu, count, data, **settings) if gpu is not None else None
+    return BuyOrRent(gpu=str(w.gpu), gpu_name=gpu.name if gpu is not None else str(w.gpu), gpus=count, result=result,
+                     said=settings)
+
+
+def local_asked(w: Workload, cues: set[str] | frozenset[str]) -> bool:
+    """A thread asking what to run its model on locally, for inference (a fine-tune on the user's card is planned as
+    one, not answered with cards to buy)."""
+    return LOCAL_CUE in cues and w.mode == "inference" and bool(w.model or w.params_b) and not w.batch_items
+
+
+def local_plans(w: Workload, cues: set[str] | frozenset[str], data: CatalogData) -> tuple[Local | None, Workload]:
+    """The local answer, and the workload the answer's plan is drawn for: the user's own card at the most faithful
+    precision that runs (kept as asked when none does), else the cheapest card(s) to buy at their precision."""
+    named = str(w.gpu) if w.gpu and data.gpu(str(w.gpu)) is not None else None
+    owned = bool(named and w.data_location == "onprem")
+    answer = local_answer_for(w, data, owned_gpu=named, owned_count=w.gpu_count, named_owned=owned)
+    if answer is None:
+        return None, w
+    local = Local(answer=answer, owned=owned, unlisted_card=None if named else card_said(cues))
+    if named:  # run locally on the card named: theirs, or the one they would buy (costed at its power either way)
+        mine = answer.owned_pick
+        here = w.model_copy(update={"data_location": "onprem"})
+        if mine is not None and mine.fits and w.precision is None:
+            return local, here.model_copy(update={"precision": mine.precision})
+        return local, here
+    pick = answer.pick
+    if pick is None:
+        return local, w
+    return local, w.model_copy(update={"gpu": pick.gpu, "gpu_count": pick.gpus, "precision": pick.precision,
+                                       "data_location": "onprem"})
+
+
+def _plan_contract(plan: LocalPlan | None) -> dict[str, Any] | None:
+    if plan is None:
+        return None
+    return {"gpu": plan.gpu, "gpus": plan.gpus, "precision": plan.precision,
+            "memory_gb_per_gpu": round(plan.need_gb_per_gpu, 2), "usable_gb_per_gpu": round(plan.usable_gb_per_gpu, 2),
+            "weights_gb": round(plan.weights_gb, 2), "tokens_per_s_per_user": round(plan.tokens_per_s_per_user, 2),
+            "fits": plan.fits, "fast_enough": plan.fast_enough,
+            "purchase_usd": plan.price_usd, "purchase_source": plan.price_source or None}
+
+
+def local_contract(local: Local | None) -> dict[str, Any] | None:
+    """`local` in `ask --json` (docs/json.md): what to buy to run the model locally; None for other questions."""
+    if local is None:
+        return None
+    answer = local.answer
+    card = local.unlisted_card
+    return {"users": answer.users, "tokens_per_s_per_user_floor": answer.floor_tokens_per_s,
+            "pick": _plan_contract(answer.pick),
+            "by_precision": [_plan_contract(p) for p in answer.by_precision],
+            "named_gpu": [_plan_contract(p) for p in answer.owned], "named_gpu_owned": local.owned,
+            "unlisted_card": {"name": card[0], "memory_gb": card[1]} if card is not None else None}
+
+
+def break_even_contract(asked: BuyOrRent | None) -> dict[str, Any] | None:
+    """`buy_or_rent` in `ask --json` (docs/json.md): the break-even of a buy-or-rent question with no model."""
+    if asked is None:
+        return None
+    b = asked.result
+    out: dict[str, Any] = {"gpu": asked.gpu, "gpus": asked.gpus, "verdict": b.verdict if b is not None else None}
+    if b is None:
+        return out
+    never = None  # JSON has no infinity: a break-even that never comes is null
+
+    def months(value: float) -> float | None:
+        return round(value, 1) if value != float("inf") else never
+
+    out.update({
+        "utilisation": b.utilisation, "usd_per_kwh": b.usd_per_kwh, "years": b.years,
+        "purchase_usd_per_gpu": b.purchase_usd_per_gpu, "purchase_source": b.purchase_source,
+        "hardware_usd": round(b.hardware_usd, 2), "power_usd_per_month": round(b.power_usd_per_month, 2),
+        "colocation_usd_per_month": round(b.space_usd_per_month, 2), "server_kw": round(b.server_kw, 2),
+        "rent_usd_per_gpu_hour": b.rent_usd_per_gpu_hour, "rent_provider": b.rent_provider, "rent_sla": b.rent_sla,
+        "reserved_usd_per_gpu_hour": round(b.reserved_usd_per_gpu_hour, 4),
+        "months_to_break_even_on_demand": months(b.months_on_demand),
+        "months_to_break_even_reserved": months(b.months_reserved),
+        "own_usd": round(b.own_usd, 2), "on_demand_usd": round(b.on_demand_usd, 2), "reserved_usd": round(b.reserved_usd, 2),
+        "owning_wins_from_utilisation": round(b.min_utilisation, 4) if b.min_utilisation is not None else None,
+    })
+    return out

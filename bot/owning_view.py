@@ -1,0 +1,180 @@
+"""The first message of an answer about owned hardware (bot.owning): what to buy to run a model locally, and buy or
+rent with no model. Both are `AnswerView`s, so Slack's blocks and the terminal render them with the answer templates:
+the headline says the decision, the comparison rows the cheapest card(s) at each precision, the notes the figures
+behind it, and the assumptions line what the user can change."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from bot.formatting import fmt_gb
+from bot.limits import HEADER_TEXT
+from bot.owning import BuyOrRent, Local
+from bot.summary import AnswerView, ComparisonRow
+from engine.buy_or_rent import COLO_USD_PER_KW_MONTH, SERVER_COST_FACTOR
+from engine.local import MAX_CARDS, PRECISION_LABEL, LocalPlan
+from engine.recommend import PUE, SERVER_POWER_FACTOR
+from parser.hardware import OWN_HARDWARE_NOTE
+
+OWNED_NOTES = ("No provider in the catalog rents the ", OWN_HARDWARE_NOTE)
+SHORT_LABEL = {"bf16": "BF16", "int8": "8-bit", "int4": "4-bit"}
+USED = "used"  # a purchase source that says the price is the used market's
+
+
+def _usd(value: float) -> str:
+    return f"${value:,.0f}" if value < 1e6 else f"${value / 1e6:,.2f}M"
+
+
+def _k(value: float) -> str:
+    """$468k, $1.03M: totals in a headline."""
+    return f"${value / 1e3:,.0f}k" if value < 1e6 else f"${value / 1e6:,.2f}M"
+
+
+def _price(plan: LocalPlan) -> str:
+    """'~$700 used', '~$1,600': what the card(s) cost, as the catalog's source says."""
+    if plan.price_usd is None:
+        return "yours"
+    used = " used" if USED in plan.price_source.lower() and "used-market" in plan.price_source.lower() else ""
+    return f"~{_usd(plan.price_usd)}{used}"
+
+
+def _cards(plan: LocalPlan) -> str:
+    return f"{plan.gpus}× {plan.gpu_name}"
+
+
+def _fit(plan: LocalPlan) -> str:
+    return f"{fmt_gb(plan.need_gb_per_gpu)} of {fmt_gb(plan.usable_gb_per_gpu)} per card"
+
+
+def _speed(plan: LocalPlan) -> str:
+    return f"{plan.tokens_per_s_per_user:,.0f} tokens/s"
+
+
+def _headline(text: str) -> str:
+    return text if len(text) <= HEADER_TEXT else text[:HEADER_TEXT - 1] + "…"
+
+
+def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
+    """The answer drawn on the pick (or the user's card), with the local question's headline, its rows and notes."""
+    answer = local.answer
+    pick = answer.pick
+    who = "you" if answer.users == 1 else f"{answer.users} users"
+    rows = [ComparisonRow(role=SHORT_LABEL.get(p.precision, p.precision), name=_cards(p), monthly=_price(p),
+                          unit_cost=_fit(p), speed=f"{_speed(p)} for {who}", winner=p == pick)
+            for p in answer.by_precision]
+    notes: list[str] = []
+    named = answer.owned
+    mine = answer.owned_pick
+    if named:
+        card = f"{named[0].gpus}× {named[0].gpu_name}"
+        whose = "your " if local.owned else ""
+        if mine is not None and mine.usable:
+            headline = (f"✅ Runs on {whose}{card} at {SHORT_LABEL.get(mine.precision, mine.precision)}: "
+                        f"{_fit(mine)}, ~{_speed(mine)} for {who}")
+        elif mine is not None:
+            headline = (f"⚠️ Fits {whose}{card} at {SHORT_LABEL.get(mine.precision, mine.precision)} "
+                        f"({_fit(mine)}) but at {_speed(mine)}, under {answer.floor_tokens_per_s:g} for {who}")
+        else:
+            least = named[-1]
+            headline = (f"❌ Not on {whose}{card}: even {SHORT_LABEL.get(least.precision, least.precision)} needs "
+                        f"{fmt_gb(least.need_gb_per_gpu)} of {fmt_gb(least.usable_gb_per_gpu)} usable")
+            if pick is not None:
+                notes.append(f"cheapest that runs it: {_cards(pick)} ({_price(pick)}) at {PRECISION_LABEL[pick.precision]}, "
+                             f"{_fit(pick)}, ~{_speed(pick)} for {who}")
+    elif local.unlisted_card is not None:
+        headline, said = _unlisted(local, model_name, who)
+        notes.extend(said)
+    elif pick is not None:
+        headline = (f"🖥️ To run {model_name} locally: {_cards(pick)} ({_price(pick)}) at "
+                    f"{SHORT_LABEL.get(pick.precision, pick.precision)}: {_fit(pick)}, ~{_speed(pick)} for {who}")
+        if answer.one_card:  # a card of their own (a laptop's) is checked against these
+            notes.append("memory it needs on one card (weights, KV cache, runtime): " + " · ".join(
+                f"{SHORT_LABEL.get(p.precision, p.precision)} {fmt_gb(p.need_gb_per_gpu)}" for p in answer.one_card)
+                + "; name your card and its memory (e.g. “on my RTX 4060 8GB”) to check it")
+    else:
+        headline = (f"❌ No desktop setup of up to {MAX_CARDS} cards runs {model_name} at "
+                    f"{answer.floor_tokens_per_s:g}+ tokens/s for {who}; it needs datacenter GPUs (ask to serve it)")
+    if pick is not None and not named and pick.precision != "bf16":
+        notes.append(f"{SHORT_LABEL.get(pick.precision, pick.precision)} is {PRECISION_LABEL[pick.precision]}; "
+                     f"price: {pick.gpu_name} {pick.price_source}")
+    elif pick is not None:
+        notes.append(f"price: {pick.gpu_name} {pick.price_source}")
+    # the plan is theirs, or a card to buy: "no provider rents it" and "give the GPU" answer another question
+    kept = [n for n in view.notes if not n.startswith(OWNED_NOTES)]
+    assumptions = (f"Assumes {who} at {answer.floor_tokens_per_s:g}+ tokens/s · 10% of each card's memory kept free · "
+                   "cards from the catalog's GeForce and workstation lists at their purchase price")
+    return replace(view, headline=_headline(headline), comparison=rows, cost_label="to buy",
+                   unit_cost_label="memory per card", speed_label="speed", key_assumptions=assumptions,
+                   notes=(notes + kept)[:3], questions=[q for q in view.questions], fixes=[],
+                   verdict="fits" if (mine if named else pick) is not None else view.verdict)
+
+
+def _unlisted(local: Local, model_name: str, who: str) -> tuple[str, list[str]]:
+    """A card the catalog lacks ("laptop 4070 8GB"): its memory against the model's need at each precision; no
+    speed is estimated for it."""
+    name, memory_gb = local.unlisted_card or ("", None)
+    answer = local.answer
+    said = [f"the {name} is not in the catalog, so no speed is estimated for it; the rows below are desktop cards "
+            "that run it"]
+    if memory_gb is None:
+        return (f"❓ The {name} is not in the catalog: say its memory (e.g. “8GB”) to check {model_name} against it",
+                said)
+    usable = memory_gb * 0.9
+    fitting = next((p for p in answer.one_card if p.need_gb_per_gpu <= usable), None)
+    if fitting is not None:
+        return (f"✅ {model_name} should fit your {name} ({memory_gb:g} GB) at "
+                f"{SHORT_LABEL.get(fitting.precision, fitting.precision)}: {fmt_gb(fitting.need_gb_per_gpu)} of "
+                f"{fmt_gb(usable)} usable", said)
+    least = answer.one_card[-1] if answer.one_card else None
+    need = f"even 4-bit needs {fmt_gb(least.need_gb_per_gpu)}" if least is not None else "it needs more"
+    said.append("llama.cpp can offload the layers that do not fit to system RAM, at a few tokens/s")
+    return f"❌ {model_name} does not fit an {memory_gb:g} GB {name} ({fmt_gb(usable)} usable): {need}", said
+
+
+def buy_or_rent_view(asked: BuyOrRent) -> AnswerView:
+    """Buy or rent N GPUs with no model: the verdict over the years assumed, the break-even months, the costs behind
+    them and the assumptions the thread can change."""
+    b = asked.result
+    gpus = f"{asked.gpus}× {asked.gpu_name}"
+    if b is None:
+        return AnswerView(
+            headline=_headline(f"💸 Buy or rent {gpus}: no sourced purchase price (or no rental) in the catalog, so no "
+                               "break-even"),
+            verdict="unknown",
+            notes=["owning usually pays only at ~70%+ sustained use for 3+ years; name a model and load to price "
+                   "the rental"])
+    best_rent = min(b.on_demand_usd, b.reserved_usd)
+    rental = "1-3 yr reserved" if b.reserved_usd <= b.on_demand_usd else "on-demand"
+    years = f"{b.years:g} years"
+    use = f"{b.utilisation:.0%} busy"
+    if b.verdict == "buy":
+        headline = (f"💸 Buy or rent {gpus}: buy: over {years} at {use}, owning costs {_k(b.own_usd)} against "
+                    f"{_k(best_rent)} {rental}")
+    else:
+        headline = (f"💸 Buy or rent {gpus}: rent: over {years} at {use}, owning costs {_k(b.own_usd)} against "
+                    f"{_k(best_rent)} {rental}")
+    where = f"{b.rent_provider}, the cheapest with an SLA" if b.rent_sla else f"{b.rent_provider}, no SLA offer listed"
+
+    def months(value: float) -> str:
+        return "never (the rent barely covers power and space)" if math.isinf(value) else f"~{value:,.0f} months"
+
+    notes = [
+        f"break-even at {use}: {months(b.months_on_demand)} against on-demand ${b.rent_usd_per_gpu_hour:,.2f}/GPU-hour "
+        f"({where}; {_k(b.on_demand_usd)} over {years}); {months(b.months_reserved)} against 1-3 year reserved "
+        f"capacity at ${b.reserved_usd_per_gpu_hour:,.2f}/GPU-hour (~30% below on-demand, paid busy or not: "
+        f"{_k(b.reserved_usd)})",
+        f"owning: servers ~{_usd(b.hardware_usd)} (GPUs at ~{_usd(b.purchase_usd_per_gpu)} each, {b.purchase_source}, "
+        f"plus ~{SERVER_COST_FACTOR - 1:.0%} for the rest of the server); power ~{_usd(b.power_usd_per_month)} a month "
+        f"({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}, ${b.usd_per_kwh:g}/kWh); colocation for {b.server_kw:,.1f} kW "
+        f"~{_usd(b.space_usd_per_month)} a month (${COLO_USD_PER_KW_MONTH:,.0f}/kW-month, CBRE H2 2024 North America "
+        "average); networking and staff not counted",
+        (f"owning beats renting over {years} from ~{b.min_utilisation:.0%} use (below it, on-demand is cheaper)"
+         if b.min_utilisation is not None else
+         f"owning is never the cheapest over {years}, at any utilisation: on-demand or 1-3 year reserved costs less"),
+    ]
+    said = asked.said
+    assumptions = (f"Assumes busy {b.utilisation:.0%} of the time{'' if 'utilisation' in said else ' (around the clock)'} · "
+                   f"power at ${b.usd_per_kwh:g}/kWh · owned for {years}; say e.g. “at 50% utilisation”, “$0.08/kWh”, "
+                   "“over 5 years”")
+    return AnswerView(headline=_headline(headline), verdict="fits", key_assumptions=assumptions, notes=notes)

@@ -1,0 +1,134 @@
+"""Questions about hardware the user buys or owns, read from the message's words.
+
+"What GPU do I need to run Llama 3.1 8B locally?", "which GPU should I buy to run mixtral", "can I run Qwen2.5 32B on
+my 3090?" ask what to run a model on at home or in the office: inference for one person unless a load is said, on
+cards a person buys (`LOCAL_CUE`). "Should we buy or rent 8 H100s?" asks for the break-even of owning those GPUs
+against renting them, which needs no model (`BUY_RENT_CUE`); its assumptions ("at 50% utilisation", "$0.08/kWh",
+"over 5 years") can be said in the same message or later in the thread, and are kept as cues
+(`OWNING_SETTING` + name=value) since no Workload field holds them.
+
+Not local: a service for users ("serve Llama 3.1 8B for 50 users"), a team's cluster ("deploy on our own cluster of
+16 A100"), data "stored locally" (where the data lives), or a fine-tune ("LoRA locally on my 4090" stays a training
+plan on the user's card).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+LOCAL_CUE = "local"  # a thread's cue (`Conversation.cues`): it asks what to run a model on locally
+BUY_RENT_CUE = "buy_or_rent"  # ... whether to buy or rent the GPUs it names
+OWNING_SETTING = "owning:"  # ... an assumption of the break-even said: "owning:utilisation=0.5"
+CARD_CUE = "owning:card="  # ... a card the catalog lacks, as said, with its memory: "owning:card=RTX 4070 Laptop GPU|8"
+
+_DATA_LOCALLY = re.compile(r"\b(?:data|dataset|datasets|corpus|files|stored|kept|saved|lives|sits)\b[\w ]{0,20}?"
+                           r"\blocally\b")
+_LOCAL = re.compile(
+    r"\blocally\b|\blocal (?:machine|pc|box|setup|rig|gpu|card)\b|\bat home\b|\bhome ?lab\b|\bhome (?:pc|server|rig)\b"
+    r"|\bon (?:my|our) (?:own )?(?:laptop|notebook|desktop|pc|computer|machine|workstation|rig|gaming (?:pc|rig|laptop))\b"
+    r"|\b(?:which|what) (?:gpus?|cards?|graphics cards?|video cards?)\b[\w ]{0,20}?\b(?:buy|purchase)\b"
+    r"|\b(?:gpus?|cards?|graphics cards?) (?:should|would|could) (?:i|we) (?:buy|get|purchase)\b"
+    r"|\b(?:gpus?|cards?|graphics cards?) to (?:buy|purchase)\b|\bbuy (?:a|an|which|what) (?:gpu|card|graphics card)\b"
+    r"|\b(?:can|could) (?:i|we) run\b.*\bon (?:my|our)\b")
+_TRAINING = re.compile(r"\b(?:fine[- ]?tun\w*|finetun\w*|train\w*|lora|qlora|pre-?train\w*|sft)\b")
+_BUY_RENT = re.compile(
+    r"\bbuy(?:ing)?\b.{0,40}\b(?:or|vs\.?|versus|than)\b.{0,12}\brent(?:ing)?\b|\brent(?:ing)?\b.{0,40}"
+    r"\b(?:or|vs\.?|versus|than)\b.{0,12}\bbuy(?:ing)?\b|\bcheaper to (?:buy|own)\b|\b(?:own|owning) (?:or|vs\.?|versus) "
+    r"rent(?:ing)?\b|\brent (?:or|vs\.?|versus) (?:own|owning)\b")
+_UTILISATION = re.compile(
+    r"\b(\d{1,3}(?:\.\d+)?) ?%(?: of the time)? ?(?:utili[sz]ation|utili[sz]ed|busy|use|usage|load|duty|of the time)\b"
+    r"|\butili[sz](?:ation|ed)(?: of| at| is)? (\d{1,3}(?:\.\d+)?) ?%")
+_KWH = re.compile(r"\$ ?(\d*\.?\d+) ?(?:/|per |an? )kwh\b|\b(\d+(?:\.\d+)?) ?(?:cents?|c|¢) ?(?:/|per |an? )kwh\b")
+_YEARS = re.compile(r"\b(?:over|for|across|in|within) (\d{1,2}(?:\.\d+)?) years?\b"
+                    r"|\b(\d{1,2}(?:\.\d+)?)[- ]years? (?:horizon|lifetime|life|depreciation|period)\b")
+_DGX = re.compile(r"\b[dh]gx[- ]?(?:h100|h200|b200|b300|a100)\b")
+# a GeForce laptop or desktop card the catalog does not list: "laptop 4070 8GB", "my rtx 3060 12gb"
+_CARD = re.compile(r"\b(?:(laptop|notebook|mobile) )?(?:(?:geforce )?rtx )?([2-5]0[5-9]0)( ?ti| super)?"
+                   r"( laptop| mobile| max-q)?(?: gpu)?(?:,? (?:with )?(\d{1,2}) ?gb)?\b")
+
+
+@dataclass(frozen=True)
+class OwningSaid:
+    """What one message says about owning: a local question, a buy-or-rent question, its assumptions, a card the
+    catalog may not have, and whether a DGX/HGX (8 GPUs in one server) was named."""
+
+    local: bool = False
+    buy_or_rent: bool = False
+    settings: dict[str, float] = field(default_factory=dict)  # utilisation (0-1), usd_per_kwh, years
+    card: tuple[str, float | None] | None = None  # a GeForce card by number, with the memory said beside it
+    eight_gpu_server: bool = False
+
+
+def read_owning(text: str) -> OwningSaid:
+    """What the message says about local running and buying (lower-cased text, as the parser normalises it)."""
+    low = (text or "").lower()
+    local = bool(_LOCAL.search(low)) and not (_DATA_LOCALLY.search(low) and "run" not in low)
+    if local and _TRAINING.search(low):
+        local = False  # "LoRA Llama 3.1 8B locally on my 4090": a training plan on their card, not what to buy
+    card = None
+    found = next((m for m in _CARD.finditer(low) if m.group(1) or m.group(4) or m.group(5)), None)
+    if found is not None:
+        laptop = bool(found.group(1) or found.group(4))
+        name = f"RTX {found.group(2)}{(found.group(3) or '').upper().replace('SUPER', ' Super').replace(' TI', ' Ti').replace('TI', ' Ti')}"
+        card = (name + (" Laptop GPU" if laptop else ""), float(found.group(5)) if found.group(5) else None)
+    return OwningSaid(local=local, buy_or_rent=bool(_BUY_RENT.search(low)), settings=owning_settings_said(low),
+                      card=card, eight_gpu_server=bool(_DGX.search(low)))
+
+
+def owning_settings_said(text: str) -> dict[str, float]:
+    """"at 50% utilisation", "$0.08/kWh" (or "8 cents/kWh"), "over 5 years": the break-even's assumptions said."""
+    out: dict[str, float] = {}
+    text = text.lower()
+    if (m := _UTILISATION.search(text)) is not None:
+        share = float(m.group(1) or m.group(2)) / 100
+        if 0 < share <= 1:
+            out["utilisation"] = share
+    if (m := _KWH.search(text)) is not None:
+        out["usd_per_kwh"] = float(m.group(1)) if m.group(1) else float(m.group(2)) / 100
+    if (m := _YEARS.search(text)) is not None:
+        years = float(m.group(1) or m.group(2))
+        if 0 < years <= 10:
+            out["years"] = years
+    return out
+
+
+def owning_settings(cues: set[str] | frozenset[str]) -> dict[str, float]:
+    """The break-even's assumptions a thread has said, from its cues."""
+    out: dict[str, float] = {}
+    for cue in cues:
+        if cue.startswith(OWNING_SETTING) and not cue.startswith(CARD_CUE) and "=" in cue:
+            name, _, value = cue[len(OWNING_SETTING):].partition("=")
+            try:
+                out[name] = float(value)
+            except ValueError:
+                continue
+    return out
+
+
+def card_said(cues: set[str] | frozenset[str]) -> tuple[str, float | None] | None:
+    """The card the catalog lacks that the thread named, with its memory (GB) when said."""
+    cue = next((c for c in sorted(cues) if c.startswith(CARD_CUE)), None)
+    if cue is None:
+        return None
+    name, _, gb = cue[len(CARD_CUE):].partition("|")
+    return name, float(gb) if gb else None
+
+
+def with_owning(cues: set[str], said: OwningSaid, *, fresh: bool) -> set[str]:
+    """The thread's cues after this message: a new question drops the old question's cues unless it says them
+    again; assumptions said replace the same assumption said before."""
+    out = set(cues)
+    if fresh:
+        out -= {LOCAL_CUE, BUY_RENT_CUE}
+        out = {c for c in out if not c.startswith(OWNING_SETTING)}
+    if said.local:
+        out.add(LOCAL_CUE)
+    if said.buy_or_rent:
+        out.add(BUY_RENT_CUE)
+    for name, value in said.settings.items():
+        out = {c for c in out if not c.startswith(f"{OWNING_SETTING}{name}=")} | {f"{OWNING_SETTING}{name}={value:g}"}
+    if said.card is not None:
+        out = {c for c in out if not c.startswith(CARD_CUE)}
+        out.add(f"{CARD_CUE}{said.card[0]}|{'' if said.card[1] is None else f'{said.card[1]:g}'}")
+    return out

@@ -1,0 +1,88 @@
+"""Local and buy-or-rent questions (parser.owning): which phrasings ask what to run a model on at home, which ask to
+buy or rent GPUs, and the break-even's assumptions said in a thread."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import open_catalog
+from parser import Conversation
+from parser.owning import BUY_RENT_CUE, LOCAL_CUE, owning_settings, owning_settings_said, read_owning
+
+CATALOG = open_catalog()
+
+
+@pytest.mark.parametrize("text", [
+    "what GPU do I need to run Llama 3.1 8B locally?",
+    "can I run Qwen2.5 32B on my 3090?",
+    "what's the cheapest GPU to run Llama 3.1 70B at home?",
+    "which GPU should I buy to run mixtral locally",
+    "run deepseek r1 distill 14b on my laptop 4070 8GB",
+    "serve phi-3-mini on my laptop",
+])
+def test_local_questions(text: str) -> None:
+    assert read_owning(text).local
+
+
+@pytest.mark.parametrize("text", [
+    "serve Llama 3.1 8B for 50 users",
+    "deploy Llama 3.1 70B on our own cluster of 16 A100",
+    "fine-tune Llama 3.1 8B on data stored locally, 1B tokens",
+    "LoRA Llama 3.1 8B locally on my 4090",
+    "serve gpt-oss-20b on a 4090",
+    "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?",
+])
+def test_not_local(text: str) -> None:
+    assert not read_owning(text).local
+
+
+def test_buy_or_rent_phrasings() -> None:
+    assert read_owning("should we buy or rent 8 H100s?").buy_or_rent
+    assert read_owning("is it cheaper to buy a DGX H100 or rent one?").buy_or_rent
+    assert read_owning("is it cheaper to buy a DGX H100 or rent one?").eight_gpu_server
+    assert not read_owning("serve Llama 3.1 8B for 50 users").buy_or_rent
+
+
+def test_settings_said() -> None:
+    assert owning_settings_said("at 50% utilisation") == {"utilisation": 0.5}
+    assert owning_settings_said("power is $0.08/kWh") == {"usd_per_kwh": 0.08}
+    assert owning_settings_said("8 cents per kwh over 5 years") == {"usd_per_kwh": 0.08, "years": 5.0}
+
+
+def test_a_laptop_card_and_its_memory() -> None:
+    assert read_owning("run deepseek r1 distill 14b on my laptop 4070 8gb").card == ("RTX 4070 Laptop GPU", 8.0)
+
+
+def test_a_local_question_is_inference_for_one_user() -> None:
+    conversation = Conversation(resolver=CATALOG)
+    turn = conversation.turn("what GPU do I need to run Llama 3.1 8B locally?")
+    assert turn.workload.mode == "inference" and turn.workload.model == "llama-3.1-8b"
+    assert LOCAL_CUE in conversation.cues
+    assert not any(q.field in ("mode", "concurrency") for q in turn.questions), turn.questions
+    laptop = Conversation(resolver=CATALOG).turn("run deepseek r1 distill 14b on my laptop 4070 8GB")
+    assert laptop.workload.dataset_gb is None  # the card's memory, not training data
+    mixtral = Conversation(resolver=CATALOG).turn("which GPU should I buy to run mixtral locally")
+    assert mixtral.workload.model == "mixtral-8x7b" and mixtral.intent == "describe"
+
+
+def test_not_local_keeps_its_reading() -> None:
+    served = Conversation(resolver=CATALOG)
+    served.turn("serve Llama 3.1 8B for 50 users")
+    assert LOCAL_CUE not in served.cues and served.workload.concurrency == 50
+    cluster = Conversation(resolver=CATALOG)
+    turn = cluster.turn("deploy Llama 3.1 70B on our own cluster of 16 A100")
+    assert turn.workload.gpu_count == 16 and LOCAL_CUE not in cluster.cues
+
+
+def test_a_buy_or_rent_thread_takes_its_assumptions() -> None:
+    conversation = Conversation(resolver=CATALOG)
+    first = conversation.turn("should we buy or rent 8 H100s?")
+    assert first.workload.gpu == "h100-sxm" and first.workload.gpu_count == 8 and BUY_RENT_CUE in conversation.cues
+    half = conversation.turn("at 50% utilisation")
+    assert half.intent == "refine" and half.workload.mfu is None  # the servers' use, not model FLOPs utilisation
+    power = conversation.turn("$0.08/kWh")
+    assert power.intent == "refine" and not any("electricity price" in n for n in power.notes)
+    conversation.turn("over 5 years")
+    assert owning_settings(conversation.cues) == {"utilisation": 0.5, "usd_per_kwh": 0.08, "years": 5.0}
+    dgx = Conversation(resolver=CATALOG).turn("is it cheaper to buy a DGX H100 or rent one?")
+    assert dgx.workload.gpu_count == 8
