@@ -29,6 +29,7 @@ from bot.render import WORKFLOW_PHRASES, FormulasView, render_blocks, render_tex
 from bot.summary import speed_margin, stated_mfu, target_line
 from engine.models import Advice, Assumption, Figure
 from engine.tco import billed_service_hours_per_month
+from engine.throughput import total_in_rate
 from engine.units import HOURS_PER_MONTH
 
 MAX_OPTIONS_LISTED = 12  # "All options": the ranked table stops here (the rest are dearer and slower)
@@ -111,7 +112,7 @@ def build_details_view(advice: Advice, names: Mapping[str, str] | None = None) -
             throughput_lines.append(f"Cost per 1M output tokens: {fmt_usd(tp.cost_per_1m_tokens_usd.value)}")
         if tp.bound:
             throughput_lines.append(f"Bound by: {tp.bound}")
-        throughput_lines += [target_line(t, speed_margin(advice)) for t in tp.targets]
+        throughput_lines += [target_line(t, speed_margin(advice), total_in_rate(advice.effective)) for t in tp.targets]
     said = {a.why for a in advice.assumptions}
     notes = [n for n in dict.fromkeys([
         *(mem.notes if mem else ()), *(tp.notes if tp else ()), *advice.notes]) if n not in said]

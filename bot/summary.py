@@ -67,7 +67,13 @@ from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, user_floor
 from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
-from engine.throughput import AMD_SERVING_EFFICIENCY, AMD_SERVING_NOTE, whole_run_range
+from engine.throughput import (
+    AMD_SERVING_EFFICIENCY,
+    AMD_SERVING_NOTE,
+    planned_rate,
+    total_in_rate,
+    whole_run_range,
+)
 from engine.units import HOURS_PER_MONTH
 from parser.questions import serving_without_load
 
@@ -485,7 +491,7 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         first = tp.ttft_s or tp.prefill_seconds
         if first is not None:
             # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
-            busy = (advice.effective.concurrency or 1) > 1 or bool(advice.effective.requests_per_s)
+            busy = (advice.effective.concurrency or 1) > 1 or bool(planned_rate(advice.effective))
             whole = advice.effective.seq_len if not busy and not advice.effective.input_tokens else None
             # one stream with no prompt length said prefills its whole window: 17 s reads as slow serving unless it
             # says it is a full 131k-token prompt
@@ -642,9 +648,11 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
 TARGET_MARGIN = 0.05  # a speed or latency target met with less than 5% to spare says so
 
 
-def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
+def target_line(check: TargetCheck, sized_margin: float | None = None, total_at_capacity: bool = True) -> str:
     """"per-user speed ≥ 20 tokens/s: target met (31)" or "... missed by 4.2 tokens/s (got 15.8)".
-    `sized_margin`: the share over a per-user speed target the engine sized for, said when the plan has it."""
+    `sized_margin`: the share over a per-user speed target the engine sized for, said when the plan has it.
+    `total_at_capacity`: a total throughput checked as the fleet's capacity (sized as a rate), said like a rate's;
+    off where it is the output of users held at once (engine.throughput.total_in_rate)."""
     label, unit, higher = TARGET_LABELS.get(check.name, (check.name.replace("_", " "), "", True))
     if unit == "$":  # money reads as money: "monthly budget ≤ $5,000: missed by $1,979 (got $6,979)"
         verdict = "within it" if check.met else f"over by {fmt_usd(check.got - check.wanted)}"
@@ -669,7 +677,7 @@ def target_line(check: TargetCheck, sized_margin: float | None = None) -> str:
         if (not thin and sized_margin and check.name == "target_tokens_per_s_per_user"
                 and margin >= sized_margin * 0.999):
             thin = f"; sized with {sized_margin:.0%} to spare"  # why the plan has more GPUs than the target alone needs
-        if check.name == "requests_per_s" and check.got:
+        if (check.name == "requests_per_s" or (check.name == "target_tokens_per_s" and total_at_capacity)) and check.got:
             # the figure is what the fleet sustains; the fleet is sized to run below it (engine RATE_UTILISATION)
             # to the request (1,261, not 1.3k): the reader checks the load against it
             capacity = f"{check.got:,.0f} {unit}" if check.got >= 100 else fmt(check.got)
@@ -1048,7 +1056,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         cost=_cost_line(advice, asking, guessing),
         # the users to serve are the load the plan is sized for, not a target: said only when the GPUs fixed cannot
         # hold them
-        targets=[target_line(t, speed_margin(advice)) for t in tp.targets
+        targets=[target_line(t, speed_margin(advice), total_in_rate(advice.effective)) for t in tp.targets
                  if _stated(advice, t) and not (t.name == "concurrency" and t.met)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,

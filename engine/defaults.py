@@ -40,7 +40,7 @@ from engine.serving import (
     SPEED_TARGET_MARGIN,
     user_floor,
 )
-from engine.throughput import default_mfu, request_shape, turns_assumed
+from engine.throughput import default_mfu, planned_rate, request_shape, turns_assumed
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -171,7 +171,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
         seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else DEFAULT_TRAINING_SEQ_LEN) if training else DEFAULT_SERVING_SEQ_LEN
         why = (f"pre-training default of {seq} tokens (Llama 3 and torchtitan train at 8,192)" if mode == "pretrain"
                else f"{'training' if training else 'serving'} default of {seq} tokens")
-        if not training and ((w.input_tokens and w.output_tokens) or w.requests_per_s or w.load_tokens_per_s):
+        if not training and ((w.input_tokens and w.output_tokens) or planned_rate(w) or w.load_tokens_per_s):
             prompt_in, out = request_shape(w)
             seq = int(prompt_in + out)
             why = ("prompt + output tokens per request: the KV cache each sequence needs at its longest"
@@ -278,7 +278,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 "users”, for an offline job “run N prompts”")))
             updates["runs_per_month"] = None
             w = w.model_copy(update={"runs_per_month": None})
-        loaded = w.requests_per_s or w.batch_items or (w.concurrency or 0) > 1 or w.load_tokens_per_s
+        loaded = planned_rate(w) or w.batch_items or (w.concurrency or 0) > 1 or w.load_tokens_per_s
         if model is not None and model.reasoning and w.output_tokens is None and loaded:
             assume("output_tokens", DEFAULT_REASONING_OUTPUT_TOKENS,
                    f"{model.name} thinks before it answers: a reply with its reasoning runs 1,000-4,000 tokens, so each "
@@ -300,11 +300,18 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                    "as their average rate, batched for throughput (as many prompts per replica as memory and vLLM's "
                    "max_num_seqs allow; nobody waits on a prompt's tokens)")
             w = w.model_copy(update={"requests_per_s": updates["requests_per_s"]})
-        if (w.requests_per_s or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
+        planned = planned_rate(w)
+        if (planned or turns_assumed(w)) and (w.input_tokens is None or w.output_tokens is None):
             prompt_in, out = request_shape(w)
-            why = (f"{rate_text(w.requests_per_s)} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
+            from_total = bool(planned and not (w.requests_per_s and planned <= w.requests_per_s))
+            why = (f"{rate_text(float(w.target_tokens_per_s or 0))} output tokens/s in total sized as {rate_text(planned)} "
+                   f"requests/s of {prompt_in:,} prompt and {out:,} output tokens: every request's prompt is prefilled "
+                   "on the same GPUs, so shorter replies mean more requests for the same total; give yours "
+                   "('2k-token prompts, 500-token replies')"
+                   if planned and from_total else
+                   f"{rate_text(planned)} requests/s sized at {prompt_in:,} prompt and {out:,} output tokens per "
                    "request: the fleet scales with the output length, so give yours ('300 output tokens each')"
-                   if w.requests_per_s else
+                   if planned else
                    f"each agent call sized at {prompt_in:,} prompt tokens ({float(w.prefix_cache_hit or 0):.0%} of them "
                    f"prefix-cached) and {out:,} output tokens: under load the prefills share the GPU with every user's "
                    "decoding, which lowers the per-user speed; give yours ('30k-token prompts, 800-token replies')"

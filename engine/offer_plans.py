@@ -31,13 +31,22 @@ from engine.models import (
     DEFAULT_SETUP_HOURS,
     TRAINING_MODES,
     ClusterPlan,
+    Figure,
     MemoryEstimate,
     TargetCheck,
     ThroughputEstimate,
     Workload,
     rate_text,
 )
-from engine.serving import RATE_UTILISATION, ServingChoice, below_floor, choose, user_floor, users_at_floor
+from engine.serving import (
+    RATE_UTILISATION,
+    ServingChoice,
+    below_floor,
+    choose,
+    user_floor,
+    users_at_floor,
+    users_total,
+)
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -45,7 +54,9 @@ from engine.throughput import (
     fast_link_name,
     gathers_counted,
     link_kind,
+    planned_rate,
     request_shape,
+    total_in_rate,
     training_numbers,
 )
 from engine.units import HOURS_PER_MONTH
@@ -510,7 +521,11 @@ def _missed(name: str, wanted: float, got: float) -> str:
              "target_tokens_per_s_per_user": ("the per-user speed", "tokens/s"),
              "target_tokens_per_s": ("the total throughput", "tokens/s")}
     label, unit = words.get(name, (name.replace("_", " "), ""))
-    return f"{label} ({got:,.3g} against {wanted:,.3g} {unit})".replace(" )", ")")
+
+    def num(value: float) -> str:  # 15,500 tokens/s, not 1.55e+04
+        return f"{value:,.0f}" if value >= 1000 else f"{value:,.3g}"
+
+    return f"{label} ({num(got)} against {num(wanted)} {unit})".replace(" )", ")")
 
 
 FP8_BLOCK = 128  # block-wise FP8 checkpoints (DeepSeek-V3, Qwen3 FP8) quantise weights in 128x128 blocks
@@ -576,23 +591,31 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
                  f"the attention heads do not split {group} ways: {pp} pipeline stages of tensor parallel x{tp}")
         notes.append(f"{where} pass only activations (pipelined decode: micro-batches keep every stage busy; each token "
                      "still visits every stage)")
-    if w.requests_per_s:
-        prompt_in, out = request_shape(w)
+    rate = planned_rate(w)
+    prompt_in, out = request_shape(w)
+    if rate:
         said = "as given" if w.input_tokens and w.output_tokens else "assumed where not given"
         capacity = choice.capacity_rps or 0.0
-        notes.append(f"{rate_text(w.requests_per_s)} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one replica "
-                     f"sustains ~{capacity:,.1f} requests/s, planned at {RATE_UTILISATION:.0%} of that so bursts do not "
-                     f"queue; ~{choice.batch} sequences in flight per replica")
+        total = ("" if w.requests_per_s and rate <= w.requests_per_s else
+                 f"{rate_text(float(w.target_tokens_per_s or 0))} output tokens/s in total is ")
+        notes.append(f"{total}{rate_text(rate)} requests/s of {prompt_in:,} prompt + {out:,} output tokens ({said}): one "
+                     f"replica sustains ~{capacity:,.1f} requests/s ({capacity * out:,.0f} output tokens/s), planned at "
+                     f"{RATE_UTILISATION:.0%} of that so bursts do not queue; ~{choice.batch} sequences in flight per replica")
     stock = capacity_note(choice.nodes, choice.billed_gpus, w.pricing) if offer is not None else None
     if stock:
         notes.append(stock)
     if offer is not None and choice.billed_gpus > gpus:
         notes.append(f"the offer rents whole {gpn}-GPU nodes: {choice.billed_gpus} GPUs billed for the {gpus} the plan uses")
     sustained = choice.replicas * (choice.capacity_rps or 0.0)  # requests/s the fleet sustains (the rate target's figure)
+    # a total tokens/s the user gave sized as a rate: checked as the output tokens/s the fleet sustains (beside users at
+    # once it is theirs, checked in the search: engine.serving.users_total)
+    total_target = float(w.target_tokens_per_s or 0.0) if total_in_rate(w) else 0.0
     if w.gpu_count:
         missed = list(choice.misses)
         if w.requests_per_s and sustained < w.requests_per_s * 0.999:
             missed.append(("requests_per_s", w.requests_per_s, sustained))
+        if total_target and sustained * out < total_target * 0.999:
+            missed.append(("target_tokens_per_s", total_target, sustained * out))
         # below the floor as the answer shows speeds (one decimal): 19.97 tokens/s is shown as 20.0, not as slow
         slow = below_floor(w, choice.per_user_tokens_s) and round(choice.per_user_tokens_s, 1) < user_floor(w)
         if missed or slow:
@@ -616,15 +639,42 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     if w.requests_per_s:
         targets.append(TargetCheck(name="requests_per_s", wanted=w.requests_per_s, got=round(sustained, 2),
                                    met=sustained >= w.requests_per_s * 0.999))
+    if total_target:
+        targets.append(TargetCheck(name="target_tokens_per_s", wanted=total_target, got=round(sustained * out, 1),
+                                   met=sustained * out >= total_target * 0.999))
     if w.concurrency:
         targets.append(TargetCheck(name="concurrency", wanted=float(w.concurrency), got=float(choice.batch * choice.replicas),
                                    met=choice.batch * choice.replicas >= w.concurrency))
-    fleet = agg.model_copy(update={"value": agg.value * choice.replicas, "formula": f"{agg.formula} x replicas",
-                                   "inputs": {**agg.inputs, "replicas": choice.replicas}}) if agg is not None else None
+    fleet = _fleet_tokens(w, agg, choice, rate, sustained, out) if agg is not None else None
+    held = users_total(w, (choice.capacity_sequences, choice.batch, choice.replicas, choice.step_s, choice.ttft_s,
+                           choice.capacity_rps))
+    if held is not None and fleet is not None:  # users at once: the total is theirs, as the speed line shows it
+        wanted = float(w.target_tokens_per_s or 0.0)
+        targets.append(TargetCheck(name="target_tokens_per_s", wanted=wanted, got=round(fleet.value, 1),
+                                   met=fleet.value >= wanted * 0.999))
     throughput = per_replica.model_copy(update={
         "decode_tokens_per_s": fleet, "replicas": choice.replicas, "targets": tuple(targets),
         "ttft_s": per_replica.prefill_seconds})
     return plan, memory.model_copy(update={"total_gb": round(memory.per_gpu_gb * gpus, 3)}), throughput
+
+
+def _fleet_tokens(w: Workload, agg: Figure, choice: ServingChoice, rate: float | None, sustained: float,
+                  out: int) -> Figure:
+    """The fleet's output tokens/s at the load it is planned for, the answer's "tokens/s in total". With a rate
+    planned (a request rate, or a total tokens/s as one) that is the load, rate x output tokens, or what the fleet
+    sustains where that is less (GPUs the user fixed); an offline job runs flat out, at the fleet's capacity. The
+    replicas' decode rate at the batch in flight (sequences / step) described another load: 91k tokens/s beside a
+    1,000 requests/s x 100 output tokens target it met. With users held at once, it is their speed x their count."""
+    if not rate or not sustained:
+        return agg.model_copy(update={"value": agg.value * choice.replicas, "formula": f"{agg.formula} x replicas",
+                                      "inputs": {**agg.inputs, "replicas": choice.replicas}})
+    offline = bool(w.batch_items or w.offline)
+    served = max(sustained, rate) if offline else min(sustained, rate)
+    formula = ("requests/s the fleet sustains x output tokens (an offline job runs at its capacity)" if offline else
+               "requests/s planned x output tokens (the load; at most what the fleet sustains)")
+    return agg.model_copy(update={"value": served * out, "formula": formula, "inputs": {
+        **agg.inputs, "replicas": choice.replicas, "requests_per_s": round(served, 4), "output_tokens": out,
+        "capacity_requests_per_s": round(sustained, 4)}})
 
 
 def lateness(w: Workload, wall_hours: float) -> int:

@@ -8,7 +8,8 @@ How vLLM, TGI and SGLang deployments are sized in practice, and so how this modu
 2. Each replica batches as many sequences as its memory allows while every user still gets the
    per-user speed asked for (or a usable floor), up to vLLM's default of 256 sequences.
 3. Replicas are independent copies behind a load balancer: as many as the concurrency, request
-   rate or throughput target needs. They need no fast link between them.
+   rate or throughput target needs (a total tokens/s is sized as the request rate that generates it,
+   at RATE_UTILISATION of the fleet's capacity like any rate). They need no fast link between them.
 Among the groups that fit, the plan that meets the targets with the fewest billed GPUs wins; a tie
 goes to the faster group. Everything here is plain numbers; engine.offer_plans builds the result
 objects for the one plan chosen.
@@ -37,6 +38,7 @@ from engine.models import Workload
 from engine.throughput import (
     decode_step_function,
     loaded_step,
+    planned_rate,
     prefill_seconds_for,
     prefill_tokens,
     request_shape,
@@ -286,23 +288,21 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     group_floor = sizing if alone >= sizing else floor if alone >= floor else min(floor, MIN_TOKENS_PER_S_PER_USER)
     b_ok = _largest_batch_meeting(step_of, cap, group_floor)
     capacity: float | None = None
-    if w.requests_per_s:
+    rate = planned_rate(w)  # a request rate, or a total tokens/s as the requests that generate it
+    if rate:
         # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
         # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
         capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
-        replicas = max(1, math.ceil(w.requests_per_s / (capacity * RATE_UTILISATION) - 1e-9))
+        replicas = max(1, math.ceil(rate / (capacity * RATE_UTILISATION) - 1e-9))
         if w.concurrency:  # users held at once as well ("100 concurrent users at 5 requests/s"): all kept at the floor
             replicas = max(replicas, math.ceil(int(w.concurrency) / b_ok))
-        batch = max(1, min(b_ok, math.ceil(w.requests_per_s / replicas * (out_tokens * steps[b_ok] + ttft))))
+        batch = max(1, min(b_ok, math.ceil(rate / replicas * (out_tokens * steps[b_ok] + ttft))))
         if w.concurrency:
             batch = max(batch, min(b_ok, math.ceil(int(w.concurrency) / replicas)))
     elif w.concurrency:
         batch = min(b_ok, int(w.concurrency))
         replicas = math.ceil(int(w.concurrency) / batch)
         batch = math.ceil(int(w.concurrency) / replicas)
-    elif w.target_tokens_per_s:
-        batch = b_ok
-        replicas = max(1, math.ceil(w.target_tokens_per_s / (batch / step_of(batch)) - 1e-9))
     else:
         batch, replicas = 1, 1
     if replicas < failover_replicas(w):
@@ -311,6 +311,8 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         batch = math.ceil(int(w.concurrency) / replicas) if w.concurrency else batch
     if fixed:
         replicas = fixed // group
+        if rate:  # the load spread over the GPUs fixed: more in flight on each replica, up to the batch that keeps the floor
+            batch = max(1, min(b_ok, math.ceil(rate / replicas * (out_tokens * steps[b_ok] + ttft))))
         if w.concurrency:
             batch = math.ceil(int(w.concurrency) / replicas)
             if batch > cap:
@@ -332,9 +334,22 @@ def _billed(w: Workload, group: int, sized: tuple[int, int, int, float, float, f
     misses: list[tuple[str, float, float]] = []
     if w.target_tokens_per_s_per_user and 1 / step < w.target_tokens_per_s_per_user * 0.999:
         misses.append(("target_tokens_per_s_per_user", w.target_tokens_per_s_per_user, 1 / step))
+    total = users_total(w, sized)
+    if total is not None and total < float(w.target_tokens_per_s or 0.0) * 0.999:
+        # users at once generate the total: too slow each, and a group that gives each of them more wins
+        misses.append(("target_tokens_per_s", float(w.target_tokens_per_s or 0.0), total))
     if w.target_ttft_s and ttft > w.target_ttft_s * 1.001:
         misses.append(("target_ttft_s", w.target_ttft_s, ttft))
     return nodes, billed, tuple(misses)
+
+
+def users_total(w: Workload, sized: tuple[int, int, int, float, float, float | None]) -> float | None:
+    """The output tokens/s of users held at once, checked against a total said beside them ("200 users, 5,000
+    tokens/s in total": 25 tokens/s each); None where the total is not theirs (sized as a rate, or restating one)."""
+    if not w.target_tokens_per_s or not w.concurrency or w.requests_per_s:
+        return None
+    _cap, batch, replicas, step, _ttft, _capacity = sized
+    return batch * replicas / step if step > 0 else 0.0
 
 
 def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],

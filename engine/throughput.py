@@ -460,18 +460,44 @@ def request_shape(w: Workload) -> tuple[int, int]:
     return int(w.input_tokens or DEFAULT_INPUT_TOKENS), int(w.output_tokens or DEFAULT_OUTPUT_TOKENS)
 
 
+def planned_rate(w: Workload) -> float | None:
+    """The requests/s a serving fleet is sized for: the rate said, or a total output throughput ("5,000 tokens/s
+    in total") as the requests of the request shape that generate it, the larger where both are said. A total is
+    what serving benchmarks report as output token throughput (vLLM benchmark_serving: completed requests' output
+    tokens over the run's duration), so it is sized as that load, prefills and all, not as one batch's decode
+    rate. None when neither was said. Beside users held at once the total is theirs (`total_in_rate`)."""
+    rate = float(w.requests_per_s or 0.0)
+    if total_in_rate(w):
+        rate = max(rate, float(w.target_tokens_per_s or 0.0) / request_shape(w)[1])
+    return rate or None
+
+
+def total_restates_rate(w: Workload) -> bool:
+    """A total tokens/s that says no more than the request rate beside it (the parser derives 4,000 tokens/s from
+    "20 requests/s, 200 output tokens"): one target, checked as the rate."""
+    return bool(w.target_tokens_per_s and w.requests_per_s
+                and w.target_tokens_per_s <= w.requests_per_s * request_shape(w)[1] * (1 + 1e-6))
+
+
+def total_in_rate(w: Workload) -> bool:
+    """A total tokens/s sized as a request rate: said alone (or over a rate said). Beside users at once ("200 users,
+    5,000 tokens/s in total") it is those users' output, their count x the speed each gets, and is checked as that
+    (engine.serving): a rate of default-length requests would describe another load."""
+    return bool(w.target_tokens_per_s and not w.concurrency and not total_restates_rate(w))
+
+
 def turns_assumed(w: Workload) -> bool:
     """Concurrent users with no request lengths said: each user's turns are sized at the default prompt and
     reply (DEFAULT_INPUT_TOKENS new prompt tokens, earlier turns prefix-cached, DEFAULT_OUTPUT_TOKENS out), so
     the per-user speed counts the prefills that share the GPU, as it does for a request rate."""
-    return bool(w.concurrency and w.concurrency > 1 and not w.requests_per_s
+    return bool(w.concurrency and w.concurrency > 1 and not planned_rate(w)
                 and not (w.input_tokens and w.output_tokens))
 
 
 def under_load(w: Workload) -> bool:
-    """New requests keep arriving while others decode (a request rate, a stated request mix, or concurrent
-    users' turns): their prefills take a share of each replica's time (`loaded_step`)."""
-    return bool(w.requests_per_s or (w.input_tokens and w.output_tokens) or turns_assumed(w))
+    """New requests keep arriving while others decode (a request rate or total throughput, a stated request mix,
+    or concurrent users' turns): their prefills take a share of each replica's time (`loaded_step`)."""
+    return bool(planned_rate(w) or (w.input_tokens and w.output_tokens) or turns_assumed(w))
 
 
 def prefill_tokens(w: Workload) -> int:
