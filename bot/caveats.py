@@ -34,6 +34,7 @@ from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_
 from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
+from engine.rl import RL_NOTE, RL_SPLIT, rl_shape
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -415,6 +416,22 @@ def _preference_line(advice: Advice) -> str | None:
     return None
 
 
+def _rl_line(advice: Advice) -> str | None:
+    """Online RL: the split between generating the rollouts and training on them, and the assumptions a reply
+    changes (engine.rl's note holds the figures)."""
+    note = _starting(advice.notes, RL_NOTE)
+    if note is None:
+        return None
+    w = advice.effective
+    g, prompt, completion, beta = rl_shape(w)
+    split = re.search(re.escape(RL_SPLIT) + r"(.+?) per run on", note)
+    head = f"Rollouts {split.group(1)}, one after the other" if split else "Rollouts sized with the training"
+    critic = "; PPO's value model not counted (sized critic-free)" if w.objective == "ppo" else ""
+    return (f"{head}: {g} completions per prompt of up to {completion:,} tokens ({prompt:,}-token prompts), beta "
+            f"{beta:g}, {float(w.epochs or 1):g} epoch(s){critic}; say “16 generations”, “2k-token completions”, "
+            "“beta 0.04” to change")
+
+
 def _rocm_line(advice: Advice) -> str | None:
     """An AMD pick: the figures come from spec sheets and the stack has ROCm builds (vLLM/SGLang to serve,
     PyTorch FSDP to train), but a benchmark first is what a team would do before committing."""
@@ -552,7 +569,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
              comm,
-             _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _preference_line(advice), _consumer_line(advice, kinds),
+             _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _preference_line(advice), _rl_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the
              # FP8 reminder the rows carry ("No model named", a size said without a name, keeps its later place)

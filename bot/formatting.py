@@ -130,6 +130,8 @@ def subject(advice: Advice, names: Mapping[str, str]) -> str:
     if objective in ("dpo", "orpo") and w.mode in ("full", "lora", "qlora"):  # preference tuning, by its method
         named = "DPO" if objective == "dpo" else "ORPO/SimPO"  # the reference-free objectives share one sizing
         mode = f"{named} ({'full' if w.mode == 'full' else mode})"
+    elif objective in ("grpo", "ppo") and w.mode in ("full", "lora", "qlora"):  # online RL, rollouts sized (engine.rl)
+        mode = f"{objective.upper()} ({'full' if w.mode == 'full' else mode})"
     # weights the user chose (or the checkpoint they named is in): part of what is served, said in the headline
     asked = advice.workload.precision if w.mode == "inference" else None
     winner = winner_option(advice)

@@ -52,6 +52,7 @@ from engine.recommend import (
     run_cost_usd,
 )
 from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
+from engine.rl import is_rl, rl_note
 from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, user_floor
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
@@ -196,6 +197,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         notes.extend(fixed_training_ways_out(w, effective, arch, data, cluster))
     notes.extend(tight_memory_note(memory))
     notes.extend(preference_note(w, effective, arch, memory, cluster))
+    notes.extend(_rl_note(effective, arch, data, cluster, throughput, chosen))
     notes.extend(disputed_price_note(chosen, data, effective.pricing))
     notes.extend(methods_on_stated_gpus(w, effective, arch, data))
     if adapter_tokens_at_scale(effective) is not None:  # LoRA/QLoRA at pre-training scale: price a full fine-tune too
@@ -371,6 +373,16 @@ def adapter_tokens_at_scale(effective: Workload) -> float | None:
         return None
     tokens = float(effective.dataset_tokens) * float(effective.epochs or 1)
     return tokens if tokens >= ADAPTER_SCALE_TOKENS else None
+
+
+def _rl_note(effective: Workload, arch: Architecture, data: CatalogData, cluster: ClusterPlan | None,
+             throughput: ThroughputEstimate | None, chosen: Option | None) -> list[str]:
+    """Online RL: the rollouts and the training of the plan shown, with its cost a run (engine.rl)."""
+    if not is_rl(effective):
+        return []
+    gpu = data.gpu(cluster.gpu) if cluster is not None else None
+    wall = throughput.wall_clock_hours.value if throughput is not None and throughput.wall_clock_hours else None
+    return rl_note(effective, arch, gpu, cluster.gpus if cluster is not None else 1, wall, _run_usd(chosen))
 
 
 def _run_usd(option: Option | None) -> float | None:

@@ -33,6 +33,7 @@ from engine.models import (
     steps_tokens,
     text_gb,
 )
+from engine.rl import rl_defaults
 from engine.serving import (
     DEFAULT_TOKENS_PER_S_PER_USER,
     MAX_BATCH_LARGE_GPU,
@@ -166,6 +167,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                    "while the KV cache still holds the whole context; say e.g. “95% prefix cache hits” or “no prefix caching”")
             w = w.model_copy(update={"prefix_cache_hit": AGENT_PREFIX_CACHE_HIT})
 
+    w = rl_defaults(w, mode, assume)  # online RL: G, lengths, beta, tokens, vLLM's memory share (engine.rl)
     max_context = model.max_context if model is not None else None
     if w.seq_len is None:
         seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else DEFAULT_TRAINING_SEQ_LEN) if training else DEFAULT_SERVING_SEQ_LEN

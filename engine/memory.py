@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from catalog.records import GpuRecord
 from engine.architecture import Architecture, lora_trainable_params
 from engine.models import Figure, MemoryEstimate, Workload, sequences_per_example
+from engine.rl import runs_reference
 from engine.units import GB, bytes_per_element, figure
 
 Recipe = Literal["amp_fp32_grads", "amp_bf16_grads", "pure_bf16"]
@@ -182,8 +183,9 @@ PAIR_ACTIVATION_NOTE = ("preference pairs: chosen and rejected are concatenated 
 
 def holds_reference(w: Workload) -> bool:
     """A full-parameter DPO run keeps a frozen reference copy of the weights resident. LoRA/QLoRA DPO disables the
-    adapter for the reference pass (no copy); reference-free objectives (ORPO, SimPO) and SFT have none."""
-    return w.mode == "full" and w.objective == "dpo"
+    adapter for the reference pass (no copy); reference-free objectives (ORPO, SimPO) and SFT have none. Online RL
+    (GRPO, PPO) holds one when its KL coefficient beta is above 0 (TRL loads no reference at beta 0)."""
+    return w.mode == "full" and (w.objective == "dpo" or runs_reference(w))  # RL with beta > 0 too (engine.rl)
 
 
 def reference_bytes_per_param(w: Workload) -> float:

@@ -25,9 +25,13 @@ TcoItem = Literal["compute", "storage", "egress", "managed"]
 # What a fine-tune optimises. "sft": next-token loss on one sequence per example (the default). "dpo": preference
 # tuning against a frozen reference model (DPO and its IPO / robust variants, TRL's DPOTrainer): each pair trains two sequences
 # (chosen and rejected) and a full fine-tune holds the reference's weights beside the policy's. "orpo": reference-free
-# preference tuning (ORPO, SimPO, CPO): both sequences of each pair, no reference model.
-Objective = Literal["sft", "dpo", "orpo"]
+# preference tuning (ORPO, SimPO, CPO): both sequences of each pair, no reference model. "grpo": online RL without a
+# critic (GRPO, RLOO, DAPO, RLVR; TRL's GRPOTrainer, verl, OpenRLHF): each step samples G completions per prompt, scores
+# them and trains the policy on them (engine.rl sizes the generation too). "ppo": the same, sized critic-free, with a
+# note of the value model it adds.
+Objective = Literal["sft", "dpo", "orpo", "grpo", "ppo"]
 PREFERENCE_OBJECTIVES: tuple[Objective, ...] = ("dpo", "orpo")
+RL_OBJECTIVES: tuple[Objective, ...] = ("grpo", "ppo")
 
 TRAINING_MODES: tuple[Mode, ...] = ("pretrain", "full", "lora", "qlora")
 # Raw English text per BPE token: how a corpus size becomes a token guess. Shared by the parser's
@@ -57,6 +61,10 @@ DEFAULT_TOKENS_PER_EXAMPLE = 1_000
 # A preference pair (DPO, ORPO, SimPO) is two training sequences, prompt + chosen and prompt + rejected: TRL
 # concatenates them into one forward, so a pair costs two sequences' tokens, FLOPs and activations.
 PREFERENCE_SEQUENCES_PER_PAIR = 2
+# Online RL (engine.rl): a completion's length when not said. TRL's GRPOConfig max_completion_length is 256, too short
+# for reasoning RL (1-4k), so 1,024 is assumed (DeepSeekMath's GRPO setting) and asked; the parser's question quotes both
+DEFAULT_RL_COMPLETION_TOKENS = 1_024
+TRL_COMPLETION_TOKENS = 256
 # A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
 # so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
 DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
@@ -197,6 +205,13 @@ class Workload(BaseModel):
     # the sequence length, the tokens trained (engine.defaults)
     train_steps: int | None = None
     gradient_accumulation: int | None = None  # micro-batches per optimiser step (training)
+    # online RL (objective "grpo"/"ppo", engine.rl): completions sampled per prompt (G, TRL's num_generations), each
+    # completion's and prompt's length in tokens, and the KL coefficient (beta > 0 holds and runs a frozen reference).
+    # `dataset_examples` counts the prompts. None: engine.rl's defaults, said as assumed.
+    rl_generations: int | None = Field(default=None, ge=1, le=1024)
+    rl_completion_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    rl_prompt_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    rl_kl_beta: float | None = Field(default=None, ge=0.0, le=10.0)
 
 
 def load_peak_factor(w: Workload) -> float:

@@ -32,6 +32,7 @@ from engine.models import (
     sequences_per_example,
 )
 from engine.quantization import compute_capability
+from engine.rl import is_rl, rollout_gpu_hours, rollouts, runs_reference
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
@@ -171,10 +172,16 @@ def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
     factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
     # DPO runs the frozen reference model forward over the same tokens (2N, attention's forward share too): in the
     # training loop, or once before it with precompute_ref_log_probs; the FLOPs are the same
-    factor += REFERENCE_FORWARD_FACTOR if w.objective == "dpo" and w.mode in ("full", "lora", "qlora") else 0.0
+    factor += REFERENCE_FORWARD_FACTOR if reference_forward(w) else 0.0
     # summed over layers, each token attends to the whole sequence (global layers) or its window (local)
     attn = 12 * arch.attended_tokens(int(w.seq_len or 2048)) * arch.heads * arch.head_dim * factor / 6
     return factor, factor * n + attn, attn
+
+
+def reference_forward(w: Workload) -> bool:
+    """The frozen reference model runs forward over the trained tokens: DPO, and online RL with beta > 0 (its KL
+    term); the base with the adapter disabled under (Q)LoRA."""
+    return (w.objective == "dpo" and w.mode in ("full", "lora", "qlora")) or runs_reference(w)
 
 
 def flops_per_token(w: Workload, arch: Architecture) -> Figure:
@@ -187,9 +194,10 @@ def flops_per_token(w: Workload, arch: Architecture) -> Figure:
                       ("user-given factor: attention FLOPs not added",), digits=0)
     s = int(w.seq_len or 2048)
     notes = ["6 = forward 2N + backward 4N" if factor == 6 else
-             "8 = the policy's forward 2N + backward 4N + the frozen reference model's forward 2N (DPO)" if factor == 8 else
-             "6 for (Q)LoRA DPO: forward 2N + input-gradient backward 2N + the reference forward 2N (the base with the "
-             "adapter disabled)" if w.objective == "dpo" else
+             "8 = the policy's forward 2N + backward 4N + the frozen reference model's forward 2N (DPO, or RL with "
+             "beta > 0)" if factor == 8 else
+             "6 for (Q)LoRA DPO or RL with beta > 0: forward 2N + input-gradient backward 2N + the reference forward 2N "
+             "(the base with the adapter disabled)" if reference_forward(w) else
              "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
     if w.objective in PREFERENCE_OBJECTIVES:
         notes.append("preference pairs: every pair trains two sequences (prompt + chosen, prompt + rejected), counted "
@@ -302,6 +310,7 @@ def training_numbers(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int)
     gh = _run_gpu_hours(w, time_flops, rate, gpus)
     if gh is None:
         return round(finite(tps), 1), None, None
+    gh += rollout_gpu_hours(w, arch, gpu, gpus)  # online RL: the generation phases on the same GPUs (engine.rl)
     return round(finite(tps), 1), round(finite(gh), 1), round(finite(gh / gpus), 2)
 
 
@@ -343,8 +352,17 @@ def estimate_training(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
         hnotes = (tok_why, why) if kept == 1.0 else (tok_why, why, f"/ {kept:.3g} goodput: failures and restarts from checkpoint "
                                                      "grow with the GPU count (Llama 3 405B: >90% effective training "
                                                      "time on 16k GPUs)")
-        hours = figure(gh, "GPU-hours", "FLOPs per token x tokens x epochs / (peak x utilisation x 3600 x goodput)", hin,
-                       hnotes, digits=1)
+        formula = "FLOPs per token x tokens x epochs / (peak x utilisation x 3600 x goodput)"
+        if is_rl(w):  # online RL: the generation phases run on the same GPUs, one after the other (engine.rl)
+            gen = rollouts(w, arch, gpu, gpus)
+            gen_gh = rollout_gpu_hours(w, arch, gpu, gpus)
+            hin = {**hin, "training_gpu_hours": round(gh, 2), "rollout_gpu_hours": round(finite(gen_gh), 2),
+                   "rollout_tokens_per_s": round(gen.tokens_per_s, 1) if gen else None}
+            hnotes = (*hnotes, "online RL: + the rollouts' GPU-hours (completions at the GPUs' batched vLLM decode "
+                      "throughput, colocated: every GPU generates, then trains)")
+            formula += " + rollout GPU-hours"
+            gh += gen_gh
+        hours = figure(gh, "GPU-hours", formula, hin, hnotes, digits=1)
         wall = figure(gh / gpus, "hours", "GPU-hours / gpus", {"gpus": gpus}, ("excludes data loading, checkpoint stalls, restarts",), digits=2)
     return ThroughputEstimate(training_tokens_per_s=tokens_s, gpu_hours=hours, wall_clock_hours=wall, notes=tuple(notes))
 

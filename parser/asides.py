@@ -19,6 +19,7 @@ from typing import Any
 
 from .quantities import _qty
 from .reading import Reading
+from .rl_phrases import take_rl
 
 _COUNT = r"\d+(?:\.\d+)?[kmb]?"
 # "1024x1024", "768 x 768", "1920x1080 px": two pixel sizes (a GPU count is followed by a name, never by a number)
@@ -94,6 +95,7 @@ class Asides:
 def take_asides(text: str) -> tuple[str, Asides]:
     """The normalized text without the phrases above (or with the request rate they stand for), and their notes."""
     asides = Asides()
+    text = take_rl(text, asides.notes, asides.defaults)  # "GRPO, 16 samples per prompt": online RL (parser.rl_phrases)
     text = _images(text, asides)
     text = _adapters(text, asides)
     text = _speculative(text, asides)

@@ -21,6 +21,7 @@ from .asides import take_asides
 from .names import glue_names
 from .normalize import normalize
 from .reading import NameResolver, Reading
+from .rl_phrases import rl_reading
 from .transformer import MessageTransformer
 
 log = logging.getLogger(__name__)
@@ -218,7 +219,7 @@ def parse(
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
-        return asides.apply(found.apply(reading.model_copy(update={"text": normalized})))
+        return rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized}))), current)
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)
         return Reading(text=normalized, intent="gibberish", notes=(FALLBACK_NOTE,))

@@ -51,10 +51,13 @@ from engine.models import (
     BYTES_PER_TOKEN_TEXT,
     DEFAULT_INPUT_TOKENS,
     DEFAULT_OUTPUT_TOKENS,
+    DEFAULT_RL_COMPLETION_TOKENS,
     DEFAULT_TOKENS_PER_EXAMPLE,
     DEFAULT_TRAINING_SEQ_LEN,
     LOAD_PERIOD_SECONDS,
+    RL_OBJECTIVES,
     TRAINING_MODES,
+    TRL_COMPLETION_TOKENS,
     Workload,
     load_peak_factor,
     rate_text,
@@ -130,7 +133,18 @@ def questions_for(
         unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
         wanted.append(Question(field="model", text=text, why="memory and speed scale with the parameter count"))
-    if (training and workload.dataset_gb is None and workload.dataset_tokens is None and workload.dataset_examples
+    rl = training and workload.objective in RL_OBJECTIVES
+    if rl and workload.rl_completion_tokens is not None:
+        pass  # online RL: the prompts are counted and the lengths said; the tokens follow (engine.rl)
+    elif rl and workload.dataset_tokens is None:
+        # online RL: the completions are generated and trained, so their length sets both phases (engine.rl)
+        wanted.append(Question(
+            field="rl_completion_tokens",
+            text=f"How long are the completions, in tokens? Sized at up to {DEFAULT_RL_COMPLETION_TOKENS:,} until you say "
+                 f"(reasoning RL runs 1-4k; TRL's max_completion_length default is {TRL_COMPLETION_TOKENS}): e.g. "
+                 "“2k-token completions”.",
+            why="generation and training time scale with the completion length"))
+    elif (training and workload.dataset_gb is None and workload.dataset_tokens is None and workload.dataset_examples
             and sequences_per_example(workload.objective) > 1):
         wanted.append(Question(
             field="dataset_tokens",

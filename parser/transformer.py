@@ -82,8 +82,10 @@ _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
 PEFT_NOTE = "“PEFT” read as LoRA; say “QLoRA” for 4-bit adapters"
 # Preference tuning the engine sizes as such (engine.models.Objective): DPO and "preference tuning" hold a reference
 # model, ORPO and SimPO are reference-free; both train two sequences per pair
-_OBJECTIVES = {"dpo": "dpo", "orpo": "orpo", "simpo": "orpo"}
-# reinforcement learning from feedback and KTO are not sized as themselves: said, with what is left out
+_OBJECTIVES = {"dpo": "dpo", "orpo": "orpo", "simpo": "orpo", "grpo": "grpo", "ppo": "ppo"}
+# online RL sized as itself (engine.rl): GRPO and PPO here; RLOO, DAPO, RLVR and "RL fine-tuning" are read as GRPO by
+# parser.rl_phrases before the grammar
+# RLHF (PPO or DPO, said no further) and KTO are not sized as themselves: said, with what is left out
 RL_NOTE = ("{name} is reinforcement learning: besides the policy it generates rollouts and holds a reward model and a "
            "frozen reference (PPO a value model too); only the policy's training is sized here, none of those")
 KTO_NOTE = ("KTO holds a frozen reference model like DPO but trains unpaired examples: sized as a plain fine-tune, "

@@ -1,0 +1,233 @@
+"""Online RL fine-tuning (GRPO, RLOO, DAPO; PPO sized critic-free): the rollouts sized beside the policy's training.
+
+Why its own module: "GRPO on Qwen2.5 7B with 8 rollouts per prompt on 10k prompts" planned as a plain fine-tune on
+10M tokens leaves out what dominates the run. Each GRPO step (DeepSeekMath, Shao et al. 2024; TRL's GRPOTrainer;
+verl; OpenRLHF) samples G completions per prompt with vLLM, scores them with a reward function or model, then trains
+the policy on the prompts x G sequences. So a run is two phases, one after the other when vLLM shares the training
+GPUs (TRL's `vllm_mode="colocate"`):
+- generation: prompts x G completions at the GPUs' batched decode throughput: the engine's offline job
+  (`engine.serving.choose`, as for "run 10M prompts") on the same GPUs, in the memory share vLLM is given;
+- training: prompts x G x (prompt + completion) tokens at the engine's training throughput, plus the frozen
+  reference model's forward when the KL coefficient beta > 0 (engine.throughput, engine.memory as for DPO).
+
+Memory, colocated: TRL's vLLM takes `vllm_gpu_memory_utilization` of each GPU (0.3 by default) for its weights and
+KV cache, so the training state must fit in the rest: sized as that much more headroom. Server mode (`trl vllm-serve`
+on separate GPUs) leaves the training GPUs whole; it is said as the alternative.
+
+Defaults follow TRL's GRPOConfig where a default fits a real run: num_generations 8; beta 0.0 (TRL's default since
+v0.16: the reference is not loaded; DeepSeekMath used 0.04); max_completion_length is 256 in TRL but reasoning RL
+runs 1-4k: 1,024 is assumed (DeepSeekMath's GRPO setting) and said, with the prompt at 256 tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from catalog.records import GpuRecord
+from engine.architecture import Architecture
+from engine.models import DEFAULT_RL_COMPLETION_TOKENS, RL_OBJECTIVES, TRL_COMPLETION_TOKENS, Workload
+
+DEFAULT_GENERATIONS = 8  # TRL GRPOConfig.num_generations
+DEFAULT_COMPLETION_TOKENS = DEFAULT_RL_COMPLETION_TOKENS  # DeepSeekMath's GRPO max length; reasoning RL runs 1-4k
+DEFAULT_RL_PROMPT_TOKENS = 256  # a task or math prompt with its template (TRL caps prompts at max_prompt_length 512)
+DEFAULT_KL_BETA = 0.0  # TRL GRPOConfig.beta: 0.0, no reference model loaded
+VLLM_COLOCATE_SHARE = 0.3  # TRL GRPOConfig.vllm_gpu_memory_utilization (colocate mode)
+# vLLM's offline rate is sized on a nominal rate this small: the job is timed at the fleet's capacity, not at a deadline
+_NOMINAL_RATE = 1e-6
+
+NO_ROOM_GPU_HOURS = 1e6  # a plan whose vLLM share cannot hold the model: ranked after every plan that can generate
+RL_NOTE = "online RL: "  # the engine note the first message reads (bot/caveats.py)
+RL_SPLIT = "rollouts "  # "rollouts 2.1 h (78%) + training 0.6 h": the split, read by the first message
+
+
+def is_rl(w: Workload) -> bool:
+    """An online RL fine-tune (GRPO-style or PPO) on a training mode."""
+    return w.objective in RL_OBJECTIVES and w.mode in ("full", "lora", "qlora", "pretrain")
+
+
+def rl_shape(w: Workload) -> tuple[int, int, int, float]:
+    """(G, prompt tokens, completion tokens, beta) as said, else the defaults."""
+    return (int(w.rl_generations or DEFAULT_GENERATIONS), int(w.rl_prompt_tokens or DEFAULT_RL_PROMPT_TOKENS),
+            int(w.rl_completion_tokens or DEFAULT_COMPLETION_TOKENS),
+            float(DEFAULT_KL_BETA if w.rl_kl_beta is None else w.rl_kl_beta))
+
+
+def runs_reference(w: Workload) -> bool:
+    """beta > 0: the KL term needs the frozen reference model's log-probs (a forward over every sequence)."""
+    return is_rl(w) and rl_shape(w)[3] > 0
+
+
+def completions(w: Workload) -> int:
+    """Completions generated per epoch: prompts x G, or the tokens said over one sequence's length."""
+    g, prompt, completion, _beta = rl_shape(w)
+    if w.dataset_examples:
+        return int(w.dataset_examples) * g
+    if w.dataset_tokens:
+        return max(1, round(int(w.dataset_tokens) / (prompt + completion)))
+    return 0
+
+
+def _count(n: float) -> str:
+    return f"{n / 1e9:,.3g}B" if n >= 1e9 else f"{n / 1e6:,.3g}M" if n >= 1e6 else f"{n:,.0f}"
+
+
+def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str], None]) -> Workload:
+    """The RL knobs not said, assumed and stated (G, lengths, beta), the training sequence as prompt + completion, the
+    tokens trained as prompts x G x that, and the colocated vLLM's memory share as headroom. `w` unchanged for
+    anything else. `mode`: the training mode planned (said or assumed)."""
+    if w.objective not in RL_OBJECTIVES or mode not in ("full", "lora", "qlora", "pretrain"):
+        return w
+    if w.rl_generations is None:
+        assume("rl_generations", DEFAULT_GENERATIONS,
+               f"{DEFAULT_GENERATIONS} completions sampled per prompt (TRL's num_generations default; DeepSeekMath used "
+               "64): say e.g. “16 generations per prompt”")
+    if w.rl_completion_tokens is None:
+        assume("rl_completion_tokens", DEFAULT_COMPLETION_TOKENS,
+               f"completions of up to {DEFAULT_COMPLETION_TOKENS:,} tokens (DeepSeekMath's GRPO setting): reasoning RL "
+               f"runs 1-4k, TRL's max_completion_length default of {TRL_COMPLETION_TOKENS} cuts reasoning short; "
+               "say e.g. “2k-token completions”")
+    if w.rl_prompt_tokens is None:
+        assume("rl_prompt_tokens", DEFAULT_RL_PROMPT_TOKENS,
+               f"prompts of ~{DEFAULT_RL_PROMPT_TOKENS} tokens (a task and its template); say e.g. “1k-token prompts”")
+    if w.rl_kl_beta is None:
+        assume("rl_kl_beta", DEFAULT_KL_BETA,
+               "KL coefficient beta 0 (TRL's GRPOConfig default: no reference model loaded or run); say “beta 0.04” "
+               "(DeepSeekMath's) to count the frozen reference")
+    update = {"rl_generations": w.rl_generations or DEFAULT_GENERATIONS,
+              "rl_completion_tokens": w.rl_completion_tokens or DEFAULT_COMPLETION_TOKENS,
+              "rl_prompt_tokens": w.rl_prompt_tokens or DEFAULT_RL_PROMPT_TOKENS,
+              "rl_kl_beta": DEFAULT_KL_BETA if w.rl_kl_beta is None else w.rl_kl_beta}
+    w = w.model_copy(update=update)
+    g, prompt, completion, _beta = rl_shape(w)
+    if w.seq_len is None:
+        assume("seq_len", prompt + completion,
+               f"prompt + completion ({prompt:,} + {completion:,} tokens): the longest sequence the policy trains on")
+        update["seq_len"] = prompt + completion
+    if w.dataset_tokens is None and w.dataset_examples:
+        tokens = int(w.dataset_examples) * g * (prompt + completion)
+        assume("dataset_tokens", tokens,
+               f"{int(w.dataset_examples):,} prompts x {g} completions x ({prompt:,} prompt + {completion:,} completion "
+               f"tokens) ~ {_count(tokens)} tokens trained per epoch (completions at full length: shorter ones train and "
+               "generate less)")
+        update["dataset_tokens"] = tokens
+    if w.headroom is None:
+        from engine.memory import DEFAULT_HEADROOM  # engine.memory reads engine.rl: imported when used
+        share = DEFAULT_HEADROOM + VLLM_COLOCATE_SHARE
+        assume("headroom", share,
+               f"{VLLM_COLOCATE_SHARE:.0%} of each GPU held by the colocated vLLM (TRL's vllm_gpu_memory_utilization "
+               f"default: its weights and the rollouts' KV cache) + {DEFAULT_HEADROOM:.0%} for allocator fragmentation: "
+               "the training state fits in the rest")
+        update["headroom"] = share
+    return w.model_copy(update=update)
+
+
+@dataclass(frozen=True)
+class Rollouts:
+    """Generation on one plan's GPUs: how many completions, how fast, how vLLM is laid out, how long."""
+
+    completions: int  # per epoch
+    tokens: int  # generated per epoch
+    tokens_per_s: float  # generated tokens/s over all the GPUs
+    hours: float  # wall clock of the generation phases over the run (all epochs)
+    tp: int  # vLLM tensor parallel per replica
+    replicas: int
+    batch: int  # sequences one replica decodes at once
+
+
+def _generation_workload(w: Workload, gpus: int) -> Workload:
+    """The rollouts as an offline job: prompts x G requests of (prompt, completion) tokens on the plan's GPUs, in
+    vLLM's share of their memory, weights in BF16 (TRL loads the policy, or the merged adapter, into vLLM)."""
+    g, prompt, completion, _beta = rl_shape(w)
+    return Workload(mode="inference", model=w.model, params_b=w.params_b, precision="bf16", gpu=w.gpu, gpu_count=gpus,
+                    batch_items=float(max(1, completions(w))), offline=True, input_tokens=prompt,
+                    output_tokens=completion, seq_len=prompt + completion, requests_per_s=_NOMINAL_RATE,
+                    headroom=1 - VLLM_COLOCATE_SHARE, flash_attention=True)
+
+
+@functools.lru_cache(maxsize=1024)
+def rollouts(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> Rollouts | None:
+    """The generation phase of a run on `gpus` of `gpu`, colocated: the engine's offline job throughput in vLLM's
+    memory share. None when not RL, with nothing to generate, or when vLLM's share cannot hold the model."""
+    if not is_rl(w) or completions(w) < 1:
+        return None
+    from engine.serving import choose  # engine.serving -> engine.throughput -> engine.rl: imported when used
+    from engine.throughput import link_kind
+
+    gpus = max(1, int(gpus))
+    job = _generation_workload(w, gpus)
+    per_node = min(gpus, 8)
+    kind = link_kind(gpu.scaleup_link)
+    choice = choose(job, arch, gpu, per_node, kind, gpus > per_node)
+    if choice is None or not choice.capacity_rps or choice.replicas < 1:
+        return None
+    rate = choice.capacity_rps * choice.replicas  # completions/s
+    n = completions(w)
+    _g, _prompt, completion, _beta = rl_shape(w)
+    hours = n / rate / 3600 * float(w.epochs or 1)
+    return Rollouts(completions=n, tokens=n * completion, tokens_per_s=rate * completion, hours=hours, tp=choice.tp * choice.pp,
+                    replicas=choice.replicas, batch=choice.batch if choice.batch > 1 else choice.capacity_sequences)
+
+
+def rollout_gpu_hours(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> float:
+    """GPU-hours of the generation phases (every GPU of the plan generates while colocated); 0 when not RL. A plan
+    whose vLLM share cannot hold the model cannot generate colocated: NO_ROOM_GPU_HOURS, so the search passes it over
+    (a finite figure: the estimate's Figures keep no infinities)."""
+    if not is_rl(w) or completions(w) < 1:
+        return 0.0
+    found = rollouts(w, arch, gpu, max(1, int(gpus)))
+    return NO_ROOM_GPU_HOURS if found is None else found.hours * max(1, int(gpus))
+
+
+def rl_note(w: Workload, arch: Architecture, gpu: GpuRecord | None, gpus: int, train_hours: float | None,
+            usd_per_run: float | None = None) -> list[str]:
+    """One note for an RL plan: the rollouts sized (count, throughput, time) beside the training, the split, what the
+    memory holds (the vLLM share, the reference when beta > 0), PPO's value model, server mode, and what to say to
+    change the assumptions. `train_hours`: the plan's wall clock with the rollouts in (engine.throughput)."""
+    if not is_rl(w):
+        return []
+    g, prompt, completion, beta = rl_shape(w)
+    name = "PPO" if w.objective == "ppo" else "GRPO"
+    found = rollouts(w, arch, gpu, gpus) if gpu is not None else None
+    ref = (f"beta {beta:g}: the frozen reference model runs forward over every sequence (+2N FLOPs per token)"
+           + (" and a copy of its weights is held beside the policy" if w.mode == "full" else
+              " (the base with the adapter disabled: no copy)") if beta > 0 else
+           "beta 0 (TRL's default): no reference model held or run")
+    critic = ("; PPO also trains a value model (a second network with its own gradients and optimizer state, about the "
+              "policy's training memory and compute again) and is sized here critic-free, as GRPO, RLOO and DAPO run"
+              if w.objective == "ppo" else "")
+    head = (f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({int(w.dataset_examples or 0):,} prompts x {g}) of "
+            f"up to {completion:,} tokens after {prompt:,}-token prompts" if w.dataset_examples else
+            f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({g} per prompt) of up to {completion:,} tokens")
+    if found is None and gpu is not None and train_hours is not None:
+        return [f"{head}; vLLM's {VLLM_COLOCATE_SHARE:.0%} share of {gpus} GPUs cannot hold the model and its rollouts' "
+                "KV cache: raise vllm_gpu_memory_utilization (less room to train), use more GPUs, or run server mode "
+                f"(trl vllm-serve on separate GPUs); {ref}{critic}"]
+    if found is None or train_hours is None:
+        return [f"{head}; generation is sized at the GPUs' batched decode throughput (vLLM colocated in "
+                f"{VLLM_COLOCATE_SHARE:.0%} of each GPU) and added to the training time; {ref}{critic}"]
+    gen = found.hours
+    total = max(train_hours, gen)  # the plan's compute hours, rollouts in (start-up is billed on top)
+    training = max(0.0, total - gen)
+    share = gen / total if total > 0 else 0.0
+    cost = f", ~${usd_per_run:,.2f} a run" if usd_per_run is not None else ""
+    return [f"{head}. {RL_SPLIT}{_hours(gen)} ({share:.0%}) + training {_hours(training)} per run on "
+            f"{gpus} GPUs, phases one after the other{cost}: vLLM colocated in {VLLM_COLOCATE_SHARE:.0%} of each GPU "
+            f"(TRL's vllm_gpu_memory_utilization; {found.replicas} replica{'s' if found.replicas != 1 else ''} of TP"
+            f"{found.tp}, ~{found.batch:,} sequences each) generates {_count(found.tokens)} tokens per epoch at "
+            f"~{found.tokens_per_s:,.0f} tokens/s, vLLM's offline rate at full batch (smaller generation batches per "
+            "step and the wait for the longest completion run slower); the policy trains on prompts x G x (prompt + completion) tokens; "
+            f"{ref}{critic}. Server mode (trl vllm-serve on separate GPUs) leaves the training GPUs their whole "
+            "memory and overlaps nothing by default. Say e.g. “16 generations”, “2k-token completions”, “beta 0.04”, "
+            "“2 epochs” to change them"]
+
+
+def _hours(h: float) -> str:
+    return f"{h * 60:,.0f} min" if h < 1 else f"{h:,.1f} h"
+
+
+__all__ = ["DEFAULT_COMPLETION_TOKENS", "DEFAULT_GENERATIONS", "DEFAULT_KL_BETA", "RL_NOTE", "RL_SPLIT",
+           "VLLM_COLOCATE_SHARE", "Rollouts", "completions", "is_rl", "rl_defaults", "rl_note", "rl_shape",
+           "rollout_gpu_hours", "rollouts", "runs_reference"]

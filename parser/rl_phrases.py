@@ -1,0 +1,109 @@
+"""Online RL fine-tuning said in words (engine.rl sizes it): the method, the group size G, the completion length, beta.
+
+Taken out of the normalized text before the grammar (as parser.asides does), because the grammar reads them as
+something else: "16 samples per prompt" as 16 training examples, "num_generations 8" and "beta 0.04" as nothing.
+RLOO, DAPO, RLVR, "RL fine-tuning" and "reinforcement learning with verifiable rewards" are critic-free RL sized as
+GRPO: they are rewritten "grpo", which the grammar reads as the objective (parser.transformer). A prompt or reply
+length in an RL message or thread ("2k-token completions", "500-token prompts") is the rollouts' (`rl_lengths`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.models import RL_OBJECTIVES
+
+from .quantities import _qty
+from .reading import Reading
+
+_N = r"(\d+(?:\.\d+)?k?)"
+# critic-free online RL the engine sizes as GRPO; RLHF is left as it is (PPO or DPO, said no further)
+_CRITIC_FREE = re.compile(r"\b(rloo|dapo|rlvr|dr\.? ?grpo|reinforcement learning (?:with|from) verifiable rewards?|"
+                          r"rl (?:fine[ -]?tun(?:e|ed|ing)|finetun(?:e|ed|ing)|training)|online rl)\b")
+_RL_SAID = re.compile(r"\b(?:grpo|ppo)\b")
+# G: "8 rollouts per prompt", "16 samples per prompt", "num_generations 8", "group size 16", "16 generations", "g=16"
+_PER_PROMPT = re.compile(r"(?<![\w.])" + _N + r" (?:rollouts?|generations?|samples?|completions?|responses?|answers?)"
+                         r"(?: (?:per|for each|each|a|/) ?(?:prompt|question|problem))")
+_GROUP = re.compile(r"\b(?:num generations|number of generations|group size|g) ?(?:=|:|of|is)? ?(?<![\w.])(\d+)\b")
+_BARE_GENERATIONS = re.compile(r"(?<![\w.])(\d+) (?:generations|rollouts)\b")
+_COMPLETION = re.compile(r"\bmax(?:imum)? completion length ?(?:=|:|of|is)? ?(?<![\w.])" + _N + r"(?: tokens?)?\b")
+_BETA = re.compile(r"\b(?:beta|kl (?:coefficient|coef|penalty|weight)) ?(?:=|:|of|is)? ?(?<![\w.])(\d*\.?\d+)\b")
+SERVING_GUESS = "read as serving the model (no training was said"  # parser.fold's note when a length looked like serving
+RL_FIELDS = frozenset({"rl_generations", "rl_completion_tokens", "rl_prompt_tokens", "rl_kl_beta"})
+CRITIC_FREE_NOTE = ("“{said}” is critic-free online RL: sized as GRPO (the same rollouts, reward scoring and policy "
+                    "training, no value model)")
+
+
+def take_rl(text: str, notes: list[str], defaults: dict[str, Any]) -> str:
+    """The normalized text with the RL phrases taken out (the method rewritten "grpo"), their values put in
+    `defaults` (Workload fields) and a note for a method read as GRPO. Group sizes and "max completion length" are
+    read where RL is said or as a message of their own (an RL thread's follow-up: "16 generations", "beta 0.04")."""
+    found = _CRITIC_FREE.search(text)
+    if found is not None:
+        said = found.group(1)
+        notes.append(CRITIC_FREE_NOTE.format(said=said.upper() if len(said) <= 5 else said))
+        text = _CRITIC_FREE.sub(" grpo ", text, count=1)
+    rl = bool(_RL_SAID.search(text))
+    for pattern in (_PER_PROMPT, _GROUP, _BARE_GENERATIONS):
+        m = pattern.search(text)
+        if m is None or not (rl or _alone(text, pattern)):  # "serve it, 16 samples per prompt" is no RL: left as said
+            continue
+        if 1 <= _qty(m.group(1)) <= 1024 and "rl_generations" not in defaults:
+            defaults["rl_generations"] = int(_qty(m.group(1)))
+            text = f"{text[:m.start()]} , {text[m.end():]}"
+    m = _COMPLETION.search(text)
+    if m is not None and (rl or _alone(text, _COMPLETION)):
+        defaults["rl_completion_tokens"] = int(_qty(m.group(1)))
+        text = f"{text[:m.start()]} , {text[m.end():]}"
+    m = _BETA.search(text)
+    if m is not None and (rl or _alone(text, _BETA)):
+        defaults["rl_kl_beta"] = float(m.group(1))
+        text = f"{text[:m.start()]} , {text[m.end():]}"
+    return text
+
+
+def _alone(text: str, pattern: re.Pattern[str]) -> bool:
+    """The phrase is about all the message says ("16 generations", "beta 0.04"): a follow-up in an RL thread."""
+    return len(pattern.sub("", text).replace(",", " ").split()) <= 2
+
+
+def rl_lengths(objective: str | None, updates: dict[str, Any], notes: list[str]) -> bool:
+    """In an RL message or thread, a prompt or reply length said is the rollouts': "2k-token completions" is the
+    completion length (the grammar reads it as a served reply), "500-token prompts" the prompt's. True when one moved."""
+    if updates.get("objective", objective) not in RL_OBJECTIVES:
+        return False
+    moved = False
+    for said, field, what in (("output_tokens", "rl_completion_tokens", "completion"),
+                              ("input_tokens", "rl_prompt_tokens", "prompt")):
+        value = updates.pop(said, None)
+        if value:
+            updates.setdefault(field, int(value))
+            notes.append(f"read {int(value):,} tokens as the rollouts' {what} length")
+            moved = True
+    if updates.get("intent") == "serve" and updates.get("objective") in RL_OBJECTIVES:
+        updates["intent"] = "train"  # the lengths made it look like serving; RL is training
+    return moved
+
+
+def rl_reading(reading: Reading, current: Any = None) -> Reading:
+    """A message's reading with its prompt and reply lengths taken as the rollouts' when the message or the thread
+    (`current`, a Workload) is online RL; unchanged otherwise."""
+    updates, notes = dict(reading.updates), list(reading.notes)
+    moved = rl_lengths(getattr(current, "objective", None), updates, notes)
+    intent = reading.intent
+    if intent in ("gibberish", "help", "answer") and set(updates) <= RL_FIELDS and updates:
+        intent = "refine"  # "16 generations", "beta 0.04" in a thread: a change to the run, not an answer
+    if updates == reading.updates and intent == reading.intent:
+        return reading
+    guessed = [n for n in notes if n.startswith(SERVING_GUESS)]
+    if guessed and moved:  # "2k-token completions" in an RL thread read as serving: the run's completions instead
+        notes = [n for n in notes if n not in guessed]
+        updates.pop("mode", None)
+        updates.pop("intent", None)
+    elif updates.get("mode") == "inference" and updates.get("objective") in RL_OBJECTIVES:
+        del updates["mode"]  # a length read as serving; the method said sets the mode
+    return reading.model_copy(update={"updates": updates, "notes": tuple(dict.fromkeys(notes)), "intent": intent})
+
+
+__all__ = ["CRITIC_FREE_NOTE", "rl_lengths", "rl_reading", "take_rl"]
