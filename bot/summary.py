@@ -513,7 +513,10 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         # both ends in one style, the figure's own: "765-1,084", not "765-1.1k"; "24.5k-34.8k" past ten thousand
         scaled = tp.gpu_hours.value >= 10_000
         spread = _published_range(advice, tp.gpu_hours.value, lambda x: fmt_num(x) if scaled else f"{x:,.0f}", cite=True)
-        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours (training only{'; ' + spread if spread else ''})")
+        # online RL: the GPU-hours hold the rollouts' generation too (engine.rl adds them to the run's)
+        what = "rollouts and training" if getattr(advice.effective, "objective", None) in ("grpo", "ppo") else \
+            "training only"
+        bits.append(f"{fmt_num(tp.gpu_hours.value)} GPU-hours ({what}{'; ' + spread if spread else ''})")
     if tp.training_tokens_per_s is not None:
         bits.append(f"{fmt_num(tp.training_tokens_per_s.value)} tokens/s")
     return " · ".join(bits)

@@ -26,3 +26,13 @@ def test_grpo_headline_split_and_assumptions(real_advisor) -> None:
 def test_lora_ppo_says_the_value_model(real_advisor) -> None:
     _response, _view, text = answered(real_advisor, "PPO on Qwen2.5 7B with LoRA on 10k prompts, 2k-token completions")
     assert "PPO (LoRA) Qwen2.5 7B" in text and "value model not counted" in text
+
+
+def test_the_gpu_hours_say_they_hold_the_rollouts(real_advisor) -> None:
+    """engine.rl adds the rollouts' GPU-hours to the run's: "(training only)" beside them misread the figure."""
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "GRPO on Qwen2.5 7B with 8 rollouts per prompt on 10k prompts")
+    from bot.terminal import render_terminal
+
+    text = render_terminal(response, real_advisor.display_names())
+    assert "GPU-hours (rollouts and training)" in text and "(training only" not in text
