@@ -409,8 +409,10 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         group = ep or tp * pp
         if pp > 1 and tp_only_fits and not wanted_pp:
             break  # pipeline stages are for a model no tensor-parallel group of the node holds
-        if ep and (part_node_fits or wanted_pp or not nvidia):
-            continue  # DeepEP's all-to-all (the expert-parallel backends SGLang and vLLM ship) runs on NVIDIA GPUs
+        if ep and (part_node_fits or wanted_pp or not nvidia or (arch.experts or 0) % ep):
+            # DeepEP's all-to-all (the expert-parallel backend SGLang and vLLM ship) runs on NVIDIA GPUs and places
+            # whole experts, as many on every GPU (its low-latency buffer asserts num_experts % ranks == 0)
+            continue
         if fixed and (group > fixed or fixed % group):
             continue
         if wanted_tp and tp != wanted_tp:
