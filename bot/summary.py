@@ -62,7 +62,7 @@ from engine.models import (
     TargetCheck,
     Workload,
 )
-from engine.offer_plans import SLOW_FIXED_NOTE, room_figures
+from engine.offer_plans import EXPERT_PARALLEL_ACROSS, SLOW_FIXED_NOTE, room_figures
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, user_floor
@@ -279,6 +279,10 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
         dp_attention = (" + DP attention" if "data-parallel attention" in cluster.parallelism
                         else " + expert parallel" if "with expert parallel" in cluster.parallelism else "")
         split = [f"TP {cluster.tensor_parallel}{dp_attention}"] if cluster.tensor_parallel > 1 else []
+        if EXPERT_PARALLEL_ACROSS in cluster.parallelism and cluster.gpus_per_replica > cluster.gpus_per_node:
+            # the layout across nodes is what the reader must build: experts over every GPU, attention per node
+            across = -(-cluster.gpus_per_replica // cluster.gpus_per_node)
+            split = [f"expert parallel x{cluster.gpus_per_replica} across {across} nodes, data-parallel attention"]
         split += [f"PP {cluster.pipeline_parallel}"] if cluster.pipeline_parallel > 1 else []
         bits.append(tidy_plurals(f"{cluster.replicas} replica(s) of {cluster.gpus_per_replica} GPU(s)")
                     + (f" ({' · '.join(split)})" if split else ""))

@@ -69,6 +69,15 @@ class Architecture(BaseModel):
         return max(0, self.layers - self.first_dense_layers) if self.is_moe else 0
 
     @property
+    def routed_params(self) -> float:
+        """Parameters of the routed experts, all layers: what expert parallelism spreads over its GPUs (attention,
+        shared experts, dense layers and embeddings are the rest). 0 for a dense model."""
+        if not self.is_moe or not self.experts:
+            return 0.0
+        k = self.active_experts or 1
+        return (self.total_params - self.active_params) * self.experts / max(1, self.experts - k)
+
+    @property
     def kv_values_per_token_per_layer(self) -> int:
         """Cached elements per token per layer: K and V for each KV head, or MLA's latent + RoPE key."""
         if self.is_mla:

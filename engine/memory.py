@@ -70,6 +70,16 @@ class Layout:
     # ZeRO-3 sharded within groups of this many data-parallel replicas (one node) and replicated across them: FSDP
     # HYBRID_SHARD, DeepSpeed ZeRO++ hpZ. 0: sharded over all `dp` replicas
     shard: int = 0
+    # serving an MoE with expert parallelism across nodes: the routed experts spread over this many GPUs (the whole
+    # replica, several nodes), attention tensor-parallel `tp` ways inside each node and data-parallel across them
+    # (SGLang --enable-dp-attention with DeepEP, vLLM data parallel + --enable-expert-parallel). 0: none
+    ep: int = 0
+
+    @property
+    def attention_groups(self) -> int:
+        """Data-parallel attention groups of an expert-parallel replica (one per node), each holding the KV cache of
+        its own sequences; 1 otherwise."""
+        return self.ep // self.tp if self.ep > self.tp else 1
 
     @property
     def shard_group(self) -> int:
@@ -78,7 +88,8 @@ class Layout:
 
 
 def resolve_layout(w: Workload, gpus: int = 1, tensor_parallel: int | None = None,
-                   pipeline_parallel: int | None = None, zero_stage: int | None = None, shard: int = 0) -> Layout:
+                   pipeline_parallel: int | None = None, zero_stage: int | None = None, shard: int = 0,
+                   expert_parallel: int = 0) -> Layout:
     gpus = max(1, int(gpus or 1))
     inference = w.mode == "inference"
     tp = max(1, int(tensor_parallel or w.tensor_parallel or (gpus if inference else 1)))
@@ -88,7 +99,8 @@ def resolve_layout(w: Workload, gpus: int = 1, tensor_parallel: int | None = Non
     z = zero_stage if zero_stage is not None else (w.zero_stage or 0)
     dp = max(1, gpus // (tp * pp))
     hybrid = shard if not inference and int(z) >= 3 and 1 < shard < dp and dp % shard == 0 else 0
-    return Layout(gpus=gpus, dp=dp, tp=tp, pp=pp, zero_stage=0 if inference else int(z), shard=hybrid)
+    ep = expert_parallel if inference and pp == 1 and expert_parallel > tp and gpus % expert_parallel == 0 else 0
+    return Layout(gpus=gpus, dp=dp, tp=tp, pp=pp, zero_stage=0 if inference else int(z), shard=hybrid, ep=ep)
 
 
 def kv_cache_bytes(arch: Architecture, seq_len: int, sequences: int, bytes_per_element: float = 2.0) -> int:
@@ -161,7 +173,12 @@ def activation_bytes(arch: Architecture, seq_len: int, batch: int, flash: bool, 
 
 
 def _weights_for_shard(arch: Architecture, layout: Layout) -> float:
-    """Parameters on the busiest GPU before ZeRO: the biggest pipeline stage, split tp ways."""
+    """Parameters on the busiest GPU before ZeRO: the biggest pipeline stage, split tp ways; with expert parallelism
+    across nodes, the routed experts split over all `ep` GPUs and the rest (attention, shared experts, dense layers,
+    embeddings) tp ways inside each node."""
+    if layout.ep > layout.tp:
+        routed = arch.routed_params
+        return (arch.total_params - routed) / layout.tp + routed / layout.ep
     edge = arch.embedding_params + arch.head_params
     body = arch.total_params - edge
     if layout.pp > 1:
@@ -296,7 +313,7 @@ def _inference_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOpti
     # GQA heads split over TP ranks (replicated past kv_heads); an MLA latent has no heads to split, and is
     # served with data-parallel attention (SGLang --enable-dp-attention, vLLM DP+EP): each rank holds the
     # cache of its own sequences, so the group's cache is divided by its size
-    split = lay.tp if arch.is_mla else min(lay.tp, arch.kv_heads)
+    split = (lay.tp if arch.is_mla else min(lay.tp, arch.kv_heads)) * lay.attention_groups
     stage = math.ceil(arch.layers / lay.pp) / arch.layers
     parts["kv_cache_gb"] = (kv_cache_bytes(arch, s, n, kv_bpe) * stage / split,
                             "2 x layers x kv_heads x head_dim x seq_len x sequences x bytes" if not arch.is_mla
@@ -417,17 +434,21 @@ def _figures(w: Workload, arch: Architecture, layout: Layout, opts: MemoryOption
 
 def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuRecord | None = None, *,
                     tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-                    zero_stage: int | None = None, options: MemoryOptions | None = None, shard: int = 0) -> MemoryEstimate:
+                    zero_stage: int | None = None, options: MemoryOptions | None = None, shard: int = 0,
+                    expert_parallel: int = 0) -> MemoryEstimate:
     """Per-GPU peak (busiest GPU) and cluster total, with one Figure per component in decimal GB. `shard`: ZeRO-3
-    within groups of that many replicas (hybrid sharding), 0 for all of them."""
+    within groups of that many replicas (hybrid sharding), 0 for all of them. `expert_parallel`: serving with the
+    routed experts spread over that many GPUs across nodes (see Layout.ep)."""
     opts = options or DEFAULT_OPTIONS
-    layout = resolve_layout(w, gpus, tensor_parallel, pipeline_parallel, zero_stage, shard)
+    layout = resolve_layout(w, gpus, tensor_parallel, pipeline_parallel, zero_stage, shard, expert_parallel)
     cached, per_gpu = _figures(w, arch, layout, opts)
     comps = dict(cached)
     notes = [
         f"layout: {layout.gpus} GPU(s) = data {layout.dp} x tensor {layout.tp} x pipeline {layout.pp}"
         + (f", ZeRO stage {layout.zero_stage}" if w.mode != "inference" else "")
-        + (f" sharded within groups of {layout.shard} (hybrid sharding)" if layout.shard else ""),
+        + (f" sharded within groups of {layout.shard} (hybrid sharding)" if layout.shard else "")
+        + (f"; routed experts split {layout.ep} ways (expert parallel), the rest {layout.tp} ways in each node"
+           if layout.ep else ""),
         "decimal GB (10^9 bytes); per-GPU figures are the busiest GPU",
         *arch.notes,
     ]

@@ -17,6 +17,8 @@ from typing import cast
 from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
 from engine.cluster import (
+    NCCL_CHECKLIST,
+    PROVIDER_QUESTIONS,
     Placement,
     batch_capped_note,
     data_parallel_cap,
@@ -404,12 +406,21 @@ def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEsti
     return throughput.model_copy(update={"targets": (*throughput.targets, check)})
 
 
+def offer_fabric_gb_s(offer: OfferRecord | None) -> float | None:
+    """Each GPU's share of the offer's inter-node fabric in GB/s (EFA 3200 Gbps on 8 GPUs: 50), None when the offer
+    does not say (the serving search then assumes the GPU generation's usual NIC per GPU)."""
+    if offer is None or not offer.inter_node_gbps or offer.inter_node_fabric is None:
+        return None
+    return offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8
+
+
 def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None,
                  memo: dict[tuple[object, ...], object] | None = None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """Serving on this node shape: the replica group and count from engine.serving, as result objects.
     A model that fits on no group gets plan_cluster's does-not-fit plan and its fixes."""
     gpn, link = serving_shape(w, gpu, offer)
-    choice = choose(w, arch, gpu, gpn, link_kind(link), offer is None or offer.inter_node_fabric is not None, memo=memo)
+    choice = choose(w, arch, gpu, gpn, link_kind(link), offer is None or offer.inter_node_fabric is not None, memo=memo,
+                    fabric_gb_s=offer_fabric_gb_s(offer))
     if offer is None and choice is not None and not w.gpu_count and not w.nodes:
         gpn, choice = _fewest_for_quote(w, arch, gpu, link, gpn, choice, memo)
     if choice is None:
@@ -468,7 +479,8 @@ def _fewest_gpus_meeting(w: Workload, arch: Architecture, gpu: GpuRecord, offer:
     # a machine the user named ("2 NC A100 v4") comes no bigger than its largest size: a replica of 8 would span
     # two 4-GPU VMs with no fabric between them
     sizes = {n for n in {gpn, 1, 2, 4, 8} if n <= gpn} if w.instance_type else {gpn, 1, 2, 4, 8}
-    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node) for n in sorted(sizes))
+    fabric = offer_fabric_gb_s(offer)
+    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node, fabric_gb_s=fabric) for n in sorted(sizes))
              if c is not None and not c.misses and not below_floor(w, c.per_user_tokens_s)]
     return min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
 
@@ -528,6 +540,21 @@ def _missed(name: str, wanted: float, got: float) -> str:
     return f"{label} ({num(got)} against {num(wanted)} {unit})".replace(" )", ")")
 
 
+EXPERT_PARALLEL_ACROSS = "expert parallel x"  # how a plan's parallelism names expert parallelism across nodes
+# the flags that build that layout, filled with the replica's GPUs, nodes and tensor-parallel size
+EXPERT_PARALLEL_STACK = ("SGLang --tp {ep} --dp {nodes} --enable-dp-attention --moe-a2a-backend deepep, or vLLM "
+                         "--tensor-parallel-size {tp} --data-parallel-size {nodes} --enable-expert-parallel with a DeepEP "
+                         "all-to-all backend")
+# what expert parallelism across nodes needs of the fabric before NCCL's own checks (DeepEP's requirements)
+EXPERT_PARALLEL_CHECKLIST = (
+    "expert parallel across nodes needs an RDMA fabric between the nodes (InfiniBand, or RoCE), one NIC per GPU: every "
+    "MoE layer of every decode step sends tokens to the other nodes' experts; plain Ethernet or a shared NIC makes "
+    "each token wait on the network",
+    "DeepEP's low-latency kernels need GPUDirect RDMA with IBGDA (NVSHMEM; see the DeepEP README's network "
+    "configuration); on AWS EFA check the serving stack's supported all-to-all backend first",
+    "run DeepEP's tests/test_low_latency.py (or nccl-tests alltoall_perf) across the nodes before serving and compare "
+    "with the NIC's line rate",
+)
 FP8_BLOCK = 128  # block-wise FP8 checkpoints (DeepSeek-V3, Qwen3 FP8) quantise weights in 128x128 blocks
 EXPERT_PARALLEL_FLAG = "vLLM --enable-expert-parallel"
 
@@ -544,9 +571,11 @@ def needs_expert_parallel(w: Workload, arch: Architecture, tp: int) -> bool:
 def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecord | None, choice: ServingChoice,
                    gpn: int, link: str | None) -> tuple[ClusterPlan, MemoryEstimate, ThroughputEstimate]:
     """ClusterPlan, memory of one replica's busiest GPU, and the fleet's throughput for a serving choice."""
-    tp, pp, group = choice.tp, choice.pp, choice.gpus_per_replica
+    tp, pp, group, ep = choice.tp, choice.pp, choice.gpus_per_replica, choice.ep
+    fabric_gb_s = offer_fabric_gb_s(offer)
     wb = w.model_copy(update={"concurrency": choice.batch})
-    memory = estimate_memory(wb, arch, group, gpu, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0)
+    memory = estimate_memory(wb, arch, group, gpu, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0,
+                             expert_parallel=ep)
     kind = link_kind(link)
     over = fast_link_name(link) if kind == "fast" else "PCIe"
     across = " across nodes" if group > gpn else ""
@@ -556,13 +585,16 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         tp_text += f" with expert parallel ({EXPERT_PARALLEL_FLAG})"
     shape = "1 GPU" if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
+    if ep:
+        shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes, data-parallel attention (tensor parallel x{tp} "
+                 f"over {over} in each node; {EXPERT_PARALLEL_STACK.format(ep=ep, nodes=ep // tp, tp=tp)})")
     parallelism = shape if choice.replicas == 1 else f"{choice.replicas} replicas x {shape}"
     gpus = choice.gpus
     replica_plan = ClusterPlan(
         gpu=gpu.id, gpus=group, nodes=max(1, math.ceil(group / gpn)), gpus_per_node=min(group, gpn), fits=True,
         data_parallel=1, tensor_parallel=tp, pipeline_parallel=pp, zero_stage=0, interconnect=link or "PCIe only",
         parallelism=shape, needs_nvlink=False, needs_infiniband=False, gpus_per_replica=group, replicas=1)
-    per_replica = estimate_inference(wb, arch, gpu, replica_plan, link)
+    per_replica = estimate_inference(wb, arch, gpu, replica_plan, link, expert_parallel=ep, fabric_gb_s=fabric_gb_s)
     ctx, _ = context_tokens(w)
     notes: list[str] = []
     what = (f"{choice.replicas} independent replicas of {group} GPU(s)" if choice.replicas > 1 else f"one copy on {group} GPU(s)")
@@ -574,12 +606,18 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         if (w.concurrency or 1) == 1 and w.requests_per_s is None and w.target_tokens_per_s is None:
             # sized for one stream: how many users the replica serves is the "does it fit" answer, and memory alone
             # overstates it (speed falls as the batch grows)
-            users = users_at_floor(w, arch, gpu, tp, pp, kind, choice.capacity_sequences)
+            users = users_at_floor(w, arch, gpu, tp, pp, kind, choice.capacity_sequences, ep, fabric_gb_s)
             prompt_in, out = request_shape(w)
             room += (f"; at ≥{user_floor(w):g} tokens/s{USERS_AT_FLOOR_NOTE}{users:,} users (each sending turns of "
                      f"{prompt_in:,} prompt + {out:,} output tokens)")
         notes.append(room)
-    if arch.is_mla and tp > 1:
+    if ep:
+        notes.append(f"the model needs a whole {gpn}-GPU node: expert parallel x{ep} spreads its routed experts over "
+                     f"{ep // tp} nodes, so each GPU holds and reads 1/{ep} of them at every step (pipeline stages on the same "
+                     f"nodes would read their 1/{tp} shares one stage after another); every MoE layer's dispatch and "
+                     "combine cross the inter-node fabric, which must be RDMA (InfiniBand or RoCE, GPUDirect) with a NIC "
+                     "per GPU")
+    elif arch.is_mla and tp > 1:
         notes.append("the MLA cache is sharded with data-parallel attention (SGLang --enable-dp-attention, vLLM "
                      "data-parallel attention with expert parallel): plain tensor parallel keeps a full copy of it on "
                      f"every GPU, {tp}x the cache per GPU shown here")
@@ -623,9 +661,13 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     notes.extend(platform_caveats(gpu, w, group))
     plan = replica_plan.model_copy(update={
         "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,
-        "interconnect": (link or "PCIe only") + ("; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric
-                                                                          else "Ethernet (activations only)") if pp > 1 else ""),
-        "parallelism": parallelism, "needs_nvlink": False, "needs_infiniband": False,
+        "interconnect": (link or "PCIe only") + (
+            "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else "Ethernet (activations only)")
+            if pp > 1 else "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else
+                                                  "InfiniBand or RoCE with GPUDirect RDMA (required)") if ep else ""),
+        "parallelism": parallelism, "needs_nvlink": bool(ep), "needs_infiniband": bool(ep),
+        "checklist": (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else (),
+        "provider_questions": PROVIDER_QUESTIONS if ep else (),
         "gpus_per_replica": group, "replicas": choice.replicas, "notes": tuple(notes)})
     seq = per_replica.decode_tokens_per_s_per_sequence
     agg = per_replica.decode_tokens_per_s
@@ -817,7 +859,8 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
                             memo=memo)
     if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
-        choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo)
+        choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo,
+                        fabric_gb_s=offer_fabric_gb_s(offer))
         if choice is not None:
             return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
         return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link, nowhere=True)  # not searched again

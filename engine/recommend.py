@@ -50,6 +50,7 @@ from engine.offer_plans import (
     PlannedShape,
     is_late,
     lateness,
+    offer_fabric_gb_s,
     plan_shape,
     relabel,
     serving_shape,
@@ -386,7 +387,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     if (variant.mode or "inference") in TRAINING_MODES:
                         shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, max_tp, kind)
                     else:  # serving plans depend only on the node size, whether nodes link, and the link's kind
-                        shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind)
+                        shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind,
+                                 offer_fabric_gb_s(offer) if arch.is_moe else None)  # EP's all-to-all
                 if shape not in plans:
                     on_gpu = _on_gpu(variant, gpu, given)
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
@@ -893,14 +895,14 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     memo = next((m for searched_w, m in searched or () if searched_w == w_bf16), {})
     # one plan per node shape (providers list shapes per region): a serving plan reads the offer's node size,
     # link kind and whether nodes link, nothing else
-    plans: dict[tuple[int, str, bool], PlannedShape] = {}
+    plans: dict[tuple[int, str, bool, float | None], PlannedShape] = {}
     for offer in data.offers:
         if offer.gpu != picked.gpu or (w_bf16.provider is not None and offer.provider != picked.provider):
             continue
         if offer.provider != picked.provider and kinds.get(offer.provider) == "marketplace" and not marketplace_ok:
             continue  # no SLA: not where a service's BF16 price would come from
         gpn, link = serving_shape(w_bf16, gpu, offer)
-        node = (gpn, link_kind(link), offer.inter_node_fabric is not None)
+        node = (gpn, link_kind(link), offer.inter_node_fabric is not None, offer_fabric_gb_s(offer) if arch.is_moe else None)
         if node not in plans:
             plans[node] = plan_shape(w_bf16, arch, gpu, offer, memo=memo)
         planned = plans[node]
@@ -913,8 +915,8 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
         # ranked as the options are: a plan that keeps the interactive floor before a cheaper one that cannot
         choice = planned.choice
         # several replicas are there for the users' speed, not to hold the weights: the shape says which
-        shape = (f" ({choice.replicas} replicas of {choice.tp * choice.pp} GPUs)"
-                 if choice.replicas > 1 and choice.tp * choice.pp > 1 else "")
+        shape = (f" ({choice.replicas} replicas of {choice.gpus_per_replica} GPUs)"
+                 if choice.replicas > 1 and choice.gpus_per_replica > 1 else "")
         # a plan that misses a target the user set is not BF16's price for what they asked (7 L4s at 10 tokens/s
         # under a 30 tokens/s target read as cheaper than the FP8 pick that meets it)
         candidate = (len(choice.misses), below_floor(w_bf16, choice.per_user_tokens_s),

@@ -4,7 +4,10 @@ How vLLM, TGI and SGLang deployments are sized in practice, and so how this modu
 1. A replica is one copy of the model on a tensor-parallel group of 1, 2, 4 or 8 GPUs inside a node
    (NVLink or PCIe: both work, PCIe pays more per all-reduce), with pipeline stages across nodes
    only when one node cannot hold the model. The group must hold the weights plus the KV cache of
-   its share of the sequences.
+   its share of the sequences. A large MoE (one that needs a whole node) on an offer that links its
+   nodes may instead span 2-4 nodes with expert parallelism, data-parallel attention across them, as
+   DeepSeek-V3/R1 and Kimi K2 are served on 80 GB GPUs (SGLang --tp 16 --enable-dp-attention with
+   DeepEP, vLLM data parallel + expert parallel); dense models keep pipeline stages across nodes.
 2. Each replica batches as many sequences as its memory allows while every user still gets the
    per-user speed asked for (or a usable floor), up to vLLM's default of 256 sequences.
 3. Replicas are independent copies behind a load balancer: as many as the concurrency, request
@@ -95,6 +98,9 @@ class ServingChoice:
     nodes: int
     per_user_tokens_s: float
     misses: tuple[tuple[str, float, float], ...]  # (target field, wanted, got)
+    # expert parallel across nodes: the routed experts spread over this many GPUs (the whole replica, ep / tp nodes),
+    # attention tensor-parallel tp ways in each node and data-parallel across them; 0 for none
+    ep: int = 0
     capacity_rps: float | None = None  # requests/s one replica sustains (request-rate sizing)
     capacity_sequences: int = 0  # sequences one replica can hold at once: KV cache room, capped at max_num_seqs
     # on the same node shape, the cheapest plan below the interactive floor assumed when no per-user speed was
@@ -103,7 +109,7 @@ class ServingChoice:
 
     @property
     def gpus_per_replica(self) -> int:
-        return self.tp * self.pp
+        return self.ep or self.tp * self.pp
 
     @property
     def gpus(self) -> int:
@@ -124,15 +130,23 @@ def below_floor(w: Workload, per_user_tokens_s: float) -> bool:
     return w.target_tokens_per_s_per_user is None and per_user_tokens_s < user_floor(w) * 0.999
 
 
-def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:
-    """(tp, pp) shapes to try: power-of-two TP inside a node, smallest first (attention heads must split
-    evenly, as vLLM requires); then pipeline stages, smallest first (inside a node whose width the heads
-    do not divide, or across nodes with whole-node TP)."""
-    return _group_shapes(arch.heads, arch.layers, gpn, multi_node)
+# Expert-parallel replicas span 2 to 4 whole nodes (EP16-EP32 on 8-GPU nodes: SGLang's two-node H100 DeepSeek
+# recipe, DeepSeek's own decode units of 4 nodes), on nodes of at least 4 GPUs (HGX-class, one NIC per GPU)
+EXPERT_PARALLEL_NODES = (2, 3, 4)
+EXPERT_PARALLEL_MIN_GPUS_PER_NODE = 4
+
+
+def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int, int], ...]:
+    """(tp, pp, ep) shapes to try: power-of-two TP inside a node, smallest first (attention heads must split
+    evenly, as vLLM requires); for an MoE on linked nodes, expert parallel across 2-4 nodes with whole-node TP for
+    attention (ep = the replica's GPUs); then pipeline stages, smallest first (inside a node whose width the heads
+    do not divide, or across nodes with whole-node TP). ep is 0 for the groups without expert parallelism."""
+    return _group_shapes(arch.heads, arch.layers, gpn, multi_node, arch.is_moe)
 
 
 @functools.lru_cache(maxsize=1024)
-def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool) -> tuple[tuple[int, int], ...]:
+def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool,
+                  moe: bool = False) -> tuple[tuple[int, int, int], ...]:
     tps = [t for t in TP_SIZES if t <= gpn and heads % t == 0]
     out = {(t, 1) for t in tps}
     widths = {t for t in tps}
@@ -142,7 +156,11 @@ def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool) -> tuple[
     if tps and multi_node:
         top = tps[-1]
         out |= {(top, p) for p in stages if top * p > gpn}
-    return tuple(sorted(out, key=lambda g: (g[1] > 1, g[0] * g[1], -g[0])))  # tensor-parallel groups first
+    shapes = {(t, p, 0) for t, p in out}
+    if tps and multi_node and moe and gpn >= EXPERT_PARALLEL_MIN_GPUS_PER_NODE and tps[-1] == gpn:
+        shapes |= {(gpn, 1, gpn * n) for n in EXPERT_PARALLEL_NODES}
+    # tensor-parallel groups first, then expert parallel across nodes, then pipeline stages
+    return tuple(sorted(shapes, key=lambda g: (g[1] > 1, g[2] > 0, g[2] or g[0] * g[1], -g[0])))
 
 
 # The memo's value types, named once: a subscripted type written inside `cast` is rebuilt at every call, which
@@ -158,20 +176,20 @@ _MaybeConstants = _Constants | None
 
 
 def _max_batch(w1: Workload, arch: Architecture, tp: int, pp: int, limit_bytes: float, opts: MemoryOptions,
-               memo: dict[tuple[object, ...], object]) -> int:
+               memo: dict[tuple[object, ...], object], ep: int = 0) -> int:
     """Most sequences one replica holds. Memory is linear in the batch: each sequence adds its KV cache
     share on this GPU and its last-token logits (as engine.memory counts them); `w1` has batch 1."""
-    key = ("bytes", tp, pp)
+    key = ("bytes", tp, pp, ep)
     if key not in memo:
-        memo[key] = per_gpu_bytes(w1, arch, resolve_layout(w1, tp * pp, tp, pp, 0), opts)
+        memo[key] = per_gpu_bytes(w1, arch, resolve_layout(w1, ep or tp * pp, tp, pp, 0, expert_parallel=ep), opts)
     one = float(memo[key])  # type: ignore[arg-type]
     if one > limit_bytes:
         return 0
-    slope_key = ("slope", tp, pp)
+    slope_key = ("slope", tp, pp, ep)
     slope = cast(_MaybeFloat, memo.get(slope_key))
     if slope is None:
         prec = w1.precision or "bf16"
-        split = tp if arch.is_mla else min(tp, arch.kv_heads)
+        split = (tp if arch.is_mla else min(tp, arch.kv_heads)) * (ep // tp if ep > tp else 1)
         stage = math.ceil(arch.layers / pp) / arch.layers
         slope = memo[slope_key] = (kv_cache_bytes(arch, int(w1.seq_len or 2048), 1, 1.0 if prec == "fp8" else 2.0)
                                    * stage / split + arch.vocab * 4)
@@ -194,7 +212,8 @@ def _largest_batch_meeting(step_of: Callable[[int], float], cap: int, floor: flo
     return lo
 
 
-def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, kind: str, cap: int) -> int:
+def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, kind: str, cap: int,
+                   ep: int = 0, fabric_gb_s: float | None = None) -> int:
     """How many users one replica serves while each keeps the per-user floor (the asked speed, else the
     interactive 20 tokens/s), every user sending turns of the default request shape: the largest batch up to
     `cap` (its KV cache room) whose per-user speed under load holds the floor, found with the functions that
@@ -204,8 +223,8 @@ def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp:
     if cap < 1:
         return 0
     users = w.model_copy(update={"concurrency": 2})  # users sending turns: their prefills share the replica
-    step_at = decode_step_function(users, arch, gpu, tp, pp, kind)
-    ttft = prefill_seconds_for(users, arch, gpu, tp, prefill_tokens(users))
+    step_at = decode_step_function(users, arch, gpu, tp, pp, kind, ep=ep, fabric_gb_s=fabric_gb_s)
+    ttft = prefill_seconds_for(users, arch, gpu, tp, prefill_tokens(users), ep=ep, fabric_gb_s=fabric_gb_s)
     out_tokens = request_shape(users)[1]
     floor = user_floor(w)
     steps: dict[int, float] = {}
@@ -238,24 +257,25 @@ def _bill(replicas: int, group: int, gpn: int) -> tuple[int, int]:
 
 def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, kind: str,
                 limit: float, opts: MemoryOptions, memo: dict[tuple[object, ...], object], floor: float, prompt: int,
-                out_tokens: int, loaded: bool, fixed: int | None) -> tuple[int, int, int, float, float, float | None]:
+                out_tokens: int, loaded: bool, fixed: int | None, ep: int = 0,
+                fabric_gb_s: float | None = None) -> tuple[int, int, int, float, float, float | None]:
     """(batch capacity, batch, replicas, per-token seconds, TTFT, requests/s per replica) of one tp x pp
-    group: everything but the billing, so node shapes of one GPU (1, 2, 4, 8 per instance) share it.
-    A capacity of 0 means the group does not hold the model."""
-    cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo), max_batch_per_replica(gpu))
+    group (or ep GPUs with expert parallelism across nodes): everything but the billing, so node shapes of one
+    GPU (1, 2, 4, 8 per instance) share it. A capacity of 0 means the group does not hold the model."""
+    cap = min(_max_batch(w1, arch, tp, pp, limit, opts, memo, ep), max_batch_per_replica(gpu))
     if cap < 1:
         return 0, 0, 0, 0.0, 0.0, None
-    group = tp * pp
-    step_key = ("step", gpu.id, tp, pp, kind)
+    group = ep or tp * pp
+    step_key = ("step", gpu.id, tp, pp, kind, ep, fabric_gb_s if ep else None)
     if step_key not in memo:
-        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo), {}, {})
+        memo[step_key] = (decode_step_function(w, arch, gpu, tp, pp, kind, memo, ep, fabric_gb_s), {}, {})
     # decode steps by batch, bare and as a user feels them (the search at the floor and the one below it probe
     # many of the same batches; the prompt, reply and load are the workload's, fixed for the memo)
     step_at, steps, felt = cast(_Steps, memo[step_key])
 
-    ttft_key = ("ttft", gpu.id, tp, prompt)
+    ttft_key = ("ttft", gpu.id, tp, prompt, ep, fabric_gb_s if ep else None)
     if ttft_key not in memo:
-        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt, memo)
+        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt, memo, ep, fabric_gb_s)
     ttft = cast(float, memo[ttft_key])
 
     shared = loaded and out_tokens > 0 and ttft > 0  # else loaded_step returns the bare step
@@ -353,23 +373,27 @@ def users_total(w: Workload, sized: tuple[int, int, int, float, float, float | N
 
 
 def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, float, float | None],
-            gpn: int, billed: tuple[int, int, tuple[tuple[str, float, float], ...]] | None = None) -> ServingChoice:
+            gpn: int, billed: tuple[int, int, tuple[tuple[str, float, float], ...]] | None = None,
+            ep: int = 0) -> ServingChoice:
     """A sized tp x pp group as a ServingChoice: billed in whole nodes, with the user's targets it misses
     (`billed`: `_billed`'s answer when already known)."""
     cap, batch, replicas, step, ttft, capacity = sized
-    nodes, billed_gpus, misses = billed if billed is not None else _billed(w, tp * pp, sized, gpn)
+    nodes, billed_gpus, misses = billed if billed is not None else _billed(w, ep or tp * pp, sized, gpn)
     return ServingChoice(tp=tp, pp=pp, batch=batch, replicas=replicas, step_s=step, ttft_s=ttft, billed_gpus=billed_gpus,
                          nodes=nodes, per_user_tokens_s=1 / step, misses=misses, capacity_rps=capacity,
-                         capacity_sequences=cap)
+                         capacity_sequences=cap, ep=ep)
 
 
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
-           options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None) -> ServingChoice | None:
+           options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None,
+           fabric_gb_s: float | None = None) -> ServingChoice | None:
     """The cheapest replica plan on this node shape that meets the targets; if none meets them, the one
     that misses them least (fastest for users). None when the model fits on no group.
 
     `memo` (one per workload, shared across GPUs and node shapes) keeps what does not depend on the
-    offer: a replica's memory at batch 1 per (tp, pp), and decode steps per (GPU, tp, pp, link, batch)."""
+    offer: a replica's memory at batch 1 per (tp, pp), and decode steps per (GPU, tp, pp, link, batch).
+    `fabric_gb_s`: each GPU's share of the offer's inter-node fabric, for expert parallelism across nodes (None:
+    the GPU generation's usual 200 or 400 Gb/s)."""
     opts = options or DEFAULT_OPTIONS
     memo = {} if memo is None else memo
     limit = usable_gb(gpu, w.headroom) * GB
@@ -385,19 +409,25 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                                              w.model_copy(update={"concurrency": 1}))
     floor, slow_under, out_tokens, loaded, prompt, w1 = constants
     offline = bool(w.batch_items or w.offline)
-    # the best group so far and the cheapest close below the floor, as (key, tp, pp, sized, billing, replicas filled):
-    # turned into a ServingChoice once, at the end (most groups tried are not the one chosen)
-    best: tuple[tuple[float, ...], int, int, _Sized, _Terms, int] | None = None
-    cheapest_slow: tuple[tuple[float, ...], int, int, _Sized, _Terms, int] | None = None
+    # the best group so far and the cheapest close below the floor, as (key, tp, pp, sized, billing, replicas filled,
+    # ep): turned into a ServingChoice once, at the end (most groups tried are not the one chosen)
+    best: tuple[tuple[float, ...], int, int, _Sized, _Terms, int, int] | None = None
+    cheapest_slow: tuple[tuple[float, ...], int, int, _Sized, _Terms, int, int] | None = None
     fixed = w.gpu_count
     wanted_tp, wanted_pp = w.tensor_parallel, w.pipeline_parallel
     speed_asked = w.target_tokens_per_s_per_user is not None
     gpu_id = gpu.id
     tp_only_fits = False
-    for tp, pp in _groups(arch, gpn, multi_node):
-        group = tp * pp
+    nvidia = gpu.vendor.upper() == "NVIDIA"
+    part_node_fits = False  # a group smaller than the node holds the model: not a model for expert parallel across nodes
+    for tp, pp, ep in _groups(arch, gpn, multi_node):
+        group = ep or tp * pp
         if pp > 1 and tp_only_fits and not wanted_pp:
             break  # pipeline stages are for a model no tensor-parallel group of the node holds
+        if ep and (part_node_fits or wanted_pp or not nvidia or (arch.experts or 0) % ep):
+            # DeepEP's all-to-all (the expert-parallel backend SGLang and vLLM ship) runs on NVIDIA GPUs and places
+            # whole experts, as many on every GPU (its low-latency buffer asserts num_experts % ranks == 0)
+            continue
         if fixed and (group > fixed or fixed % group):
             continue
         if wanted_tp and tp != wanted_tp:
@@ -407,15 +437,17 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         # one GPU per stage has no tensor-parallel all-reduce, so nothing of its sizing depends on the node's link:
         # NVLink and PCIe shapes of one GPU share it
         group_kind = kind if tp > 1 else ""
-        group_key = ("group", gpu_id, tp, pp, group_kind)
+        fabric = fabric_gb_s if ep else None
+        group_key = ("group", gpu_id, tp, pp, group_kind, ep, fabric)
         sized = cast(_MaybeSized, memo.get(group_key))
         if sized is None:
             sized = memo[group_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo, floor, prompt,
-                                                  out_tokens, loaded, fixed)
+                                                  out_tokens, loaded, fixed, ep, fabric)
         cap, batch, replicas, step, _, _ = sized
         if cap < 1:
             continue
-        tp_only_fits = tp_only_fits or pp == 1
+        tp_only_fits = tp_only_fits or (pp == 1 and not ep)
+        part_node_fits = part_node_fits or (not ep and group < gpn)
         if batch < 1:
             continue
         terms = _billed(w, group, sized, gpn)
@@ -439,39 +471,39 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
                float(billed), float(nodes), last)
         became_best = best is None or key < best[0]
         if became_best:
-            best = (key, tp, pp, sized, terms, filled)
+            best = (key, tp, pp, sized, terms, filled, ep)
         per_user = 1 / step
         if per_user < slow_under and not misses and per_user >= CHEAPER_SLOWER_FRACTION * floor:
             # the cheapest plan close below the floor, no target of the user's missed (as the best's choice when it
             # was made the best just now, its replicas filled)
             cheap_key = (float(billed), float(nodes), -per_user)
             if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                cheapest_slow = (cheap_key, tp, pp, sized, terms, filled if became_best else replicas)
+                cheapest_slow = (cheap_key, tp, pp, sized, terms, filled if became_best else replicas, ep)
         if not speed_asked and not fixed and not slow and replicas > 1:
             # the same group batched past the floor nobody asked for: fewer replicas, each user slower (one TP4
             # replica of a 70B model on 4 L40S at 18 tokens/s, where two keep 20+); listed after, for its price
-            low_key = ("group_low", gpu_id, tp, pp, group_kind)
+            low_key = ("group_low", gpu_id, tp, pp, group_kind, ep, fabric)
             low = cast(_MaybeSized, memo.get(low_key))
             if low is None:
                 low = memo[low_key] = _size_group(w, w1, arch, gpu, tp, pp, group_kind, limit, opts, memo,
-                                                  MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed)
+                                                  MIN_TOKENS_PER_S_PER_USER, prompt, out_tokens, loaded, fixed, ep, fabric)
             if low[1] >= 1 and low[2] < replicas:
                 low_terms = _billed(w, group, low, gpn)
                 per_user = 1 / low[3]
                 if per_user < slow_under and not low_terms[2] and per_user >= CHEAPER_SLOWER_FRACTION * floor:
                     cheap_key = (float(low_terms[1]), float(low_terms[0]), -per_user)
                     if cheapest_slow is None or cheap_key < cheapest_slow[0]:
-                        cheapest_slow = (cheap_key, tp, pp, low, low_terms, low[2])
+                        cheapest_slow = (cheap_key, tp, pp, low, low_terms, low[2], ep)
     if best is None:
         return None
-    _key, tp, pp, sized, terms, filled = best
-    chosen = _choice(w, tp, pp, sized, gpn, terms)
+    _key, tp, pp, sized, terms, filled, ep = best
+    chosen = _choice(w, tp, pp, sized, gpn, terms, ep)
     if filled != sized[2]:
         chosen = replace(chosen, replicas=filled)
     if (cheapest_slow is not None and cheapest_slow[4][1] < chosen.billed_gpus
             and not below_floor(w, chosen.per_user_tokens_s)):
-        _key, tp, pp, sized, terms, filled = cheapest_slow
-        slower = _choice(w, tp, pp, sized, gpn, terms)
+        _key, tp, pp, sized, terms, filled, ep = cheapest_slow
+        slower = _choice(w, tp, pp, sized, gpn, terms, ep)
         if filled != sized[2]:
             slower = replace(slower, replicas=filled)
         return replace(chosen, cheaper_slower=slower)

@@ -376,18 +376,72 @@ def decode_step_seconds(bytes_read: float, bandwidth_tb_s: float, efficiency: fl
 def weight_bytes_read_per_step(arch: Architecture, precision: str | None, batch: int = 1) -> float:
     """Weights a decode step streams: everything except the input embedding (one row is read), and for
     MoE only the experts the batch's tokens route to (expected distinct experts E(1-(1-k/E)^B))."""
-    q = bytes_per_element(precision)
-    const = {"int4": INT4_GROUP_BYTES, "nf4": NF4_DQ_BITS / 8}.get(precision or "", 0.0)
-    quantised = precision in ("fp8", "int8", "int4", "nf4")  # embeddings/norms stay 16-bit
-    linear_b = q + const if quantised else q
-    other_b = 2.0 if quantised else q
+    linear_b, other_b = _weight_bytes(precision)
     linear = float(arch.linear_params)
     if arch.is_moe and arch.experts:
         e, k = arch.experts, arch.active_experts or 1
-        routed = (arch.total_params - arch.active_params) * arch.experts / max(1, arch.experts - k)
+        routed = arch.routed_params
         touched = e * (1 - (1 - k / e) ** max(1, batch)) / e
         linear -= routed * (1 - touched)
     return linear * linear_b + arch.head_params * other_b + 2 * arch.hidden * arch.layers * other_b
+
+
+def _weight_bytes(precision: str | None) -> tuple[float, float]:
+    """(bytes per linear-layer weight, bytes per other weight): quantised checkpoints keep embeddings/norms 16-bit."""
+    q = bytes_per_element(precision)
+    const = {"int4": INT4_GROUP_BYTES, "nf4": NF4_DQ_BITS / 8}.get(precision or "", 0.0)
+    quantised = precision in ("fp8", "int8", "int4", "nf4")
+    return (q + const if quantised else q), (2.0 if quantised else q)
+
+
+def routed_bytes_read_per_step(arch: Architecture, precision: str | None, batch: int = 1) -> float:
+    """The routed experts' share of `weight_bytes_read_per_step`: the expected distinct experts `batch` tokens
+    touch. What expert parallelism spreads over all the replica's GPUs (0 for a dense model)."""
+    if not arch.is_moe or not arch.experts:
+        return 0.0
+    e, k = arch.experts, arch.active_experts or 1
+    touched = e * (1 - (1 - k / e) ** max(1, batch)) / e
+    return arch.routed_params * touched * _weight_bytes(precision)[0]
+
+
+# Expert parallelism across nodes (DeepEP's low-latency kernels, which SGLang's --moe-a2a-backend deepep and vLLM's
+# DeepEP all-to-all backends run in decode): every MoE layer sends each token's hidden state to the GPUs of its top-k
+# experts (dispatch, FP8 with one fp32 scale per 128 values for an FP8 model, else BF16) and brings their outputs back
+# (combine, BF16). The copies bound for other nodes cross the fabric at the per-GPU NIC's rate, at the efficiency
+# NCCL reaches for ZeRO-3's gathers (INTER_NODE_GB_S_PER_GPU x ZERO3_LINK_EFFICIENCY), plus a fixed latency per
+# collective. DeepEP's published low-latency figures (docs/legacy.md: H800, one ConnectX-7 400 Gb/s NIC per GPU,
+# 128 tokens per GPU, hidden 7168, top-8, FP8 dispatch, BF16 combine): dispatch 118 / 155 us and combine 195 / 273 us
+# at EP16 / EP32; this gives 115 / 162 us and 203 / 295 us with 20 us per collective, within 10%. Not overlapped
+# with compute here (SGLang's two-batch overlap hides part of it: the figure is the conservative side).
+ALL_TO_ALL_LATENCY_S = 20e-6
+FP8_DISPATCH_BYTES = 1 + 4 / 128  # an FP8 value and its share of a per-128 fp32 scale
+
+
+def inter_node_gb_s_per_gpu(gpu: GpuRecord, given: float | None = None) -> float:
+    """GB/s each GPU has on the inter-node fabric: the offer's figure when it has one, else 400 Gb/s (InfiniBand NDR,
+    one NIC per GPU on HGX H100 and newer, MI300-class) or 200 Gb/s (HDR, the A100 generation)."""
+    if given:
+        return given
+    cc = compute_capability(gpu)  # None for AMD gfx names
+    return INTER_NODE_GB_S_PER_GPU[cc is None or cc >= 9.0]
+
+
+def expert_all_to_all_seconds(arch: Architecture, tokens_per_gpu: float, ep: int, gpus_per_node: int,
+                              precision: str | None, link_gb_s_per_gpu: float, per_node: bool = False) -> float:
+    """Dispatch + combine time of one forward pass's MoE layers for an expert-parallel group of `ep` GPUs over
+    ep / gpus_per_node nodes, each GPU sending `tokens_per_gpu` tokens, plus ALL_TO_ALL_LATENCY_S per collective.
+    Decode (DeepEP's low-latency kernels, pure RDMA) sends each of a token's top-k copies to its expert's GPU: the
+    copies bound for other nodes cross the fabric. Prefill (`per_node`: DeepEP's normal kernels) sends a token once
+    to each other node holding one of its experts and forwards it over NVLink there. 0 inside one node (NVLink's
+    all-to-all is an order of magnitude faster and folded into the MoE layers' fixed time) or for a dense model."""
+    if not arch.is_moe or ep <= gpus_per_node or gpus_per_node < 1 or link_gb_s_per_gpu <= 0:
+        return 0.0
+    nodes = math.ceil(ep / gpus_per_node)
+    k = arch.active_experts or 1
+    copies = (nodes - 1) * (1 - (1 - 1 / nodes) ** k) if per_node else k * (nodes - 1) / nodes
+    dispatch = FP8_DISPATCH_BYTES if precision == "fp8" else 2.0
+    moved = max(0.0, tokens_per_gpu) * copies * arch.hidden * (dispatch + 2.0)
+    return arch.moe_layers * (2 * ALL_TO_ALL_LATENCY_S + moved / (link_gb_s_per_gpu * 1e9 * ZERO3_LINK_EFFICIENCY))
 
 
 # Tensor-parallel all-reduce: two per layer per decode step (attention out, MLP out), each a ring of
@@ -532,6 +586,7 @@ def context_tokens(w: Workload) -> tuple[int, str]:
 
 def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int,
                          kind: str, shared: dict[tuple[object, ...], object] | None = None,
+                         ep: int = 0, fabric_gb_s: float | None = None,
                          ) -> Callable[[int], tuple[float, float, float, float]]:
     """batch -> (step, memory time, compute time, communication time) of one decode step on a replica
     of tp x pp GPUs, with everything that does not depend on the batch computed once (the serving
@@ -539,7 +594,10 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
 
     Pipeline stages run one after another for a given token, so a user's step is the sum of the
     stages (weights / tp read in all), while pp micro-batches in flight keep every stage busy: the
-    replica's aggregate rate is batch / step, as for one tp group holding everything."""
+    replica's aggregate rate is batch / step, as for one tp group holding everything.
+
+    `ep` > tp: an MoE served with expert parallelism over ep GPUs in ep / tp nodes (see `_expert_parallel_step`);
+    `fabric_gb_s` is then each GPU's inter-node bandwidth (None: `inter_node_gb_s_per_gpu`'s default)."""
     prec = w.precision or "bf16"
     per_workload = shared.get(("decode_constants",)) if shared is not None else None
     if per_workload is None:  # what no GPU changes: the serving search shares it across GPUs and groups
@@ -559,6 +617,9 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
         if shared is not None:
             shared[("decode_gpu", gpu.id)] = per_gpu
     bandwidth, kv_bandwidth, compute_peak = cast(tuple[float, float, float], per_gpu)
+    if ep > tp and arch.is_moe:
+        return _expert_parallel_step(arch, gpu, prec, tp, ep, kind, kv_per_seq, flops_per_seq, moe_s,
+                                     (bandwidth, kv_bandwidth, compute_peak), inter_node_gb_s_per_gpu(gpu, fabric_gb_s))
     compute_rate = compute_peak * tp
     pipeline_s = (pp - 1) * PIPELINE_HOP_S  # moe_s: every stage's MoE layers, one after another for a given token
     # The search evaluates this for hundreds of batches per question: what no batch changes is worked out here, in
@@ -583,6 +644,43 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
         # allreduce_seconds(arch, gpu, tp, batch, kind), term by term
         comm_s = (layers2 * (hop_s + ring * (batch * hidden2) / link_bytes_s) if tp > 1 else 0.0) + pipeline_s
         return (comp_s if comp_s > mem_s else mem_s) + comm_s + moe_s, mem_s, comp_s, comm_s  # max(mem_s, comp_s)
+
+    return step
+
+
+def _expert_parallel_step(arch: Architecture, gpu: GpuRecord, prec: str, tp: int, ep: int, kind: str, kv_per_seq: float,
+                          flops_per_seq: float, moe_s: float, rates: tuple[float, float, float],
+                          link_gb_s: float) -> Callable[[int], tuple[float, float, float, float]]:
+    """The decode step of an MoE replica with expert parallelism across ep / tp nodes and data-parallel attention
+    (SGLang --tp 16 --enable-dp-attention with DeepEP, vLLM data parallel + --enable-expert-parallel): each GPU reads
+    1/ep of the routed experts the batch touches and 1/tp of the rest (attention tensor-parallel inside its node);
+    each node's attention group holds and reads the KV cache of its own 1/nodes of the batch; the FLOPs spread over
+    all ep GPUs. Communication: the attention all-reduces inside the node (one per layer, one more per dense MLP
+    layer: the MoE layers' outputs come back through the combine) and the all-to-all per MoE layer across nodes
+    (`expert_all_to_all_seconds`). Each token still passes every layer once, on every GPU at the same time: twice
+    the GPUs of a pipeline-parallel pair of nodes read half the bytes each per step."""
+    bandwidth, kv_bandwidth, compute_peak = rates
+    groups = max(1, ep // tp)
+    kv_split = (tp if arch.is_mla else min(tp, arch.kv_heads)) * groups
+    reduces = arch.layers + (arch.layers - arch.moe_layers)
+    hop_s = 2 * (tp - 1) * ALLREDUCE_HOP_S[kind] if tp > 1 else 0.0
+    ring = 2 * (tp - 1) / tp
+    if tp > 1 and kind == "fast" and gpu.scaleup_bandwidth_gb_s:
+        link_bytes_s = gpu.scaleup_bandwidth_gb_s / 2 * 1e9
+    else:
+        link_bytes_s = PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), 25.0) * 1e9
+
+    def step(batch: int) -> tuple[float, float, float, float]:
+        if bandwidth > 0:
+            routed = routed_bytes_read_per_step(arch, prec, batch)
+            rest = weight_bytes_read_per_step(arch, prec, batch) - routed
+            mem_s = (rest / tp + routed / ep) / bandwidth + kv_per_seq * batch / kv_split / kv_bandwidth
+        else:
+            mem_s = math.inf
+        comp_s = flops_per_seq * batch / (compute_peak * ep)
+        reduce_s = reduces * (hop_s + ring * (batch / groups * arch.hidden * 2) / link_bytes_s) if tp > 1 else 0.0
+        comm_s = reduce_s + expert_all_to_all_seconds(arch, batch / ep, ep, tp, prec, link_gb_s)
+        return max(mem_s, comp_s) + comm_s + moe_s, mem_s, comp_s, comm_s
 
     return step
 
@@ -613,10 +711,10 @@ def loaded_step(step_s: float, batch: int, prefill_s: float, output_tokens: int)
 
 
 def decode_step_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int, batch: int,
-                            kind: str) -> tuple[float, float, float, float]:
+                            kind: str, ep: int = 0, fabric_gb_s: float | None = None) -> tuple[float, float, float, float]:
     """(step, memory time, compute time, communication time) of one decode step of `batch` sequences on a
-    replica of tp x pp GPUs (see `decode_step_function`)."""
-    return decode_step_function(w, arch, gpu, tp, pp, kind)(batch)
+    replica of tp x pp GPUs, or of ep GPUs with expert parallelism across nodes (see `decode_step_function`)."""
+    return decode_step_function(w, arch, gpu, tp, pp, kind, ep=ep, fabric_gb_s=fabric_gb_s)(batch)
 
 
 def prefill_attention_flops(arch: Architecture, prompt_tokens: int, cached_tokens: int = 0) -> float:
@@ -650,12 +748,19 @@ def cached_prompt_tokens(w: Workload, prompt_tokens: int) -> int:
 
 
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int,
-                        shared: dict[tuple[object, ...], object] | None = None) -> float:
+                        shared: dict[tuple[object, ...], object] | None = None, ep: int = 0,
+                        fabric_gb_s: float | None = None) -> float:
     """Compute-bound prefill of one prompt on a tp group: the linear layers at the weights' precision,
     attention in BF16 at about half the matmul utilisation (FlashAttention; FP8 attention is not the
     serving default), plus one read of the weights the prompt's tokens touch (for MoE, a prompt of a few
     hundred tokens routes to nearly every expert: all of them are read, not one token's share).
-    `shared` (the serving search's memo, one per workload) keeps what no group size changes, per GPU type."""
+    `shared` (the serving search's memo, one per workload) keeps what no group size changes, per GPU type.
+
+    With expert parallelism over `ep` GPUs across nodes (ep > tp), the prompt's attention runs on its node's tp
+    GPUs while its routed experts' FLOPs and weight reads spread over all ep, and every MoE layer's dispatch and
+    combine carry the prompt's tokens across the fabric."""
+    if ep > tp and arch.is_moe:
+        return _expert_parallel_prefill(w, arch, gpu, tp, ep, prompt_tokens, inter_node_gb_s_per_gpu(gpu, fabric_gb_s))
     key = ("prefill_gpu", gpu.id, prompt_tokens)
     terms = shared.get(key) if shared is not None else None
     if terms is None:
@@ -677,11 +782,37 @@ def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int
             + decode_step_seconds(w_read / tp, bandwidth, efficiency))
 
 
+def _expert_parallel_prefill(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, ep: int, prompt_tokens: int,
+                             link_gb_s: float) -> float:
+    """`prefill_seconds_for` on an expert-parallel replica: the routed experts' share of the linear FLOPs and of the
+    weight read over ep GPUs, the rest over the node's tp, plus the all-to-all of the prompt's tokens (tp GPUs each
+    dispatching 1/tp of them)."""
+    prec = w.precision or "bf16"
+    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
+    cached = cached_prompt_tokens(w, prompt_tokens)
+    new = prompt_tokens - cached
+    eff = compute_efficiency(gpu)
+    experts = arch.experts or 1
+    routed_flops = 2 * arch.routed_params * (arch.active_experts or 1) / experts * new
+    linear = 2 * arch.active_params * new
+    rate = peak * 1e12 * eff
+    attention = prefill_attention_flops(arch, prompt_tokens, cached) / (attn_peak * 1e12 * eff * ATTENTION_UTILISATION * tp)
+    routed_read = routed_bytes_read_per_step(arch, prec, max(1, new))
+    rest_read = weight_bytes_read_per_step(arch, prec, max(1, new)) - routed_read
+    read = decode_step_seconds(rest_read / tp + routed_read / ep, gpu.memory_bandwidth_tb_s, decode_efficiency(w, gpu))
+    a2a = expert_all_to_all_seconds(arch, new / tp, ep, tp, prec, link_gb_s, per_node=True)
+    return (linear - routed_flops) / (rate * tp) + routed_flops / (rate * ep) + attention + read + a2a
+
+
 def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None,
-                       link: str | None = None) -> ThroughputEstimate:
+                       link: str | None = None, expert_parallel: int = 0,
+                       fabric_gb_s: float | None = None) -> ThroughputEstimate:
     """Decode tokens/s (per sequence and for one replica), bound, prefill time and cost per 1M tokens.
 
-    `w.concurrency` is the batch of one replica; `plan` gives its tensor and pipeline degrees."""
+    `w.concurrency` is the batch of one replica; `plan` gives its tensor and pipeline degrees; `expert_parallel`
+    > tensor parallel: the routed experts spread over that many GPUs across nodes, `fabric_gb_s` each GPU's
+    inter-node bandwidth (None: the generation's default)."""
     tp = plan.tensor_parallel if plan else 1
     pp = plan.pipeline_parallel if plan else 1
     gpus = (plan.gpus_per_replica or plan.gpus) if plan else 1
@@ -689,9 +820,10 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     prec = w.precision or "bf16"
     kind = link_kind(link if link is not None else gpu.scaleup_link)
     ctx, ctx_why = context_tokens(w)
-    step, mem_s, comp_s, comm_s = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind)
+    ep = expert_parallel if expert_parallel > tp and pp == 1 and arch.is_moe else 0
+    step, mem_s, comp_s, comm_s = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind, ep, fabric_gb_s)
     prompt = prefill_tokens(w)
-    pre = prefill_seconds_for(w, arch, gpu, tp, prompt)
+    pre = prefill_seconds_for(w, arch, gpu, tp, prompt, ep=ep, fabric_gb_s=fabric_gb_s)
     loaded = under_load(w)
     if loaded:
         step = loaded_step(step, b, pre, request_shape(w)[1])
@@ -711,7 +843,17 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
         notes.append("per-token time under load: new requests' prefills take their share of each replica's time")
     if vendor_serving_factor(gpu) != 1.0 and not w.bandwidth_efficiency:
         notes.append(AMD_SERVING_NOTE)
-    if tp > 1:
+    if ep:
+        fabric = inter_node_gb_s_per_gpu(gpu, fabric_gb_s)
+        a2a_s = expert_all_to_all_seconds(arch, b / ep, ep, tp, prec, fabric)
+        inputs.update({"expert_parallel": ep, "all_to_all_s": round(a2a_s, 6), "fabric_gb_s_per_gpu": fabric})
+        notes.append(f"expert parallel x{ep} across {ep // tp} nodes: each GPU holds and reads 1/{ep} of the routed "
+                     f"experts and 1/{tp} of the rest (attention tensor-parallel in its node, data-parallel across "
+                     f"nodes); the MoE all-to-all (dispatch + combine, {arch.moe_layers} layers) adds {a2a_s * 1e3:.1f} "
+                     f"ms per token over {fabric:g} GB/s per GPU between nodes (DeepEP low-latency kernels: "
+                     f"{ALL_TO_ALL_LATENCY_S * 1e6:g} us per collective plus the bytes at {ZERO3_LINK_EFFICIENCY:.0%} of the "
+                     "link; experts assumed balanced, as DeepSeek's EPLB keeps them with redundant copies)")
+    elif tp > 1:
         over = fast_link_name(link or gpu.scaleup_link) if kind == "fast" else "PCIe"
         notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
                      f"{comm_s * 1e3:.1f} ms per token")
