@@ -135,6 +135,9 @@ class Reading(BaseModel):
     # every provider named ("on CoreWeave vs Lambda vs Nebius"), first said first; `updates["provider"]` is the first
     # (a price question lists them all instead: `updates["providers"]`, see `price_comparisons`)
     providers: tuple[str, ...] = ()
+    # regions said ("in Europe" -> "europe", "in eu-west-1" -> "eu-west-1"; `parser.regions`): a price question keeps
+    # the offers there, a plan does not filter by region and says so
+    regions: tuple[str, ...] = ()
 
     @property
     def understood(self) -> bool:
