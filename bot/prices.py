@@ -10,6 +10,14 @@ instance (a reader asking "how much is an H100 on AWS?" wants the price they can
 table then lists on-demand rows, reserved, and spot rows marked interruptible, cheapest first within
 each kind: a spot price at the top would answer a different question.
 
+A reserved price asked for is priced as the plans price it (`engine.tco.node_usd_per_hour`): the published commitment
+price where the catalog has one, else on-demand less RESERVED_DISCOUNT_ASSUMED, marked "est."; a marketplace sells no
+commitments, so its rows get no estimate. Listing only the published ones headlined one provider's reserved price
+above another's on-demand price, 45% over the figure every plan uses.
+
+A region said ("in Europe", "in eu-west-1"; `catalog.regions`) keeps the rows there; where the catalog has none, the
+answer says so first and never reads as that region's price.
+
 Why spot lines below a fifth of on-demand are flagged "suspect" and listed after the credible ones:
 such rows are usually a stale or mis-imported figure, and the order must not put a number nobody
 can rent at the top.
@@ -17,11 +25,14 @@ can rent at the top.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from bot.limits import Message, fit_message
+from catalog.regions import in_region, regions_of
+from catalog.regions import label as region_label
+from engine.tco import RESERVED_DISCOUNT_ASSUMED
 from engine.units import HOURS_PER_MONTH
 
 MAX_ROWS_SHOWN = 10
@@ -52,6 +63,7 @@ class PriceLine:
     managed: bool
     suspect: bool  # spot below a fifth of on-demand
     source: str
+    estimated: bool = False  # a reserved price the catalog does not publish: on-demand less RESERVED_DISCOUNT_ASSUMED
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,7 @@ class PriceTable:
     query: dict[str, Any] = field(default_factory=dict)  # the Workload fields the question named (gpu, provider, ...)
     unpriced: list[str] = field(default_factory=list)  # "SageMaker ml.p5.48xlarge": offers with no price
     answer: str = ""  # the one-sentence answer: on-demand $/GPU-hour and $/instance-hour
+    quote: dict[str, Any] | None = None  # a quoted price judged ("is $2.10/hr good for an H100?"): bot.price_verdict
 
     @property
     def more(self) -> int:
@@ -84,7 +97,7 @@ class PriceTable:
         return [[line.provider_name, line.instance_type, f"{line.gpus}x {line.gpu_name}",
                  f"${line.usd_per_gpu_hour:,.2f}", f"${line.usd_per_instance_hour:,.2f}",
                  _KIND_LABEL[line.pricing] + (" (suspect)" if line.suspect else " (interruptible)" if line.pricing == "spot"
-                                              else ""), line.region, line.observed_on]
+                                              else " (est.)" if line.estimated else ""), line.region, line.observed_on]
                 for line in self.lines[:self.shown]]
 
 
@@ -109,15 +122,22 @@ def build_price_table(
     query: Mapping[str, Any],
     gpu_family: Sequence[str],
     names: Mapping[str, str],
+    *,
+    marketplaces: Collection[str] = frozenset(),
+    nearby: Sequence[Any] = (),
 ) -> PriceTable:
     """Lines for the offers `catalog.query.price_offers` returned, for the question in `query` (the
-    reading's updates: gpu, provider, gpu_count, pricing). `names` maps ids to display names.
+    reading's updates: gpu, provider, gpu_count, pricing, and regions, per_month, period_hours). `names` maps ids to
+    display names; `marketplaces` are the provider ids that sell no commitments (no reserved estimate); `nearby` are
+    offers in the region asked at other providers, said when the provider asked has none there.
 
     Several providers compared (the reading's "providers") list the rows of each one named, in one table; one
     without the GPU is said to have none. "reserved vs on-demand" ("compared_pricing") lists every kind."""
     if query.get("providers"):
-        return _compared_providers(offers, widened, query, gpu_family, names)
+        return _compared_providers(offers, widened, query, gpu_family, names, marketplaces)
     kinds = [query["pricing"]] if query.get("pricing") in _KIND_FIELD else list(_KIND_FIELD)
+    estimate = "reserved" in kinds and (query.get("pricing") == "reserved"
+                                        or "reserved" in (query.get("compared_pricing") or ()))
     credible: list[PriceLine] = []
     suspect: list[PriceLine] = []
     unpriced: list[str] = []
@@ -126,30 +146,32 @@ def build_price_table(
         found = False
         for kind in kinds:
             price = getattr(offer, _KIND_FIELD[kind])
+            estimated = (kind == "reserved" and not price and estimate and bool(offer.on_demand_usd_per_hour)
+                         and offer.provider not in marketplaces)
+            if estimated:  # as the plans price it (engine.tco.node_usd_per_hour)
+                price = offer.on_demand_usd_per_hour * (1 - RESERVED_DISCOUNT_ASSUMED)
             if not price:
                 continue
             found = True
             on_demand = offer.on_demand_usd_per_hour
             is_suspect = kind == "spot" and bool(on_demand) and price < SUSPECT_SPOT_FRACTION * on_demand
-            line = PriceLine(
-                provider=offer.provider, provider_name=names.get(offer.provider, offer.provider),
-                instance_type=offer.instance_type, gpu=offer.gpu, gpu_name=names.get(offer.gpu, offer.gpu),
-                gpus=offer.gpus_per_node, pricing=kind, usd_per_gpu_hour=round(price / offer.gpus_per_node, 4),
-                usd_per_instance_hour=round(price, 4), region=offer.region, observed_on=offer.observed_on,
-                managed=offer.managed, suspect=is_suspect, source=offer.source)
+            line = _line(offer, kind, price, names, suspect=is_suspect, estimated=estimated)
             (suspect if is_suspect else credible).append(line)
         if not found and not any(getattr(offer, f) for f in _KIND_FIELD.values()):  # no price of any kind
             unpriced.append(f"{names.get(offer.provider, offer.provider)} {offer.instance_type}")
         elif not found:
             other_kinds += 1
     if len(kinds) == 1 and not credible and not suspect and other_kinds:
-        return _without_kind(offers, widened, query, gpu_family, names)
+        return _without_kind(offers, widened, query, gpu_family, names, marketplaces)
     credible.sort(key=lambda p: (_KIND_ORDER[p.pricing], p.usd_per_gpu_hour, p.provider, p.instance_type))
     suspect.sort(key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
     lines = credible + suspect
     sold = [g for g in gpu_family if any(line.gpu == g for line in lines)] or list(gpu_family)  # not unsold variants
     notes = _notes(query, widened, lines, unpriced, kinds, names, other_kinds)
-    title, answer = _title(query, sold, names), _answer(credible, query)
+    # a reserved price is weighed against on-demand ones even when only reserved rows are listed
+    beside = [_line(o, "on_demand", o.on_demand_usd_per_hour, names) for o in offers
+              if estimate and kinds == ["reserved"] and o.on_demand_usd_per_hour]
+    title, answer = _title(query, sold, names), _answer(credible, query, marketplaces, beside)
     if "provider" in widened and query.get("provider") and lines:
         # "H200 price on Lambda" with no Lambda offer: said first, and neither the title nor the answer may read as
         # Lambda's price (it led with "H200 at Vast.ai" under "H200 prices at Lambda")
@@ -157,15 +179,80 @@ def build_price_table(
         provider = names.get(query["provider"], query["provider"])
         gpu = names.get(query.get("gpu") or "", "this GPU")
         title = f"{_title(elsewhere, sold, names)} (no {provider} offer in the catalog)"
-        other = _answer(credible, elsewhere).removeprefix(f"{gpu}: ")
+        other = _answer(credible, elsewhere, marketplaces, beside).removeprefix(f"{gpu}: ")
         answer = f"The catalog has no {provider} offer for {gpu}" + (f"; elsewhere: {other}" if other else ".")
         notes = [n for n in notes if not n.startswith("The catalog has no ")]
+    if query.get("regions"):
+        title, answer, notes = _in_region(query, widened, lines, title, answer, notes, nearby, names)
     return PriceTable(title=title, lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN), notes=notes, query=dict(query),
                       unpriced=unpriced, answer=answer)
 
 
+def _line(offer: Any, kind: str, price: float, names: Mapping[str, str], *, suspect: bool = False,
+          estimated: bool = False) -> PriceLine:
+    """One price of one offer, per GPU and per instance."""
+    return PriceLine(
+        provider=offer.provider, provider_name=names.get(offer.provider, offer.provider),
+        instance_type=offer.instance_type, gpu=offer.gpu, gpu_name=names.get(offer.gpu, offer.gpu),
+        gpus=offer.gpus_per_node, pricing=kind, usd_per_gpu_hour=round(price / offer.gpus_per_node, 4),
+        usd_per_instance_hour=round(price, 4), region=offer.region, observed_on=offer.observed_on,
+        managed=offer.managed, suspect=suspect, source=offer.source, estimated=estimated)
+
+
+def _in_region(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[PriceLine], title: str, answer: str,
+               notes: list[str], nearby: Sequence[Any], names: Mapping[str, str]) -> tuple[str, str, list[str]]:
+    """The title, answer and notes of a question naming a region: 'in Europe' when the rows are there, and where the
+    catalog has none there, said first ('The catalog has no B200 offer in Europe; elsewhere: ...'), so a row in another
+    jurisdiction never reads as the region's price."""
+    asked = " or ".join(region_label(str(r)) for r in query["regions"])
+    gpu = names.get(query.get("gpu") or "", "this GPU")
+    provider = names.get(query.get("provider") or "", "")
+    at = f"{provider} " if provider and "provider" not in widened else ""
+    rows = regions_of(line.region for line in lines)
+    if "region" in widened:
+        where = f" (its rows are in {rows})" if at and rows else ""
+        title = f"{title} (none in {asked} in the catalog)"
+        rest = answer.removeprefix(f"{gpu}: ").removeprefix(f"{gpu} at {provider}: ")
+        answer = (f"The catalog has no {at}offer for {gpu} in {asked}{where}" + (f"; elsewhere: {rest}" if rest else "."))
+        there = _cheapest_by_provider(nearby, names)
+        if there:
+            exact = any(in_region(o.region, str(r)) for o in nearby for r in query["regions"])
+            place = asked if exact else region_label(_area_of_asked(query)) or asked
+            notes.insert(0, f"In {place} the catalog has {gpu} at: {there} per GPU-hour on demand.")
+        return title, answer, notes
+    if "region_area" in widened:
+        area = region_label(_area_of_asked(query))
+        title = f"{title} in {area} (none in {asked})"
+        answer = f"The catalog has no {at}offer for {gpu} in {asked}; elsewhere in {area}: {answer}"
+        return title, answer, notes
+    title = f"{title} in {asked}"
+    if answer.startswith(f"{gpu}"):
+        answer = f"{gpu} in {asked}" + answer[len(gpu):]
+    return title, answer, notes
+
+
+def _area_of_asked(query: Mapping[str, Any]) -> str:
+    from catalog.regions import widened_area
+
+    return next((a for a in (widened_area(str(r)) for r in query.get("regions") or ()) if a), "")
+
+
+def _cheapest_by_provider(offers: Sequence[Any], names: Mapping[str, str]) -> str:
+    """'Nebius AI Cloud (eu-north1) $2.95, Oracle Cloud (eu-amsterdam-1) $10.00': each provider's cheapest on-demand
+    GPU-hour among `offers`."""
+    best: dict[str, tuple[float, str]] = {}
+    for offer in offers:
+        if offer.on_demand_usd_per_hour and offer.gpus_per_node:
+            price = offer.on_demand_usd_per_hour / offer.gpus_per_node
+            if offer.provider not in best or price < best[offer.provider][0]:
+                best[offer.provider] = (price, offer.region)
+    ranked = sorted(best.items(), key=lambda item: item[1][0])
+    return ", ".join(f"{names.get(p, p)} ({region}) ${price:,.2f}" for p, (price, region) in ranked)
+
+
 def _compared_providers(offers: Sequence[Any], widened: Sequence[str], query: Mapping[str, Any],
-                        gpu_family: Sequence[str], names: Mapping[str, str]) -> PriceTable:
+                        gpu_family: Sequence[str], names: Mapping[str, str],
+                        marketplaces: Collection[str] = frozenset()) -> PriceTable:
     """'price of 8x H200 on CoreWeave vs Lambda vs Nebius': one table of the rows of every provider named, the
     answer giving each one's cheapest on-demand GPU-hour, and the providers with no offer of the GPU said so."""
     from catalog.query import at_providers, missing_providers
@@ -174,9 +261,10 @@ def _compared_providers(offers: Sequence[Any], widened: Sequence[str], query: Ma
     rest = {k: v for k, v in query.items() if k != "providers"}
     named = at_providers(offers, providers)
     if not named:  # none of them rents it: the other providers' rows, as for one provider without the GPU
-        table = build_price_table(offers, [*widened, "provider"], {**rest, "provider": providers[0]}, gpu_family, names)
+        table = build_price_table(offers, [*widened, "provider"], {**rest, "provider": providers[0]}, gpu_family, names,
+                                  marketplaces=marketplaces)
         return replace(table, query=dict(query))
-    table = build_price_table(named, widened, rest, gpu_family, names)
+    table = build_price_table(named, widened, rest, gpu_family, names, marketplaces=marketplaces)
     shown = [names.get(p, p) for p in providers]
     title = f"{table.title} at {_listed(shown)}"
     cheapest: dict[str, PriceLine] = {}
@@ -187,6 +275,13 @@ def _compared_providers(offers: Sequence[Any], widened: Sequence[str], query: Ma
     gpu = names.get(query.get("gpu") or "", "")
     prices = [f"{names.get(p, p)} ${cheapest[p].usd_per_gpu_hour:,.2f}" for p in providers if p in cheapest]
     answer = (f"{gpu + ' ' if gpu else ''}on demand, per GPU-hour: {', '.join(prices)}." if prices else "")
+    hours = float(query.get("period_hours") or (HOURS_PER_MONTH if query.get("per_month") else 0))
+    if prices and hours:  # "for a 3 month training run": what each costs for that long, around the clock
+        count = int(query.get("gpu_count") or 1)
+        period = query.get("period_said") or "a month"
+        totals = [f"{names.get(p, p)} ${cheapest[p].usd_per_gpu_hour * count * hours:,.0f}" for p in providers
+                  if p in cheapest]
+        answer += f" {_gpus(count)} for {period} ({hours:,.0f} h) around the clock: {', '.join(totals)}."
     lacking = [names.get(p, p) for p in missing_providers(named, providers)]
     unpriced = [names.get(p, p) for p in providers if p not in cheapest and names.get(p, p) not in lacking]
     notes = list(table.notes)
@@ -203,13 +298,13 @@ def _listed(items: Sequence[str], last: str = "and") -> str:
 
 
 def _without_kind(offers: Sequence[Any], widened: Sequence[str], query: Mapping[str, Any], gpu_family: Sequence[str],
-                  names: Mapping[str, str]) -> PriceTable:
+                  names: Mapping[str, str], marketplaces: Collection[str] = frozenset()) -> PriceTable:
     """'2 p5en.48xlarge reserved for a year': no offer lists the kind asked for (AWS publishes no reserved rate for
     it; reserved rates are quoted per contract), so the prices it does list are shown, led by a sentence saying so,
     never "no offer" for an instance one can rent today."""
     kind = _KIND_LABEL[query["pricing"]]
     rest = {k: v for k, v in query.items() if k != "pricing"}
-    table = build_price_table(offers, widened, rest, gpu_family, names)
+    table = build_price_table(offers, widened, rest, gpu_family, names, marketplaces=marketplaces)
     said = query.get("instance_type")
     types = [said] if said else sorted({line.instance_type for line in table.lines})[:3]
     what = ", ".join(types) or names.get(query.get("gpu") or "", "this GPU")
@@ -225,23 +320,56 @@ def _gpus(count: int) -> str:
     return f"{count} GPU" + ("" if count == 1 else "s")
 
 
-def _answer(credible: Sequence[PriceLine], query: Mapping[str, Any]) -> str:
+def _answer(credible: Sequence[PriceLine], query: Mapping[str, Any], marketplaces: Collection[str] = frozenset(),
+            beside: Sequence[PriceLine] = ()) -> str:
     """'H100 SXM5 80GB at AWS (EC2): $6.88 per GPU-hour on demand, $55.04/hour for a p5.48xlarge (8 GPUs);
-    p5.4xlarge (1 GPU) $6.88/hour.' The on-demand price unless another kind was asked for or none is listed."""
+    p5.4xlarge (1 GPU) $6.88/hour.' The on-demand price unless another kind was asked for or none is listed; a
+    reserved price estimated says so, and the cheapest on-demand and published reserved prices follow it; "reserved vs
+    on-demand" gives both kinds."""
     asked = query.get("pricing")
+    compared = "reserved" in (query.get("compared_pricing") or ())
+    if asked == "reserved" or compared:
+        # weighed as the plans weigh reserved: rows that sell commitments (no marketplace), of the GPU named
+        credible = _as_planned([*credible, *beside], query, marketplaces)
     pool = ([line for line in credible if line.pricing == asked] if asked in _KIND_FIELD else []) or \
         [line for line in credible if line.pricing == "on_demand"] or list(credible)
     if not pool:
         return ""
+    sentence = _kind_sentence(pool, query)
+    if asked == "reserved" and pool[0].pricing == "reserved":
+        sentence += _beside_reserved(credible, query)
+    if compared and pool[0].pricing != "reserved":
+        reserved = [line for line in credible if line.pricing == "reserved"]
+        if reserved:
+            sentence += ". Reserved: " + _kind_sentence(reserved, query, named=False)
+    return sentence + "."
+
+
+def _as_planned(lines: Sequence[PriceLine], query: Mapping[str, Any], marketplaces: Collection[str]) -> list[PriceLine]:
+    """The lines a reserved plan is weighed on: no marketplace hosts (they sell no commitments, and a fleet is not
+    rented from them), and the GPU named where it has any ("64 H100s": the SXM5 the plans use, not a PCIe card)."""
+    kept = [line for line in lines if line.provider not in marketplaces] or list(lines)
+    named = [line for line in kept if line.gpu == query.get("gpu")]
+    return named or kept
+
+
+def _kind_sentence(pool: Sequence[PriceLine], query: Mapping[str, Any], named: bool = True) -> str:
+    """The cheapest line of one kind, its instance, and what the GPUs asked for cost by the hour and the month."""
     best = min(pool, key=lambda line: (line.usd_per_gpu_hour, -line.gpus))  # a tie: the full node, as listed
     kind = {"on_demand": "on demand", "spot": "on spot (interruptible)", "reserved": "reserved"}[best.pricing]
+    if best.estimated:
+        kind += (f" (estimated as the plans price it: on-demand ${best.usd_per_gpu_hour / (1 - RESERVED_DISCOUNT_ASSUMED):,.2f} "
+                 f"-{RESERVED_DISCOUNT_ASSUMED:.0%}, no published commitment price)")
     prices = {round(line.usd_per_gpu_hour, 2) for line in pool}
     where = f" at {best.provider_name}" if query.get("provider") else ""
-    sentence = (f"{best.gpu_name}{where}: {'from ' if len(prices) > 1 else ''}${best.usd_per_gpu_hour:,.2f} per GPU-hour "
+    lead = f"{best.gpu_name}{where}: " if named else ""
+    sentence = (f"{lead}{'from ' if len(prices) > 1 else ''}${best.usd_per_gpu_hour:,.2f} per GPU-hour "
                 f"{kind}, ${best.usd_per_instance_hour:,.2f}/hour for {_article(best.instance_type)} {best.instance_type} "
                 f"({_gpus(best.gpus)})")
     if not query.get("provider"):
         sentence += f" on {best.provider_name}"
+    if query.get("regions"):
+        sentence += f" ({best.region})"
     other = next((line for line in sorted(pool, key=lambda line: line.usd_per_instance_hour)
                   if line.provider == best.provider and line.gpus != best.gpus), None)
     if other is not None:
@@ -256,7 +384,43 @@ def _answer(credible: Sequence[PriceLine], query: Mapping[str, Any]) -> str:
         variant = f" ({whole.gpu_name})" if whole.gpu != best.gpu else ""
         sentence += (f". {count} GPUs are {instances} × {whole.instance_type}{variant}: ${hourly:,.2f}/hour, about "
                      f"${hourly * HOURS_PER_MONTH:,.0f} a month around the clock ({HOURS_PER_MONTH:g} h)")
-    return sentence + "."
+    elif query.get("per_month") or query.get("period_hours"):  # "what does a p5.48xlarge cost per month?"
+        hourly = best.usd_per_instance_hour
+        if query.get("per_month") or float(query.get("period_hours") or 0) == HOURS_PER_MONTH:
+            sentence += f", about ${hourly * HOURS_PER_MONTH:,.0f} a month around the clock ({HOURS_PER_MONTH:g} h)"
+    else:
+        return sentence
+    if query.get("period_hours") and float(query["period_hours"]) != HOURS_PER_MONTH:  # a month is said already
+        hours = float(query["period_hours"])
+        sentence += f"; ${hourly * hours:,.0f} for {query.get('period_said') or f'{hours:,.0f} h'} ({hours:,.0f} h)"
+    return sentence
+
+
+def _beside_reserved(credible: Sequence[PriceLine], query: Mapping[str, Any]) -> str:
+    """After the cheapest reserved price: the cheapest published one (when an estimate led) and the cheapest on-demand
+    price, each for the GPUs asked a month, so a reserved figure is never read without what it is compared with."""
+    reserved = [line for line in credible if line.pricing == "reserved"]
+    best = min(reserved, key=lambda line: (line.usd_per_gpu_hour, -line.gpus))
+    count = int(query.get("gpu_count") or 0)
+    parts = []
+    published = [line for line in reserved if not line.estimated]
+    if best.estimated and published:
+        cheapest = min(published, key=lambda line: line.usd_per_gpu_hour)
+        parts.append(f"published reserved: {cheapest.provider_name} ${cheapest.usd_per_gpu_hour:,.2f}"
+                     + _monthly(cheapest, count))
+    on_demand = [line for line in credible if line.pricing == "on_demand"]
+    if on_demand:
+        cheapest = min(on_demand, key=lambda line: (line.usd_per_gpu_hour, -line.gpus))
+        parts.append(f"on demand from ${cheapest.usd_per_gpu_hour:,.2f} at {cheapest.provider_name}"
+                     + _monthly(cheapest, count))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _monthly(line: PriceLine, count: int) -> str:
+    """' (about $137,824 a month for 64 GPUs)' at that line's GPU-hour, or '' with no count."""
+    if count <= 0:
+        return ""
+    return f", about ${line.usd_per_gpu_hour * count * HOURS_PER_MONTH:,.0f} a month for {_gpus(count)}"
 
 
 def _article(name: str) -> str:
@@ -303,6 +467,10 @@ def _notes(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence[Pri
         if kind in _KIND_LABEL and not any(line.pricing == kind for line in lines):
             notes.append(f"The catalog has no {_KIND_LABEL[kind]} price for these offers (commitment prices are on the "
                          "provider's pricing page or quoted per contract); the kinds it has are listed.")
+    if any(line.estimated for line in lines):
+        notes.append(f"“reserved (est.)”: no published commitment price, so on-demand -{RESERVED_DISCOUNT_ASSUMED:.0%} "
+                     "as every plan prices reserved (1-3 year terms typically run 30-50% below on-demand; quoted per "
+                     "contract); marketplaces sell no commitments.")
     if other_kinds and len(kinds) == 1:
         notes.append(f"{other_kinds} more offer(s) have no {_KIND_LABEL[kinds[0]]} price in the catalog; "
                      f"ask without “{_KIND_LABEL[kinds[0]]}” to see them.")
@@ -335,7 +503,8 @@ def render_prices_text(table: PriceTable) -> str:
 def prices_contract(table: PriceTable) -> dict[str, Any]:
     """`ask --json` for a price question: the contract keys present (the workload holds what the question
     named, the report parts are null: nothing was estimated) plus "prices", every matching line (not only
-    the ten shown), credible ones cheapest first."""
+    the ten shown), credible ones cheapest first, the "regions" asked and the "quote" judged (keys added, never
+    renamed: docs/json.md)."""
     from engine.contract import CONTRACT_WORKLOAD_KEYS
 
     keys = dict.fromkeys((*CONTRACT_WORKLOAD_KEYS, *_CONTRACT_TARGET_KEYS))
@@ -348,4 +517,6 @@ def prices_contract(table: PriceTable) -> dict[str, Any]:
         "prices": [{k: v for k, v in asdict(line).items() if k not in ("provider_name", "gpu_name")}
                    for line in table.lines],
         "notes": ([table.answer] if table.answer else []) + list(table.notes),  # the one-line answer first
+        "regions": list(table.query.get("regions") or ()),  # the regions asked ("europe", "eu-west-1"), [] for any
+        "quote": table.quote,  # a quoted price judged against the catalog (bot.price_verdict), else null
     }

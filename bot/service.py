@@ -576,15 +576,47 @@ class Advisor:
         from catalog.query import price_offers
 
         query = dict(reading.updates)
+        regions = tuple(getattr(reading, "regions", ()) or ())
+        if regions:
+            query["regions"] = regions
         family = tuple(reading.gpu_family) or ((query["gpu"],) if query.get("gpu") else ())
-        offers, widened = price_offers(self.catalog.offers(), gpus=family, provider=query.get("provider"),
-                                       gpus_per_node=query.get("gpu_count"))
+        kinds = self.hardware_kinds()
         names = dict(self.display_names())
         try:
             names.update({p.id: p.name for p in self.catalog.providers()})
         except Exception:  # a catalog without a provider listing: ids are shown as they are
             log.debug("catalog has no providers listing")
-        return build_price_table(offers, widened, query, family, names)
+        if query.get("quoted") and query.get("hourly_rate") is not None and query.get("gpu"):
+            return self._judged_quote(query, names, kinds)
+        offers, widened = price_offers(self.catalog.offers(), gpus=family, provider=query.get("provider"),
+                                       gpus_per_node=query.get("gpu_count"), regions=regions)
+        nearby: list[Any] = []
+        if "region" in widened and query.get("provider"):  # none at that provider there: who has it there
+            from catalog.regions import widened_area
+
+            there = [*regions, *(a for a in (widened_area(r) for r in regions) if a)]
+            nearby, missed = price_offers(self.catalog.offers(), gpus=family, regions=there)
+            nearby = [] if "region" in missed else nearby
+        return build_price_table(offers, widened, query, family, names, marketplaces=kinds.marketplaces, nearby=nearby)
+
+    def _judged_quote(self, query: dict[str, Any], names: Mapping[str, str], kinds: Any) -> Any:
+        """'is $2.10/hr a good price for an H100?': the GPU's rows (every provider, in the region asked) under a verdict
+        placing the quote among them (`bot.price_verdict`)."""
+        from dataclasses import replace as replaced
+
+        from bot.price_verdict import judge
+        from bot.prices import build_price_table
+        from catalog.query import price_offers
+
+        gpu = str(query["gpu"])
+        offers, widened = price_offers(self.catalog.offers(), gpus=(gpu,), regions=query.get("regions") or ())
+        listed = {k: v for k, v in query.items() if k not in ("provider", "pricing", "gpu_count", "hourly_rate")}
+        table = build_price_table(offers, widened, listed, (gpu,), names, marketplaces=kinds.marketplaces)
+        kind = str(query.get("pricing") or "on_demand")
+        answer, figures = judge(float(query["hourly_rate"]), kind, gpu, query.get("provider"), offers, names,
+                                kinds.marketplaces, kinds.managed)
+        title = f"{table.title}, against ${float(query['hourly_rate']):,.2f}/GPU-h quoted"
+        return replaced(table, title=title, answer=answer, quote=figures, query=dict(query))
 
     def storage_answer(self, ask: Any) -> Any:
         """The answer to a storage question (`parser.storage.StorageAsk`), as a `bot.storage.StorageAnswer`."""

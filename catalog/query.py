@@ -227,6 +227,7 @@ def price_offers(
     provider: str | None = None,
     gpus_per_node: int | None = None,
     providers: Sequence[str] = (),
+    regions: Sequence[str] = (),
 ) -> tuple[list[OfferRecord], list[str]]:
     """The offers a price question asks about ("how much is an H100 on AWS?", "price of 8x H100 on
     Lambda"), cheapest on-demand GPU-hour first, and which filters ("provider", "gpus_per_node") were
@@ -239,6 +240,10 @@ def price_offers(
 
     `providers` ("on CoreWeave vs Lambda vs Nebius") keeps the offers of each one named, a comparison: one without
     the GPU is simply absent (`missing_providers` says which), and only when none has it is the search widened.
+
+    `regions` ("in Europe", "in eu-west-1", "in us-east"; `catalog.regions`) keeps the offers there. A region id with no
+    offer widens to its area first ("region_area": eu-west-1 to Europe), then to every region ("region"), and the
+    answer says so: a row outside the region asked never answers as if it were in it.
     """
     wanted = set(gpus)
     pool = [o for o in offers if not wanted or o.gpu in wanted]
@@ -255,6 +260,8 @@ def price_offers(
             pool = at_provider
         else:
             widened.append("provider")
+    if regions and pool:
+        pool = _in_regions(pool, regions, widened)
     if gpus_per_node is not None and pool:
         sized = [o for o in pool if o.gpus_per_node == gpus_per_node]
         if sized:
@@ -269,6 +276,22 @@ def price_offers(
         return (0, (offer.on_demand_usd_per_hour or min(prices)) / offer.gpus_per_node, offer.id)
 
     return sorted(pool, key=cheapest_gpu_hour), widened
+
+
+def _in_regions(pool: list[OfferRecord], regions: Sequence[str], widened: list[str]) -> list[OfferRecord]:
+    """The offers of `pool` in one of `regions`, else in their areas, else all of them (`widened` says which)."""
+    from catalog.regions import in_region, widened_area
+
+    there = [o for o in pool if any(in_region(o.region, r) for r in regions)]
+    if there:
+        return there
+    areas = [a for a in dict.fromkeys(widened_area(r) for r in regions) if a]
+    nearby = [o for o in pool if any(in_region(o.region, a) for a in areas)]
+    if nearby:
+        widened.append("region_area")
+        return nearby
+    widened.append("region")
+    return pool
 
 
 def at_providers(offers: Iterable[OfferRecord], providers: Sequence[str]) -> list[OfferRecord]:

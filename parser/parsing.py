@@ -21,6 +21,7 @@ from .asides import take_asides
 from .names import glue_names
 from .normalize import normalize
 from .reading import NameResolver, Reading
+from .regions import take_regions, with_regions
 from .rl_phrases import rl_reading
 from .transformer import MessageTransformer
 
@@ -216,10 +217,12 @@ def parse(
     try:
         normalized = normalize(text if isinstance(text, str) else str(text))
         normalized, asides = take_asides(normalized)  # "1024x1024 images", "100 LoRA adapters": no GPU counts
+        normalized, regions = take_regions(normalized)  # "in eu-west-1", "in Europe": where, not a name or "us"
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
-        return rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized}))), current)
+        reading = rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized}))), current)
+        return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)
         return Reading(text=normalized, intent="gibberish", notes=(FALLBACK_NOTE,))

@@ -141,6 +141,9 @@ class Reading(BaseModel):
     providers: tuple[str, ...] = ()
     # intent "storage": a checkpoint's size, keeping data stored or moving it ("how big is a Llama 3.1 70B checkpoint?")
     storage: StorageAsk | None = None
+    # regions said ("in Europe" -> "europe", "in eu-west-1" -> "eu-west-1"; `parser.regions`): a price question keeps
+    # the offers there, a plan does not filter by region and says so
+    regions: tuple[str, ...] = ()
 
     @property
     def understood(self) -> bool:

@@ -57,7 +57,7 @@ from .neighbours import (
     _zeros_and_ranges,
 )
 from .normalize import HUGE_NUMBER
-from .price_comparisons import compare_prices
+from .price_asks import read_price_ask
 from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
 from .reading import NameResolver, Reading
 from .said import Said
@@ -533,7 +533,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = self._bare_clouds(items)
         items = combine_schedules(items)
         reading = fold(items, self.current_mode, current_output_tokens=self.current_output_tokens)
-        reading = compare_prices(reading, items, lambda word: self.names.resolve("provider", word))
+        reading = read_price_ask(reading, items, lambda word: self.names.resolve("provider", word), self.current_mode)
         if reading.intent == "prices" and "gpu" in reading.updates:
             reading = reading.model_copy(update={"gpu_family": self._gpu_family(reading.updates["gpu"])})
         return reading

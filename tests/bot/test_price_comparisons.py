@@ -41,5 +41,6 @@ def test_price_kinds_compared_say_the_kind_missing() -> None:
     offers, widened = price_offers(OFFERS, gpus=("h200-sxm",), provider="coreweave")
     table = build_price_table(offers, widened, {"gpu": "h200-sxm", "provider": "coreweave",
                                                 "compared_pricing": ("reserved", "on_demand")}, ("h200-sxm",), NAMES)
-    assert [line.pricing for line in table.lines] == ["on_demand"]
-    assert any(n.startswith("The catalog has no reserved price") for n in table.notes)
+    # no published reserved price: estimated as the plans price it, and said to be an estimate
+    assert [(line.pricing, line.estimated) for line in table.lines] == [("on_demand", False), ("reserved", True)]
+    assert any(n.startswith("“reserved (est.)”: no published commitment price") for n in table.notes)

@@ -183,17 +183,20 @@ def test_the_article_follows_how_an_instance_name_is_read(advisor: Advisor) -> N
     assert response.prices is not None and "/hour for an a3-ultragpu-8g (8 GPUs)" in response.prices.answer
 
 
-def test_a_reserved_question_with_no_reserved_price_gives_the_listed_prices() -> None:
+def test_a_reserved_question_with_no_reserved_price_gives_the_plans_estimate() -> None:
     """'monthly cost of 2 p5en.48xlarge on AWS, reserved 1 year' said the catalog had no H200 offer at AWS: the
-    p5en is listed on demand, only no reserved rate is published."""
+    p5en is listed on demand, only no reserved rate is published. It is priced reserved as every plan prices it
+    (on-demand -30%, said to be an estimate), beside its on-demand figure."""
     offers = [offer("aws", "p5en.48xlarge", "h200-sxm", 8, 63.30, spot_usd_per_hour=16.56)]
     names = {"aws": "AWS (EC2)", "h200-sxm": "H200 SXM 141GB"}
     query = {"gpu": "h200-sxm", "provider": "aws", "pricing": "reserved", "gpu_count": 16, "instance_type": "p5en.48xlarge"}
     table = build_price_table(offers, ["gpus_per_node"], query, ("h200-sxm",), names)
-    assert table.answer.startswith("The catalog has no reserved price for p5en.48xlarge at AWS (EC2) (commitment prices "
-                                   "are on the provider's pricing page"), table.answer
-    assert "$63.30/hour for a p5en.48xlarge" in table.answer and "about $92,418 a month" in table.answer
-    assert [line.pricing for line in table.lines] == ["on_demand", "spot"]
+    assert ("reserved (estimated as the plans price it: on-demand $7.91 -30%, no published commitment price)"
+            in table.answer), table.answer
+    assert "about $64,693 a month" in table.answer  # 2 x $63.30 x 0.7 x 730 h
+    assert "on demand from $7.91 at AWS (EC2), about $92,418 a month for 16 GPUs" in table.answer
+    assert [(line.pricing, line.estimated) for line in table.lines] == [("reserved", True)]
+    assert "reserved (est.)" in render_prices_text(table)
     assert not any("no offer" in n for n in table.notes), table.notes
 
 

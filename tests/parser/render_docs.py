@@ -37,7 +37,9 @@ fine-tune unless LoRA/QLoRA is said; the estimate counts the frozen reference mo
 "16 users" or "8 sessions" is how many are served at the same time (`concurrency`).
 "30 tokens/s per user" or "50 ms per token" is what one user must see; "3000 tokens/s" alone is
 the total. A request rate is kept as requests per second, and with a response length it also
-gives the total tokens/s. "How much is an H100 on AWS?" answers with the catalog's prices.
+gives the total tokens/s. "How much is an H100 on AWS?" answers with the catalog's prices; "in Europe",
+"in eu-west-1" or "in us-east" keeps the rows there, "is $2.10/hr a good price for an H100?" places the quote
+among them, and "per month" or "for 3 months" adds the month's or the period's total.
 Commas, semicolons and line breaks end a phrase, so "on H100s, 1B tokens" is a GPU and a token
 count. Numbers may be written "1,000,000", "2.5e9" or "10^30"; absurd ones are read as written
 and the estimate says why it cannot answer. Sizes are decimal GB (GiB are converted, ×1.073741824).
