@@ -10,13 +10,15 @@ are built here too (docs/json.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalog.records import CatalogData
 from engine.buy_or_rent import BreakEven, break_even
-from engine.local import LocalAnswer, LocalPlan, local_answer_for
 from engine.models import Workload
 from parser.owning import BUY_RENT_CUE, LOCAL_CUE, card_said, owning_settings
+
+if TYPE_CHECKING:  # engine.local is imported when a local question is asked, not at every start (cold start)
+    from engine.local import LocalAnswer, LocalPlan
 
 SERVER_GPUS = 8  # "buy or rent 2 nodes of H100": a node is an 8-GPU server
 
@@ -71,6 +73,8 @@ def local_plans(w: Workload, cues: set[str] | frozenset[str], data: CatalogData)
     precision that runs (kept as asked when none does), else the cheapest card(s) to buy at their precision."""
     named = str(w.gpu) if w.gpu and data.gpu(str(w.gpu)) is not None else None
     owned = bool(named and w.data_location == "onprem")
+    from engine.local import local_answer_for
+
     answer = local_answer_for(w, data, owned_gpu=named, owned_count=w.gpu_count, named_owned=owned)
     if answer is None:
         return None, w

@@ -16,15 +16,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import owning
 from engine.advise import RENTED_NOWHERE_NOTE
-from engine.budget_ladder import Rung, budget_ladder, largest_within
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
 from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
+
+if TYPE_CHECKING:  # imported when a budget-first question is asked, not at every start (cold start)
+    from engine.budget_ladder import Rung
 
 log = logging.getLogger(__name__)
 
@@ -362,6 +364,8 @@ class Advisor:
                             buy_or_rent=owning.break_even_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _budget_first(workload):
+            from engine.budget_ladder import budget_ladder, largest_within
+
             ladder = budget_ladder(workload, self.catalog_data())
             chosen = largest_within(ladder) or (ladder[0] if ladder else None)
             if chosen is not None:
