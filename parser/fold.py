@@ -102,6 +102,13 @@ def fold(
     whole = text or " ".join(said.text for said in items)
     if end_to_end is not None:
         notes.append(_end_to_end(end_to_end, updates, current_output_tokens))
+    if "target_tokens_per_s" in updates and _IN_AND_OUT.search(whole):
+        # "100k tokens/s total (input plus output)": prompt and output tokens counted together, a load for the engine to
+        # turn into requests at the request shape; as output tokens it bought 11x the fleet at 2k-token prompts
+        updates["load_tokens_per_s"] = updates.pop("target_tokens_per_s")
+        updates["load_period"] = "minute"
+        notes.append(f"read {updates['load_tokens_per_s']:,.0f} tokens/s as input and output together, not generated "
+                     "tokens alone")
     note = _per_user_speed(updates, given, whole)
     if note:
         notes.append(note)
@@ -419,6 +426,11 @@ def _per_user_speed(updates: dict[str, Any], given: dict[str, list[tuple[Any, st
     said = given.get("target_tokens_per_s", [(total, f"{total:g} tokens/s")])[0][1]
     return (f"read “{said}” as {float(total):g} tokens/s per user ({float(total):g} for all {int(users):,} users would be "
             f"{float(total) / int(users):.2g} each); say “{float(total):g} tokens/s in total” for the whole service")
+
+
+# a tokens/s total that counts the prompts too: "(input plus output)", "in and out", "prompt + completion tokens"
+_IN_AND_OUT = re.compile(r"\b(?:input|prompt|in)s? (?:plus|and|\+|&) (?:output|completion|generated|out)s?\b"
+                         r"|\bprompt \+ (?:output|completion)\b|\bboth directions\b")
 
 
 # of an end-to-end latency, the share kept for the first token (at most FIRST_TOKEN_CAP_S): prefill and queueing

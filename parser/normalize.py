@@ -189,10 +189,18 @@ def _scientific(m: re.Match[str]) -> str:
     return _plain(value)
 
 
+# a family word right before "235b-a22b": the checkpoint's own name ("qwen3 235b-a22b", "qwen3-coder 480b-a35b"), which
+# the catalog resolves, not an MoE described by its sizes
+_FAMILY_BEFORE = re.compile(r"(?:qwen[\d.]*|coder|next|ernie[\d.]*|hunyuan|ling|ring|4\.5)[ -]$")
+
+
 def _moe_name(m: re.Match[str]) -> str:
-    """'7b moe with 1b active' -> 'moe-7b-a1b'; unchanged when the active size is not below the total."""
+    """'7b moe with 1b active' -> 'moe-7b-a1b'; unchanged when the active size is not below the total, or when the
+    sizes follow a family name ("qwen3 235b-a22b" is the catalog's Qwen3 235B-A22B, was sized as a generic MoE)."""
     total, active = (g for g in m.groups() if g is not None)
     if not 0 < float(active) < float(total):
+        return m.group(0)
+    if m.group(5) is not None and _FAMILY_BEFORE.search(m.string[:m.start()]):
         return m.group(0)
     return f"moe-{total}b-a{active}b"
 

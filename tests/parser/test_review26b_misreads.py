@@ -1,0 +1,53 @@
+"""Phrasings the second review today found misread: a catalog model's own name read as a generic MoE ("Qwen3
+235B-A22B"), messages a day dropped (one stream, "fine-tune or serve?"), a count of 1000 read as an RTX card, and a
+tokens/s total of input and output read as output tokens (11x the fleet)."""
+
+from __future__ import annotations
+
+import pytest
+
+from parser import parse
+from parser.normalize import normalize
+from tests.parser.fake_resolver import FakeResolver
+
+
+def _updates(text: str) -> dict:
+    return dict(parse(text, FakeResolver()).updates)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("serve qwen3 235b-a22b for 100 users", "qwen3 235b-a22b"),
+    ("serve qwen3-coder 480b-a35b", "480b-a35b"),
+])
+def test_a_family_name_keeps_its_sizes(text: str, kept: str) -> None:
+    assert kept in normalize(text) and "moe-" not in normalize(text)
+
+
+def test_sizes_alone_are_still_an_moe() -> None:
+    assert "moe-235b-a22b" in normalize("serve a 235b-a22b model")
+
+
+@pytest.mark.parametrize("text, per_s", [
+    ("our chatbot gets 50k messages a day, llama 3 70b", 50_000 / 86_400 * 2),
+    ("serve llama 3 8b, 1000 messages per hour", 1000 / 3600),
+    ("serve llama 3 8b, 1000 prompts per hour", 1000 / 3600),
+])
+def test_messages_and_prompts_over_a_period_are_a_rate(text: str, per_s: float) -> None:
+    updates = _updates(text)
+    assert updates.get("requests_per_s") == pytest.approx(per_s, rel=1e-6), updates
+    assert "gpu" not in updates and "gpu_count" not in updates
+
+
+@pytest.mark.parametrize("text", [
+    "serve llama 3 8b at 100k tokens/s total (input plus output), 2k-token prompts, 200-token outputs",
+    "serve llama 3 8b, 100k tokens/s in and out",
+    "serve llama 3 8b at 100k tokens per second of input and output",
+])
+def test_a_total_of_input_and_output_is_a_load(text: str) -> None:
+    updates = _updates(text)
+    assert "target_tokens_per_s" not in updates
+    assert updates["load_tokens_per_s"] == 100_000
+
+
+def test_output_tokens_per_second_stay_a_target() -> None:
+    assert _updates("serve llama 3 8b at 20k output tokens/s")["target_tokens_per_s"] == 20_000
