@@ -75,6 +75,7 @@ class GpuPlan:
     fits: bool = True
     need_gb: float | None = None  # per GPU, when it does not fit
     label: str = ""  # a precision comparison: the weights ("int4", "fp8"); "" when GPUs are compared
+    rescaled_from: int | None = None  # the GPU count said, where neither side kept the speed floor on it
 
 
 @dataclass
@@ -510,7 +511,18 @@ class Advisor:
 
         if not any(p.fits for p in plans):
             return None
-        first_plan, second_plan = sorted(plans, key=lambda p: (not p.fits, p.fits and short(p), cost(p)))
+        fixed = [w.gpu_count for _, w, _ in variants if w.gpu_count]
+        if fixed and all(p.fits and short(p) for p in plans):
+            # "8x H200 or 8x B200 … what about 400 users?": neither count keeps the floor, and the cheaper of two plans
+            # too slow to use is no answer: both planned free at the floor, as many GPUs as each takes
+            free = [(key, w.model_copy(update={"gpu_count": None, "nodes": None}), None) for key, w, _ in variants]
+            rescaled = self._compare_plans(free, workload, rate=rate, by_precision=by_precision)
+            if rescaled is not None and not any(short(p) for p in rescaled):
+                return tuple(replace(p, rescaled_from=int(fixed[0])) for p in rescaled)  # type: ignore[return-value]
+        # at the same cost the faster one is the better plan ("fp8 or bf16 … on H100": $2,154 each)
+        first_plan, second_plan = sorted(plans, key=lambda p: (not p.fits, p.fits and short(p), round(cost(p), 2),
+                                                               -(p.tokens_per_s_per_user or 0.0),
+                                                               p.hours_per_run or 0.0))
         return first_plan, second_plan
 
     def _at_capacity(self, workload: Workload, advice: Advice, *, rate: bool) -> tuple[Capacity | None, Advice]:

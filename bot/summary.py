@@ -361,6 +361,13 @@ def _compared_headline(response: Response, names: Mapping[str, str]) -> str | No
                 f"${lost.usd_per_1m_tokens:,.2f} per 1M output tokens with the GPUs full ({count(won)} holding "
                 f"{won.capacity.users:,} users vs {count(lost)} holding {lost.capacity.users:,}, ≥{won.capacity.floor} "
                 "tokens/s each)")
+    same = _same_cost(won, lost, a)
+    if same:
+        return f"⚖️ {a} and {b} cost the same for {model}: {same}"
+    if won.rescaled_from and won.usd_per_month is not None and lost.usd_per_month is not None:
+        return (f"⚖️ {a} is cheaper than {b} for {model} at {user_floor(won.advice.effective):g}+ tokens/s per user: "
+                f"{fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a month ({count(won)} vs {count(lost)}; "
+                f"{won.rescaled_from} of either give each user less)")
     if won.usd_per_month is not None and lost.usd_per_month is not None:
         slow = _short_of(lost.advice)
         if slow and not _short_of(won.advice) and won.usd_per_month > lost.usd_per_month:
@@ -429,6 +436,28 @@ def _ladder_line(response: Response, names: Mapping[str, str]) -> str:
         bits.append(f"{name} {fmt_usd(r.usd_per_month)}{over}{slow}")
     return ("By model, each one's cheapest plan at this load: " + " · ".join(bits)
             + ". Size is not quality: check them on your own evals, and reply with a model for its full plan")
+
+
+def _same_cost(won: GpuPlan, lost: GpuPlan, first: str) -> str:
+    """Two plans whose cost is the same to the cent ("fp8 or bf16 for Llama 3.1 8B on H100, 100 users": $2,154 each):
+    the cost once and what tells them apart, speed or time; "" when they differ ("X is cheaper" would be false)."""
+    pairs = ((won.usd_per_run, lost.usd_per_run, " a run"), (won.usd_per_month, lost.usd_per_month, " a month"))
+    for mine, theirs, per in pairs:
+        if mine is None or theirs is None:
+            continue
+        if abs(mine - theirs) > 0.005 * max(mine, theirs):
+            return ""
+        faster = ""
+        if won.tokens_per_s_per_user and lost.tokens_per_s_per_user and \
+                abs(won.tokens_per_s_per_user / lost.tokens_per_s_per_user - 1) >= 0.05:
+            faster = (f"; {first} gives "
+                      f"{fmt_num(won.tokens_per_s_per_user)} vs {fmt_num(lost.tokens_per_s_per_user)} tokens/s per user")
+        elif won.hours_per_run and lost.hours_per_run and abs(won.hours_per_run / lost.hours_per_run - 1) >= 0.05:
+            faster = f"; {fmt_hours(won.hours_per_run)} vs {fmt_hours(lost.hours_per_run)} a run"
+        gpus = (f"{won.gpus} GPU{'s' if won.gpus != 1 else ''} each" if won.gpus == lost.gpus
+                else f"{won.gpus} vs {lost.gpus} GPUs")
+        return f"{fmt_usd(mine)}{per} each ({gpus}){faster}"
+    return ""
 
 
 def _rate_figure(value: float) -> str:

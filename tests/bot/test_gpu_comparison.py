@@ -152,3 +152,27 @@ def test_two_weight_precisions_are_compared(real_advisor) -> None:
 def test_a_gpu_comparison_names_no_precision(real_advisor) -> None:
     response, _ = _view(real_advisor, "compare A100 vs H100 for serving Llama 3.1 70B to 50 users")
     assert all(e["precision"] is None for e in real_advisor.contract(response)["compared_gpus"])
+
+
+def test_when_neither_count_keeps_the_floor_both_are_planned_free(real_advisor) -> None:
+    """"8x H200 or 8x B200 … what about 400 users?": both 8-GPU nodes are under 20 tokens/s a user, and the answer
+    had been "H200 is cheaper" between two plans too slow to use; both are planned at the floor instead."""
+    conversation = real_advisor.new_conversation()
+    first, _ = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 users?", conversation)
+    more, view = _view(real_advisor, "what about 400 users?", conversation, first.advice)
+    won, lost = more.compared
+    assert won.rescaled_from == lost.rescaled_from == 8
+    assert won.gpus > 8 and lost.gpus > 8
+    assert won.tokens_per_s_per_user >= 20 and lost.tokens_per_s_per_user >= 20
+    assert won.usd_per_month <= lost.usd_per_month
+    assert "at 20+ tokens/s per user: $" in view.headline and "8 of either give each user less" in view.headline
+
+
+def test_the_same_cost_is_not_called_cheaper(real_advisor) -> None:
+    """"fp8 or bf16 for Llama 3.1 8B on H100, 100 users": $2,154 each, headlined "FP8 is cheaper than BF16"."""
+    response, view = _view(real_advisor, "fp8 or bf16 for Llama 3.1 8B on H100, 100 users")
+    won, lost = response.compared
+    assert won.usd_per_month == pytest.approx(lost.usd_per_month)
+    assert won.tokens_per_s_per_user > lost.tokens_per_s_per_user  # the faster first at the same cost
+    assert view.headline.startswith("⚖️ FP8 and BF16 cost the same for serving Llama 3.1 8B: $"), view.headline
+    assert "is cheaper" not in view.headline
