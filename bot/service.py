@@ -76,6 +76,8 @@ class GpuPlan:
     need_gb: float | None = None  # per GPU, when it does not fit
     label: str = ""  # a precision comparison: the weights ("int4", "fp8"); "" when GPUs are compared
     rescaled_from: int | None = None  # the GPU count said, where neither side kept the speed floor on it
+    # compared on a provider with an SLA where the plan shown picks a marketplace host (the Cost line's price differs)
+    sla_only: bool = False
 
 
 @dataclass
@@ -471,11 +473,12 @@ class Advisor:
             serving = (planned.effective.mode or "inference") == "inference"
             if serving:
                 capacity, planned = self._at_capacity(w, planned, rate=rate)
-            option = winner_option(planned)
+            option = picked = winner_option(planned)
             if option is not None and workload.provider is None:
                 # like with like: a marketplace host (no SLA) wins one side only where the other has none
                 market = self.hardware_kinds().marketplaces
                 option = next((o for o in planned.options if (o.offer_id or "").split(":")[0] not in market), option)
+            sla = option is not None and picked is not None and option.name != picked.name
             label = key if by_precision else ""
             if (planned.cluster is not None and not planned.cluster.fits and w.gpu_count
                     and planned.memory is not None):
@@ -495,7 +498,7 @@ class Advisor:
                                  gpus=option.cluster.gpus, usd_per_month=option.total_usd, usd_per_1m_tokens=per_1m,
                                  usd_per_run=per_run, hours_per_run=None if serving else option.hours_per_run,
                                  tokens_per_s_per_user=speed,
-                                 label=label))
+                                 label=label, sla_only=sla))
 
         def cost(p: GpuPlan) -> float:
             if p.usd_per_run is not None:

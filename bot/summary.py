@@ -323,6 +323,15 @@ def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | No
 
 
 def _compared_headline(response: Response, names: Mapping[str, str]) -> str | None:
+    """The comparison's headline, saying when it compared providers with an SLA while the plan below picks a
+    marketplace host (the headline's $103 a run beside a Cost line of $65.18 on Vast.ai read as a contradiction)."""
+    headline = _compared_core(response, names)
+    if headline and response.compared is not None and any(p.sla_only for p in response.compared):
+        headline += " with an SLA (below: the cheapest host, a marketplace)"
+    return headline
+
+
+def _compared_core(response: Response, names: Mapping[str, str]) -> str | None:
     """"Is A100 or H100 cheaper per token for Llama 3.1 8B?": both planned on the same load, the cheaper first, by what
     the question is about: per 1M output tokens with the GPUs full (a service with no load said), per month for a
     load said, per run for training. The rest of the answer is the cheaper one's plan."""

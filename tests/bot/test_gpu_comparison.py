@@ -176,3 +176,10 @@ def test_the_same_cost_is_not_called_cheaper(real_advisor) -> None:
     assert won.tokens_per_s_per_user > lost.tokens_per_s_per_user  # the faster first at the same cost
     assert view.headline.startswith("⚖️ FP8 and BF16 cost the same for serving Llama 3.1 8B: $"), view.headline
     assert "is cheaper" not in view.headline
+
+
+def test_a_comparison_on_sla_providers_says_so_beside_a_marketplace_plan(real_advisor) -> None:
+    """The headline compared providers with an SLA ($200 a run) above a Cost line of $127 on Vast.ai, unexplained."""
+    response, view = _view(real_advisor, "H100 or H200 for full fine-tuning llama 3.1 8b on 2B tokens?")
+    assert any(p.sla_only for p in response.compared)
+    assert view.headline.endswith(" with an SLA (below: the cheapest host, a marketplace)"), view.headline
