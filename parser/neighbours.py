@@ -335,9 +335,11 @@ def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:
             values, notes = {}, []
         elif hard or current_mode in ("lora", "qlora"):
             values = {k: v for k, v in said.values.items() if k == "objective"}
-            notes = [] if said.text == "peft" else list(said.notes)  # PEFT read as LoRA: not when a mode is said
+            # PEFT read as LoRA, SFT as a full fine-tune: not when a mode is said ("LoRA SFT")
+            notes = [] if said.text == "peft" or "mode" not in values and not said.values.get("objective") \
+                else list(said.notes)
         else:
-            mode = "lora" if lora else said.values.get("mode")  # "SFT" alone says no method: none is set
+            mode = "lora" if lora else said.values.get("mode")  # "SFT" alone: a full fine-tune, as TRL runs it
             values = {**({"mode": mode} if mode else {}), **{k: v for k, v in said.values.items() if k == "objective"}}
             notes = list(said.notes)
         items[index] = replace(said, values=values, notes=notes)

@@ -129,6 +129,11 @@ def questions_for(
     training = workload.mode in TRAINING_MODES or (workload.mode is None and workload.intent == "train")
     if workload.mode is None:
         wanted.append(_mode_question(cues, workload.intent))
+    elif "sft_full" in cues and workload.mode == "full" and "mode" not in asked:
+        # "SFT llama 3 8b": sized as TRL's SFTTrainer runs it (every weight), the method still asked
+        wanted.append(Question(field="mode", text="Full fine-tune, LoRA or QLoRA? Sized as a full fine-tune (TRL's "
+                               "SFTTrainer trains every weight unless given a LoRA config) until you say",
+                               why="memory differs ~10x between QLoRA and full training"))
     if workload.model is None and workload.params_b is None:
         unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"

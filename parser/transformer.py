@@ -80,6 +80,7 @@ _END_TO_END = re.compile(r"e2e|end[ -]to[ -]end|request|response")
 _EVERY = re.compile(r"(?:every|each) |(?:daily|weekly|monthly|quarterly|yearly|annually)$")
 _SINGULAR_RUN = re.compile(r"(?:^|\s)(?:run|experiment|job|sweep|trial)$")
 PEFT_NOTE = "“PEFT” read as LoRA; say “QLoRA” for 4-bit adapters"
+SFT_CUE = "sft_full"  # "SFT" said with no method: sized as a full fine-tune, the method still asked
 # Preference tuning the engine sizes as such (engine.models.Objective): DPO and "preference tuning" hold a reference
 # model, ORPO and SimPO are reference-free; both train two sequences per pair
 _OBJECTIVES = {"dpo": "dpo", "orpo": "orpo", "simpo": "orpo", "grpo": "grpo", "ppo": "ppo"}
@@ -142,8 +143,10 @@ class MessageTransformer(Transformer[Token, Reading]):
         text = str(items[0])
         if text == "peft":
             return Said("soft_mode", text, {"mode": "lora"}, frozenset({"finetune"}), notes=[PEFT_NOTE])
-        if re.match(r"sft|supervised|instruction", text):  # says training, not the method: that is asked
-            return Said("soft_mode", text, {}, frozenset({"finetune"}))
+        if re.match(r"sft|supervised|instruction", text):
+            # TRL's SFTTrainer (and Megatron's and torchtitan's SFT recipes) train every weight unless handed a LoRA
+            # config: a full fine-tune, said so; "LoRA SFT" said outright wins (`_soft_modes`)
+            return Said("soft_mode", text, {"mode": "full"}, frozenset({"finetune", SFT_CUE}))
         objective = _OBJECTIVES.get(text, "dpo" if text.startswith("preference") else None)
         if objective is not None:
             return Said("soft_mode", text, {"mode": "full", "objective": objective}, frozenset({"finetune"}))

@@ -63,12 +63,21 @@ def test_deadlines(text: str, hours: float) -> None:
     assert parse(text, RESOLVER).updates == {"deadline_hours": hours}
 
 
-@pytest.mark.parametrize("text", ["fine-tune llama 3 8b", "finetune it", "train on our data", "adapt mistral 7b to our domain",
-                                  "SFT llama 3 8b", "instruction-tune llama 3 8b", "supervised fine-tuning of mistral 7b"])
+@pytest.mark.parametrize("text", ["fine-tune llama 3 8b", "finetune it", "train on our data", "adapt mistral 7b to our domain"])
 def test_training_without_a_method_is_intent_train_and_never_inference(text: str) -> None:
     turn = Conversation(RESOLVER).turn(text)
     assert turn.workload.intent == "train" and turn.workload.mode is None
     assert turn.questions[0].field == "mode"
+
+
+@pytest.mark.parametrize("text", ["SFT llama 3 8b", "instruction-tune llama 3 8b", "supervised fine-tuning of mistral 7b"])
+def test_sft_is_sized_as_a_full_fine_tune_and_the_method_asked(text: str) -> None:
+    """TRL's SFTTrainer trains every weight unless given a LoRA config: SFT with no method is sized as a full
+    fine-tune (it was sized as LoRA while the method was asked), and the method is still asked."""
+    turn = Conversation(RESOLVER).turn(text)
+    assert turn.workload.intent == "train" and turn.workload.mode == "full"
+    assert turn.questions[0].field == "mode" and "Sized as a full fine-tune" in turn.questions[0].text
+    assert Conversation(RESOLVER).turn(f"LoRA {text}").workload.mode == "lora"
 
 
 @pytest.mark.parametrize("text", ["serve llama 3 8b", "deploy phi-3-mini", "host llama 3 8b", "inference on mistral 7b",
