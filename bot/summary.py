@@ -267,6 +267,9 @@ def _comparison_row(role: str, option: Option, serving: bool, winner: str, job: 
                          option.name == winner)
 
 
+_OPTIMIZER_SAID = {"adamw_8bit": "8-bit Adam", "paged_adamw_8bit": "paged 8-bit Adam", "sgd": "SGD"}
+
+
 def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     cluster, mem = advice.cluster, advice.memory
     if cluster is None:
@@ -290,7 +293,10 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
         # ZeRO shards over data-parallel replicas: with one (tensor x pipeline only) it has nothing to shard
         zero = (f", ZeRO-{cluster.zero_stage}" if cluster.zero_stage and cluster.data_parallel > 1
                 and "ZeRO" not in cluster.parallelism and "HYBRID_SHARD" not in cluster.parallelism else "")
-        bits.append(cluster.parallelism + zero)
+        # an optimizer other than AdamW is part of what fits: forwarded without it, the plan reads as plain AdamW
+        optimizer = _OPTIMIZER_SAID.get(str(advice.effective.optimizer or "")) \
+            if advice.effective.mode in ("full", "pretrain") else None
+        bits.append(cluster.parallelism + zero + (f" with {optimizer}" if optimizer else ""))
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
         bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")

@@ -145,3 +145,13 @@ def test_a_lora_that_does_not_fit_one_gpu_is_timed_as_qlora_and_the_fewest_more(
     _, view, _ = answered(real_advisor, "LoRA Gemma 2 9B on 20M tokens on a 4090")
     timed = next(n for n in view.notes if n.startswith("Timed: "))
     assert timed.startswith("Timed: QLoRA on the same GPU: ") and "; 2 of them: " in timed, timed
+
+
+def test_the_plan_line_names_an_8_bit_optimizer(real_advisor) -> None:
+    """After "use 8-bit Adam" the plan line never said it: forwarded, the answer read as if plain AdamW fitted."""
+    conversation = real_advisor.new_conversation()
+    first = real_advisor.respond(conversation, "full fine-tune Qwen2.5 32B on 1B tokens on 8 H100s")
+    adam8 = real_advisor.respond(conversation, "use 8-bit Adam", first.advice)
+    view = build_answer_view(adam8, real_advisor.display_names())
+    assert view.plan.rstrip().split(" · ")[1].endswith(" with 8-bit Adam"), view.plan
+    assert "8-bit" not in build_answer_view(first, real_advisor.display_names()).plan
