@@ -340,6 +340,11 @@ class MessageTransformer(Transformer[Token, Reading]):
             return Said("filler", text, cues=frozenset({"ignored"}), notes=[f"a latency can't be 0: ignored “{text}”"])
         if _FIRST_TOKEN.search(key):
             return Said("latency", text, {"target_ttft_s": _sig(seconds)})
+        if key.startswith("response time") and not _PER_TOKEN_SPAN.search(span):
+            # a streamed chat reply's "response time" is when it starts answering: the first token, said so
+            return Said("latency", text, {"target_ttft_s": _sig(seconds)}, notes=[
+                f"read “{text}” as the time to the first token (replies stream); say “end-to-end under "
+                f"{span.split(' per')[0]}” for the whole reply"])
         if _END_TO_END.search(key) and not _PER_TOKEN_SPAN.search(span):
             return Said("latency", text, end_to_end_s=seconds)
         if _PER_TOKEN_KEY.search(key) or _PER_TOKEN_SPAN.search(span):

@@ -27,7 +27,15 @@ def test_split_into_first_token_and_speed() -> None:
     assert any("as a first token within 0.5 s and 300 reply tokens in the remaining 4.5 s" in n for n in reading.notes)
 
 
-@pytest.mark.parametrize("text", ["serve llama 3 8b, response time under 2 seconds",
+def test_a_response_time_is_the_first_token() -> None:
+    """A streamed chat reply's "response time" is when it starts: read as the time to the first token, said so (as
+    the whole 256-token reply in 2 s it bought 3x the GPUs)."""
+    reading = _reading("serve llama 3 8b for a chatbot, response time under 2 seconds")
+    assert reading.updates["target_ttft_s"] == 2.0 and "target_tokens_per_s_per_user" not in reading.updates
+    assert any("as the time to the first token" in n for n in reading.notes)
+
+
+@pytest.mark.parametrize("text", ["serve llama 3 8b, end-to-end response time under 2 seconds",
                                   "serve llama 3 8b, e2e latency 2s", "serve llama 3 8b, request latency of 2 s"])
 def test_the_reply_length_is_assumed_and_said(text: str) -> None:
     reading = _reading(text)
