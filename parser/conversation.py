@@ -71,6 +71,10 @@ class Turn(BaseModel):
 _RENT = re.compile(r"\b(?:rent(?:ed|ing|al)?|in the cloud|on the cloud|cloud gpus?|a cloud gpu)\b")
 
 
+# the fold's note for a sum with no period said in a service ("$10k"): the thread may know the period
+_BUDGET_NEEDS_PERIOD = re.compile(r"^\$([\d,]+) is not a GPU-hour price, and a service's budget needs its period")
+
+
 class Conversation:
     """The scenario of one thread, its history for undo, and the questions still open."""
 
@@ -102,6 +106,14 @@ class Conversation:
             updates["data_location"] = None
             notes.append("priced as a rental again, not as your own GPUs")
             if reading.intent in ("help", "gibberish"):
+                reading = reading.model_copy(update={"intent": "refine"})
+        period = next((n for n in notes if _BUDGET_NEEDS_PERIOD.search(n)), None)
+        if period is not None and self.workload.budget_usd_per_month is not None and "budget_usd_per_month" not in updates:
+            # "$5k a month, what can we serve?" then "what about $10k?": the thread's budget is monthly, so is this one
+            value = float(_BUDGET_NEEDS_PERIOD.search(period).group(1).replace(",", ""))  # type: ignore[union-attr]
+            updates["budget_usd_per_month"] = value
+            notes = [n for n in notes if n is not period] + [f"read ${value:,.0f} as a month, as the thread's budget"]
+            if reading.intent in ("help", "gibberish", "answer", "describe"):
                 reading = reading.model_copy(update={"intent": "refine"})
         if self.workload.gpu or updates.get("gpu"):  # "we own them": the thread's GPUs, already named
             notes = [n for n in notes if n != OWN_HARDWARE_NOTE]

@@ -155,3 +155,12 @@ def test_the_plan_line_names_an_8_bit_optimizer(real_advisor) -> None:
     view = build_answer_view(adam8, real_advisor.display_names())
     assert view.plan.rstrip().split(" · ")[1].endswith(" with 8-bit Adam"), view.plan
     assert "8-bit" not in build_answer_view(first, real_advisor.display_names()).plan
+
+
+def test_a_bare_sum_in_a_monthly_budget_thread_is_monthly(real_advisor) -> None:
+    """"$5k a month, what can we serve?" then "what about $10k?" was refused: "a service's budget needs its period"."""
+    conversation = real_advisor.new_conversation()
+    first = real_advisor.respond(conversation, "$5k a month, what can we serve for 50 users?")
+    more = real_advisor.respond(conversation, "what about $10k?", first.advice)
+    assert more.ladder is not None and more.advice.effective.budget_usd_per_month == 10_000
+    assert not any("needs its period" in n for n in more.notes)
