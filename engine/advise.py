@@ -67,6 +67,10 @@ from engine.validate import blocking, duration_problem, validate
 
 def advise(workload: Workload, data: CatalogData) -> Advice:
     """Full advice for one workload; problems come back in `Advice.problems`, never as exceptions."""
+    if workload.gpu_vendor is not None:  # "NVIDIA only": the other vendor's offers are not options
+        vendor = workload.gpu_vendor.upper()
+        kept = {g.id for g in data.gpus if g.vendor.upper() == vendor}
+        data = data.model_copy(update={"offers": tuple(o for o in data.offers if o.gpu in kept)})
     try:
         return _advise(workload, data)
     except Exception as exc:  # the promise is "never raises": report, do not crash the bot

@@ -14,7 +14,7 @@ from engine.models import Advice, ClusterPlan, Option, Workload
 
 _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
            "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
-           "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)",
+           "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)", "gpu_vendor": "GPU vendor",
            "hourly_rate": "price per GPU-hour ($)", "service_hours_per_week": "hours a week", "service_schedule": "schedule",
            "prefix_cache_hit": "share of each prompt in the prefix cache", "agentic": "agent calls",
            "target_ttft_s": "first-token target (s)", "target_tokens_per_s_per_user": "tokens/s per user target",

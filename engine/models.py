@@ -159,6 +159,8 @@ class Workload(BaseModel):
     # accelerators the user named that the catalog does not cover (TPU, Trainium, Inferentia): named in
     # the answer as not covered instead of silently dropped
     unsupported_accelerator: str | None = None
+    # "NVIDIA only", "no AMD" (a CUDA-only stack): plans on that vendor's GPUs only (engine.advise filters the offers)
+    gpu_vendor: Literal["nvidia", "amd"] | None = None
     # serving: a load said as tokens over a period ("500M tokens a day", "2M tokens an hour"), prompt + output counted
     # together, as tokens per second averaged over that period; the engine turns it into `requests_per_s` at the
     # request shape (input/output tokens), at BUSY_HOUR_FACTOR x the average when the period is a day or longer

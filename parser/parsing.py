@@ -24,6 +24,7 @@ from .reading import NameResolver, Reading
 from .regions import take_regions, with_regions
 from .rl_phrases import rl_reading
 from .transformer import MessageTransformer
+from .vendors import with_vendor
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +223,7 @@ def parse(
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
         reading = rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized}))), current)
+        reading = with_vendor(reading, normalized)
         return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)

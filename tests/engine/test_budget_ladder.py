@@ -52,3 +52,12 @@ def test_more_budget_never_gives_a_smaller_model(data: CatalogData, low: float, 
     small = largest_within(budget_ladder(_load(low), data))
     large = largest_within(budget_ladder(_load(low + extra), data))
     assert (small.params_b if small else 0) <= (large.params_b if large else 0)
+
+
+def test_a_vendor_said_keeps_every_rung_on_it(data: CatalogData) -> None:
+    """"only NVIDIA": no rung planned on MI300X."""
+    rungs = budget_ladder(_load(20_000).model_copy(update={"gpu_vendor": "nvidia"}), data)
+    nvidia = {g.id for g in data.gpus if g.vendor.upper() == "NVIDIA"}
+    assert all(r.option is None or r.option.cluster.gpu in nvidia for r in rungs)
+    free = budget_ladder(_load(20_000), data)
+    assert any(r.option is not None and r.option.cluster.gpu not in nvidia for r in free)  # it did matter
