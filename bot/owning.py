@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.records import CatalogData
 from engine.buy_or_rent import BreakEven, break_even
 from engine.models import Workload
-from parser.owning import BUY_RENT_CUE, LOCAL_CUE, card_said, owning_settings
+from parser.owning import BUY_RENT_CUE, LOCAL_CUE, card_said, owning_settings, runtime_said
 
 if TYPE_CHECKING:  # engine.local is imported when a local question is asked, not at every start (cold start)
     from engine.local import LocalAnswer, LocalPlan
@@ -43,6 +43,7 @@ class Local:
     answer: LocalAnswer
     owned: bool = False
     unlisted_card: tuple[str, float | None] | None = None
+    unsupported: str | None = None  # hardware named that the catalog does not cover ("Apple silicon")
 
 
 def buy_or_rent_only(w: Workload, cues: set[str] | frozenset[str]) -> bool:
@@ -68,28 +69,52 @@ def local_asked(w: Workload, cues: set[str] | frozenset[str]) -> bool:
     return LOCAL_CUE in cues and w.mode == "inference" and bool(w.model or w.params_b) and not w.batch_items
 
 
+def _catalog_card(w: Workload, cues: set[str] | frozenset[str], data: CatalogData) -> str | None:
+    """The catalog card the thread names, unless the card said is another one of the same number: a laptop's
+    ("laptop 4070 8GB" is not the desktop 4070 12GB) or one of another memory ("3060 8GB"), checked by its memory."""
+    gpu = data.gpu(str(w.gpu)) if w.gpu else None
+    if gpu is None:
+        return None
+    said = card_said(cues)
+    if said is not None and ("Laptop" in said[0] or (said[1] is not None and abs(said[1] - gpu.memory_gb) > 0.5)):
+        return None
+    return gpu.id
+
+
+def _context_that_fits(plan: LocalPlan) -> int:
+    """A shorter context the plan holds, rounded down to 256 tokens (as vLLM's --max-model-len is usually said)."""
+    return max(256, plan.max_context_tokens // 256 * 256)
+
+
 def local_plans(w: Workload, cues: set[str] | frozenset[str], data: CatalogData) -> tuple[Local | None, Workload]:
     """The local answer, and the workload the answer's plan is drawn for: the user's own card at the most faithful
-    precision that runs (kept as asked when none does), else the cheapest card(s) to buy at their precision."""
-    named = str(w.gpu) if w.gpu and data.gpu(str(w.gpu)) is not None else None
-    owned = bool(named and w.data_location == "onprem")
-    from engine.local import local_answer_for
+    precision that runs (at the shorter context it holds, when only that fits; kept as asked when none does), else
+    the cheapest card(s) to buy at their precision. Either is planned as engine.local sizes it (no share of the card
+    kept back, 8- and 4-bit as the runtime's files)."""
+    from engine.local import local_answer_for, local_workload
 
-    answer = local_answer_for(w, data, owned_gpu=named, owned_count=w.gpu_count, named_owned=owned)
+    named = _catalog_card(w, cues, data)
+    owned = bool(named and w.data_location == "onprem")
+    runtime = runtime_said(cues)
+    answer = local_answer_for(w, data, owned_gpu=named, owned_count=w.gpu_count, named_owned=owned, runtime=runtime)
     if answer is None:
         return None, w
-    local = Local(answer=answer, owned=owned, unlisted_card=None if named else card_said(cues))
+    local = Local(answer=answer, owned=owned, unlisted_card=None if named else card_said(cues),
+                  unsupported=w.unsupported_accelerator)
     if named:  # run locally on the card named: theirs, or the one they would buy (costed at its power either way)
         mine = answer.owned_pick
-        here = w.model_copy(update={"data_location": "onprem"})
-        if mine is not None and mine.fits and w.precision is None:
-            return local, here.model_copy(update={"precision": mine.precision})
+        if mine is None:  # drawn at the smallest precision tried, as the headline's "even 4-bit needs" says
+            least = answer.owned[-1].precision if answer.owned else w.precision or "bf16"
+            return local, w.model_copy(update={**local_workload(w, least, runtime), "gpu": named})
+        here = w.model_copy(update={**local_workload(w, mine.precision, runtime), "gpu": named})
+        if not mine.fits:
+            here = here.model_copy(update={"seq_len": _context_that_fits(mine)})
         return local, here
     pick = answer.pick
     if pick is None:
         return local, w
-    return local, w.model_copy(update={"gpu": pick.gpu, "gpu_count": pick.gpus, "precision": pick.precision,
-                                       "data_location": "onprem"})
+    return local, w.model_copy(update={**local_workload(w, pick.precision, runtime), "gpu": pick.gpu,
+                                       "gpu_count": pick.gpus})
 
 
 def _plan_contract(plan: LocalPlan | None) -> dict[str, Any] | None:
@@ -98,7 +123,8 @@ def _plan_contract(plan: LocalPlan | None) -> dict[str, Any] | None:
     return {"gpu": plan.gpu, "gpus": plan.gpus, "precision": plan.precision,
             "memory_gb_per_gpu": round(plan.need_gb_per_gpu, 2), "usable_gb_per_gpu": round(plan.usable_gb_per_gpu, 2),
             "weights_gb": round(plan.weights_gb, 2), "tokens_per_s_per_user": round(plan.tokens_per_s_per_user, 2),
-            "fits": plan.fits, "fast_enough": plan.fast_enough,
+            "fits": plan.fits, "fast_enough": plan.fast_enough, "context_tokens": plan.context_tokens,
+            "max_context_tokens": plan.max_context_tokens, "weights_as": plan.file_label,
             "purchase_usd": plan.price_usd, "purchase_source": plan.price_source or None}
 
 

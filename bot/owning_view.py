@@ -13,7 +13,7 @@ from bot.limits import HEADER_TEXT
 from bot.owning import BuyOrRent, Local
 from bot.summary import AnswerView, ComparisonRow
 from engine.buy_or_rent import COLO_USD_PER_KW_MONTH, SERVER_COST_FACTOR
-from engine.local import MAX_CARDS, PRECISION_LABEL, LocalPlan
+from engine.local import MAX_CARDS, MIN_CONTEXT, LocalPlan
 from engine.recommend import PUE, SERVER_POWER_FACTOR
 from parser.hardware import OWN_HARDWARE_NOTE
 
@@ -51,6 +51,25 @@ def _speed(plan: LocalPlan) -> str:
     return f"{plan.tokens_per_s_per_user:,.0f} tokens/s"
 
 
+def _tokens(n: int) -> str:
+    """'4,096', '11k', '128k': a context length."""
+    if n >= 10_000 and n % 1024 == 0:
+        return f"{n // 1024}k"  # 32,768 is "32k" as people say it
+    return f"{n:,}" if n < 10_000 else f"{n / 1000:,.0f}k"
+
+
+def _precision(plan: LocalPlan) -> str:
+    """'4-bit (GGUF Q4_K_M)', 'BF16': the precision and the file it was sized as."""
+    short = SHORT_LABEL.get(plan.precision, plan.precision)
+    return short if plan.precision == "bf16" else f"{short} ({plan.file_label})"
+
+
+def _context(plan: LocalPlan) -> str:
+    """', up to 11k tokens of context': the most the cards hold, when it is more than was sized."""
+    most = plan.max_context_tokens
+    return f", up to {_tokens(most)} tokens of context" if most > plan.context_tokens else ""
+
+
 def _headline(text: str) -> str:
     return text if len(text) <= HEADER_TEXT else text[:HEADER_TEXT - 1] + "…"
 
@@ -70,8 +89,13 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
         card = f"{named[0].gpus}× {named[0].gpu_name}"
         whose = "your " if local.owned else ""
         if mine is not None and mine.usable:
-            headline = (f"✅ Runs on {whose}{card} at {SHORT_LABEL.get(mine.precision, mine.precision)}: "
-                        f"{_fit(mine)}, ~{_speed(mine)} for {who}")
+            headline = (f"✅ Runs on {whose}{card} at {_precision(mine)}: {_fit(mine)}, ~{_speed(mine)} for {who}"
+                        f"{_context(mine)}")
+        elif mine is not None and mine.fits_shorter:
+            # holds the model, not the context asked: runs with a shorter one (llama.cpp -c, vLLM --max-model-len)
+            headline = (f"⚠️ Fits {whose}{card} at {_precision(mine)} with up to {_tokens(mine.max_context_tokens)} "
+                        f"tokens of context, not {_tokens(mine.context_tokens)} ({fmt_gb(mine.need_gb_per_gpu)} of "
+                        f"{fmt_gb(mine.usable_gb_per_gpu)})")
         elif mine is not None:
             headline = (f"⚠️ Fits {whose}{card} at {SHORT_LABEL.get(mine.precision, mine.precision)} "
                         f"({_fit(mine)}) but at {_speed(mine)}, under {answer.floor_tokens_per_s:g} for {who}")
@@ -80,7 +104,7 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
             headline = (f"❌ Not on {whose}{card}: even {SHORT_LABEL.get(least.precision, least.precision)} needs "
                         f"{fmt_gb(least.need_gb_per_gpu)} of {fmt_gb(least.usable_gb_per_gpu)} usable")
             if pick is not None:
-                notes.append(f"cheapest that runs it: {_cards(pick)} ({_price(pick)}) at {PRECISION_LABEL[pick.precision]}, "
+                notes.append(f"cheapest that runs it: {_cards(pick)} ({_price(pick)}) at {_precision(pick)}, "
                              f"{_fit(pick)}, ~{_speed(pick)} for {who}")
     elif local.unlisted_card is not None:
         headline, said = _unlisted(local, model_name, who)
@@ -95,19 +119,36 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
     else:
         headline = (f"❌ No desktop setup of up to {MAX_CARDS} cards runs {model_name} at "
                     f"{answer.floor_tokens_per_s:g}+ tokens/s for {who}; it needs datacenter GPUs (ask to serve it)")
-    if pick is not None and not named and pick.precision != "bf16":
-        notes.append(f"{SHORT_LABEL.get(pick.precision, pick.precision)} is {PRECISION_LABEL[pick.precision]}; "
-                     f"price: {pick.gpu_name} {pick.price_source}")
-    elif pick is not None:
+    sized = mine if named and mine is not None else pick
+    if sized is not None and sized.precision != "bf16":
+        notes.append(_sized_note(sized) + (f"; price: {pick.gpu_name} {pick.price_source}"
+                                           if pick is not None and not named else ""))
+    elif pick is not None and not named:
         notes.append(f"price: {pick.gpu_name} {pick.price_source}")
+    if local.unsupported:  # "on a Mac Studio": not sized; the GPUs that would run it are
+        headline = f"⚠️ {local.unsupported} is not covered (the catalog sizes GPUs); on GPUs: " + headline.split(" ", 1)[-1]
     # the plan is theirs, or a card to buy: "no provider rents it" and "give the GPU" answer another question
     kept = [n for n in view.notes if not n.startswith(OWNED_NOTES)]
-    assumptions = (f"Assumes {who} at {answer.floor_tokens_per_s:g}+ tokens/s · 10% of each card's memory kept free · "
-                   "cards from the catalog's GeForce and workstation lists at their purchase price")
+    context = f"{answer.context_tokens:,} tokens of context · " if answer.context_tokens else ""
+    assumptions = (f"Assumes {who} at {answer.floor_tokens_per_s:g}+ tokens/s · {context}1 GB of each card for the "
+                   "CUDA context and runtime (nothing else kept back, as llama.cpp and Ollama run) · cards from the "
+                   "catalog's GeForce and workstation lists at their purchase price")
     return replace(view, headline=_headline(headline), comparison=rows, cost_label="to buy",
                    unit_cost_label="memory per card", speed_label="speed", key_assumptions=assumptions,
                    notes=(notes + kept)[:3], questions=[q for q in view.questions], fixes=[],
                    verdict="fits" if (mine if named else pick) is not None else view.verdict)
+
+
+def _sized_note(plan: LocalPlan) -> str:
+    """How the 8- or 4-bit weights were sized, and the other kind of file."""
+    from engine.local import GGUF_BITS
+
+    if plan.runtime == "gguf":
+        return (f"{SHORT_LABEL[plan.precision]} sized as {plan.file_label} (llama.cpp, Ollama, LM Studio: "
+                f"{GGUF_BITS[plan.precision]:g} bits a weight, {fmt_gb(plan.weights_gb)} of weights); say “AWQ” for "
+                "a vLLM checkpoint")
+    return (f"{SHORT_LABEL[plan.precision]} sized as {plan.file_label} (vLLM: 16-bit embeddings and head, "
+            f"{fmt_gb(plan.weights_gb)} of weights); a GGUF file (llama.cpp, Ollama) is a little smaller or larger")
 
 
 def _unlisted(local: Local, model_name: str, who: str) -> tuple[str, list[str]]:
@@ -120,16 +161,23 @@ def _unlisted(local: Local, model_name: str, who: str) -> tuple[str, list[str]]:
     if memory_gb is None:
         return (f"❓ The {name} is not in the catalog: say its memory (e.g. “8GB”) to check {model_name} against it",
                 said)
-    usable = memory_gb * 0.9
+    usable = memory_gb  # as for the catalog's cards: the need holds 1 GB for the CUDA context and runtime
     fitting = next((p for p in answer.one_card if p.need_gb_per_gpu <= usable), None)
     if fitting is not None:
-        return (f"✅ {model_name} should fit your {name} ({memory_gb:g} GB) at "
-                f"{SHORT_LABEL.get(fitting.precision, fitting.precision)}: {fmt_gb(fitting.need_gb_per_gpu)} of "
-                f"{fmt_gb(usable)} usable", said)
+        most = fitting.context_on(usable)
+        room = f", up to {_tokens(most)} tokens of context" if most > fitting.context_tokens else ""
+        return (f"✅ {model_name} should fit your {name} ({memory_gb:g} GB) at {_precision(fitting)}: "
+                f"{fmt_gb(fitting.need_gb_per_gpu)} of {fmt_gb(usable)}{room}", said)
+    shorter = max(answer.one_card, key=lambda p: p.context_on(usable), default=None)
+    if shorter is not None and shorter.context_on(usable) >= MIN_CONTEXT:
+        return (f"⚠️ {model_name} fits your {name} ({memory_gb:g} GB) at {_precision(shorter)} with up to "
+                f"{_tokens(shorter.context_on(usable))} tokens of context; {shorter.context_tokens:,} need "
+                f"{fmt_gb(shorter.need_gb_per_gpu)}", said)
     least = answer.one_card[-1] if answer.one_card else None
     need = f"even 4-bit needs {fmt_gb(least.need_gb_per_gpu)}" if least is not None else "it needs more"
     said.append("llama.cpp can offload the layers that do not fit to system RAM, at a few tokens/s")
-    return f"❌ {model_name} does not fit an {memory_gb:g} GB {name} ({fmt_gb(usable)} usable): {need}", said
+    article = "an" if f"{memory_gb:g}".startswith(("8", "11", "18")) else "a"
+    return f"❌ {model_name} does not fit {article} {memory_gb:g} GB {name}: {need}", said
 
 
 def buy_or_rent_view(asked: BuyOrRent) -> AnswerView:

@@ -693,7 +693,8 @@ def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory:
     if not cluster.fits and memory is not None:
         usable = memory.usable_gb_per_gpu
         fix = next((n for n in cluster.notes if "needs" in n or "does not fit" in n), "")
-        room = f", {usable:,.1f} GB usable after {float(w.headroom or 0):.0%} headroom" if usable else ""
+        kept = f" after {float(w.headroom):.0%} headroom" if w.headroom else ""  # none kept back: a local card's all
+        room = f", {usable:,.1f} GB usable{kept}" if usable else ""
         return Problem(code="does_not_fit", field="gpu",
                        message=f"Does not fit on {cluster.gpus}x {name}: {memory.per_gpu_gb:,.1f} GB needed per GPU"
                                f"{room}. {fix[:1].upper() + fix[1:] if fix else ''}".strip())

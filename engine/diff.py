@@ -193,6 +193,13 @@ def _integer_weights_cost_more(before: Advice, after: Advice, old_p: Option | No
             or old_p.precision not in ("fp8", "bf16") or (after.effective.mode or "inference") != "inference"
             or new_p.total_usd <= old_p.total_usd * 1.05):
         return ""
+    # the rise is the precision's only when nothing else moved: "what about Qwen2.5 32B?" in a local thread went from
+    # 8B at BF16 on one 3090 to 32B at 8-bit on two (+100%, the model's), and the hardware picked for a local answer is
+    # its cheapest card to buy, not the service this note explains
+    same = ("model", "params_b", "gpu", "gpu_count", "concurrency", "seq_len", "input_tokens", "output_tokens")
+    if any(getattr(before.workload, k) != getattr(after.workload, k) for k in same) or (
+            after.workload.data_location == "onprem" and after.workload.weight_bits):
+        return ""
     prompts = int(after.effective.input_tokens or 0)
     load = f"this load's {prompts:,}-token prompts" if prompts >= 2000 else "the prompts' prefill"
     amd = any("runs ROCm" in n for n in old_p.cluster.notes)

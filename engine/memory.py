@@ -298,7 +298,10 @@ def _inference_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOpti
     prec = w.precision or "bf16"
     linear = shard * arch.linear_params / arch.total_params
     parts: dict[str, Part] = {}
-    if prec in ("fp8", "int8", "int4", "nf4"):  # quantised checkpoints keep embeddings/norms in 16-bit
+    if w.weight_bits and prec in ("int8", "int4"):  # a GGUF file: every tensor quantised, embeddings too
+        parts["weights_gb"] = (shard * w.weight_bits / 8, f"params x {w.weight_bits:g} bits / 8 (GGUF, scales included)",
+                               {"params_on_gpu": int(shard), "precision": prec, "bits_per_weight": w.weight_bits}, ())
+    elif prec in ("fp8", "int8", "int4", "nf4"):  # quantised checkpoints keep embeddings/norms in 16-bit
         q = bytes_per_element(prec)
         parts["weights_gb"] = (linear * q + (shard - linear) * 2, f"linear params x {q:g} B + embeddings/norms x 2 B",
                                {"params_on_gpu": int(shard), "precision": prec}, ())

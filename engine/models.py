@@ -214,6 +214,11 @@ class Workload(BaseModel):
     rl_completion_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     rl_prompt_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     rl_kl_beta: float | None = Field(default=None, ge=0.0, le=10.0)
+    # serving a quantised file of this many bits per weight over all its parameters, embeddings included: llama.cpp's
+    # GGUF files (Q4_K_M 4.89, Q8_0 8.50 on Llama 3.1 8B, llama.cpp's quantize table), as local runtimes (Ollama,
+    # llama.cpp, LM Studio) load them (engine.local). None: the precision's vLLM layout (AWQ/GPTQ int4 at 4 bits plus
+    # group-128 scales on the linear layers, embeddings and head kept in 16-bit), as a rented service runs it
+    weight_bits: float | None = Field(default=None, gt=1.0, le=16.0)
 
 
 def load_peak_factor(w: Workload) -> float:

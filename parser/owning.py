@@ -21,7 +21,12 @@ LOCAL_CUE = "local"  # a thread's cue (`Conversation.cues`): it asks what to run
 BUY_RENT_CUE = "buy_or_rent"  # ... whether to buy or rent the GPUs it names
 OWNING_SETTING = "owning:"  # ... an assumption of the break-even said: "owning:utilisation=0.5"
 CARD_CUE = "owning:card="  # ... a card the catalog lacks, as said, with its memory: "owning:card=RTX 4070 Laptop GPU|8"
+RUNTIME_CUE = "owning:runtime=vllm"  # ... a vLLM-style checkpoint said ("AWQ", "GPTQ", "EXL2"): 4-bit sized as AWQ, not GGUF
 
+# a GeForce card by its number ("3090", "rtx 4060 ti", "4090s") or an Apple machine: hardware a person owns
+_HOME_CARD = (r"(?:(?:used |single |nvidia |geforce |rtx )*[2-5]0[5-9]0(?: ?ti| super)?s?\b"
+              r"|mac(?:book)?(?: (?:studio|mini|pro))?\b|m[1-4] (?:max|ultra|pro)\b)")
+_VLLM_FILE = re.compile(r"\b(?:awq|gptq|exl2|exllama\w*|vllm|marlin)\b")
 _DATA_LOCALLY = re.compile(r"\b(?:data|dataset|datasets|corpus|files|stored|kept|saved|lives|sits)\b[\w ]{0,20}?"
                            r"\blocally\b")
 _LOCAL = re.compile(
@@ -30,7 +35,11 @@ _LOCAL = re.compile(
     r"|\b(?:which|what) (?:gpus?|cards?|graphics cards?|video cards?)\b[\w ]{0,20}?\b(?:buy|purchase)\b"
     r"|\b(?:gpus?|cards?|graphics cards?) (?:should|would|could) (?:i|we) (?:buy|get|purchase)\b"
     r"|\b(?:gpus?|cards?|graphics cards?) to (?:buy|purchase)\b|\bbuy (?:a|an|which|what) (?:gpu|card|graphics card)\b"
-    r"|\b(?:can|could) (?:i|we) run\b.*\bon (?:my|our)\b")
+    r"|\b(?:can|could) (?:i|we) run\b.*\bon (?:my|our)\b"
+    # "can I run Qwen2.5 32B on a 3090?", "... on two 4090s", "... on a Mac Studio": a card people buy, or a Mac
+    rf"|\b(?:can|could|will|does|would) (?:i|we|it) run\b.*\bon (?:an? |one |two |three |four |[1-4]x? ?)?{_HOME_CARD}"
+    # "I have two 4090s, can I run Llama 3.1 70B?", "we've got a 3090: what can we run?"
+    rf"|\b(?:i|we) (?:have|own|got|'ve got|have got|bought)\b[\w ]{{0,20}}?{_HOME_CARD}.*\brun\b")
 _TRAINING = re.compile(r"\b(?:fine[- ]?tun\w*|finetun\w*|train\w*|lora|qlora|pre-?train\w*|sft)\b")
 _BUY_RENT = re.compile(
     r"\bbuy(?:ing)?\b.{0,40}\b(?:or|vs\.?|versus|than)\b.{0,12}\brent(?:ing)?\b|\brent(?:ing)?\b.{0,40}"
@@ -58,6 +67,7 @@ class OwningSaid:
     settings: dict[str, float] = field(default_factory=dict)  # utilisation (0-1), usd_per_kwh, years
     card: tuple[str, float | None] | None = None  # a GeForce card by number, with the memory said beside it
     eight_gpu_server: bool = False
+    vllm_file: bool = False  # an AWQ/GPTQ/EXL2 checkpoint (or vLLM) said: 4-bit sized as those, not as a GGUF file
 
 
 def read_owning(text: str) -> OwningSaid:
@@ -73,7 +83,7 @@ def read_owning(text: str) -> OwningSaid:
         name = f"RTX {found.group(2)}{(found.group(3) or '').upper().replace('SUPER', ' Super').replace(' TI', ' Ti').replace('TI', ' Ti')}"
         card = (name + (" Laptop GPU" if laptop else ""), float(found.group(5)) if found.group(5) else None)
     return OwningSaid(local=local, buy_or_rent=bool(_BUY_RENT.search(low)), settings=owning_settings_said(low),
-                      card=card, eight_gpu_server=bool(_DGX.search(low)))
+                      card=card, eight_gpu_server=bool(_DGX.search(low)), vllm_file=bool(_VLLM_FILE.search(low)))
 
 
 def owning_settings_said(text: str) -> dict[str, float]:
@@ -97,7 +107,7 @@ def owning_settings(cues: set[str] | frozenset[str]) -> dict[str, float]:
     """The break-even's assumptions a thread has said, from its cues."""
     out: dict[str, float] = {}
     for cue in cues:
-        if cue.startswith(OWNING_SETTING) and not cue.startswith(CARD_CUE) and "=" in cue:
+        if cue.startswith(OWNING_SETTING) and not cue.startswith((CARD_CUE, RUNTIME_CUE)) and "=" in cue:
             name, _, value = cue[len(OWNING_SETTING):].partition("=")
             try:
                 out[name] = float(value)
@@ -115,6 +125,12 @@ def card_said(cues: set[str] | frozenset[str]) -> tuple[str, float | None] | Non
     return name, float(gb) if gb else None
 
 
+def runtime_said(cues: set[str] | frozenset[str]) -> str:
+    """How the thread's 8- and 4-bit weights are sized locally: "vllm" (AWQ/GPTQ) when it said such a checkpoint,
+    else "gguf" (llama.cpp/Ollama's Q8_0 and Q4_K_M files, what most people run at home)."""
+    return "vllm" if RUNTIME_CUE in cues else "gguf"
+
+
 def with_owning(cues: set[str], said: OwningSaid, *, fresh: bool) -> set[str]:
     """The thread's cues after this message: a new question drops the old question's cues unless it says them
     again; assumptions said replace the same assumption said before."""
@@ -128,6 +144,8 @@ def with_owning(cues: set[str], said: OwningSaid, *, fresh: bool) -> set[str]:
         out.add(BUY_RENT_CUE)
     for name, value in said.settings.items():
         out = {c for c in out if not c.startswith(f"{OWNING_SETTING}{name}=")} | {f"{OWNING_SETTING}{name}={value:g}"}
+    if said.vllm_file:
+        out.add(RUNTIME_CUE)
     if said.card is not None:
         out = {c for c in out if not c.startswith(CARD_CUE)}
         out.add(f"{CARD_CUE}{said.card[0]}|{'' if said.card[1] is None else f'{said.card[1]:g}'}")

@@ -269,7 +269,8 @@ def test_misquoted_figures_absent(catalog: Catalog) -> None:
 def test_purchase_prices(catalog: Catalog) -> None:
     """The cost-per-1M-token comparison of owned cards needs these street prices (approximate)."""
     data = catalog.data()
-    expected = {"rtx-3090": 700, "rtx-4090": 1600, "a100-sxm-40gb": 8000, "h100-sxm": 30000}
+    expected = {"rtx-3090": 700, "rtx-4090": 1600, "a100-sxm-40gb": 8000, "h100-sxm": 30000, "rtx-3060": 329,
+                "rtx-4060": 299, "rtx-4060-ti-16gb": 499, "rtx-4070": 599, "rtx-4080": 1199}
     for gpu_id, usd in expected.items():
         gpu = data.gpu(gpu_id)
         assert gpu is not None and gpu.purchase_price_usd == usd
@@ -330,3 +331,13 @@ def test_offer_counts_per_provider(catalog: Catalog) -> None:
     counts = Counter(o.provider for o in catalog.offers())
     assert counts["aws"] >= 10 and counts["lambda"] >= 10 and counts["azure"] >= 2 and counts["gcp"] >= 10
     assert counts["runpod"] >= 30 and counts["sagemaker"] >= 10
+
+
+def test_local_only_cards_are_rented_nowhere(catalog: Catalog) -> None:
+    """The GeForce cards added for local questions (8-16 GB) have no offer: rented plans never see them."""
+    data = catalog.data()
+    rented = {o.gpu for o in data.offers}
+    for gpu_id, memory in {"rtx-3060": 12, "rtx-4060": 8, "rtx-4060-ti-16gb": 16, "rtx-4070": 12, "rtx-4080": 16}.items():
+        gpu = data.gpu(gpu_id)
+        assert gpu is not None and gpu.tier == "consumer" and gpu.memory_gb == memory
+        assert gpu_id not in rented

@@ -105,6 +105,20 @@ def test_integer_weights_that_cost_more_say_why() -> None:
     assert not any(line.startswith("why ") for line in compare(after, before))
 
 
+def test_the_integer_weights_note_is_not_said_when_the_model_changed_too() -> None:
+    """A local thread: Llama 3.1 8B at BF16 on one 3090, then "what about Qwen2.5 32B?" at 8-bit on two (+100%). The
+    rise is the model's, not the precision's: "why int8 costs more ... BF16 stays cheaper" was false there."""
+    from catalog import open_catalog
+
+    data = open_catalog().data()
+    home = Workload(mode="inference", model="llama-3.1-8b", gpu="rtx-3090", gpu_count=1, precision="bf16",
+                    concurrency=1, data_location="onprem")
+    bigger = home.model_copy(update={"model": "qwen2.5-32b", "gpu_count": 2, "precision": "int8"})
+    before, after = advise(home, data), advise(bigger, data)
+    assert after.options[0].total_usd > before.options[0].total_usd * 1.05  # the premise: it costs more
+    assert not any(line.startswith("why int8 costs more") for line in compare(before, after))
+
+
 def test_a_plan_reshaped_at_the_same_winner_and_cost_says_how(tmp_path) -> None:
     """"we need first token under 2 seconds" took a service from 4×TP4 to 2×TP8 (first token 2.4 s -> 1.2 s) at the
     same provider and price, and the thread said "no change in the answer": the winner's name and cost were all

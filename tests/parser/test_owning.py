@@ -19,6 +19,11 @@ CATALOG = open_catalog()
     "which GPU should I buy to run mixtral locally",
     "run deepseek r1 distill 14b on my laptop 4070 8GB",
     "serve phi-3-mini on my laptop",
+    # "can I run X on a/two <card>", "I have two 4090s, can I run": asked "fine-tune or serve?" before (review item 19)
+    "can I run Qwen2.5 32B AWQ on a 4090?",
+    "can I run Llama 3.1 70B on two 3090s at 4-bit?",
+    "I have two 4090s, can I run Llama 3.1 70B?",
+    "can I run DeepSeek V3 on a Mac Studio with 512GB?",
 ])
 def test_local_questions(text: str) -> None:
     assert read_owning(text).local
@@ -31,6 +36,8 @@ def test_local_questions(text: str) -> None:
     "LoRA Llama 3.1 8B locally on my 4090",
     "serve gpt-oss-20b on a 4090",
     "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?",
+    "can I run Llama 3.1 70B on 8 H100s?",
+    "I have two 4090s, can I fine-tune Llama 3.1 8B and run it?",
 ])
 def test_not_local(text: str) -> None:
     assert not read_owning(text).local
@@ -86,3 +93,27 @@ def test_a_buy_or_rent_thread_takes_its_assumptions() -> None:
     assert owning_settings(conversation.cues) == {"utilisation": 0.5, "usd_per_kwh": 0.08, "years": 5.0}
     dgx = Conversation(resolver=CATALOG).turn("is it cheaper to buy a DGX H100 or rent one?")
     assert dgx.workload.gpu_count == 8
+
+
+@pytest.mark.parametrize("text", [
+    "I have two 4090s, can I run Llama 3.1 70B?",
+    "can I run Llama 3.1 70B on two 3090s at 4-bit?",
+    "can I run DeepSeek V3 on a Mac Studio with 512GB?",
+])
+def test_can_i_run_is_inference_without_asking(text: str) -> None:
+    """"Run" on a card at home is inference: the thread never asks "fine-tune, pretrain, or serve?"."""
+    turn = Conversation(resolver=CATALOG).turn(text)
+    assert turn.workload.mode == "inference", turn.workload
+    assert not any(q.field in ("mode", "intent") for q in turn.questions), turn.questions
+
+
+def test_an_awq_checkpoint_is_sized_as_vllm_loads_it() -> None:
+    from parser.owning import runtime_said
+
+    asked = Conversation(resolver=CATALOG)
+    asked.turn("can I run Qwen2.5 32B AWQ on a 4090?")
+    assert runtime_said(asked.cues) == "vllm"
+    assert owning_settings(asked.cues) == {}  # not read as a break-even assumption
+    plain = Conversation(resolver=CATALOG)
+    plain.turn("can I run Qwen2.5 32B on my 3090?")
+    assert runtime_said(plain.cues) == "gguf"
