@@ -21,9 +21,11 @@ from engine.checkpoints import (
     architecture_of,
     checkpoint_size,
     kept_window,
+    published_weights,
     resumable_equivalent,
     storage_cost,
     transfer_cost,
+    transfer_time,
 )
 from engine.models import Figure
 from parser.storage import StorageAsk
@@ -31,6 +33,10 @@ from parser.storage import StorageAsk
 DEFAULT_STORE = "aws"  # S3 Standard when no store is named: the most common place checkpoints are kept
 _STORES = {"aws": "S3", "gcp": "GCS", "azure": "Azure Blob"}  # object stores as people name them
 _METHODS = {"full": "full fine-tune", "pretrain": "pre-training run", "lora": "LoRA run", "qlora": "QLoRA run"}
+_LABELS = {"bf16": "BF16", "fp16": "FP16", "fp32": "FP32", "fp8": "FP8", "int8": "INT8", "int4": "INT4", "nf4": "NF4",
+           "mxfp4": "MXFP4"}
+LINKS_GBPS = (1.0, 10.0, 100.0)  # the links a time is given for when none is said
+SLOWER_LINK_SHARE = 0.7  # a share of the line rate the answer also times (one TCP stream over a long path gets less)
 _OPTIMIZERS = {"adamw": "Adam", "adamw_8bit": "8-bit Adam", "paged_adamw_8bit": "paged 8-bit Adam", "sgd": "SGD"}
 
 
@@ -50,8 +56,14 @@ class StorageAnswer:
 def build_storage_answer(ask: StorageAsk, data: CatalogData, names: dict[str, str] | None = None) -> StorageAnswer:
     """The answer to `ask` from the catalog's models and providers."""
     providers = {p.id: p for p in data.providers}
-    if ask.question == "transfer":
-        return _transfer(ask, providers)
+    if ask.question in ("transfer", "time"):
+        size = _checkpoint(ask, data) if ask.checkpoint is not None and not ask.size_gb else None
+        if size is None and not ask.size_gb:
+            return StorageAnswer(ask=ask, headline="Which model, or how many GB? (e.g. “Llama 3.1 70B checkpoint”, “5 TB”)",
+                                 lines=[], assumptions="", contract={"question": ask.question})
+        if ask.question == "time":
+            return _time(ask, size, providers, data)
+        return _transfer(ask, size, providers, data)
     size = _checkpoint(ask, data) if ask.checkpoint is not None else None
     if size is None and not ask.size_gb:
         return StorageAnswer(ask=ask, headline="Which model, or how many GB? (e.g. “Llama 3.1 70B checkpoint”, “5 TB”)",
@@ -68,7 +80,10 @@ def _checkpoint(ask: StorageAsk, data: CatalogData) -> CheckpointSize | None:
         return None
     arch = architecture_of(model, ask.params_b, data.models)
     assert ask.checkpoint is not None
-    size = checkpoint_size(arch, ask.checkpoint, precision=ask.precision, optimizer=ask.optimizer,
+    precision = ask.precision
+    if precision is None and ask.checkpoint == "weights" and model is not None:
+        precision = model.native_precision  # as published: DeepSeek-V3's FP8, gpt-oss's MXFP4, most models' BF16
+    size = checkpoint_size(arch, ask.checkpoint, precision=precision, optimizer=ask.optimizer,
                            lora_rank=ask.lora_rank, quantized_base=ask.mode == "qlora")
     name = model.name if model is not None else f"{ask.params_b:g}B"
     return size.model_copy(update={"model_name": name})
@@ -88,9 +103,51 @@ def _size_words(size: CheckpointSize) -> str:
     """'980 GB resumable (70B params × 14 bytes: BF16 weights 140 GB + FP32 master copy 280 GB + Adam m and v 560 GB)'."""
     parts = " + ".join(f"{name} {_gb(gb)}" for name, gb in size.parts.items())
     if size.kind == "weights":
-        return f"{_gb(size.gb.value)} ({_params(size.params)} params × {size.bytes_per_param:g} bytes)"
+        return f"{_gb(size.gb.value)} ({_weights_formula(size)})"
     what = "adapter params" if size.kind == "adapter" else "params"
     return f"{_gb(size.gb.value)} ({_params(size.params)} {what} × {size.bytes_per_param:g} bytes: {parts})"
+
+
+def _weights_formula(size: CheckpointSize) -> str:
+    """'70.55B params × 2 bytes'; a quantised checkpoint by its parts: '68.4B params in linear layers × 1 byte +
+    2.1B in BF16 embeddings and norms × 2 bytes'."""
+    inputs = size.gb.inputs
+    if "quantised_params" not in inputs:
+        return f"{_params(size.params)} params × {size.bytes_per_param:g} bytes"
+    quantised, rest = inputs["quantised_params"], inputs["bf16_params"]
+    per = float(inputs["bytes_per_quantised_param"])
+    names = list(size.parts)
+    what = names[0].split(" ", 1)[1]
+    bytes_words = "1 byte" if per == 1 else f"{per:.3g} bytes with scales"
+    return (f"{_params(quantised)} params in {what} × {bytes_words} + {_params(rest)} in "
+            f"{names[1].split(' ', 1)[1]} × 2 bytes")
+
+
+def _label(precision: str) -> str:
+    return _LABELS.get(precision, precision.upper())
+
+
+def _published(ask: StorageAsk, size: CheckpointSize) -> bool:
+    """Sized in a format the model is released in other than BF16, with none said (DeepSeek-V3's FP8)."""
+    return size.kind == "weights" and ask.precision is None and size.precision not in ("bf16", "fp16", "fp32")
+
+
+def _resume_words(size: CheckpointSize, resumable: CheckpointSize) -> str:
+    """The resumable checkpoint's parts, which add up to its total: 'the weights plus an FP32 master copy (282 GB) and
+    Adam's m and v (564 GB), 14 bytes per param'; weights in another precision are named with their size."""
+    words: list[str] = []
+    for name, gb in resumable.parts.items():
+        if name.endswith(" weights"):
+            words.append("the weights" if size.precision in ("bf16", "fp16")
+                         else f"the {name} ({_gb(gb)})")
+        elif name == "FP32 master copy":
+            words.append(f"an FP32 master copy ({_gb(gb)})")
+        else:  # "Adam m and v (FP32)" -> "Adam's m and v"
+            moments = name.replace(" (FP32)", "").replace("Adam m", "Adam's m")
+            words.append(f"{moments} ({_gb(gb)})")
+    joined = words[0] + (" plus " + " and ".join(words[1:]) if len(words) > 1 else "")
+    per = f", {resumable.bytes_per_param:g} bytes per param" if float(resumable.bytes_per_param).is_integer() else ""
+    return f"To resume training it is {_gb(resumable.gb.value)}: {joined}{per}."
 
 
 def _size(ask: StorageAsk, size: CheckpointSize, data: CatalogData) -> StorageAnswer:
@@ -99,13 +156,15 @@ def _size(ask: StorageAsk, size: CheckpointSize, data: CatalogData) -> StorageAn
     lines: list[str] = []
     if size.kind == "weights":
         resumable = resumable_equivalent(size, arch)
-        headline = (f"{_what(ask, size)}: {_gb(size.gb.value)} of {size.precision.upper()} weights "
-                    f"({_params(size.params)} params × {size.bytes_per_param:g} bytes).")
-        lines.append(f"To resume training it is {_gb(resumable.gb.value)}: the weights plus an FP32 master copy "
-                     f"({_gb(resumable.parts.get('FP32 master copy', 0.0))}) and Adam's m and v "
-                     f"({_gb(resumable.gb.value - resumable.weights_gb.value - resumable.parts.get('FP32 master copy', 0.0))}),"
-                     f" {resumable.bytes_per_param:g} bytes per param.")
+        published = ", as published" if _published(ask, size) else ""
+        headline = (f"{_what(ask, size)}: {_gb(size.gb.value)} of {_label(size.precision)} weights{published} "
+                    f"({_weights_formula(size)}).")
         figures = {"weights_gb": size.gb, "resumable_gb": resumable.gb}
+        if published:
+            bf16, _ = published_weights(arch, "bf16")
+            lines.append(f"Cast to BF16 (as fine-tuning loads it): {_gb(bf16.value)}.")
+            figures["bf16_weights_gb"] = bf16
+        lines.append(_resume_words(size, resumable))
     elif size.kind == "training":
         optimizer = _OPTIMIZERS.get(size.optimizer or "adamw", "Adam")
         headline = f"{_cap(_what(ask, size))}, resumable with {optimizer}: {_gb(size.gb.value)}."
@@ -169,6 +228,12 @@ def _storage(ask: StorageAsk, size: CheckpointSize | None, providers: dict[str, 
     figures.update(total_gb=_total(each, count), usd_per_month=monthly)
     if ask.months and months != 1:
         figures["usd_total"] = whole
+    if size is not None and not volume and size.kind == "adapter" and count > 1:
+        # adapters kept to be served (one per customer) need the weights alone, not the optimizer state to resume
+        served_gb = size.weights_gb.value * count
+        lines.append(f"Adapter weights alone (what vLLM loads; no optimizer state to resume): {_gb(served_gb)}, "
+                     f"{fmt_usd(served_gb * store.storage_usd_per_gb_month)} a month.")
+        figures["adapter_weights_gb"] = _total(size.weights_gb.value, count)
     if window is not None:
         kept_usd = window.value * store.storage_usd_per_gb_month
         lines.append(f"Keeping only the last {KEEP_LAST} resumable and weights alone for the other {count - KEEP_LAST} "
@@ -181,21 +246,30 @@ def _storage(ask: StorageAsk, size: CheckpointSize | None, providers: dict[str, 
 
 
 # --- transfer -----------------------------------------------------------------------------------------
-def _transfer(ask: StorageAsk, providers: dict[str, ProviderRecord]) -> StorageAnswer:
+def _moved(ask: StorageAsk, size: CheckpointSize | None, volume: float) -> str:
+    """'2 TB', 'the Llama 3.1 70B checkpoint (141 GB)'."""
+    if size is None:
+        return _gb(volume)
+    return f"the {_what(ask, size)} ({_gb(volume)})"
+
+
+def _transfer(ask: StorageAsk, size: CheckpointSize | None, providers: dict[str, ProviderRecord],
+              data: CatalogData) -> StorageAnswer:
     source = providers.get(ask.provider or DEFAULT_STORE) or providers[DEFAULT_STORE]
     destination = providers.get(ask.destination or "")
-    volume = float(ask.size_gb or 0.0)
+    volume = float(ask.size_gb or 0.0) if ask.size_gb or size is None else size.gb.value
     fig = transfer_cost(volume, source, destination)
     where = f"from {_STORES.get(source.id, source.name)}" + (f" to {_place_name(destination)}" if destination else "")
+    moved = _moved(ask, size, volume)
     lines: list[str] = []
     cloud = source.name.split(" (")[0]
     if fig.formula.startswith("0:"):
-        headline = f"Moving {_gb(volume)} {where}: $0, both are in {cloud} (no internet egress)."
+        headline = f"Moving {moved} {where}: $0, both are in {cloud} (no internet egress)."
         lines.append("Free within one region; between regions of the same cloud it is billed per GB (not counted here).")
     else:
         out = "" if destination else " to the internet"
-        headline = (f"Moving {_gb(volume)} {where}{out}: {fmt_usd(fig.value)} of {cloud} internet egress." if fig.value
-                    else f"Moving {_gb(volume)} {where}{out}: $0, {cloud} charges no egress.")
+        headline = (f"Moving {moved} {where}{out}: {fmt_usd(fig.value)} of {cloud} internet egress." if fig.value
+                    else f"Moving {moved} {where}{out}: $0, {cloud} charges no egress.")
         slices = [s for s in fig.inputs.get("tiers", []) if s["gb"]]
         if slices and any(s["usd_per_gb"] for s in slices):
             sums = " + ".join(f"{s['gb']:,.0f} GB × ${s['usd_per_gb']:g}/GB" for s in slices if s["usd_per_gb"])
@@ -206,18 +280,115 @@ def _transfer(ask: StorageAsk, providers: dict[str, ProviderRecord]) -> StorageA
             rate = source.egress_tiers[1].usd_per_gb if len(source.egress_tiers) > 1 else 0.0
             lines.append(f"The free {first.up_to_gb:,.0f} GB a month is per account across all services: if other "
                          f"traffic uses it, {fmt_usd(fig.value + first.up_to_gb * rate)}.")
+    figures: dict[str, Figure] = {"transfer_usd": fig}
+    if ask.link_gbps:
+        took = transfer_time(volume, ask.link_gbps)
+        lines.append(f"Over {_link(ask)}: {_duration(took.value)} at the full line rate.")
+        figures["transfer_seconds"] = took
     said_from = "" if ask.provider else f"{_STORES.get(source.id, source.name)} as the source (none said), "
+    hints = [f"{'“from S3”' if source.id == 'gcp' else '“from GCS”'}", "“to RunPod”", "“5 TB”"]
+    if not ask.link_gbps:
+        hints.append("“how long at 10 Gbps?”")
     assumptions = (f"Assumes {said_from}{'out to the internet (no destination said), ' if destination is None else ''}"
-                   f"one month's transfer, decimal GB (1 TB = 1,000 GB) (reply to change: "
-                   f"{'“from S3”' if source.id == 'gcp' else '“from GCS”'}, “to RunPod”, “5 TB”)")
+                   f"{_size_said(ask, size)}one month's transfer, decimal GB (1 TB = 1,000 GB) (reply to change: "
+                   f"{', '.join(hints)})")
     sources = [f"{source.name}: {source.source} (observed {source.observed_on})"]
     contract: dict[str, Any] = {
         "question": "transfer", "volume_gb": volume, "source": source.id,
         "destination": destination.id if destination else None, "usd": round(fig.value, 2),
-        "same_cloud": fig.formula.startswith("0:"), "formulas": {"transfer_usd": _figure_json(fig)}, "sources": sources}
-    formulas = [_formula("transfer_usd", fig), f"{source.name} internet egress tiers a month: {fig.inputs.get('tier_table')}"]
+        "same_cloud": fig.formula.startswith("0:"), "formulas": {k: _figure_json(f) for k, f in figures.items()},
+        "sources": sources}
+    if ask.link_gbps:
+        contract.update(link_gbps=ask.link_gbps, seconds=round(figures["transfer_seconds"].value, 1))
+    _checkpoint_contract(contract, ask, size)
+    formulas = [_formula(k, f) for k, f in figures.items()]
+    formulas.append(f"{source.name} internet egress tiers a month: {fig.inputs.get('tier_table')}")
     return StorageAnswer(ask=ask, headline=headline, lines=lines, assumptions=assumptions, formulas=formulas,
                          sources=sources, contract=contract)
+
+
+# --- transfer time --------------------------------------------------------------------------------------
+def _time(ask: StorageAsk, size: CheckpointSize | None, providers: dict[str, ProviderRecord],
+          data: CatalogData) -> StorageAnswer:
+    """How long a move takes: bytes x 8 / the link's bits a second, at its full line rate (a floor), and at
+    `SLOWER_LINK_SHARE` of it; the egress bill beside it when the data leaves a cloud that was named."""
+    volume = float(ask.size_gb or 0.0) if ask.size_gb or size is None else size.gb.value
+    moved = _cap(_moved(ask, size, volume))
+    lines: list[str] = []
+    figures: dict[str, Figure] = {}
+    if ask.link_gbps:
+        took = transfer_time(volume, ask.link_gbps)
+        slower = transfer_time(volume, ask.link_gbps, SLOWER_LINK_SHARE)
+        headline = f"{moved} over {_link(ask)}: {_duration(took.value)} at the full line rate."
+        lines.append(f"= {_num(volume)} GB × 8 bits / {ask.link_gbps:g} Gbps = {_num(took.value)} s.")
+        lines.append(f"Transfers rarely hold the full rate (TCP/TLS framing, one stream over a long path): at "
+                     f"{SLOWER_LINK_SHARE:.0%} of it, {_duration(slower.value)}; parallel streams (hf_transfer, s5cmd, "
+                     "rclone --transfers) come closest.")
+        figures.update(transfer_seconds=took, transfer_seconds_slower=slower)
+    else:
+        times = [(rate, transfer_time(volume, rate)) for rate in LINKS_GBPS]
+        headline = (f"{moved}: " + ", ".join(f"{_duration(t.value)} at {rate:g} Gbps" for rate, t in times)
+                    + ", at the full line rate.")
+        lines.append(f"= {_num(volume)} GB × 8 bits / the link's Gbps; transfers rarely hold the full rate (TCP/TLS "
+                     "framing, one stream over a long path), parallel streams come closest.")
+        figures.update({f"transfer_seconds_{rate:g}gbps": t for rate, t in times})
+    source = providers.get(ask.provider or "")
+    usd: float | None = None
+    if source is not None:  # the data leaves a cloud that was named: its egress bill too
+        destination = providers.get(ask.destination or "")
+        bill = transfer_cost(volume, source, destination)
+        usd = bill.value
+        cloud = source.name.split(" (")[0]
+        where = f"out of {_STORES.get(source.id, source.name)}" + (f" to {_place_name(destination)}" if destination else "")
+        lines.append(f"Moving it {where} costs {fmt_usd(bill.value)} of {cloud} egress" + (
+            " (same cloud)." if bill.formula.startswith("0:") else "."))
+        figures["transfer_usd"] = bill
+    hints = ["“at 10 Gbps”" if ask.link_gbps != 10 else "“at 1 Gbps”"]
+    if size is not None and size.kind == "weights":
+        hints.append("“in BF16”" if size.precision != "bf16" else "“in FP8”")
+    hints.append("“from GCS”" if source is None or source.id != "gcp" else "“from S3”")
+    link = "" if ask.link_gbps else "no link said, "
+    assumptions = (f"Assumes {link}the full line rate (a floor), {_size_said(ask, size)}decimal GB, 8 bits a byte "
+                   f"(reply to change: {', '.join(hints)})")
+    contract: dict[str, Any] = {"question": "time", "volume_gb": round(volume, 3), "link_gbps": ask.link_gbps,
+                                "seconds": round(figures["transfer_seconds"].value, 1) if ask.link_gbps else None,
+                                "source": ask.provider, "destination": ask.destination,
+                                "usd": round(usd, 2) if usd is not None else None,
+                                "formulas": {k: _figure_json(f) for k, f in figures.items()}, "sources": []}
+    _checkpoint_contract(contract, ask, size)
+    return StorageAnswer(ask=ask, headline=headline, lines=lines, assumptions=assumptions,
+                         formulas=[_formula(k, f) for k, f in figures.items()], sources=[], contract=contract)
+
+
+def _link(ask: StorageAsk) -> str:
+    """'10 Gbps', '1 GB/s (8 Gbps)'."""
+    rate = f"{ask.link_gbps:g} Gbps"
+    return f"{ask.link_said} ({rate})" if ask.link_said else rate
+
+
+def _duration(seconds: float) -> str:
+    """'45 s', '11 min', '1.8 hours', '2.3 days'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    hours = seconds / 3600
+    return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"
+
+
+def _size_said(ask: StorageAsk, size: CheckpointSize | None) -> str:
+    """'BF16 weights as published, ', 'FP8 as published, ' for a model's weights moved; '' for a volume said."""
+    if size is None or size.kind != "weights" or ask.precision:
+        return ""
+    return f"{_label(size.precision)} weights as published, "
+
+
+def _checkpoint_contract(contract: dict[str, Any], ask: StorageAsk, size: CheckpointSize | None) -> None:
+    if size is not None:
+        contract["checkpoint"] = {
+            "kind": size.kind, "model": ask.model, "model_name": size.model_name, "params": size.params,
+            "gb": round(size.gb.value, 3), "precision": size.precision,
+            "as_published": size.kind == "weights" and ask.precision is None}
 
 
 # --- shared ---------------------------------------------------------------------------------------------
@@ -232,8 +403,8 @@ def _assumptions(ask: StorageAsk, size: CheckpointSize | None, store: ProviderRe
                     + f", FP32 adapter as PEFT keeps it, {_OPTIMIZERS.get(size.optimizer or 'adamw', 'Adam')} state")
         hints.append("“rank 64”")
     if size is not None and size.kind == "weights" and not ask.precision:
-        bits.append("BF16 as published")
-        hints.append("“in FP8”")
+        bits.append(f"{_label(size.precision)} as published")
+        hints.append("“in BF16”" if size.precision != "bf16" else "“in FP8”")
     if store is not None:
         if not ask.provider:
             bits.append(f"{_product(store)} (no store named)")
@@ -265,7 +436,8 @@ def _answer(ask: StorageAsk, headline: str, lines: list[str], assumptions: str, 
             "kind": size.kind, "model": ask.model, "model_name": size.model_name, "params": size.params,
             "model_params": size.model_params, "bytes_per_param": size.bytes_per_param, "gb": round(size.gb.value, 3),
             "weights_gb": round(size.weights_gb.value, 3), "parts_gb": {k: round(v, 3) for k, v in size.parts.items()},
-            "precision": size.precision, "optimizer": size.optimizer, "lora_rank": size.lora_rank}
+            "precision": size.precision, "optimizer": size.optimizer, "lora_rank": size.lora_rank,
+            "as_published": size.kind == "weights" and ask.precision is None}
     if store is not None:
         contract.update(provider=store.id, product=store.storage_product,
                         usd_per_gb_month=store.storage_usd_per_gb_month, count=totals.get("count"),
@@ -359,7 +531,7 @@ def storage_contract(answer: StorageAnswer, workload_keys: tuple[str, ...]) -> d
     workload = dict.fromkeys(workload_keys)
     # a transfer's source is where the data lives and its destination where it goes, as in a plan's workload
     places = ({"data_location": ask.provider if ask.provider in ("aws", "gcp", "azure") else None,
-               "provider": ask.destination} if ask.question == "transfer" else {"provider": ask.provider})
+               "provider": ask.destination} if ask.question in ("transfer", "time") else {"provider": ask.provider})
     workload.update({k: v for k, v in {"mode": ask.mode, "model": ask.model, "params_b": ask.params_b,
                                        "precision": ask.precision, "optimizer": ask.optimizer,
                                        "lora_rank": ask.lora_rank, **places}.items()

@@ -5,8 +5,13 @@ fine-tune on S3?" or "egress cost to move 2TB from S3 to Lambda" ask for a size 
 This module is the arithmetic behind those answers; it is pure (catalog record types in, `Figure`s out).
 
 What a checkpoint holds depends on what it is for:
-- weights only (a release, an export, what serving loads): params x bytes per weight, 2 in BF16/FP16, 1 in FP8.
-  Llama 3.1 70B's safetensors are 70.55B x 2 = 141 GB (huggingface.co/meta-llama/Llama-3.1-70B).
+- weights only (a release, an export, what serving loads): params x bytes per weight, 2 in BF16/FP16. Llama 3.1 70B's
+  safetensors are 70.55B x 2 = 141 GB (huggingface.co/meta-llama/Llama-3.1-70B). A quantised checkpoint quantises the
+  linear layers and keeps embeddings, LM head and norms in BF16, as `engine.memory` sizes it for serving: FP8 1 byte,
+  int4 half a byte plus its group scales. A model released quantised ("as published": `ModelRecord.native_precision`)
+  is sized in that format: DeepSeek-V3's FP8 (huggingface.co/deepseek-ai/DeepSeek-V3, E4M3 with 128x128 block scales:
+  about 670 GB, not the 1.34 TB of BF16); gpt-oss's MXFP4 and Kimi K2 Thinking's INT4 cover the routed experts only,
+  the rest of those models stays BF16 (their model cards).
 - a resumable training checkpoint under mixed-precision Adam: BF16 weights (2) + the FP32 master copy (4) + Adam's
   two FP32 moments (4 + 4) = 14 bytes per parameter. Gradients are not saved. This is what DeepSpeed ZeRO
   (deepspeed.ai/tutorials/zero: "fp32 master weights and optimizer states", Rajbhandari et al. 2020, arXiv:1910.02054
@@ -42,7 +47,7 @@ from engine.architecture import (
     reference_shape,
 )
 from engine.egress import same_cloud, tier_table_text, tiered_cost
-from engine.memory import optimizer_bytes_per_param
+from engine.memory import INT4_GROUP_BYTES, optimizer_bytes_per_param
 from engine.models import Figure
 from engine.units import GB, bytes_per_element
 
@@ -50,6 +55,10 @@ CheckpointKind = Literal["weights", "training", "adapter"]
 
 ADAPTER_WEIGHT_BYTES = 4.0  # FP32: PEFT's default for trainable adapter weights (autocast_adapter_dtype=True)
 DEFAULT_LORA_RANK = 16  # as engine.defaults assumes for a LoRA plan
+# 4-bit formats: half a byte per weight plus the scales per group (GPTQ/AWQ: an FP16 scale and zero per 128 weights;
+# MXFP4: one 8-bit scale per 32, OCP Microscaling spec)
+FOUR_BIT_SCALE_BYTES = {"int4": INT4_GROUP_BYTES, "nf4": INT4_GROUP_BYTES, "mxfp4": 1 / 32}
+_LABELS = {"mxfp4": "MXFP4", "int4": "INT4", "nf4": "NF4"}
 KEEP_LAST = 3  # resumable checkpoints a run usually keeps (a rolling window: save_total_limit, keep_last_n)
 
 
@@ -138,15 +147,62 @@ def checkpoint_size(
             weights_gb=_weights(n, "bf16" if precision != "fp32" else "fp32"),
             parts=parts, precision="fp32" if precision == "fp32" else "bf16", optimizer=opt, notes=notes)
     dtype = precision or "bf16"
-    only = _weights(n, dtype)
-    return CheckpointSize(kind=kind, model_name=name, model_params=n, params=n, bytes_per_param=bytes_per_element(dtype),
+    only, parts = published_weights(arch, dtype)
+    return CheckpointSize(kind=kind, model_name=name, model_params=n, params=n, bytes_per_param=only.value * GB / n,
                           gb=only.model_copy(update={"notes": notes}), weights_gb=only,
-                          parts={f"{dtype.upper()} weights": only.value}, precision=dtype, notes=notes)
+                          parts=parts, precision=dtype, notes=notes)
+
+
+def published_weights(arch: Architecture, precision: str) -> tuple[Figure, dict[str, float]]:
+    """Weights alone in `precision`, and their parts (GB). 16- and 32-bit: every parameter at that width. FP8/INT8:
+    the linear layers at 1 byte, embeddings, LM head and norms in BF16 (what FP8 checkpoints and `engine.memory`
+    keep). 4-bit: half a byte plus the group scales; on an MoE only the routed experts, as MXFP4 (gpt-oss) and
+    INT4 (Kimi K2 Thinking) releases quantise them, attention and shared layers staying BF16."""
+    n = int(arch.total_params)
+    if precision not in ("fp8", "int8", *FOUR_BIT_SCALE_BYTES):
+        return _weights(n, precision), {f"{precision.upper()} weights": n * bytes_per_element(precision) / GB}
+    if precision in FOUR_BIT_SCALE_BYTES:
+        per = 0.5 + FOUR_BIT_SCALE_BYTES[precision]
+        quantised = int(arch.routed_params) if arch.is_moe else int(arch.linear_params)
+        what = "routed experts" if arch.is_moe else "linear layers"
+        label = f"{_LABELS[precision]} {what}"
+    else:
+        per = 1.0
+        quantised = int(arch.linear_params)
+        label = f"{precision.upper()} linear layers"
+    rest = n - quantised
+    parts = {label: quantised * per / GB,
+             ("BF16 attention, shared layers, embeddings and norms" if precision in FOUR_BIT_SCALE_BYTES and arch.is_moe
+              else "BF16 embeddings and norms"): rest * 2 / GB}
+    fig = Figure(value=(quantised * per + rest * 2) / GB, unit="GB",
+                 formula="quantised params x bytes per weight (with scales) + the rest x 2 B (BF16)",
+                 inputs={"params": n, "quantised_params": quantised, "bf16_params": rest, "precision": precision,
+                         "bytes_per_quantised_param": per})
+    return fig, parts
 
 
 def resumable_equivalent(size: CheckpointSize, arch: Architecture) -> CheckpointSize:
-    """The resumable training checkpoint of the same model (for a weights-only answer's second line)."""
-    return checkpoint_size(arch, "training", optimizer=size.optimizer)
+    """The resumable training checkpoint of the same model (for a weights-only answer's second line): the weights
+    in the precision they were sized in (BF16, or FP8 as said or as published; BF16 for 4-bit weights, which no
+    trainer resumes from), plus the FP32 master copy and Adam's two FP32 moments. The parts add up to the total (an "in FP8" reply once summed 70.6 GB of FP8 weights with the
+    master copy and moments into the BF16 total, 988 GB for 917)."""
+    if size.kind == "weights" and size.precision == "fp32":  # FP32 weights are their own master copy
+        return checkpoint_size(arch, "training", precision="fp32", optimizer=size.optimizer)
+    training = checkpoint_size(arch, "training", optimizer=size.optimizer)
+    if size.kind != "weights" or size.precision not in ("fp8", "int8"):
+        return training  # 4-bit weights are not trained from: the resume keeps BF16 ones (named so by the answer)
+    weights = size.gb.value
+    rest = {k: v for k, v in training.parts.items() if not k.endswith(" weights")}
+    total = weights + sum(rest.values())
+    n = training.params
+    return training.model_copy(update={
+        "gb": Figure(value=total, unit="GB",
+                     formula="the weights as sized + params x (FP32 master copy + optimizer moments) bytes",
+                     inputs={"weights_gb": weights, "params": n, "master_bytes": 4.0,
+                             "moment_bytes": training.gb.inputs.get("moment_bytes"), "precision": size.precision}),
+        "weights_gb": size.weights_gb, "bytes_per_param": total * GB / n,
+        "parts": {f"{_LABELS.get(size.precision, size.precision.upper())} weights": weights, **rest},
+        "precision": size.precision})
 
 
 def storage_cost(size_gb: float, count: float, months: float, provider: ProviderRecord) -> Figure:
@@ -179,6 +235,17 @@ def transfer_cost(volume_gb: float, source: ProviderRecord, destination: Provide
                                              "source_url": source.source, "observed_on": source.observed_on}})
 
 
+def transfer_time(volume_gb: float, link_gbps: float, efficiency: float = 1.0) -> Figure:
+    """Seconds to move `volume_gb` (decimal GB) over a `link_gbps` link (gigabits a second, as links are sold) at
+    `efficiency` of its line rate: bytes x 8 / bits a second. 1.0 is the floor a transfer cannot beat; TCP/IP and
+    TLS framing take a few percent, one stream over a long path often far more, which the answer says."""
+    volume, rate = _positive(volume_gb), _positive(link_gbps)
+    share = min(1.0, _positive(efficiency)) or 1.0
+    seconds = volume * 8 / (rate * share) if rate else 0.0
+    return Figure(value=seconds, unit="s", formula="volume_gb x 8 / (link_gbps x efficiency)",
+                  inputs={"volume_gb": volume, "link_gbps": rate, "efficiency": share})
+
+
 def kept_window(size: CheckpointSize, count: int, keep: int = KEEP_LAST) -> Figure | None:
     """GB when only the last `keep` resumable checkpoints are kept and the rest as weights alone (the usual practice:
     a run resumes from its latest checkpoint; older ones are kept to evaluate or release, which needs weights only).
@@ -207,6 +274,7 @@ def _positive(value: float) -> float:
 
 
 __all__ = [
-    "ADAPTER_WEIGHT_BYTES", "DEFAULT_LORA_RANK", "KEEP_LAST", "CheckpointKind", "CheckpointSize", "architecture_of",
-    "checkpoint_size", "kept_window", "resumable_equivalent", "storage_cost", "transfer_cost",
+    "ADAPTER_WEIGHT_BYTES", "DEFAULT_LORA_RANK", "FOUR_BIT_SCALE_BYTES", "KEEP_LAST", "CheckpointKind", "CheckpointSize", "architecture_of",
+    "checkpoint_size", "kept_window", "published_weights", "resumable_equivalent", "storage_cost", "transfer_cost",
+    "transfer_time",
 ]

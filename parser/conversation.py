@@ -204,7 +204,11 @@ class Conversation:
     def _them(self) -> str | None:
         """What "N of them" counts in this thread: "users" when the open question asks how many are at once, or the
         thread serves users with no GPU count said; "unclear" when it serves users on a said GPU count (asked);
-        None (GPUs) otherwise, as "how long on 16 of them?" after a training plan means."""
+        "files" while the thread is on a storage question ("store 10 of them on S3" after a checkpoint's size: 10
+        checkpoints, once read as 10 GPUs); None (GPUs) otherwise, as "how long on 16 of them?" after a training plan
+        means."""
+        if self.storage is not None:
+            return "files"
         if any(q.field == "concurrency" for q in self.pending):
             return "users"
         w = self.workload

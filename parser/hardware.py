@@ -126,8 +126,11 @@ def _count_of_them(items: list[Said], them: str | None = None) -> list[Said]:
     """'how long on 16 of them?', 'with 4 of those': a count of the GPUs the thread (or the message) names;
     'what if 20 of them are active at once?', or any 'N of them' when the thread's "them" are people (`them` is
     "users": a serving thread with users and no GPU count, or an open question on how many are at once), is
-    users at the same time. `them` "unclear" (a serving thread with both a GPU count and users) asks which."""
+    users at the same time. `them` "unclear" (a serving thread with both a GPU count and users) asks which; `them`
+    "files" (a thread on checkpoints: "store 10 of them on S3") leaves it to the storage reading (parser.storage)."""
     out = list(items)
+    if them == "files":
+        return out
     for index, said in enumerate(items[:-2]):
         if (said.kind == "filler" and len(said.bare) == 1 and said.text.isdigit() and items[index + 1].text == "of"
                 and items[index + 2].text in _THEM and int(said.text) >= 1):

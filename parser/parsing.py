@@ -23,6 +23,7 @@ from .normalize import normalize
 from .reading import NameResolver, Reading
 from .regions import take_regions, with_regions
 from .rl_phrases import rl_reading
+from .storage import mark_link_rates, name_destination
 from .transformer import MessageTransformer
 from .vendors import with_vendor
 
@@ -217,12 +218,16 @@ def parse(
     normalized = ""
     try:
         normalized = normalize(text if isinstance(text, str) else str(text))
+        normalized = mark_link_rates(normalized, text)  # "at 1 GB/s": a link's rate, not a 1 GB volume
         normalized, asides = take_asides(normalized)  # "1024x1024 images", "100 LoRA adapters": no GPU counts
         normalized, regions = take_regions(normalized)  # "in eu-west-1", "in Europe": where, not a name or "us"
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
         reading = rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized}))), current)
+        if reading.storage is not None and resolver is not None:  # "… from S3 to Lambda": the destination's name
+            reading = reading.model_copy(update={"storage": name_destination(reading.storage, normalized,
+                                                                             resolver.resolve_provider)})
         reading = with_vendor(reading, normalized)
         return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method

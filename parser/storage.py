@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-StorageQuestion = Literal["size", "storage", "transfer"]
+StorageQuestion = Literal["size", "storage", "transfer", "time"]
 CheckpointKind = Literal["weights", "training", "adapter"]
 
 
@@ -29,7 +29,7 @@ class StorageAsk(BaseModel):
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
-    question: StorageQuestion  # a checkpoint's size, keeping data stored, or moving it
+    question: StorageQuestion  # a checkpoint's size, keeping data stored, moving it (the bill) or how long that takes
     checkpoint: CheckpointKind | None = None  # None: a volume said in GB ("5 TB of checkpoints")
     model: str | None = None  # catalog model id
     params_b: float | None = None  # a bare size ("a 70B full fine-tune")
@@ -42,6 +42,8 @@ class StorageAsk(BaseModel):
     months: float | None = None  # how long they are kept
     provider: str | None = None  # where it is stored, or moved from (catalog provider id)
     destination: str | None = None  # where it is moved to (catalog provider id); None: out to the internet
+    link_gbps: float | None = None  # the link it moves over, gigabits a second ("at 10 Gbps"; "at 1 GB/s" is 8)
+    link_said: str | None = None  # the link as said ("1 GB/s", "100 Mbps"), when its unit is not Gbps
 
 
 # fields a storage question may set besides its own: the checkpoint's model and method, and where it lives
@@ -54,6 +56,9 @@ _TRAINING_MODES = ("full", "pretrain", "lora", "qlora")
 _CHECKPOINT = re.compile(r"\b(?:checkpoints?|ckpts?)\b(?!ing)")
 _ADAPTER = re.compile(r"\badapters?\b")
 _WEIGHTS = re.compile(r"\b(?:weights|safetensors|model files?|on disk|disk space|download size)\b")
+# "how much disk do I need to full fine-tune Llama 3.1 8B?": the disk a run needs, a size question like "disk space"
+_DISK = re.compile(r"\b(?:how much (?:disk|storage|ssd|nvme|local storage)|(?:disk|storage|ssd|nvme)(?: space)? "
+                   r"(?:do|would|will|does) (?:i|we|it|you) need|(?:disk|storage) needed)\b")
 _SIZE = re.compile(r"\b(?:how (?:big|large)|sizes?|how many (?:gb|tb|gigabytes|terabytes)|disk(?: space)?|on disk|"
                    r"take up|takes up)\b")
 _STORE = re.compile(r"\b(?:store|stores|storing|stored|storage|keep|keeping|kept|retain|retaining|archive|archiving|"
@@ -63,8 +68,22 @@ _TRANSFER = re.compile(r"\b(?:egress|transfer|transferring|move|moving|download|
 _COST = re.compile(r"\b(?:cost|costs|costing|how much|price|pay|bill|charge|charges|fees?|usd)\b|\$")
 _RESUMABLE = re.compile(r"\b(?:resum\w*|optimi[sz]er|adam\w*|training (?:checkpoint|state)s?|full state|"
                         r"fine[- ]?tun\w*|pre[- ]?train\w*|full)\b")
+# how long a move takes: "how long to download …", "how much time to copy …", "transfer time at 10 Gbps"
+_TIME = re.compile(r"\b(?:how long|how much time|how many (?:hours|minutes|days)|time to|(?:transfer|download|upload|copy)"
+                   r" time|eta)\b")
+_TIMED_MOVE = re.compile(r"\b(?:how long|how much time|time)\b[^.?!]{0,40}?\b(?:download|copy|move|transfer|upload|pull|"
+                         r"push|sync|migrate|send|get)\w*")
+# a link's speed: "10 Gbps", "1 gigabit", "100 Mbps", "25GbE", "1 GB/s" (bytes: 8 Gbps; `mark_link_rates` tells a
+# byte rate from a bit rate before the text is lowercased). The grammar's tokens come back spaced ("1 gbytes / s").
+_PER_S = r"(?: ?/ ?s(?:ec)?| per second| a second)"
+_LINK = re.compile(rf"\b(\d+(?:\.\d+)?)\s*(?:(gbps|gbits?(?:{_PER_S})?|gigabits?(?:{_PER_S})?|gbe|gige)|"
+                   rf"(mbps|mbits?(?:{_PER_S})?|megabits?(?:{_PER_S})?)|(gbytes?{_PER_S}|gigabytes?{_PER_S})|"
+                   rf"(mbytes?{_PER_S}|megabytes?{_PER_S}))(?![\w/])")
 _UNIT = r"(?!\s*(?:kb|mb|gb|tb|pb|gib|tib|b|months?|years?|weeks?|days?)\b)"  # "5 TB of checkpoints" is a volume
 _COUNT = re.compile(rf"\b(?<!rank )(?<!r )(\d+)\b{_UNIT}\s+(?:[a-z0-9.-]+\s+){{0,3}}?(?:checkpoints?|ckpts?|copies|snapshots|adapters)\b")
+_OF_THEM = re.compile(r"\b(\d+)\s+(?:of (?:them|those|these)|copies)\b")
+_PER_OWNER = re.compile(r"\badapters?\b[^.?!]{0,30}?\b(?:for|per|across)\s+(\d+)\s+(?:customers|tenants|clients|teams|"
+                        r"projects|languages|tasks|users|domains)\b")
 _KEEP = re.compile(rf"\b(?:keep|keeping|last|latest|retain)\s+(?:only\s+)?(?:the\s+)?(?:last\s+|latest\s+)?(\d+)\b{_UNIT}")
 _MONTHS = re.compile(r"\bfor\s+(?:(\d+(?:\.\d+)?)\s*|(a|one|an)\s+|(half a)\s+)(months?|mos?|years?|yrs?|weeks?|days?)\b")
 _PERIOD_MONTHS = {"month": 1.0, "mo": 1.0, "year": 12.0, "yr": 12.0, "week": 12 / 52, "day": 12 / 365}
@@ -81,16 +100,27 @@ def storage_question(text: str, updates: Mapping[str, Any], cues: Collection[str
     None when it is anything else."""
     said = set(updates)
     asks_cost = "price" in cues or bool(_COST.search(text))
-    checkpoint = bool(_CHECKPOINT.search(text)) or (bool(_ADAPTER.search(text)) and bool(_SIZE.search(text)))
+    named = bool({"model", "params_b", "dataset_gb"} & said)
+    # "cost to store Llama 3.1 70B LoRA adapters for 50 customers on S3": adapters kept somewhere are stored files, not
+    # a training run (it was planned as LoRA training); "LoRA adapter size" is a size
+    adapters = bool(_ADAPTER.search(text)) and bool(_SIZE.search(text) or (
+        _STORE.search(text) and (asks_cost or _months(text) is not None)) or _TRANSFER.search(text))
+    checkpoint = bool(_CHECKPOINT.search(text)) or adapters
     if checkpoint and said <= _CHECKPOINT_FIELDS and updates.get("mode") != "inference":
-        if not ({"model", "params_b", "dataset_gb"} & said):
+        if not named:
             return None  # "how often should I checkpoint?": no model, no volume
-        if not (_SIZE.search(text) or _STORE.search(text) or _TRANSFER.search(text) or asks_cost):
+        if not (_SIZE.search(text) or _STORE.search(text) or _TRANSFER.search(text) or asks_cost or _timed(text)):
             return None  # "serve this checkpoint", "fine-tune from the instruct checkpoint"
         return _ask(text, updates, _kind(text, updates, asks_cost))
-    on_disk = (_WEIGHTS.search(text) and _SIZE.search(text) and said <= _CHECKPOINT_FIELDS - {"dataset_gb"}
+    if (_timed(text) and named and said <= _CHECKPOINT_FIELDS and updates.get("mode") != "inference"
+            and (updates.get("intent") != "train" or _link(text))):
+        # "how long to download Llama 3.1 405B at 1 Gbps?": a time, not a serving plan ("how long to download the
+        # data and train on it" stays a plan: its training time is asked too)
+        return _ask(text, updates, "time")
+    on_disk = ((_WEIGHTS.search(text) and _SIZE.search(text) or _DISK.search(text))
+               and said <= _CHECKPOINT_FIELDS - {"dataset_gb"}
                and {"model", "params_b"} & said and updates.get("mode") != "inference")
-    if on_disk:  # "how big are the Llama 3.1 70B weights?", "how much disk space to fine-tune Llama 3.1 8B?"
+    if on_disk:  # "how big are the Llama 3.1 70B weights?", "how much disk do I need to fine-tune Llama 3.1 8B?"
         return _ask(text, updates, "size")
     if said and said <= _VOLUME_FIELDS and "dataset_gb" in said:
         if _TRANSFER.search(text) and (asks_cost or "egress" in text):
@@ -102,8 +132,8 @@ def storage_question(text: str, updates: Mapping[str, Any], cues: Collection[str
 
 def storage_follow_up(text: str, updates: Mapping[str, Any], ask: StorageAsk) -> StorageAsk | None:
     """A reply in a storage thread that changes the question ("keep 3 checkpoints", "on GCS", "for 6 months",
-    "what about 405B?", "rank 64", "to RunPod"), or None when it says something else (the thread's scenario then
-    reads it as usual)."""
+    "what about 405B?", "rank 64", "to RunPod", "how long at 10 Gbps?", "store it on S3 for a year"), or None when it
+    says something else (the thread's scenario then reads it as usual)."""
     said = set(updates)
     if not said <= _CHECKPOINT_FIELDS or updates.get("mode") == "inference":
         return None
@@ -125,16 +155,25 @@ def storage_follow_up(text: str, updates: Mapping[str, Any], ask: StorageAsk) ->
         change["checkpoint"] = "adapter" if updates["mode"] in ("lora", "qlora") else "training"
     elif "lora_rank" in said and ask.checkpoint not in (None, "adapter"):
         change["checkpoint"] = "adapter"
+    link = _link(text)
+    if link is not None:
+        change.update(link_gbps=link[0], link_said=link[1])
     source, destination = _places(text, updates)
-    if ask.question == "transfer" or _TRANSFER.search(text):
+    moving = ask.question in ("transfer", "time") or bool(_TRANSFER.search(text))
+    if moving:
         if source:
             change["provider"] = source
         if destination:
             change["destination"] = destination
     elif source or destination:
         change["provider"] = source or destination
-    if _TRANSFER.search(text) and ask.question != "transfer":
+    if _TIME.search(text) and (link is not None or moving):
+        change["question"] = "time"  # "how long to copy it at 10 Gbps?", "how long at 10 Gbps?"
+    elif _TRANSFER.search(text) and ask.question != "transfer" and not (ask.question == "time" and link is not None):
         change["question"] = "transfer"
+    elif ask.question in ("transfer", "time") and _STORE.search(text) and not _TRANSFER.search(text):
+        change["question"] = "storage"  # "store it on S3 for a year" after "how long to copy it?": a storage bill
+        change.setdefault("destination", None)
     elif ask.question == "size" and ({"count", "months", "provider"} & set(change) or _STORE.search(text)):
         change["question"] = "storage"  # "on S3 for 6 months": the size asked becomes a bill
     if not change:
@@ -142,7 +181,68 @@ def storage_follow_up(text: str, updates: Mapping[str, Any], ask: StorageAsk) ->
     return ask.model_copy(update=change)
 
 
+def _timed(text: str) -> bool:
+    """'how long to download …', 'how long at 10 Gbps': a move's duration is asked."""
+    return bool(_TIME.search(text)) and bool(_TIMED_MOVE.search(text) or _link(text))
+
+
+def _link(text: str) -> tuple[float, str | None] | None:
+    """'at 10 Gbps' -> (10, None); '100 Mbps' -> (0.1, '100 Mbps'); '1 GB/s' -> (8, '1 GB/s'): gigabits a second,
+    and the words when another unit was converted (the answer says both)."""
+    found = _LINK.search(text)
+    if found is None:
+        return None
+    value = float(found.group(1))
+    if found.group(2):
+        return (value, None) if value > 0 else None
+    if found.group(3):
+        return (value / 1000, f"{value:g} Mbps") if value > 0 else None
+    if found.group(4):
+        return (value * 8, f"{value:g} GB/s") if value > 0 else None
+    return (value * 8 / 1000, f"{value:g} MB/s") if value > 0 else None
+
+
+_RATE_SAID = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([gGmMtT])([bB])(?:/s|ps)\b")
+_RATE_NORMALIZED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([gmt])b/s\b")
+
+
+def mark_link_rates(normalized: str, original: str) -> str:
+    """'at 1 GB/s' -> 'at 1 gbytes/s', 'at 10 Gb/s' -> 'at 10 gbps': a rate, which the grammar read as a volume
+    ("how long to copy 5 TB at 1 GB/s?" asked which of 5 TB and 1 GB was the data; "400 Gb/s InfiniBand" became a
+    400 GB dataset). Normalizing lowercases the text, so the case is taken from the message as sent: a capital B is
+    bytes, a small b bits (the SI convention)."""
+    if "b/s" not in normalized:
+        return normalized
+    said = {(float(m.group(1)), m.group(2).lower()): m.group(3) == "B" for m in _RATE_SAID.finditer(original)}
+
+    def rate(m: re.Match[str]) -> str:
+        prefix = m.group(2)
+        if said.get((float(m.group(1)), prefix)):
+            return f"{m.group(1)} {prefix}bytes/s"
+        return f"{m.group(1)} {prefix}bps"
+
+    return _RATE_NORMALIZED.sub(rate, normalized)
+
+
+def name_destination(ask: StorageAsk, text: str, resolve_provider: Any) -> StorageAsk:
+    """A move's destination said as a provider the reader did not resolve: "egress to move 2TB from S3 to Lambda"
+    read "Lambda" only when a cost was asked ("egress cost to …"), else said "no destination". `resolve_provider` is
+    the catalog's (`NameResolver.resolve_provider`)."""
+    if ask.question not in ("transfer", "time") or ask.destination is not None:
+        return ask
+    for word in _TO.findall(text):
+        if word in _PLACES or len(word) < 3:
+            continue
+        resolved = resolve_provider(word)
+        found = getattr(resolved, "id", None)
+        if found and found != ask.provider:
+            return ask.model_copy(update={"destination": str(found)})
+    return ask
+
+
 def _kind(text: str, updates: Mapping[str, Any], asks_cost: bool) -> StorageQuestion:
+    if _timed(text):
+        return "time"
     if _TRANSFER.search(text) and (asks_cost or "egress" in text):
         return "transfer"
     place = "data_location" in updates or "provider" in updates
@@ -164,17 +264,19 @@ def _ask(text: str, updates: Mapping[str, Any], question: StorageQuestion) -> St
         else:
             checkpoint = "weights"
     source, destination = _places(text, updates)
+    link = _link(text)
     return StorageAsk(
         question=question, checkpoint=checkpoint, model=updates.get("model"),
         params_b=None if updates.get("model") else updates.get("params_b"), mode=mode,
         precision=updates.get("precision"), optimizer=updates.get("optimizer"), lora_rank=updates.get("lora_rank"),
         size_gb=float(size) if size else None, count=_count(text), months=_months(text),
-        provider=source, destination=destination if question == "transfer" else None)
+        provider=source, destination=destination if question in ("transfer", "time") else None,
+        link_gbps=link[0] if link else None, link_said=link[1] if link else None)
 
 
 def _count(text: str) -> int | None:
-    """'10 checkpoints', 'keep the last 3': how many are kept."""
-    found = _COUNT.search(text) or _KEEP.search(text)
+    """'10 checkpoints', 'keep the last 3', '10 of them', 'adapters for 50 customers': how many are kept."""
+    found = _COUNT.search(text) or _KEEP.search(text) or _OF_THEM.search(text) or _PER_OWNER.search(text)
     if found is None:
         return None
     count = int(found.group(1))

@@ -123,7 +123,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         them: str | None = None,
     ) -> None:
         super().__init__()
-        self.them = them  # what "N of them" counts in this thread: "users", "unclear", or None (GPUs)
+        self.them = them  # what "N of them" counts in this thread: "users", "unclear", "files", or None (GPUs)
         self.resolver = resolver
         self.current_mode = current_mode
         self.current_output_tokens = current_output_tokens

@@ -65,6 +65,9 @@ def test_keeping_5_tb_in_gcs_for_6_months(real_advisor: Any) -> None:
 
 @pytest.mark.parametrize(("question", "headline"), [
     ("egress cost to move 2TB from S3 to Lambda", "Moving 2 TB from S3 to Lambda: $171 of AWS internet egress."),
+    ("egress to move 2TB from S3 to Lambda", "Moving 2 TB from S3 to Lambda: $171 of AWS internet egress."),
+    ("how much to move the Llama 3.1 70B checkpoint from S3 to GCP?",
+     "Moving the Llama 3.1 70B checkpoint (141 GB) from S3 to GCS: $3.70 of AWS internet egress."),
     ("what does it cost to download our 500GB dataset out of S3?",
      "Moving 500 GB from S3 to the internet: $36.00 of AWS internet egress."),
     ("move 2TB from S3 to SageMaker, how much?", "Moving 2 TB from S3 to AWS SageMaker: $0, both are in AWS"),
@@ -106,3 +109,82 @@ def test_ask_json_keeps_every_key_and_adds_storage() -> None:
     plan = io.StringIO()
     assert main(["ask", "--json", "QLoRA 70B, 500GB corpus in S3, 20 runs"], stdout=plan) == 0
     assert json.loads(plan.getvalue())["storage"] is None
+
+
+def test_deepseek_v3_on_disk_is_its_published_fp8(real_advisor: Any) -> None:
+    """It was "1.34 TB of BF16 weights … BF16 as published"; the release is FP8 (about 690 GB with its MTP module),
+    which the serving plans already size."""
+    _, text = answer(real_advisor, "how big is DeepSeek V3 on disk?")
+    lines = text.strip().splitlines()
+    assert lines[0].startswith("DeepSeek-V3 (671B MoE) checkpoint: 673 GB of FP8 weights, as published (")
+    assert lines[1] == "Cast to BF16 (as fine-tuning loads it): 1.34 TB."
+    assert "FP8 as published" in lines[-1] and "“in BF16”" in lines[-1] and "BF16 as published" not in text
+    _, bf16 = answer(real_advisor, "how big is DeepSeek V3 on disk in bf16?")
+    assert bf16.startswith("DeepSeek-V3 (671B MoE) checkpoint: 1.34 TB of BF16 weights (671B params × 2 bytes).")
+
+
+def _gb_figures(line: str) -> list[float]:
+    import re
+
+    return [float(n) * (1000 if unit == "TB" else 1) for n, unit in re.findall(r"([\d.]+) (GB|TB)", line)]
+
+
+def test_the_resume_size_in_fp8_adds_up(real_advisor: Any) -> None:
+    """t3a: "in FP8" kept the BF16 resume total (988 GB) beside 70.6 GB of FP8 weights + 282 + 564 = 917."""
+    conversation = real_advisor.new_conversation()
+    real_advisor.respond(conversation, "how big is a Llama 3.1 70B checkpoint?")
+    text = render_terminal(real_advisor.respond(conversation, "in FP8"))
+    resume = next(line for line in text.splitlines() if line.startswith("To resume training"))
+    total, *parts = _gb_figures(resume)
+    assert resume.startswith("To resume training it is 919 GB: the FP8 weights (72.7 GB) plus an FP32 master copy")
+    assert total == pytest.approx(sum(parts), abs=1.5)
+
+
+def test_how_long_to_download_llama_405b_at_1_gbps(real_advisor: Any) -> None:
+    """It was a serving plan (4x MI300X, $6,979 a month); 812 GB x 8 / 1 Gbps = 6,494 s."""
+    response, text = answer(real_advisor, "how long to download Llama 3.1 405B weights at 1 Gbps?")
+    lines = text.strip().splitlines()
+    assert response.intent == "storage" and response.advice is None
+    assert lines[0] == "The Llama 3.1 405B checkpoint (812 GB) over 1 Gbps: 1.8 hours at the full line rate."
+    assert lines[1] == "= 811.7 GB × 8 bits / 1 Gbps = 6,494 s."
+    assert "at 70% of it, 2.6 hours" in lines[2]
+    assert lines[-1].startswith("Assumes the full line rate (a floor), BF16 weights as published")
+    _, unsaid = answer(real_advisor, "how long to download DeepSeek V3?")
+    assert unsaid.startswith("The DeepSeek-V3 (671B MoE) checkpoint (673 GB): 90 min at 1 Gbps, 9 min at 10 Gbps, 54 s at "
+                             "100 Gbps, at the full line rate.")
+
+
+def test_a_byte_rate_and_a_named_source(real_advisor: Any) -> None:
+    _, text = answer(real_advisor, "how long to copy 5 TB from S3 at 1 GB/s?")
+    assert text.startswith("5 TB over 1 GB/s (8 Gbps): 83 min at the full line rate.")
+    assert "Moving it out of S3 costs $441 of AWS egress." in text
+
+
+def test_disk_and_adapters_are_storage_answers_not_plans(real_advisor: Any) -> None:
+    _, disk = answer(real_advisor, "how much disk do I need to full fine-tune Llama 3.1 8B?")
+    assert disk.startswith("Checkpoint of a Llama 3.1 8B full fine-tune, resumable with Adam: 112 GB.")
+    _, adapters = answer(real_advisor, "cost to store Llama 3.1 70B LoRA adapters for 50 customers on S3")
+    assert adapters.startswith("50 × LoRA adapter for Llama 3.1 70B at rank 16 on S3 Standard: 124 GB, $2.86 a month.")
+    assert "Adapter weights alone (what vLLM loads; no optimizer state to resume): 41.4 GB, $0.95 a month." in adapters
+    assert "Fits" not in disk + adapters
+
+
+@pytest.mark.parametrize(("thread", "headlines"), [
+    (("how big is a Llama 3.1 70B checkpoint?", "how long to copy it at 10 Gbps?", "store it on S3 for a year"),
+     ["Llama 3.1 70B checkpoint: 141 GB of BF16 weights",
+      "The Llama 3.1 70B checkpoint (141 GB) over 10 Gbps: 2 min at the full line rate.",
+      "Llama 3.1 70B checkpoint on S3 Standard for a year: 141 GB, $38.95 ($3.25 a month)."]),
+    (("egress to move 2TB from S3 to Lambda", "what about 20 TB?", "how long at 10 Gbps?"),
+     ["Moving 2 TB from S3 to Lambda: $171", "Moving 20 TB from S3 to Lambda: $1,742",
+      "20 TB over 10 Gbps: 4.4 hours at the full line rate."]),
+    (("how big is a Llama 3.1 70B checkpoint?", "in FP8", "store 10 of them on S3 for 6 months"),
+     ["Llama 3.1 70B checkpoint: 141 GB", "Llama 3.1 70B checkpoint: 72.7 GB of FP8 weights",
+      "10 × Llama 3.1 70B checkpoint on S3 Standard for 6 months: 727 GB, $100 ($16.71 a month)."]),
+])
+def test_storage_threads(real_advisor: Any, thread: tuple[str, ...], headlines: list[str]) -> None:
+    """Review 26b, threads t3a-t3c: the follow-ups gave "Moving 0 MB … $0", the help text, or 10 GPUs."""
+    conversation = real_advisor.new_conversation()
+    texts = [render_terminal(real_advisor.respond(conversation, t)) for t in thread]
+    for text, headline in zip(texts, headlines, strict=True):
+        assert text.startswith(headline), text
+        assert "0 MB" not in text and "I size GPU jobs" not in text and "GPUs" not in text

@@ -6,6 +6,10 @@ Llama 3.1 8B: 8,030,261,248 parameters. Mixed-precision Adam saves 2 (BF16 weigh
 m, v) = 14 bytes per parameter (ZeRO paper, arXiv:1910.02054, section 3.1, less the 2 of gradients). S3 Standard
 $0.023/GB-month, GCS Standard $0.020 (aws.amazon.com/s3/pricing, cloud.google.com/storage/pricing). AWS internet
 egress: first 100 GB a month free, then $0.09/GB to 10 TB (aws.amazon.com/ec2/pricing/on-demand).
+Quantised checkpoints keep the embeddings, LM head and norms in BF16 (RedHatAI's FP8 Llama repos, DeepSeek-V3's
+config.json quantization_config): Llama 3.1 70B's are 2 x 128256 x 8192 + 161 x 8192 = 2,102,665,216 parameters.
+DeepSeek-V3 is published in FP8 (huggingface.co/deepseek-ai/DeepSeek-V3), gpt-oss-120b in MXFP4 on the routed experts
+(huggingface.co/openai/gpt-oss-120b: about 65 GB of safetensors).
 """
 
 from __future__ import annotations
@@ -16,7 +20,15 @@ from hypothesis import strategies as st
 
 from catalog.records import CatalogData, EgressTier, ProviderRecord
 from engine.architecture import generic_architecture
-from engine.checkpoints import architecture_of, checkpoint_size, kept_window, storage_cost, transfer_cost
+from engine.checkpoints import (
+    architecture_of,
+    checkpoint_size,
+    kept_window,
+    resumable_equivalent,
+    storage_cost,
+    transfer_cost,
+    transfer_time,
+)
 
 L70 = 70_553_706_496
 L8 = 8_030_261_248
@@ -42,7 +54,44 @@ def test_weights_only_is_two_bytes_a_parameter_in_bf16_and_one_in_fp8(l70) -> No
     assert l70.total_params == L70
     bf16 = checkpoint_size(l70, "weights")
     assert bf16.gb.value == pytest.approx(L70 * 2 / 1e9) == pytest.approx(141.107, abs=1e-3)
-    assert checkpoint_size(l70, "weights", precision="fp8").gb.value == pytest.approx(70.554, abs=1e-3)
+    fp8 = checkpoint_size(l70, "weights", precision="fp8")
+    bf16_rest = 2 * 128_256 * 8192 + 161 * 8192  # embeddings, LM head and norms stay BF16
+    assert fp8.gb.value == pytest.approx(((L70 - bf16_rest) * 1 + bf16_rest * 2) / 1e9) == pytest.approx(72.656, abs=1e-3)
+    assert fp8.gb.value == pytest.approx(sum(fp8.parts.values()))
+
+
+def test_the_fp8_resume_checkpoint_adds_up_to_its_parts(l70) -> None:
+    # "in FP8" once printed 988 GB (the BF16 total) beside 70.6 GB of FP8 weights + 282 + 564 = 917
+    fp8 = checkpoint_size(l70, "weights", precision="fp8")
+    resumable = resumable_equivalent(fp8, l70)
+    assert list(resumable.parts) == ["FP8 weights", "FP32 master copy", "Adam m and v (FP32)"]
+    assert resumable.parts["FP8 weights"] == pytest.approx(fp8.gb.value)
+    assert resumable.gb.value == pytest.approx(sum(resumable.parts.values())) == pytest.approx(72.656 + L70 * 12 / 1e9,
+                                                                                                 abs=1e-3)
+    assert resumable_equivalent(checkpoint_size(l70, "weights"), l70).gb.value == pytest.approx(L70 * 14 / 1e9)
+
+
+def test_a_model_released_quantised_is_sized_in_its_release_format(data: CatalogData) -> None:
+    deepseek = architecture_of(data.model("deepseek-v3"), None)
+    fp8 = checkpoint_size(deepseek, "weights", precision="fp8")
+    rest = deepseek.embedding_params + deepseek.head_params + (deepseek.total_params - deepseek.embedding_params
+                                                               - deepseek.head_params - deepseek.linear_params)
+    assert fp8.gb.value == pytest.approx(((deepseek.total_params - rest) + rest * 2) / 1e9)
+    assert 660 < fp8.gb.value < 690  # the Hub's ~690 GB adds the 14B MTP module; BF16 would be 1.34 TB
+    assert checkpoint_size(deepseek, "weights").gb.value == pytest.approx(deepseek.total_params * 2 / 1e9)
+    oss = architecture_of(data.model("gpt-oss-120b"), None)
+    mxfp4 = checkpoint_size(oss, "weights", precision="mxfp4")  # routed experts at 4.25 bits, the rest BF16
+    assert mxfp4.gb.value == pytest.approx((oss.routed_params * (0.5 + 1 / 32) + (oss.total_params - oss.routed_params)
+                                            * 2) / 1e9)
+    assert mxfp4.gb.value == pytest.approx(65, abs=1.5)
+
+
+def test_a_transfer_takes_bytes_times_eight_over_the_link() -> None:
+    took = transfer_time(811.7, 1.0)  # Llama 3.1 405B's BF16 weights over 1 Gbps
+    assert took.value == pytest.approx(811.7 * 8) and took.value / 3600 == pytest.approx(1.80, abs=0.01)
+    assert transfer_time(811.7, 1.0, 0.7).value == pytest.approx(811.7 * 8 / 0.7)
+    assert transfer_time(20_000, 10.0).value == pytest.approx(16_000)
+    assert transfer_time(100, 0.0).value == 0.0
 
 
 def test_a_resumable_checkpoint_is_fourteen_bytes_a_parameter_under_mixed_precision_adam(data: CatalogData) -> None:

@@ -47,6 +47,24 @@ def catalog():
     ("how big is Llama 3.1 70B on disk?", {"question": "size", "checkpoint": "weights", "model": "llama-3.1-70b"}),
     ("how much disk space do I need to fine-tune Llama 3.1 8B?",
      {"question": "size", "checkpoint": "training", "model": "llama-3.1-8b"}),
+    # review 26b: each of these was planned as a job (a serving plan, a training plan) or lost a word
+    ("how much disk do I need to full fine-tune Llama 3.1 8B?",
+     {"question": "size", "checkpoint": "training", "model": "llama-3.1-8b", "mode": "full"}),
+    ("cost to store Llama 3.1 70B LoRA adapters for 50 customers on S3",
+     {"question": "storage", "checkpoint": "adapter", "model": "llama-3.1-70b", "mode": "lora", "count": 50,
+      "provider": "aws"}),
+    ("egress to move 2TB from S3 to Lambda",
+     {"question": "transfer", "size_gb": 2000.0, "provider": "aws", "destination": "lambda"}),
+    ("how long to download Llama 3.1 405B weights at 1 Gbps?",
+     {"question": "time", "checkpoint": "weights", "model": "llama-3.1-405b", "link_gbps": 1.0}),
+    ("how long to download Llama 3.1 405B at 1 Gbps?",
+     {"question": "time", "checkpoint": "weights", "model": "llama-3.1-405b", "link_gbps": 1.0}),
+    ("how long to copy 5 TB from S3 at 1 GB/s?",
+     {"question": "time", "size_gb": 5000.0, "provider": "aws", "link_gbps": 8.0, "link_said": "1 GB/s"}),
+    ("how long to copy 5 TB from S3 at 10 Gb/s?",
+     {"question": "time", "size_gb": 5000.0, "provider": "aws", "link_gbps": 10.0}),
+    ("how long to move 500GB from S3 to GCS", {"question": "time", "size_gb": 500.0, "provider": "aws",
+                                                "destination": "gcp"}),
 ])
 def test_a_storage_question(catalog: Any, text: str, expect: dict[str, Any]) -> None:
     reading = parse(text, catalog)
@@ -66,6 +84,10 @@ def test_a_storage_question(catalog: Any, text: str, expect: dict[str, Any]) -> 
     "how much is an H100 on AWS?",
     "500GB of data in S3",
     "how big a GPU do I need for Llama 3.1 70B?",
+    "how long to fine-tune Llama 3.1 8B on 500GB from S3?",
+    "how long to download 500GB dataset from S3 and train Llama 3.1 8B on it",
+    "how long does it take to train Llama 3.1 8B on 1B tokens",
+    "fine-tune 20 LoRA adapters on Llama 3.1 8B, 100M tokens each",
 ])
 def test_not_a_storage_question(catalog: Any, text: str) -> None:
     reading = parse(text, catalog)
@@ -117,3 +139,51 @@ def test_a_reply_about_something_else_is_not_a_follow_up() -> None:
     assert storage_follow_up("try a100s", {"gpu": "a100-sxm-80gb"}, ask) is None
     assert storage_follow_up("serve it", {"mode": "inference"}, ask) is None
     assert storage_follow_up("thanks", {}, ask) is None
+
+
+def test_a_link_rate_is_not_a_volume() -> None:
+    """"1 GB/s" was read as a second dataset of 1 GB, "400 Gb/s InfiniBand" as a 400 GB dataset: a capital B is bytes,
+    a small b bits, as sent (normalizing lowercases the text)."""
+    from parser.storage import mark_link_rates
+
+    assert mark_link_rates("copy 5 tb at 1 gb/s", "copy 5 TB at 1 GB/s") == "copy 5 tb at 1 gbytes/s"
+    assert mark_link_rates("copy 5 tb at 10 gb/s", "copy 5 TB at 10 Gb/s") == "copy 5 tb at 10 gbps"
+    assert mark_link_rates("copy 5 tb", "copy 5 TB") == "copy 5 tb"
+    reading = parse("serve llama 3.1 8b on a node with 400 Gb/s infiniband")
+    assert "dataset_gb" not in reading.updates
+
+
+@pytest.mark.parametrize(("thread", "expect"), [
+    # t3c: the copy asked after a size was "Moving 0 MB … $0", and "store it" after it the same $0 line
+    (("how big is a Llama 3.1 70B checkpoint?", "how long to copy it at 10 Gbps?", "store it on S3 for a year"),
+     [("size", None), ("time", 10.0), ("storage", 10.0)]),
+    # t3b: "how long at 10 Gbps?" after an egress bill was the help text
+    (("egress to move 2TB from S3 to Lambda", "what about 20 TB?", "how long at 10 Gbps?"),
+     [("transfer", None), ("transfer", None), ("time", 10.0)]),
+    # t3a: "store 10 of them …" after "in FP8" read 10 GPUs
+    (("how big is a Llama 3.1 70B checkpoint?", "in FP8", "store 10 of them on S3 for 6 months"),
+     [("size", None), ("size", None), ("storage", None)]),
+])
+def test_storage_threads_stay_on_storage(catalog: Any, thread: tuple[str, ...], expect: list[tuple[str, Any]]) -> None:
+    conversation = Conversation(catalog)
+    turns = [conversation.turn(text) for text in thread]
+    assert [t.intent for t in turns] == ["storage"] * len(thread)
+    assert [(t.storage.question, t.storage.link_gbps) for t in turns if t.storage] == expect
+    assert not any("GPUs" in note for t in turns for note in t.notes)
+
+
+def test_ten_of_them_are_ten_checkpoints_in_a_storage_thread(catalog: Any) -> None:
+    conversation = Conversation(catalog)
+    conversation.turn("how big is a Llama 3.1 70B checkpoint?")
+    conversation.turn("in FP8")
+    last = conversation.turn("store 10 of them on S3 for 6 months").storage
+    assert last is not None and (last.count, last.months, last.provider, last.precision) == (10, 6.0, "aws", "fp8")
+    assert conversation.workload.gpu_count is None
+
+
+def test_a_copy_of_the_threads_checkpoint_keeps_its_model(catalog: Any) -> None:
+    conversation = Conversation(catalog)
+    conversation.turn("how big is a Llama 3.1 70B checkpoint?")
+    ask = conversation.turn("how long to copy it at 10 Gbps?").storage
+    assert ask is not None and (ask.question, ask.model, ask.checkpoint, ask.link_gbps) == (
+        "time", "llama-3.1-70b", "weights", 10.0)
