@@ -86,3 +86,30 @@ def test_a_buy_or_rent_thread_takes_its_assumptions() -> None:
     assert owning_settings(conversation.cues) == {"utilisation": 0.5, "usd_per_kwh": 0.08, "years": 5.0}
     dgx = Conversation(resolver=CATALOG).turn("is it cheaper to buy a DGX H100 or rent one?")
     assert dgx.workload.gpu_count == 8
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("no resale", {"resale": 0.0}),
+    ("ignore resale value", {"resale": 0.0}),
+    ("zero residual", {"resale": 0.0}),
+    ("resale 30%", {"resale": 0.3}),
+    ("what if resale is 40%?", {"resale": 0.4}),
+    ("with a resale value of 25%", {"resale": 0.25}),
+    ("30% residual value", {"resale": 0.3}),
+    ("sell them for 30% at the end", {"resale": 0.3}),
+    ("resale $8k per GPU", {"resale_usd": 8000.0}),
+    ("resale value $8,000 a gpu", {"resale_usd": 8000.0}),
+    ("we sell 30% of the time", {"utilisation": 0.3}),  # a share of the time, not of the price
+])
+def test_resale_said(text: str, said: dict[str, float]) -> None:
+    assert owning_settings_said(text) == said
+
+
+def test_a_resale_replaces_the_resale_said_before() -> None:
+    conversation = Conversation(resolver=CATALOG)
+    conversation.turn("should we buy or rent 8 H100s?")
+    conversation.turn("resale $10k per GPU")
+    assert owning_settings(conversation.cues) == {"resale_usd": 10_000.0}
+    turn = conversation.turn("no resale")
+    assert owning_settings(conversation.cues) == {"resale": 0.0}
+    assert turn.intent == "refine" and turn.workload.gpu_count == 8 and turn.workload.mfu is None
