@@ -47,9 +47,16 @@ class Local:
 
 
 def buy_or_rent_only(w: Workload, cues: set[str] | frozenset[str]) -> bool:
-    """A buy-or-rent question about GPUs with no model, size or mode: the break-even is the whole answer."""
-    return (BUY_RENT_CUE in cues and bool(w.gpu) and w.model is None and w.params_b is None and w.mode is None
-            and w.intent is None)
+    """A buy-or-rent question about GPUs with no model or size: the break-even is the whole answer. A use said with
+    it ("for 3 years of training", "for inference") names no workload to size, and owning's break-even does not
+    depend on it; a load said (tokens, users) is a workload, planned with its model once named."""
+    return (BUY_RENT_CUE in cues and bool(w.gpu) and w.model is None and w.params_b is None
+            and not any(getattr(w, name, None) for name in _LOAD_SAID))
+
+
+# what makes a buy-or-rent question a workload to plan, not the break-even alone (a model or size is asked for)
+_LOAD_SAID = ("dataset_gb", "dataset_tokens", "concurrency", "requests_per_s", "runs_per_month",
+              "target_tokens_per_s", "load_tokens_per_s", "dataset_examples", "train_steps")
 
 
 def break_even_said(w: Workload, cues: set[str] | frozenset[str], data: CatalogData) -> BuyOrRent:
@@ -57,7 +64,9 @@ def break_even_said(w: Workload, cues: set[str] | frozenset[str], data: CatalogD
     gpu = data.gpu(str(w.gpu))
     count = int(w.gpu_count or (w.nodes or 0) * SERVER_GPUS or 1)
     said = owning_settings(cues)
-    settings = {k: v for k, v in said.items() if k in ("utilisation", "usd_per_kwh", "years")}
+    settings = {k: v for k, v in said.items() if k in ("utilisation", "usd_per_kwh", "years", "resale")}
+    if "resale_usd" in said and gpu is not None and gpu.purchase_price_usd:  # "resale $8k a GPU": its share of the price
+        settings["resale"] = min(1.0, said["resale_usd"] / float(gpu.purchase_price_usd))
     result = break_even(gpu, count, data, **settings) if gpu is not None else None
     return BuyOrRent(gpu=str(w.gpu), gpu_name=gpu.name if gpu is not None else str(w.gpu), gpus=count, result=result,
                      said=settings)
@@ -165,5 +174,11 @@ def break_even_contract(asked: BuyOrRent | None) -> dict[str, Any] | None:
         "months_to_break_even_reserved": months(b.months_reserved),
         "own_usd": round(b.own_usd, 2), "on_demand_usd": round(b.on_demand_usd, 2), "reserved_usd": round(b.reserved_usd, 2),
         "owning_wins_from_utilisation": round(b.min_utilisation, 4) if b.min_utilisation is not None else None,
+        "resale_share": round(b.resale_share, 4), "resale_said": b.resale_said, "resale_usd": round(b.resale_usd, 2),
+        "own_before_resale_usd": round(b.own_before_resale_usd, 2),
+        "resale_to_flip_usd_per_gpu": round(b.resale_to_flip_usd_per_gpu, 2),
+        "price_low_usd_per_gpu": b.price_low_usd, "price_high_usd_per_gpu": b.price_high_usd,
+        "price_range_published": b.price_range_published,
+        "own_low_usd": round(b.own_low_usd, 2), "own_high_usd": round(b.own_high_usd, 2), "close_call": b.close,
     })
     return out

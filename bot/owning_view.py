@@ -12,7 +12,13 @@ from bot.formatting import fmt_gb
 from bot.limits import HEADER_TEXT
 from bot.owning import BuyOrRent, Local
 from bot.summary import AnswerView, ComparisonRow
-from engine.buy_or_rent import COLO_USD_PER_KW_MONTH, SERVER_COST_FACTOR
+from engine.buy_or_rent import (
+    COLO_USD_PER_KW_MONTH,
+    PRICE_SPREAD_ASSUMED,
+    RESALE_BASIS,
+    SERVER_COST_FACTOR,
+    BreakEven,
+)
 from engine.local import MAX_CARDS, MIN_CONTEXT, LocalPlan
 from engine.recommend import PUE, SERVER_POWER_FACTOR
 from parser.hardware import OWN_HARDWARE_NOTE
@@ -180,9 +186,59 @@ def _unlisted(local: Local, model_name: str, who: str) -> tuple[str, list[str]]:
     return f"❌ {model_name} does not fit {article} {memory_gb:g} GB {name}: {need}", said
 
 
+def _rent_label(b: BreakEven) -> str:
+    return "1-3 yr reserved" if b.reserved_usd <= b.on_demand_usd else "on-demand"
+
+
+def _per_gpu(value: float) -> str:
+    """$4,200 (to the hundred: the inputs are not better than that); $25k past $10k."""
+    return f"${value / 1e3:,.0f}k" if value >= 10_000 else f"${round(value, -2):,.0f}"
+
+
+def _resale_said(b: BreakEven) -> str:
+    """'GPUs resold for 20% of their price at the end' (or 'no resale'), as said or assumed."""
+    if b.resale_share <= 0:
+        return "no resale at the end" + (" (as you said)" if b.resale_said else "")
+    return f"GPUs resold for {b.resale_share:.0%} of their price at the end" + (" (as you said)" if b.resale_said else "")
+
+
+def _spread(b: BreakEven) -> str:
+    """'$25k-$40k a GPU, the range its price source quotes' (or the spread assumed where it quotes none)."""
+    where = ("the range its price source quotes" if b.price_range_published else
+             f"±{PRICE_SPREAD_ASSUMED:.0%}: its price source quotes no range")
+    return f"{_per_gpu(b.price_low_usd)}-{_per_gpu(b.price_high_usd)} a GPU, {where}"
+
+
+def _flip(b: BreakEven) -> str:
+    """The resale per GPU after the horizon that would flip the verdict, in words."""
+    flip = b.resale_to_flip_usd_per_gpu
+    if flip <= 0:
+        return "owning wins even with no resale"
+    if flip >= b.purchase_usd_per_gpu:
+        return "no resale value makes up for it"
+    return (f"owning wins with resale above ~{_per_gpu(flip)} a GPU ({flip / b.purchase_usd_per_gpu:.0%} of its price) "
+            f"after {b.years:g} years")
+
+
+def _verdict_note(b: BreakEven) -> str:
+    """A close call says the spread it sits in and what flips it; otherwise the utilisation from which owning wins,
+    or that it does not at any (with what resale would take): never a bare "never"."""
+    years = f"{b.years:g} years"
+    if b.close:
+        return (f"close call: at the GPU's price spread ({_spread(b)}) owning costs {_k(b.own_low_usd)}-"
+                f"{_k(b.own_high_usd)} over {years} against {_k(b.best_rent_usd)} {_rent_label(b)}; {_flip(b)}, "
+                "and your server and reserved quotes move it as much")
+    if b.min_utilisation is not None:
+        return (f"owning beats renting over {years} from ~{b.min_utilisation:.0%} use (below it, on-demand is cheaper); "
+                f"{_flip(b)}")
+    return (f"owning does not beat renting over {years} at any utilisation, even at {_per_gpu(b.price_low_usd)} a GPU "
+            f"({_spread(b)}): on-demand or 1-3 year reserved costs less; {_flip(b)}")
+
+
 def buy_or_rent_view(asked: BuyOrRent) -> AnswerView:
-    """Buy or rent N GPUs with no model: the verdict over the years assumed, the break-even months, the costs behind
-    them and the assumptions the thread can change."""
+    """Buy or rent N GPUs with no model: the verdict over the years assumed (a close call when the GPU's own price
+    spread holds both answers), the break-even months, the costs and resale behind them, and the assumptions the
+    thread can change."""
     b = asked.result
     gpus = f"{asked.gpus}× {asked.gpu_name}"
     if b is None:
@@ -192,37 +248,38 @@ def buy_or_rent_view(asked: BuyOrRent) -> AnswerView:
             verdict="unknown",
             notes=["owning usually pays only at ~70%+ sustained use for 3+ years; name a model and load to price "
                    "the rental"])
-    best_rent = min(b.on_demand_usd, b.reserved_usd)
-    rental = "1-3 yr reserved" if b.reserved_usd <= b.on_demand_usd else "on-demand"
     years = f"{b.years:g} years"
     use = f"{b.utilisation:.0%} busy"
-    if b.verdict == "buy":
-        headline = (f"💸 Buy or rent {gpus}: buy: over {years} at {use}, owning costs {_k(b.own_usd)} against "
-                    f"{_k(best_rent)} {rental}")
-    else:
-        headline = (f"💸 Buy or rent {gpus}: rent: over {years} at {use}, owning costs {_k(b.own_usd)} against "
-                    f"{_k(best_rent)} {rental}")
+    verdict = b.verdict
+    if b.close:  # within the GPU price's own spread: which way it leans, and by how much
+        verdict = f"close call, {b.verdict} by {abs(b.own_usd - b.best_rent_usd) / b.best_rent_usd:.0%}"
+    net = " net of resale" if b.resale_usd > 0 else ""
+    headline = (f"💸 Buy or rent {gpus}: {verdict}: over {years} at {use}, owning costs {_k(b.own_usd)}{net} against "
+                f"{_k(b.best_rent_usd)} {_rent_label(b)}")
     where = f"{b.rent_provider}, the cheapest with an SLA" if b.rent_sla else f"{b.rent_provider}, no SLA offer listed"
 
     def months(value: float) -> str:
-        return "never (the rent barely covers power and space)" if math.isinf(value) else f"~{value:,.0f} months"
+        return "none (the rent barely covers power and space)" if math.isinf(value) else f"~{value:,.0f} months"
 
+    resale = (f"resale after {years} ~{_usd(b.resale_usd)} ({b.resale_share:.0%} of the GPUs' price"
+              + (", as you said" if b.resale_said else f", assumed: {RESALE_BASIS}") + "; the rest of the server $0)"
+              if b.resale_usd > 0 else
+              "no resale counted" + (" (as you said)" if b.resale_said else ""))
     notes = [
-        f"break-even at {use}: {months(b.months_on_demand)} against on-demand ${b.rent_usd_per_gpu_hour:,.2f}/GPU-hour "
-        f"({where}; {_k(b.on_demand_usd)} over {years}); {months(b.months_reserved)} against 1-3 year reserved "
-        f"capacity at ${b.reserved_usd_per_gpu_hour:,.2f}/GPU-hour (~30% below on-demand, paid busy or not: "
-        f"{_k(b.reserved_usd)})",
+        f"break-even at {use}{', counting what the GPUs resell for then' if b.resale_usd > 0 else ''}: "
+        f"{months(b.months_on_demand)} against on-demand "
+        f"${b.rent_usd_per_gpu_hour:,.2f}/GPU-hour ({where}; {_k(b.on_demand_usd)} over {years}); "
+        f"{months(b.months_reserved)} against 1-3 year reserved capacity at ${b.reserved_usd_per_gpu_hour:,.2f}/GPU-hour "
+        f"(~30% below on-demand, paid busy or not: {_k(b.reserved_usd)})",
         f"owning: servers ~{_usd(b.hardware_usd)} (GPUs at ~{_usd(b.purchase_usd_per_gpu)} each, {b.purchase_source}, "
-        f"plus ~{SERVER_COST_FACTOR - 1:.0%} for the rest of the server); power ~{_usd(b.power_usd_per_month)} a month "
-        f"({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}, ${b.usd_per_kwh:g}/kWh); colocation for {b.server_kw:,.1f} kW "
-        f"~{_usd(b.space_usd_per_month)} a month (${COLO_USD_PER_KW_MONTH:,.0f}/kW-month, CBRE H2 2024 North America "
-        "average); networking and staff not counted",
-        (f"owning beats renting over {years} from ~{b.min_utilisation:.0%} use (below it, on-demand is cheaper)"
-         if b.min_utilisation is not None else
-         f"owning is never the cheapest over {years}, at any utilisation: on-demand or 1-3 year reserved costs less"),
+        f"plus ~{SERVER_COST_FACTOR - 1:.0%} for the rest of the server); {resale}; power ~{_usd(b.power_usd_per_month)} "
+        f"a month ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}, ${b.usd_per_kwh:g}/kWh); colocation for "
+        f"{b.server_kw:,.1f} kW ~{_usd(b.space_usd_per_month)} a month (${COLO_USD_PER_KW_MONTH:,.0f}/kW-month, CBRE H2 "
+        "2024 North America average); networking and staff not counted",
+        _verdict_note(b),
     ]
     said = asked.said
     assumptions = (f"Assumes busy {b.utilisation:.0%} of the time{'' if 'utilisation' in said else ' (around the clock)'} · "
-                   f"power at ${b.usd_per_kwh:g}/kWh · owned for {years}; say e.g. “at 50% utilisation”, “$0.08/kWh”, "
-                   "“over 5 years”")
+                   f"power at ${b.usd_per_kwh:g}/kWh · owned for {years} · {_resale_said(b)}; say e.g. “at 50% "
+                   "utilisation”, “$0.08/kWh”, “over 5 years”, “no resale”, “resale 30%”")
     return AnswerView(headline=_headline(headline), verdict="fits", key_assumptions=assumptions, notes=notes)

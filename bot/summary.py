@@ -924,8 +924,8 @@ def _guess_headline(advice: Advice, names: Mapping[str, str], guessing: bool) ->
             f"~{fmt_usd(best.usd_per_1b_tokens)}{hours} per 1B tokens; how many tokens per run?")
 
 
-BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off)\. (\d+) x (.+?) as servers cost ~\$([\d,]+) .*? pay for "
-                         r"themselves after ([\d,]+) busy hours \(~([\d.,]+) months around the clock\) against "
+BUY_OR_RENT = re.compile(r"buy vs rent: (rent|buying can pay off|close call)\. (\d+) x (.+?) as servers cost ~\$([\d,]+) .*? pay for "
+                         r"themselves after ([\d,]+) busy hours \(~([\d.,]+) months around the clock(?:, counting their resale then)?\) against "
                          r"\$([\d.,]+)/GPU-hour(?: \((.+?), the cheapest with an SLA\); against a \$([\d.,]+) marketplace "
                          r"host: (~[\d,]+ months|never))?(?:; against 1-3 year reserved capacity \(~\d+% below on-demand, "
                          r"\$[\d.,]+/GPU-hour\): (~[\d,]+ months|never))?")
@@ -978,7 +978,8 @@ def _buy_or_rent_headline(response: Response, names: Mapping[str, str] | None = 
                 f"owning pays off only if busy {busy}")[:HEADER_TEXT]
     for said in candidates:  # the fullest that fits: a header holds 150 characters
         headline = (f"💸 Buy or rent: rent, unless {gpus}× {gpu} stay busy {busy} ({said})" if verdict == "rent"
-                    else f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} ({said})")
+                    else f"💸 Buy or rent: close call: {gpus}× {gpu} {'pays' if gpus == '1' else 'pay'} off at {busy} ({said})"
+                    if verdict == "close call" else f"💸 Buy or rent: buying {gpus}× {gpu} pays off if busy {busy} ({said})")
         if len(headline) <= HEADER_TEXT:
             break
     return headline

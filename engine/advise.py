@@ -15,6 +15,9 @@ from catalog.records import CatalogData, GpuRecord, OfferRecord
 from engine.architecture import Architecture, architecture_for, architecture_like, reference_shape
 from engine.buy_or_rent import (
     COLO_USD_PER_KW_MONTH,
+    DEFAULT_YEARS,
+    RESALE_BASIS,
+    break_even_at,
     busy_hours_to_break_even,
     server_kw,
     server_usd,
@@ -831,10 +834,15 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
         return [f"buy vs rent: rent. At ${rate:,.2f}/GPU-hour the rent barely covers the power and rack space of owned "
                 f"{gpu.name} servers"]
     months = even / HOURS_PER_MONTH
-    verdict = "rent" if months > 24 else "buying can pay off"
-    if (pricing or "on_demand") == "on_demand":
+    on_demand = (pricing or "on_demand") == "on_demand"
+    reserved_rate = rate * (1 - RESERVED_DISCOUNT_ASSUMED) if on_demand else rate
+    # the verdict is the no-model answer's (engine.buy_or_rent): owning over 3 years around the clock, less the GPUs'
+    # resale, against the cheaper rental; a close call when the GPU price's own spread holds both answers
+    weighed = break_even_at(gpu, gpus, rate, reserved_rate=reserved_rate)
+    verdict = ("close call" if weighed is not None and weighed.close else
+               "buying can pay off" if weighed is not None and weighed.verdict == "buy" else "rent")
+    if on_demand:
         # hardware kept busy for years is weighed against the rent a team would commit to for that long
-        reserved_rate = rate * (1 - RESERVED_DISCOUNT_ASSUMED)
         reserved_hours = hours_at(reserved_rate)
         reserved = (f"~{reserved_hours / HOURS_PER_MONTH:,.0f} months" if reserved_hours > 0
                     else "never: that rent barely covers the power")
@@ -843,13 +851,23 @@ def _break_even_note(gpu: GpuRecord, gpus: int, rate: float, data: CatalogData |
     doubt = _doubted_rate(gpu.id, rate, data)
     if doubt:  # the rent the purchase is weighed against comes from a row whose sources disagree
         alternative += f"; that ${rate:,.2f} is to confirm: {doubt}"
+    resale = ""
+    close = ""
+    if weighed is not None:
+        resale = (f"; the GPUs resold for ~{weighed.resale_share:.0%} of their price after {DEFAULT_YEARS:g} years, "
+                  f"~${weighed.resale_usd:,.0f}: {RESALE_BASIS}")
+        if weighed.close:
+            close = (f"; over {DEFAULT_YEARS:g} years owning costs ${weighed.own_low_usd / 1e3:,.0f}k-"
+                     f"${weighed.own_high_usd / 1e3:,.0f}k across the GPU's price spread (${weighed.price_low_usd:,.0f}-"
+                     f"${weighed.price_high_usd:,.0f} each) against ${weighed.best_rent_usd / 1e3:,.0f}k rented")
     return [f"buy vs rent: {verdict}. {gpus} x {gpu.name} as servers cost ~${hardware:,.0f} (GPUs at ~${gpu.purchase_price_usd:,.0f} "
-            f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server) and pay for themselves after "
-            f"{even:,.0f} busy hours (~{months:,.1f} months around the clock) against ${rate:,.2f}/GPU-hour{alternative}; power for "
+            f"each, {gpu.purchase_price_source or gpu.source}, plus ~50% for the rest of the server{resale}) and pay for "
+            f"themselves after {even:,.0f} busy hours (~{months:,.1f} months around the clock, counting their resale then) "
+            f"against ${rate:,.2f}/GPU-hour{alternative}; power for "
             f"the whole server with cooling ({SERVER_POWER_FACTOR:g}x GPU TDP, PUE {PUE:g}) at ${USD_PER_KWH:g}/kWh and colocation "
             f"space for its {kw:,.1f} kW at ${COLO_USD_PER_KW_MONTH:,.0f}/kW-month (CBRE's H2 2024 North America average "
             f"asking rate: ${space * HOURS_PER_MONTH:,.0f} a month) included; networking and staff are "
-            "not (owning usually wins only above ~70% sustained utilisation for 3+ years)"]
+            f"not (owning usually wins only above ~70% sustained utilisation for 3+ years){close}"]
 
 
 def _buy_vs_rent(w: Workload, chosen: Option, data: CatalogData) -> list[str]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 LOCAL_CUE = "local"  # a thread's cue (`Conversation.cues`): it asks what to run a model on locally
 BUY_RENT_CUE = "buy_or_rent"  # ... whether to buy or rent the GPUs it names
 OWNING_SETTING = "owning:"  # ... an assumption of the break-even said: "owning:utilisation=0.5"
+RESALE_SETTINGS = ("resale", "resale_usd")  # a share of the GPUs' price, or USD per GPU: either replaces the other
 CARD_CUE = "owning:card="  # ... a card the catalog lacks, as said, with its memory: "owning:card=RTX 4070 Laptop GPU|8"
 RUNTIME_CUE = "owning:runtime=vllm"  # ... a vLLM-style checkpoint said ("AWQ", "GPTQ", "EXL2"): 4-bit sized as AWQ, not GGUF
 
@@ -51,6 +52,13 @@ _UTILISATION = re.compile(
 _KWH = re.compile(r"\$ ?(\d*\.?\d+) ?(?:/|per |an? )kwh\b|\b(\d+(?:\.\d+)?) ?(?:cents?|c|¢) ?(?:/|per |an? )kwh\b")
 _YEARS = re.compile(r"\b(?:over|for|across|in|within) (\d{1,2}(?:\.\d+)?) years?\b"
                     r"|\b(\d{1,2}(?:\.\d+)?)[- ]years? (?:horizon|lifetime|life|depreciation|period)\b")
+_RESALE_NONE = re.compile(r"\b(?:no|zero|without|ignore|ignoring|not counting|excluding|exclude)(?: any| the)? "
+                          r"(?:resale|residual|salvage)(?: value)?\b|\b(?:resale|residual|salvage)(?: value)?(?: of| at| is)? "
+                          r"(?:zero|nothing|\$?0)(?!\.?\d)")
+_RESALE_SHARE = re.compile(r"\b(?:resale|residual|salvage|resell(?:ing)?(?: them| it)?|sell(?:ing)? (?:them|it|the gpus|the cards)(?: on| back)?)(?: value)?(?: of| at| for| is|:)? "
+                           r"?(\d{1,3}(?:\.\d+)?) ?%|\b(\d{1,3}(?:\.\d+)?) ?% (?:resale|residual|salvage)\b")
+_RESALE_USD = re.compile(r"\b(?:resale|residual|salvage|resell(?:ing)?(?: them| it)?|sell(?:ing)? (?:them|it|the gpus|the cards)(?: on| back)?)(?: value)?(?: of| at| for| is|:)? "
+                         r"?\$ ?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) ?(k)?(?: (?:per|a|each|for each)(?: gpu| card)?)?\b")
 _DGX = re.compile(r"\b[dh]gx[- ]?(?:h100|h200|b200|b300|a100)\b")
 # a GeForce laptop or desktop card the catalog does not list: "laptop 4070 8GB", "my rtx 3060 12gb"
 _CARD = re.compile(r"\b(?:(laptop|notebook|mobile) )?(?:(?:geforce )?rtx )?([2-5]0[5-9]0)( ?ti| super)?"
@@ -64,7 +72,8 @@ class OwningSaid:
 
     local: bool = False
     buy_or_rent: bool = False
-    settings: dict[str, float] = field(default_factory=dict)  # utilisation (0-1), usd_per_kwh, years
+    # utilisation (0-1), usd_per_kwh, years, resale (0-1 of the GPUs' price) or resale_usd (per GPU)
+    settings: dict[str, float] = field(default_factory=dict)
     card: tuple[str, float | None] | None = None  # a GeForce card by number, with the memory said beside it
     eight_gpu_server: bool = False
     vllm_file: bool = False  # an AWQ/GPTQ/EXL2 checkpoint (or vLLM) said: 4-bit sized as those, not as a GGUF file
@@ -87,7 +96,8 @@ def read_owning(text: str) -> OwningSaid:
 
 
 def owning_settings_said(text: str) -> dict[str, float]:
-    """"at 50% utilisation", "$0.08/kWh" (or "8 cents/kWh"), "over 5 years": the break-even's assumptions said."""
+    """"at 50% utilisation", "$0.08/kWh" (or "8 cents/kWh"), "over 5 years", "no resale" or "resale 30%" (of the
+    GPUs' price, at the end) or "resale $8k per GPU": the break-even's assumptions said."""
     out: dict[str, float] = {}
     text = text.lower()
     if (m := _UTILISATION.search(text)) is not None:
@@ -100,6 +110,14 @@ def owning_settings_said(text: str) -> dict[str, float]:
         years = float(m.group(1) or m.group(2))
         if 0 < years <= 10:
             out["years"] = years
+    if _RESALE_NONE.search(text):
+        out["resale"] = 0.0
+    elif (m := _RESALE_SHARE.search(text)) is not None:
+        share = float(m.group(1) or m.group(2)) / 100
+        if 0 <= share <= 1:
+            out["resale"] = share
+    elif (m := _RESALE_USD.search(text)) is not None:
+        out["resale_usd"] = float(m.group(1).replace(",", "")) * (1e3 if m.group(2) else 1.0)
     return out
 
 
@@ -143,7 +161,10 @@ def with_owning(cues: set[str], said: OwningSaid, *, fresh: bool) -> set[str]:
     if said.buy_or_rent:
         out.add(BUY_RENT_CUE)
     for name, value in said.settings.items():
-        out = {c for c in out if not c.startswith(f"{OWNING_SETTING}{name}=")} | {f"{OWNING_SETTING}{name}={value:g}"}
+        # "resale $8k a GPU" replaces "resale 30%" and the other way round: one resale at a time
+        names = RESALE_SETTINGS if name in RESALE_SETTINGS else (name,)
+        out = {c for c in out if not any(c.startswith(f"{OWNING_SETTING}{n}=") for n in names)}
+        out.add(f"{OWNING_SETTING}{name}={value:g}")
     if said.vllm_file:
         out.add(RUNTIME_CUE)
     if said.card is not None:

@@ -27,14 +27,15 @@ def _view(real_advisor, text: str):
 
 def test_buy_or_rent_puts_the_break_even_verdict_in_the_headline(real_advisor) -> None:
     response, view, message = _view(real_advisor, "should I buy or rent 8 H100s for continuous fine-tuning of 70B models?")
-    assert view.headline.startswith(("💸 Buy or rent: rent, unless 8× H100", "💸 Buy or rent: buying 8× H100")), view.headline
+    assert view.headline.startswith(("💸 Buy or rent: rent, unless 8× H100", "💸 Buy or rent: buying 8× H100",
+                                     "💸 Buy or rent: close call: 8× H100")), view.headline
     assert "months around the clock" in view.headline and "/GPU-h" in view.headline
     assert len(view.headline) <= SLACK_HEADER_MAX
     # hardware kept busy for years competes with a 1-3 year commitment: that break-even leads; the on-demand one
     # follows, against a provider with an SLA (the cheapest H100 host is a marketplace machine, said in the details)
     import re
 
-    found = re.search(r"busy (\d+)\+ months around the clock \(vs 1-3 yr reserved; (\d+) months vs \$([\d.]+)/GPU-h at ",
+    found = re.search(r"(?:busy|at) (\d+)\+ months around the clock \(vs 1-3 yr reserved; (\d+) months vs \$([\d.]+)/GPU-h at ",
                       view.headline)
     assert found is not None, view.headline
     assert int(found.group(1)) > int(found.group(2))  # reserved rent is cheaper: owning takes longer to pay back

@@ -117,3 +117,30 @@ def test_an_awq_checkpoint_is_sized_as_vllm_loads_it() -> None:
     plain = Conversation(resolver=CATALOG)
     plain.turn("can I run Qwen2.5 32B on my 3090?")
     assert runtime_said(plain.cues) == "gguf"
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("no resale", {"resale": 0.0}),
+    ("ignore resale value", {"resale": 0.0}),
+    ("zero residual", {"resale": 0.0}),
+    ("resale 30%", {"resale": 0.3}),
+    ("what if resale is 40%?", {"resale": 0.4}),
+    ("with a resale value of 25%", {"resale": 0.25}),
+    ("30% residual value", {"resale": 0.3}),
+    ("sell them for 30% at the end", {"resale": 0.3}),
+    ("resale $8k per GPU", {"resale_usd": 8000.0}),
+    ("resale value $8,000 a gpu", {"resale_usd": 8000.0}),
+    ("we sell 30% of the time", {"utilisation": 0.3}),  # a share of the time, not of the price
+])
+def test_resale_said(text: str, said: dict[str, float]) -> None:
+    assert owning_settings_said(text) == said
+
+
+def test_a_resale_replaces_the_resale_said_before() -> None:
+    conversation = Conversation(resolver=CATALOG)
+    conversation.turn("should we buy or rent 8 H100s?")
+    conversation.turn("resale $10k per GPU")
+    assert owning_settings(conversation.cues) == {"resale_usd": 10_000.0}
+    turn = conversation.turn("no resale")
+    assert owning_settings(conversation.cues) == {"resale": 0.0}
+    assert turn.intent == "refine" and turn.workload.gpu_count == 8 and turn.workload.mfu is None
