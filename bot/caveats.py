@@ -34,7 +34,7 @@ from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_
 from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
-from engine.rl import RL_NOTE, RL_SPLIT, rl_shape
+from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -426,9 +426,14 @@ def _rl_line(advice: Advice) -> str | None:
     g, prompt, completion, beta = rl_shape(w)
     split = re.search(re.escape(RL_SPLIT) + r"(.+?) per run on", note)
     head = f"Rollouts {split.group(1)}, one after the other" if split else "Rollouts sized with the training"
-    critic = "; PPO's value model not counted (sized critic-free)" if w.objective == "ppo" else ""
+    critic = (f"; PPO's {critic_params_b(w):g}B value model counted (weights, gradients, optimizer state, forward and "
+              "backward)" if critic_params_b(w) else "")
+    if w.rl_reward_params_b:
+        critic += f"; {float(w.rl_reward_params_b):g}B reward model counted (held, one forward per completion)"
+    passes = (f"{int(w.train_steps):,} steps of {int(w.global_batch):,} prompts" if w.train_steps and w.global_batch
+              else f"{float(w.epochs or 1):g} epoch(s)")
     return (f"{head}: {g} completions per prompt of up to {completion:,} tokens ({prompt:,}-token prompts), beta "
-            f"{beta:g}, {float(w.epochs or 1):g} epoch(s){critic}; say “16 generations”, “2k-token completions”, "
+            f"{beta:g}, {passes}{critic}; say “16 generations”, “2k-token completions”, "
             "“beta 0.04” to change")
 
 

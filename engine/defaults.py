@@ -23,6 +23,7 @@ from engine.models import (
     DEFAULT_TRAINING_SEQ_LEN,
     LOAD_PERIOD_SECONDS,
     PRETRAIN_SEQ_LEN,
+    RL_OBJECTIVES,
     TRAINING_MODES,
     Assumption,
     Problem,
@@ -98,7 +99,9 @@ def _steps_data(w: Workload, trained: tuple[int, str], updates: dict[str, Any], 
         updates["epochs"] = epochs
         said = f" (not the {w.epochs:g} epochs said: steps decide, as max_steps does in Hugging Face's Trainer)" if (
             w.epochs and abs(float(w.epochs) - epochs) > 0.01 * epochs) else ""
-        why = f"{how} trained, {epochs:.3g} passes over the {_count(float(data))} tokens of data{said}"
+        over = (f"the {int(w.dataset_examples):,} prompts" if w.objective in RL_OBJECTIVES and w.dataset_examples else
+                f"the {_count(float(data))} tokens of data")
+        why = f"{how} trained, {epochs:.3g} passes over {over}{said}"
     assumptions[:] = [a for a in assumptions if a.field != "epochs"]  # the steps say how much is trained
     assumptions.append(Assumption(field="train_steps", value=tokens, why=why))
 
@@ -167,7 +170,7 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                    "while the KV cache still holds the whole context; say e.g. “95% prefix cache hits” or “no prefix caching”")
             w = w.model_copy(update={"prefix_cache_hit": AGENT_PREFIX_CACHE_HIT})
 
-    w = rl_defaults(w, mode, assume)  # online RL: G, lengths, beta, tokens, vLLM's memory share (engine.rl)
+    w = rl_defaults(w, mode, assume, params_b)  # online RL: G, lengths, beta, tokens, vLLM's memory share (engine.rl)
     max_context = model.max_context if model is not None else None
     if w.seq_len is None:
         seq = (PRETRAIN_SEQ_LEN if mode == "pretrain" else DEFAULT_TRAINING_SEQ_LEN) if training else DEFAULT_SERVING_SEQ_LEN

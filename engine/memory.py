@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from catalog.records import GpuRecord
 from engine.architecture import Architecture, lora_trainable_params
 from engine.models import Figure, MemoryEstimate, Workload, sequences_per_example
-from engine.rl import runs_reference
+from engine.rl import critic_ratio, reward_ratio, runs_reference
 from engine.units import GB, bytes_per_element, figure
 
 Recipe = Literal["amp_fp32_grads", "amp_bf16_grads", "pure_bf16"]
@@ -190,7 +190,15 @@ def _weights_for_shard(arch: Architecture, layout: Layout) -> float:
 
 Part = tuple[float, str, dict, tuple[str, ...]]  # bytes, formula, inputs, notes
 # what CPU offload moves to host memory: the state, not the working set (activations, logits, gathered layers)
-OFFLOADED_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constants_gb", "adapter_gb", "reference_gb")
+OFFLOADED_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constants_gb", "adapter_gb", "reference_gb",
+                   "critic_gb", "reward_model_gb")
+# the policy's state a PPO value model repeats at its own size (engine.rl.critic_ratio): a second trained network
+CRITIC_STATE_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "quant_constants_gb", "adapter_gb")
+CRITIC_MEMORY_NOTE = ("PPO trains a value model (critic) beside the policy (OpenRLHF, verl, TRL's PPOTrainer): its own "
+                      "weights, gradients and optimizer state, sharded and split as the policy's; it trains after the "
+                      "policy in each step, so its activations reuse the policy's")
+REWARD_MEMORY_NOTE = ("a reward model scores every completion: its frozen weights are held in BF16 beside the policy, "
+                      "sharded as a reference copy is")
 REFERENCE_MEMORY_NOTE = ("DPO compares the policy with a frozen reference model (TRL's DPOTrainer keeps a second copy of "
                          "the weights in the training dtype, prepared with the same ZeRO-3/FSDP sharding); LoRA and QLoRA "
                          "need none: the reference is the base with the adapter disabled (TRL with PEFT and ref_model=None)")
@@ -260,9 +268,19 @@ def _training_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOptio
         parts["adapter_gb"] = (n_adapter * abpp / lay.tp / (d if z >= 1 else 1), f"adapter params x {abpp:g} B (weights + grads + {w.optimizer or 'adamw'} state)",
                                {"adapter_params": n_adapter, "rank": w.lora_rank or 8, "targets": list(w.lora_targets or ("q_proj", "v_proj"))},
                                ("Adam runs on the adapter only; the frozen base has no gradients or optimizer state",))
-        if w.mode == "qlora" and o.include_buffers:
-            buf = 2 * arch.hidden * max(arch.ffn, arch.moe_ffn or 0, arch.heads * arch.head_dim)
-            parts["buffers_gb"] = (buf, "largest projection dequantised to bf16 for its matmul", {"hidden": arch.hidden}, ())
+    ratio = critic_ratio(w)
+    if ratio:  # PPO: a value model of its own size, trained the policy's way
+        state = sum(parts[name][0] for name in CRITIC_STATE_PARTS if name in parts)
+        parts["critic_gb"] = (state * ratio, "the policy's weights, gradients and optimizer state x critic params / "
+                              "policy params", {"critic_to_policy": round(ratio, 4)}, (CRITIC_MEMORY_NOTE,))
+    rewarded = reward_ratio(w)
+    if rewarded:
+        div = d if z >= 3 else 1
+        parts["reward_model_gb"] = (shard * rewarded * 2.0 / div, f"reward model params x 2 B / {div} (frozen, BF16)",
+                                    {**zin, "reward_to_policy": round(rewarded, 4)}, (REWARD_MEMORY_NOTE,))
+    if w.mode == "qlora" and o.include_buffers:  # after the critic's parts: the same order as `_training_sizer`'s sum
+        buf = 2 * arch.hidden * max(arch.ffn, arch.moe_ffn or 0, arch.heads * arch.head_dim)
+        parts["buffers_gb"] = (buf, "largest projection dequantised to bf16 for its matmul", {"hidden": arch.hidden}, ())
     if o.state_offload:
         for name in OFFLOADED_PARTS:
             if name in parts:
@@ -367,6 +385,8 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
     by_tp: dict[int, tuple[float, float]] = {}
     reference_bpp = reference_bytes_per_param(w) if holds_reference(w) else 0.0
     held = 0.0 if o.state_offload else 1.0  # the state's share on the GPU (OFFLOADED_PARTS)
+    critic = critic_ratio(w)  # PPO: the state again at the value model's size
+    rewarded = reward_ratio(w)
 
     def size(lay: Layout) -> float:
         shard = _weights_for_shard(arch, lay)
@@ -377,6 +397,7 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
             total += max(0.0, float(shard * bpp["weights"] / (d if z >= 3 else 1))) * held
             total += 0.0 if o.optimizer_in_backward else max(0.0, float(shard * bpp["gradients"] / (d if z >= 2 else 1))) * held
             total += max(0.0, float(shard * bpp["optimizer"] / (d if z >= 1 else 1))) * held
+            state = total
             if reference_bpp:
                 total += max(0.0, float(shard * reference_bpp / (d if z >= 3 else 1))) * held
         else:
@@ -394,7 +415,12 @@ def _training_sizer(w: Workload, arch: Architecture, o: MemoryOptions) -> Callab
             if qlora:
                 total += max(0.0, float(linear * qbits / 8 / div)) * held
             total += max(0.0, float(adapter / lay.tp / (d if z >= 1 else 1))) * held
+            state = total
             buffers = dq_buffer
+        if critic:
+            total += state * critic
+        if rewarded:
+            total += max(0.0, float(shard * rewarded * 2.0 / (d if z >= 3 else 1))) * held
         if (z >= 3 and d > 1 or o.state_offload) and o.include_buffers:
             buffers = (buffers or 0) + 2 * gathered_bpp * (body_per_layer / lay.tp)
         if buffers is not None:
@@ -466,7 +492,7 @@ def estimate_memory(w: Workload, arch: Architecture, gpus: int = 1, gpu: GpuReco
 
 
 __all__ = [
-    "DEFAULT_HEADROOM", "DEFAULT_OVERHEAD_GB", "INT4_GROUP_BYTES", "Layout", "MemoryOptions", "NF4_BITS",
+    "CRITIC_MEMORY_NOTE", "DEFAULT_HEADROOM", "DEFAULT_OVERHEAD_GB", "INT4_GROUP_BYTES", "Layout", "MemoryOptions", "NF4_BITS",
     "NF4_DQ_BITS", "OFFLOADED_PARTS", "REFERENCE_MEMORY_NOTE", "activation_bytes", "bytes_per_element",
     "estimate_memory", "holds_reference", "kv_cache_bytes", "layer_activation_bytes", "lora_trainable_params",
     "optimizer_bytes_per_param", "per_gpu_bytes", "reference_bytes_per_param", "resolve_layout", "usable_gb",

@@ -27,8 +27,8 @@ TcoItem = Literal["compute", "storage", "egress", "managed"]
 # (chosen and rejected) and a full fine-tune holds the reference's weights beside the policy's. "orpo": reference-free
 # preference tuning (ORPO, SimPO, CPO): both sequences of each pair, no reference model. "grpo": online RL without a
 # critic (GRPO, RLOO, DAPO, RLVR; TRL's GRPOTrainer, verl, OpenRLHF): each step samples G completions per prompt, scores
-# them and trains the policy on them (engine.rl sizes the generation too). "ppo": the same, sized critic-free, with a
-# note of the value model it adds.
+# them and trains the policy on them (engine.rl sizes the generation too). "ppo": the same plus a value model (critic)
+# trained beside the policy, sized in memory and FLOPs (engine.rl, engine.memory, engine.throughput).
 Objective = Literal["sft", "dpo", "orpo", "grpo", "ppo"]
 PREFERENCE_OBJECTIVES: tuple[Objective, ...] = ("dpo", "orpo")
 RL_OBJECTIVES: tuple[Objective, ...] = ("grpo", "ppo")
@@ -65,6 +65,7 @@ PREFERENCE_SEQUENCES_PER_PAIR = 2
 # for reasoning RL (1-4k), so 1,024 is assumed (DeepSeekMath's GRPO setting) and asked; the parser's question quotes both
 DEFAULT_RL_COMPLETION_TOKENS = 1_024
 TRL_COMPLETION_TOKENS = 256
+DEFAULT_RL_GENERATIONS = 8  # TRL GRPOConfig.num_generations: completions sampled per prompt (G) when not said
 # A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
 # so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
 DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
@@ -209,7 +210,9 @@ class Workload(BaseModel):
     gradient_accumulation: int | None = None  # micro-batches per optimiser step (training)
     # online RL (objective "grpo"/"ppo", engine.rl): completions sampled per prompt (G, TRL's num_generations), each
     # completion's and prompt's length in tokens, and the KL coefficient (beta > 0 holds and runs a frozen reference).
-    # `dataset_examples` counts the prompts. None: engine.rl's defaults, said as assumed.
+    # `dataset_examples` counts the prompts; `global_batch` counts the prompts per step (verl's data.train_batch_size,
+    # OpenRLHF's rollout_batch_size), so `train_steps` x `global_batch` is the prompts a run samples from. None:
+    # engine.rl's defaults, said as assumed.
     rl_generations: int | None = Field(default=None, ge=1, le=1024)
     rl_completion_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     rl_prompt_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
@@ -219,6 +222,12 @@ class Workload(BaseModel):
     # llama.cpp, LM Studio) load them (engine.local). None: the precision's vLLM layout (AWQ/GPTQ int4 at 4 bits plus
     # group-128 scales on the linear layers, embeddings and head kept in 16-bit), as a rented service runs it
     weight_bits: float | None = Field(default=None, gt=1.0, le=16.0)
+    # PPO's value model (critic), in billions of parameters: trained beside the policy with its own gradients and
+    # optimizer state (OpenRLHF, verl, TRL's PPOTrainer); None on PPO is a copy of the policy's size (engine.rl)
+    rl_critic_params_b: float | None = Field(default=None, gt=0.0, le=10_000.0)
+    # a reward model said ("an 8B reward model"), in billions of parameters: held frozen and run forward over every
+    # completion; None is a reward function (a verifier, a rule), which costs no GPU time
+    rl_reward_params_b: float | None = Field(default=None, gt=0.0, le=10_000.0)
 
 
 def load_peak_factor(w: Workload) -> float:
@@ -240,12 +249,20 @@ def sequences_per_example(objective: str | None) -> int:
 MAX_MICRO_BATCH_TOKENS = 32_768
 
 
+def rl_generations(w: Workload) -> int:
+    """G, the completions sampled per prompt: as said, else TRL's default."""
+    return int(w.rl_generations or DEFAULT_RL_GENERATIONS)
+
+
 def global_batch_sequences(w: Workload, seq_len: int) -> int | None:
     """Sequences per optimiser step, as said: the global batch, a global batch in tokens over the sequence length, or
     Hugging Face's effective batch (micro-batch x gradient accumulation x GPUs) when all three are said. None: not
-    said (the engine then plans micro-batch 1 and caps data parallel at a published batch)."""
+    said (the engine then plans micro-batch 1 and caps data parallel at a published batch). Online RL counts its
+    global batch in prompts (verl's data.train_batch_size, OpenRLHF's rollout_batch_size): each trains G completions,
+    so a step is prompts x G sequences; TRL's effective batch (micro-batch x accumulation x GPUs) already counts
+    completions (its num_generations divides it)."""
     if w.global_batch:
-        return int(w.global_batch)
+        return int(w.global_batch) * (rl_generations(w) if w.objective in RL_OBJECTIVES else 1)
     if w.global_batch_tokens:
         return max(1, round(w.global_batch_tokens / max(1, seq_len)))
     if w.batch_size and w.gradient_accumulation and w.gpu_count:
@@ -267,6 +284,15 @@ def steps_tokens(w: Workload, seq_len: int) -> tuple[int, str] | None:
     if sequences is None:
         return None
     tokens = steps * sequences * seq_len
+    if w.objective in RL_OBJECTIVES:  # online RL: prompts x G completions a step, each prompt + completion long
+        g = rl_generations(w)
+        length = (f"({w.rl_prompt_tokens:,} + {w.rl_completion_tokens:,}) tokens" if w.rl_prompt_tokens and
+                  w.rl_completion_tokens and w.rl_prompt_tokens + w.rl_completion_tokens == seq_len else
+                  f"{seq_len:,} tokens")
+        prompts = (f"{int(w.global_batch):,} prompts × {g} completions" if w.global_batch else
+                   f"{sequences:,} completions ({w.batch_size} per GPU × {w.gradient_accumulation} accumulation × "
+                   f"{w.gpu_count} GPUs, {sequences / g:,.4g} prompts × {g})")
+        return tokens, f"{steps:,} steps × {prompts} × {length} = {_count_words(tokens)} tokens"
     how = ("" if w.global_batch else f" ({w.batch_size} per GPU × {w.gradient_accumulation} accumulation × "
            f"{w.gpu_count} GPUs)")
     return tokens, (f"{steps:,} steps × {sequences:,} sequences{how} × {seq_len:,} tokens = {_count_words(tokens)} "

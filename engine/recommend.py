@@ -57,6 +57,9 @@ from engine.offer_plans import (
     setup_hours,
 )
 from engine.recommendation import (
+    FASTEST_COST_FACTOR,
+    FASTEST_GPU_FACTOR,
+    FASTEST_MIN_GPUS,
     JOB_SPOT_HINT,
     JOB_SPOT_NOTE,
     budget_note,
@@ -722,6 +725,14 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     cheapest = min((c.work for c in by_cost if not c.misses), default=math.inf)
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
+    pick = next((c for c in by_cost if not c.misses), None)
+    if pick is not None and (pick.w.mode or "inference") in TRAINING_MODES:
+        # the fastest runs a team would take instead of the cheapest (engine.recommendation.runnable_instead): the
+        # catalog's fastest above are often a scale-out of hundreds of nodes, which the answer no longer offers
+        most = max(FASTEST_MIN_GPUS, FASTEST_GPU_FACTOR * pick.planned.gpus)
+        near = [c for c in candidates if not c.misses and c.planned.gpus <= most and c.work <= FASTEST_COST_FACTOR * pick.work]
+        for c in sorted(near, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
+            keep.setdefault(c.name, c)
     seen: set[tuple[str, str]] = set()
     for c in by_cost:
         for key in (("provider", c.provider.id if c.provider else ""), ("gpu", c.gpu.id), ("quote", str(c.offer is None)),

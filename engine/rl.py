@@ -1,4 +1,4 @@
-"""Online RL fine-tuning (GRPO, RLOO, DAPO; PPO sized critic-free): the rollouts sized beside the policy's training.
+"""Online RL fine-tuning (GRPO, RLOO, DAPO, PPO): the rollouts sized beside the policy's training.
 
 Why its own module: "GRPO on Qwen2.5 7B with 8 rollouts per prompt on 10k prompts" planned as a plain fine-tune on
 10M tokens leaves out what dominates the run. Each GRPO step (DeepSeekMath, Shao et al. 2024; TRL's GRPOTrainer;
@@ -17,6 +17,17 @@ on separate GPUs) leaves the training GPUs whole; it is said as the alternative.
 Defaults follow TRL's GRPOConfig where a default fits a real run: num_generations 8; beta 0.0 (TRL's default since
 v0.16: the reference is not loaded; DeepSeekMath used 0.04); max_completion_length is 256 in TRL but reasoning RL
 runs 1-4k: 1,024 is assumed (DeepSeekMath's GRPO setting) and said, with the prompt at 256 tokens.
+
+A run said in steps ("1000 steps, 512 prompts per step": verl's trainer.total_training_steps x data.train_batch_size,
+OpenRLHF's rollout_batch_size) samples steps x prompts per step prompts, each G completions: 1,000 x 512 x 16
+completions of 2,256 tokens is 18.5B tokens trained, not the 18.5M of one step (engine.models.steps_tokens, the same
+arithmetic as SFT's steps x global batch x sequence length).
+
+PPO (OpenRLHF, verl, TRL's PPOTrainer) trains a value model beside the policy: a second network, the policy's size
+unless said, with its own gradients and optimizer state (engine.memory), run forward over every sequence for its
+value estimates and trained forward and backward (engine.throughput). A reward model said ("an 8B reward model") is
+held frozen and scores every completion: one forward over its prompt and completion. GRPO, RLOO and DAPO have no
+critic, and a reward function (a verifier, unit tests) costs no GPU time.
 """
 
 from __future__ import annotations
@@ -28,9 +39,15 @@ from typing import Any
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
-from engine.models import DEFAULT_RL_COMPLETION_TOKENS, RL_OBJECTIVES, TRL_COMPLETION_TOKENS, Workload
+from engine.models import (
+    DEFAULT_RL_COMPLETION_TOKENS,
+    DEFAULT_RL_GENERATIONS,
+    RL_OBJECTIVES,
+    TRL_COMPLETION_TOKENS,
+    Workload,
+)
 
-DEFAULT_GENERATIONS = 8  # TRL GRPOConfig.num_generations
+DEFAULT_GENERATIONS = DEFAULT_RL_GENERATIONS  # TRL GRPOConfig.num_generations
 DEFAULT_COMPLETION_TOKENS = DEFAULT_RL_COMPLETION_TOKENS  # DeepSeekMath's GRPO max length; reasoning RL runs 1-4k
 DEFAULT_RL_PROMPT_TOKENS = 256  # a task or math prompt with its template (TRL caps prompts at max_prompt_length 512)
 DEFAULT_KL_BETA = 0.0  # TRL GRPOConfig.beta: 0.0, no reference model loaded
@@ -60,6 +77,26 @@ def runs_reference(w: Workload) -> bool:
     return is_rl(w) and rl_shape(w)[3] > 0
 
 
+def critic_params_b(w: Workload) -> float:
+    """PPO's value model in billions of parameters: as said, else the policy's size (OpenRLHF and verl initialise the
+    critic from the reward model or the policy, usually the policy's size); 0 for critic-free RL."""
+    if not is_rl(w) or w.objective != "ppo":
+        return 0.0
+    return float(w.rl_critic_params_b or w.params_b or 0.0)
+
+
+def critic_ratio(w: Workload) -> float:
+    """The value model's size over the policy's: what PPO adds to the policy's training state and FLOPs."""
+    policy = float(w.params_b or 0.0)
+    return critic_params_b(w) / policy if policy > 0 else 0.0
+
+
+def reward_ratio(w: Workload) -> float:
+    """A reward model said, over the policy's size: its forward per completion and its frozen weights."""
+    policy = float(w.params_b or 0.0)
+    return float(w.rl_reward_params_b or 0.0) / policy if is_rl(w) and policy > 0 else 0.0
+
+
 def completions(w: Workload) -> int:
     """Completions generated per epoch: prompts x G, or the tokens said over one sequence's length."""
     g, prompt, completion, _beta = rl_shape(w)
@@ -74,12 +111,15 @@ def _count(n: float) -> str:
     return f"{n / 1e9:,.3g}B" if n >= 1e9 else f"{n / 1e6:,.3g}M" if n >= 1e6 else f"{n:,.0f}"
 
 
-def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str], None]) -> Workload:
-    """The RL knobs not said, assumed and stated (G, lengths, beta), the training sequence as prompt + completion, the
-    tokens trained as prompts x G x that, and the colocated vLLM's memory share as headroom. `w` unchanged for
-    anything else. `mode`: the training mode planned (said or assumed)."""
+def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str], None],
+                params_b: float | None = None) -> Workload:
+    """The RL knobs not said, assumed and stated (G, lengths, beta, PPO's critic), the training sequence as prompt +
+    completion, the tokens trained as prompts x G x that, and the colocated vLLM's memory share as headroom. `w`
+    unchanged for anything else. `mode`: the training mode planned (said or assumed); `params_b`: the policy's size
+    (said or the catalog's), which PPO's critic copies unless said."""
     if w.objective not in RL_OBJECTIVES or mode not in ("full", "lora", "qlora", "pretrain"):
         return w
+    policy_b = params_b or w.params_b
     if w.rl_generations is None:
         assume("rl_generations", DEFAULT_GENERATIONS,
                f"{DEFAULT_GENERATIONS} completions sampled per prompt (TRL's num_generations default; DeepSeekMath used "
@@ -92,6 +132,15 @@ def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str],
     if w.rl_prompt_tokens is None:
         assume("rl_prompt_tokens", DEFAULT_RL_PROMPT_TOKENS,
                f"prompts of ~{DEFAULT_RL_PROMPT_TOKENS} tokens (a task and its template); say e.g. “1k-token prompts”")
+    if w.objective == "ppo" and w.rl_critic_params_b is None and policy_b:
+        assume("rl_critic_params_b", float(policy_b),
+               f"PPO's value model the policy's size ({float(policy_b):g}B, as OpenRLHF and verl initialise it): its "
+               "weights, gradients and Adam state beside the policy's, run forward for the value estimates and "
+               "trained forward and backward on every sequence; say e.g. “a 1B critic” to change it")
+    if w.rl_reward_params_b:
+        assume("rl_reward_params_b", float(w.rl_reward_params_b),
+               f"the {float(w.rl_reward_params_b):g}B reward model held frozen in BF16 and run forward once over every "
+               "completion (prompt + completion tokens) to score it")
     if w.rl_kl_beta is None:
         assume("rl_kl_beta", DEFAULT_KL_BETA,
                "KL coefficient beta 0 (TRL's GRPOConfig default: no reference model loaded or run); say “beta 0.04” "
@@ -100,6 +149,8 @@ def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str],
               "rl_completion_tokens": w.rl_completion_tokens or DEFAULT_COMPLETION_TOKENS,
               "rl_prompt_tokens": w.rl_prompt_tokens or DEFAULT_RL_PROMPT_TOKENS,
               "rl_kl_beta": DEFAULT_KL_BETA if w.rl_kl_beta is None else w.rl_kl_beta}
+    if w.objective == "ppo" and w.rl_critic_params_b is None and policy_b:
+        update["rl_critic_params_b"] = float(policy_b)
     w = w.model_copy(update=update)
     g, prompt, completion, _beta = rl_shape(w)
     if w.seq_len is None:
@@ -195,12 +246,16 @@ def rl_note(w: Workload, arch: Architecture, gpu: GpuRecord | None, gpus: int, t
            + (" and a copy of its weights is held beside the policy" if w.mode == "full" else
               " (the base with the adapter disabled: no copy)") if beta > 0 else
            "beta 0 (TRL's default): no reference model held or run")
-    critic = ("; PPO also trains a value model (a second network with its own gradients and optimizer state, about the "
-              "policy's training memory and compute again) and is sized here critic-free, as GRPO, RLOO and DAPO run"
-              if w.objective == "ppo" else "")
-    head = (f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({int(w.dataset_examples or 0):,} prompts x {g}) of "
-            f"up to {completion:,} tokens after {prompt:,}-token prompts" if w.dataset_examples else
-            f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({g} per prompt) of up to {completion:,} tokens")
+    critic = _critic_words(w) + _reward_words(w)
+    steps = int(w.train_steps or 0)
+    if steps and w.global_batch and not w.dataset_examples:
+        head = (f"{RL_NOTE}{name}: {completions(w):,} completions ({steps:,} steps x {int(w.global_batch):,} prompts x "
+                f"{g}) of up to {completion:,} tokens after {prompt:,}-token prompts")
+    elif w.dataset_examples:
+        head = (f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({int(w.dataset_examples):,} prompts x {g}) "
+                f"of up to {completion:,} tokens after {prompt:,}-token prompts")
+    else:
+        head = f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({g} per prompt) of up to {completion:,} tokens"
     if found is None and gpu is not None and train_hours is not None:
         return [f"{head}; vLLM's {VLLM_COLOCATE_SHARE:.0%} share of {gpus} GPUs cannot hold the model and its rollouts' "
                 "KV cache: raise vllm_gpu_memory_utilization (less room to train), use more GPUs, or run server mode "
@@ -224,10 +279,31 @@ def rl_note(w: Workload, arch: Architecture, gpu: GpuRecord | None, gpus: int, t
             "“2 epochs” to change them"]
 
 
+def _critic_words(w: Workload) -> str:
+    """PPO's value model as sized: its memory and its FLOPs per token (engine.memory, engine.throughput)."""
+    size = critic_params_b(w)
+    if not size:
+        return ""
+    trains = "adapter and its Adam state on a frozen copy of its base" if w.mode in ("lora", "qlora") else (
+        "weights, gradients and Adam state")
+    return (f"; PPO's value model ({size:g}B{', the policy' + chr(39) + 's size' if w.rl_critic_params_b == w.params_b else ''}) "
+            f"is sized beside the policy: its {trains} in memory, and a forward for the values plus a forward and "
+            "backward per token in the training FLOPs")
+
+
+def _reward_words(w: Workload) -> str:
+    """A reward model said: its frozen weights held and one forward over every completion."""
+    if not reward_ratio(w):
+        return ""
+    return (f"; the {float(w.rl_reward_params_b or 0):g}B reward model is held frozen (BF16) and runs one forward over "
+            "every completion to score it (+2 FLOPs per parameter per token)")
+
+
 def _hours(h: float) -> str:
     return f"{h * 60:,.0f} min" if h < 1 else f"{h:,.1f} h"
 
 
 __all__ = ["DEFAULT_COMPLETION_TOKENS", "DEFAULT_GENERATIONS", "DEFAULT_KL_BETA", "RL_NOTE", "RL_SPLIT",
-           "VLLM_COLOCATE_SHARE", "Rollouts", "completions", "is_rl", "rl_defaults", "rl_note", "rl_shape",
+           "VLLM_COLOCATE_SHARE", "Rollouts", "completions", "critic_params_b", "critic_ratio", "is_rl",
+           "reward_ratio", "rl_defaults", "rl_note", "rl_shape",
            "rollout_gpu_hours", "rollouts", "runs_reference"]

@@ -32,7 +32,7 @@ from engine.models import (
     sequences_per_example,
 )
 from engine.quantization import compute_capability
-from engine.rl import is_rl, rollout_gpu_hours, rollouts, runs_reference
+from engine.rl import critic_ratio, is_rl, reward_ratio, rollout_gpu_hours, rollouts, runs_reference
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
@@ -173,9 +173,23 @@ def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
     # DPO runs the frozen reference model forward over the same tokens (2N, attention's forward share too): in the
     # training loop, or once before it with precompute_ref_log_probs; the FLOPs are the same
     factor += REFERENCE_FORWARD_FACTOR if reference_forward(w) else 0.0
+    factor += rl_extra_factor(w)  # PPO's value model, a reward model: more networks over the same tokens (engine.rl)
     # summed over layers, each token attends to the whole sequence (global layers) or its window (local)
     attn = 12 * arch.attended_tokens(int(w.seq_len or 2048)) * arch.heads * arch.head_dim * factor / 6
     return factor, factor * n + attn, attn
+
+
+def critic_factor(w: Workload) -> float:
+    """PPO's value model in FLOPs per token per policy parameter: a forward for the values (2) and its training, forward
+    and backward (6, or 4 under (Q)LoRA), at its size over the policy's; 0 without a critic."""
+    ratio = critic_ratio(w)
+    return ratio * (REFERENCE_FORWARD_FACTOR + (4.0 if w.mode in ("lora", "qlora") else 6.0)) if ratio else 0.0
+
+
+def rl_extra_factor(w: Workload) -> float:
+    """Online RL's networks besides the policy and its reference, per trained token: PPO's value model
+    (`critic_factor`) and a reward model's forward over every completion (2 x its size over the policy's)."""
+    return critic_factor(w) + REFERENCE_FORWARD_FACTOR * reward_ratio(w)
 
 
 def reference_forward(w: Workload) -> bool:
@@ -193,12 +207,20 @@ def flops_per_token(w: Workload, arch: Architecture) -> Figure:
         return figure(total, "FLOP/token", "factor x N_active", {"factor": w.flops_per_token_factor, "N_active": n},
                       ("user-given factor: attention FLOPs not added",), digits=0)
     s = int(w.seq_len or 2048)
-    notes = ["6 = forward 2N + backward 4N" if factor == 6 else
+    extra = rl_extra_factor(w)
+    policy = factor - extra
+    notes = ["6 = forward 2N + backward 4N" if policy == 6 else
              "8 = the policy's forward 2N + backward 4N + the frozen reference model's forward 2N (DPO, or RL with "
-             "beta > 0)" if factor == 8 else
+             "beta > 0)" if policy == 8 else
              "6 for (Q)LoRA DPO or RL with beta > 0: forward 2N + input-gradient backward 2N + the reference forward 2N "
              "(the base with the adapter disabled)" if reference_forward(w) else
              "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
+    if critic_factor(w):
+        notes.append(f"+ {critic_factor(w):.3g} for PPO's value model: its forward for the values (2) and its training "
+                     f"({4 if w.mode in ('lora', 'qlora') else 6}) at {critic_ratio(w):.3g}x the policy's parameters")
+    if reward_ratio(w):
+        notes.append(f"+ {REFERENCE_FORWARD_FACTOR * reward_ratio(w):.3g} for the reward model's forward over every "
+                     f"completion (2 x its {reward_ratio(w):.3g}x the policy's parameters)")
     if w.objective in PREFERENCE_OBJECTIVES:
         notes.append("preference pairs: every pair trains two sequences (prompt + chosen, prompt + rejected), counted "
                      "in the tokens")
@@ -226,7 +248,7 @@ def _training_terms(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
         util, why = default_mfu(gpu, w.mode, gpus, arch.is_moe)
         executed = model_flops
         if w.gradient_checkpointing and not w.flops_per_token_factor:
-            executed += 2 * arch.active_params
+            executed += 2 * arch.active_params * (1 + critic_ratio(w))  # a PPO critic re-runs its forward too
             util = min(0.9, util * CHECKPOINT_UTILISATION_GAIN)
             why += "; checkpointing re-runs the forward (+2N FLOPs) at higher hardware utilisation (x1.25, MosaicML HFU)"
     rate = peak * 1e12 * util  # FLOP/s per GPU

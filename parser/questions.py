@@ -139,6 +139,9 @@ def questions_for(
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
         wanted.append(Question(field="model", text=text, why="memory and speed scale with the parameter count"))
     rl = training and workload.objective in RL_OBJECTIVES
+    rl_prompts = rl and _rl_prompts_question(workload)
+    if rl_prompts:
+        wanted.append(rl_prompts)
     if rl and workload.rl_completion_tokens is not None:
         pass  # online RL: the prompts are counted and the lengths said; the tokens follow (engine.rl)
     elif rl and workload.dataset_tokens is None:
@@ -317,6 +320,32 @@ def _active_example(users: int) -> int:
     active = users * 0.15
     step = 10 ** max(0, len(str(int(active))) - 2)
     return max(1, int(round(active / step) * step))
+
+
+def _rl_prompts_question(workload: Workload) -> Question | None:
+    """Online RL with nothing that counts its prompts ("DAPO on Qwen3 8B, 16 samples per prompt, 20k-token
+    completions"), or steps without the prompts a step samples: the run cannot be timed or priced without them.
+    Steps x prompts per step is the run (verl's data.train_batch_size); with a prompt count said, one pass over it is
+    sized until the batch is said."""
+    if workload.dataset_tokens is not None or workload.dataset_gb is not None:
+        return None
+    if steps_tokens(workload, int(workload.seq_len or DEFAULT_TRAINING_SEQ_LEN)) is not None:
+        return None  # steps x prompts per step: the run is said
+    steps = int(workload.train_steps or 0)
+    if steps and workload.dataset_examples:
+        text = (f"How many prompts per step? {steps:,} steps × prompts per step is what the run samples (verl's "
+                f"data.train_batch_size), so the steps set the passes over the {workload.dataset_examples:,} prompts; "
+                "sized at one pass until you say (e.g. “512 prompts per step”).")
+    elif steps:
+        text = (f"{steps:,} steps of how many prompts each (verl's data.train_batch_size, OpenRLHF's "
+                "rollout_batch_size)? Steps × prompts per step × completions per prompt is the run (e.g. “512 prompts "
+                "per step”).")
+    elif workload.dataset_examples:
+        return None
+    else:
+        text = ("How many prompts does the run sample: the dataset (e.g. “20k prompts”, “3 epochs”), or steps × "
+                "prompts per step (e.g. “1000 steps, 512 prompts per step”)? Time and cost are not sized without it.")
+    return Question(field="dataset_tokens", text=text, why="generation and training time scale with the prompts sampled")
 
 
 LONG_CONTEXT_TOKENS = 16_384  # a stated context this long suggests long prompts, which the default turn would miss

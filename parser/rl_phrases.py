@@ -28,9 +28,29 @@ _PER_PROMPT = re.compile(r"(?<![\w.])" + _N + r" (?:rollouts?|generations?|sampl
 _GROUP = re.compile(r"\b(?:num generations|number of generations|group size|g) ?(?:=|:|of|is)? ?(?<![\w.])(\d+)\b")
 _BARE_GENERATIONS = re.compile(r"(?<![\w.])(\d+) (?:generations|rollouts)\b")
 _COMPLETION = re.compile(r"\bmax(?:imum)? completion length ?(?:=|:|of|is)? ?(?<![\w.])" + _N + r"(?: tokens?)?\b")
+# the prompts a step samples (verl's data.train_batch_size, OpenRLHF's rollout_batch_size): "512 prompts per step",
+# "a batch of 512 prompts", "rollout batch size 1024", "train_batch_size=512" (not TRL's per-device batch)
+_PER_STEP = re.compile(r"(?<![\w.])" + _N + r" (?:prompts?|questions?|problems?)(?: each)? (?:per|a|each|every|/) ?"
+                       r"(?:rollout |training |train |optimi[sz]er |rl |gradient )?(?:step|iteration|batch|update)\b")
+_BATCH_OF_PROMPTS = re.compile(r"\b(?:(?:rollout|train|training|prompt|global) )?batch(?: size)?(?: of| is| =|=)? ?"
+                               r"(?<![\w.])" + _N + r" prompts?\b")
+_BATCH_NAMED = re.compile(r"(?<!device )(?<!gpu )\b(?:rollout batch size|(?:data\.)?train batch size|prompts? per "
+                          r"(?:step|batch)) ?(?:=|:|of|is)? ?(?<![\w.])" + _N + r"\b(?! (?:tokens?|completions?|"
+                          r"samples?|sequences?))")
+# "8k completions" beside a group size and a prompt count ("8 rollouts, 50k prompts, 8k completions"): a length
+_COMPLETIONS_K = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?k) (?:completions?|responses?|generations?)\b"
+                            r"(?! (?:per|for each|each|a|/) ?(?:prompt|question|problem))")
+_PROMPT_COUNT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[km]? (?:prompts?|questions?|problems?)\b")
+# PPO's value model and a reward model, by size: "an 8b reward model", "reward model of 7b", "a 1b critic"
+_SIZE = r"(?<![\w.])(\d+(?:\.\d+)?)b"
+_REWARD = re.compile(r"(?:an? )?" + _SIZE + r" (?:reward model|rm|reward)\b|\breward model (?:of |is |with )?(?:an? )?"
+                     + _SIZE + r"\b")
+_CRITIC = re.compile(r"(?:an? )?" + _SIZE + r" (?:critic|value model|value network|value head model)\b|"
+                     r"\b(?:critic|value model) (?:of |is )?(?:an? )?" + _SIZE + r"\b")
 _BETA = re.compile(r"\b(?:beta|kl (?:coefficient|coef|penalty|weight)) ?(?:=|:|of|is)? ?(?<![\w.])(\d*\.?\d+)\b")
 SERVING_GUESS = "read as serving the model (no training was said"  # parser.fold's note when a length looked like serving
-RL_FIELDS = frozenset({"rl_generations", "rl_completion_tokens", "rl_prompt_tokens", "rl_kl_beta"})
+RL_FIELDS = frozenset({"rl_generations", "rl_completion_tokens", "rl_prompt_tokens", "rl_kl_beta", "rl_critic_params_b",
+                       "rl_reward_params_b"})
 CRITIC_FREE_NOTE = ("“{said}” is critic-free online RL: sized as GRPO (the same rollouts, reward scoring and policy "
                     "training, no value model)")
 
@@ -60,6 +80,34 @@ def take_rl(text: str, notes: list[str], defaults: dict[str, Any]) -> str:
     if m is not None and (rl or _alone(text, _BETA)):
         defaults["rl_kl_beta"] = float(m.group(1))
         text = f"{text[:m.start()]} , {text[m.end():]}"
+    return _rl_batch_and_models(text, defaults, rl)
+
+
+def _rl_batch_and_models(text: str, defaults: dict[str, Any], rl: bool) -> str:
+    """In an RL message, or as a message of its own (an RL thread's follow-up: "512 prompts per step", "with an 8B
+    reward model"): the prompts per step (`global_batch`, counted in prompts: engine.models.steps_tokens), a
+    bare "8k completions" beside a group size and a prompt count (the completion length: nobody samples 8,000
+    completions beside "8 rollouts"), and the sizes of a reward model and of PPO's value model, taken out so the
+    grammar reads none of them as the dataset or the model."""
+    for pattern in (_PER_STEP, _BATCH_OF_PROMPTS, _BATCH_NAMED):
+        m = pattern.search(text)
+        if m is None or not (rl or _alone(text, pattern)):
+            continue
+        if 1 <= _qty(m.group(1)) <= 1e7 and "global_batch" not in defaults:
+            defaults["global_batch"] = int(_qty(m.group(1)))
+            text = f"{text[:m.start()]} , {text[m.end():]}"
+    m = _COMPLETIONS_K.search(text)
+    if (m is not None and rl and "rl_generations" in defaults and _PROMPT_COUNT.search(text)
+            and "rl_completion_tokens" not in defaults and 128 <= _qty(m.group(1)) <= 1_000_000):
+        defaults["rl_completion_tokens"] = int(_qty(m.group(1)))
+        text = f"{text[:m.start()]} , {text[m.end():]}"
+    for pattern, name in ((_REWARD, "rl_reward_params_b"), (_CRITIC, "rl_critic_params_b")):
+        m = pattern.search(text)
+        if m is not None and (rl or _alone(text, pattern)):
+            size = float(next(g for g in m.groups() if g))
+            if 0 < size <= 10_000:
+                defaults.setdefault(name, size)
+                text = f"{text[:m.start()]} , {text[m.end():]}"
     return text
 
 
@@ -92,7 +140,7 @@ def rl_reading(reading: Reading, current: Any = None) -> Reading:
     updates, notes = dict(reading.updates), list(reading.notes)
     moved = rl_lengths(getattr(current, "objective", None), updates, notes)
     intent = reading.intent
-    if intent in ("gibberish", "help", "answer") and set(updates) <= RL_FIELDS and updates:
+    if intent in ("gibberish", "help", "answer") and set(updates) <= RL_FIELDS | {"global_batch"} and updates:
         intent = "refine"  # "16 generations", "beta 0.04" in a thread: a change to the run, not an answer
     if updates == reading.updates and intent == reading.intent:
         return reading
