@@ -62,7 +62,8 @@ class UsageError(Exception):
 def _advisor(config: Config) -> Any:
     from bot.service import Advisor
 
-    return Advisor.open(config.catalog_path, [config.catalog_dir], hub_settings=config.hub_settings())
+    # the CLI's commands run on one thread: the catalog is opened directly, not confined to its own thread
+    return Advisor.open(config.catalog_path, [config.catalog_dir], hub_settings=config.hub_settings(), confined=False)
 
 
 def _catalog(config: Config) -> Any:

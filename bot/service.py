@@ -18,12 +18,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot import owning
 from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
 from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
+from parser.owning import BUY_RENT_CUE, LOCAL_CUE
 
 if TYPE_CHECKING:  # imported when a budget-first question is asked, not at every start (cold start)
     from engine.budget_ladder import Rung
@@ -260,9 +260,11 @@ class Advisor:
 
     @classmethod
     def open(cls, catalog_path: str | Path | None = None, extra_data_dirs: Sequence[Path] = (),
-             hub_settings: Any = None) -> Advisor:
+             hub_settings: Any = None, *, confined: bool = True) -> Advisor:
         """Open the real catalog (plus rows imported with `gpu-advisor catalog import-*`) and bind
-        the real parser and engine; `hub_settings` (`catalog.hub.HubSettings`) turns Hub lookups on."""
+        the real parser and engine; `hub_settings` (`catalog.hub.HubSettings`) turns Hub lookups on. `confined`:
+        the catalog's connection kept on its own thread, for a server's listener pool; a one-shot command runs on
+        one thread and opens it directly (no executor to import and start)."""
         from catalog import open_catalog
         from engine import advise
         from engine.contract import to_contract
@@ -284,7 +286,7 @@ class Advisor:
             return open_catalog(None, extra_data_dirs=dirs)
 
         return cls(
-            ThreadConfinedCatalog(opener),
+            ThreadConfinedCatalog(opener) if confined else opener(),
             conversation_factory=Conversation,
             advise=advise,
             compare=compare,
@@ -361,10 +363,11 @@ class Advisor:
         compared: tuple[GpuPlan, GpuPlan] | None = None
         local: Any = None
         thread_cues = getattr(conversation, "cues", None) or set()
-        if intent not in NO_ESTIMATE_INTENTS and workload is not None and owning.buy_or_rent_only(workload, thread_cues):
+        if (intent not in NO_ESTIMATE_INTENTS and workload is not None and BUY_RENT_CUE in thread_cues
+                and _owning().buy_or_rent_only(workload, thread_cues)):
             # "should we buy or rent 8 H100s?": the break-even needs no model, and is the whole answer
             return Response(text, intent, workload, None, [], [], notes, conversation,
-                            buy_or_rent=owning.break_even_said(workload, thread_cues, self.catalog_data()))
+                            buy_or_rent=_owning().break_even_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
         if intent not in NO_ESTIMATE_INTENTS and workload is not None and _budget_first(workload):
             from engine.budget_ladder import budget_ladder, largest_within
@@ -405,8 +408,8 @@ class Advisor:
                     asked = [(t, f) for t, f in asked if f != "precision"]
             elif CAPACITY_CUE in cues or capacity_asked(text):
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
-            elif owning.local_asked(workload, cues):
-                local, planned = owning.local_plans(workload, cues, self.catalog_data())
+            elif LOCAL_CUE in cues and _owning().local_asked(workload, cues):
+                local, planned = _owning().local_plans(workload, cues, self.catalog_data())
                 advice = self.advise(planned) if planned is not workload else advice
                 asked = [(t, f) for t, f in asked if f not in ("data_location", "concurrency")]
             if previous is not None and intent in ("refine", "answer", "undo"):
@@ -683,7 +686,7 @@ class Advisor:
                 "compared_gpus": None,
                 "storage": None,
                 "local": None,
-                "buy_or_rent": owning.break_even_contract(response.buy_or_rent),
+                "buy_or_rent": _owning().break_even_contract(response.buy_or_rent) if response.buy_or_rent else None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -692,7 +695,7 @@ class Advisor:
         out["compared_gpus"] = [_compared_contract(p) for p in response.compared] if response.compared else None
         out["budget_ladder"] = [_rung_contract(r) for r in response.ladder] if response.ladder else None
         out["storage"] = None  # a storage question's answer (bot.storage); a plan has none
-        out["local"] = owning.local_contract(response.local)
+        out["local"] = _owning().local_contract(response.local) if response.local is not None else None
         out["buy_or_rent"] = None
         return out
 
@@ -809,6 +812,13 @@ def _thread_gpu(workload: Workload, previous: Advice | None, intent: str) -> str
         return None
     pick = recommended(list(previous.options), previous.recommendation)
     return pick.gpu if pick is not None else None
+
+
+def _owning() -> Any:
+    """bot.owning (local and buy-or-rent answers), imported when a thread asks one: not at every start (cold start)."""
+    from bot import owning
+
+    return owning
 
 
 def _budget_first(w: Workload) -> bool:

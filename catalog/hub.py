@@ -37,7 +37,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -451,6 +450,9 @@ class HubClient:
             meta = api.parse_safetensors_file_metadata(repo_id, filename, revision=revision,
                                                        timeout=self.settings.timeout_s)
             return sum(meta.parameter_count.values())
+
+        # imported only when safetensors shards are fetched: not at every start (cold start)
+        from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=min(8, len(shards))) as pool:
             return sum(pool.map(count, shards))
