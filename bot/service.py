@@ -127,6 +127,8 @@ class Response:
 
 # the second GPU of "8x H200 or 8x B200" as the parser keeps it ("8 x b200"): its count and its name
 _COUNTED_GPU = re.compile(r"^\s*(\d+)\s*x\s*(.+)$")
+_FULL_LOAD = re.compile(r"\b(?:at|under) (?:full|max(?:imum)?|peak) (?:load|utili[sz]ation|capacity)\b|\bsaturat\w*|"
+                        r"\bfully (?:utili[sz]ed|loaded)\b|\bunit (?:cost|economics)\b", re.IGNORECASE)
 _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000,000\b", re.IGNORECASE)
 
 
@@ -406,7 +408,10 @@ class Advisor:
                 if compared is not None:
                     advice, capacity = compared[0].advice, compared[0].capacity
                     asked = [(t, f) for t, f in asked if f != "precision"]
-            elif CAPACITY_CUE in cues or capacity_asked(text):
+            elif CAPACITY_CUE in cues or capacity_asked(text) or (
+                    (_PER_TOKEN.search(text) or _FULL_LOAD.search(text)) and _unloaded_service(workload)):
+                # "cost per million tokens to self-host 70B on H100s": unit economics are quoted at saturation, the
+                # GPUs planned full (at one stream the same 2 H100 cost $35.75 per 1M, 20x their price full)
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
             elif LOCAL_CUE in cues and _owning().local_asked(workload, cues):
                 local, planned = _owning().local_plans(workload, cues, self.catalog_data())
@@ -812,6 +817,13 @@ def _thread_gpu(workload: Workload, previous: Advice | None, intent: str) -> str
         return None
     pick = recommended(list(previous.options), previous.recommendation)
     return pick.gpu if pick is not None else None
+
+
+def _unloaded_service(w: Workload) -> bool:
+    """A served model with no load said (no users, rate, tokens or job): what a capacity re-plan fills."""
+    from parser.questions import serving_without_load
+
+    return (w.mode or "inference") == "inference" and w.intent in (None, "serve") and serving_without_load(w)
 
 
 def _owning() -> Any:

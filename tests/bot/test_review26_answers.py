@@ -164,3 +164,17 @@ def test_a_bare_sum_in_a_monthly_budget_thread_is_monthly(real_advisor) -> None:
     more = real_advisor.respond(conversation, "what about $10k?", first.advice)
     assert more.ladder is not None and more.advice.effective.budget_usd_per_month == 10_000
     assert not any("needs its period" in n for n in more.notes)
+
+
+@pytest.mark.parametrize("text", ["cost per million tokens to self-host Llama 3.1 70B on H100s",
+                                  "serve llama 3.1 70b on H100s at full load"])
+def test_unit_cost_is_quoted_with_the_gpus_full(real_advisor, text: str) -> None:
+    """"Cost per million tokens to self-host …" was $35.75 per 1M "at 1 stream" beside "room for 67 users": unit
+    economics are quoted at saturation, about 20x less."""
+    response, view, _ = answered(real_advisor, text)
+    assert response.capacity is not None and response.capacity.users > 1
+    per_1m = response.advice.options[0].throughput.cost_per_1m_tokens_usd.value
+    alone = real_advisor.respond(real_advisor.new_conversation(), "serve Llama 3.1 70B on H100s")
+    assert per_1m < alone.advice.options[0].throughput.cost_per_1m_tokens_usd.value / 5
+    if "per million" in text:
+        assert view.headline.startswith(f"✅ ${per_1m:,.2f} per 1M output tokens for Llama 3.1 70B with "), view.headline
