@@ -22,7 +22,7 @@ from .reading import Conflict, Reading
 from .said import Said
 from .schedule import duration_hours
 from .storage import storage_question
-from .words import _CLOUD, _pick
+from .words import _CLOUD, _JOB_VERB, _pick
 
 _DATA_WORDS = {"corpus", "data", "dataset", "datasets", "files", "bucket", "shards", "it"}
 # "training data", "training set": "training" describes a noun there; it is not the verb
@@ -248,11 +248,6 @@ _JOB_ITEMS = re.compile(
     r"images|photos|photographs|pictures|screenshots|scans|frames|thumbnails)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
     re.IGNORECASE)
-# what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
-_JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
-                       r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
-                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|analysis|batch|offline|describe|describing|ocr|"
-                       r"transcribe|transcribing|digiti[sz]e|digiti[sz]ing)\b", re.IGNORECASE)
 # a job over images: each prompt is mostly the image's vision tokens, which the engine sees as prompt tokens
 _IMAGE_JOB = re.compile(r"\b(?:images|photos|photographs|pictures|screenshots|scans|frames|thumbnails|ocr)\b",
                         re.IGNORECASE)

@@ -16,6 +16,7 @@ from engine.models import TRAINING_MODES
 from .quantities import _qty
 from .said import Said
 from .schedule import seconds_in
+from .words import _JOB_VERB
 
 # Fields where 0 means nothing: "0 users", "0 epochs" are ignored with a note, not applied.
 _POSITIVE_FIELDS = {
@@ -183,7 +184,19 @@ def _counted_prompts(items: list[Said], index: int) -> bool:
     value = _number_like(previous) if previous.kind in ("filler", "size") and previous.io_field is None else None
     if value is None:
         return False
-    return not _length_behind_with(items, index, value)
+    return not _length_behind_with(items, index, value) and not _length_beside_a_load(items, index, value)
+
+
+def _length_beside_a_load(items: list[Said], index: int, value: float) -> bool:
+    """'serve 8B at 20 QPS, 2k prompts, 300 outputs': beside a request rate or users, a context-sized number of
+    prompts is each prompt's length (a count of prompts is a job, which has no rate of its own); it was read as 2,000
+    prompts and dropped, and the fleet sized at 1,024-token prompts, half of it."""
+    if not 100 <= value <= _LONGEST_PROMPT:
+        return False
+    following = items[index + 1].text.split(" ")[0] if index + 1 < len(items) else ""
+    if following in _PERIOD_WORDS or _JOB_VERB.search(" ".join(s.text for s in items)):
+        return False  # "classify 20k prompts at 10 qps": a job of 20,000 prompts
+    return any(s.requests_per_s or {"concurrency", "target_tokens_per_s"} & s.values.keys() for s in items)
 
 
 # "with 4k prompts": after "with", a context-sized number and no period after it, the plural is each prompt's length

@@ -97,7 +97,9 @@ def _rl_batch_and_models(text: str, defaults: dict[str, Any], rl: bool) -> str:
             defaults["global_batch"] = int(_qty(m.group(1)))
             text = f"{text[:m.start()]} , {text[m.end():]}"
     m = _COMPLETIONS_K.search(text)
-    if (m is not None and rl and "rl_generations" in defaults and _PROMPT_COUNT.search(text)
+    # beside a prompt count, or the prompts per step just read ("128 prompts per step, 8 generations, 2k completions")
+    if (m is not None and rl and "rl_generations" in defaults
+            and (_PROMPT_COUNT.search(text) or "global_batch" in defaults)
             and "rl_completion_tokens" not in defaults and 128 <= _qty(m.group(1)) <= 1_000_000):
         defaults["rl_completion_tokens"] = int(_qty(m.group(1)))
         text = f"{text[:m.start()]} , {text[m.end():]}"

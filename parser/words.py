@@ -18,3 +18,10 @@ _CLOUD = [("aws|amazon", "aws"), ("gcp|google", "gcp"), ("azure", "azure")]
 
 def _pick(text: str, table: list[tuple[str, str]]) -> str | None:
     return next((value for pattern, value in table if re.search(pattern, text)), None)
+
+
+# what is done to each prompt of a job; documents a service retrieves from ("RAG over 1b documents") are not prompts
+_JOB_VERB = re.compile(r"\b(?:run|runs|running|process|processing|classify|classifying|summari[sz]e|summari[sz]ing|label|"
+                       r"labelling|labeling|tag|tagging|extract|extracting|translate|translating|score|scoring|annotate|"
+                       r"annotating|caption|captioning|rewrite|moderate|analy[sz]e|analysis|batch|offline|describe|describing|ocr|"
+                       r"transcribe|transcribing|digiti[sz]e|digiti[sz]ing)\b", re.IGNORECASE)

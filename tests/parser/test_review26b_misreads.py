@@ -51,3 +51,17 @@ def test_a_total_of_input_and_output_is_a_load(text: str) -> None:
 
 def test_output_tokens_per_second_stay_a_target() -> None:
     assert _updates("serve llama 3 8b at 20k output tokens/s")["target_tokens_per_s"] == 20_000
+
+
+def test_shorthand_prompt_lengths_beside_a_rate() -> None:
+    """"20 QPS, 2k prompts, 300 outputs": the prompts' length (was a count of 2,000, dropped: half the fleet)."""
+    updates = _updates("serve llama 3 8b at 20 QPS, 2k prompts, 300 outputs")
+    assert updates["input_tokens"] == 2000 and updates["output_tokens"] == 300
+    assert "input_tokens" not in _updates("classify 20k prompts with llama 3 8b at 10 qps")
+
+
+def test_shorthand_completions_beside_prompts_per_step() -> None:
+    """"128 prompts per step, 8 generations, 2k completions": 2k is each completion (was a 2,000-prompt dataset)."""
+    updates = _updates("GRPO Qwen2.5 7B, 1000 steps, 128 prompts per step, 8 generations, 2k completions")
+    assert updates["rl_completion_tokens"] == 2000 and "dataset_examples" not in updates
+    assert updates["global_batch"] == 128 and updates["train_steps"] == 1000
