@@ -222,7 +222,12 @@ def _slow_fixed_line(advice: Advice) -> str | None:
     the Assumes line promises: the first thing to say, with how many GPUs would not."""
     short = plan_note(advice, MISSED_FIXED_NOTE)
     if short is not None:
-        return tidy_plurals(f"Short: {short[len(MISSED_FIXED_NOTE):]}")
+        timed = _starting(advice.notes, WAYS_OUT_NOTE)
+        text = short[len(MISSED_FIXED_NOTE):]
+        dead_end = "; no GPU count on this offer finishes in time"
+        if timed is not None and dead_end in text:  # the count that finishes in time on any offer, not a dead end
+            text = text.replace(dead_end, "") + f"; {timed[len(WAYS_OUT_NOTE):]}"
+        return tidy_plurals(f"Short: {text}")
     found = re.match(re.escape(SLOW_FIXED_NOTE) + r"(.+?) under the ([\d.]+) tokens/s assumed for interactive use; (.+?) "
                      r"\(or say", plan_note(advice, SLOW_FIXED_NOTE) or "")
     if found is None:
@@ -568,7 +573,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if comm is not None and network is not None:  # their own nodes, network unsaid: one line says both
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
-    lines = [_relabelled(advice, WAYS_OUT_NOTE, "Timed"),
+    lines = [None if plan_note(advice, MISSED_FIXED_NOTE) else _relabelled(advice, WAYS_OUT_NOTE, "Timed"),
              _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
              _relabelled(advice, BUDGET_NOTE, "Budget"),
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),

@@ -200,8 +200,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(poor_fit_note(w, effective, arch, data, chosen))
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(int4_on_fixed_note(w, effective, arch, data, chosen))
-    if chosen is None:
-        notes.extend(fixed_training_ways_out(w, effective, arch, data, cluster))
+    notes.extend(fixed_training_ways_out(w, effective, arch, data, cluster, chosen))
     notes.extend(tight_memory_note(memory))
     notes.extend(preference_note(w, effective, arch, memory, cluster))
     notes.extend(_rl_note(effective, arch, data, cluster, throughput, chosen))
@@ -615,13 +614,30 @@ WAYS_OUT_NOTE = "the ways out, timed: "
 
 
 def fixed_training_ways_out(given: Workload, effective: Workload, arch: Architecture, data: CatalogData,
-                            cluster: ClusterPlan | None) -> list[str]:
+                            cluster: ClusterPlan | None, chosen: Option | None = None) -> list[str]:
     """"How long will it take to full fine-tune Qwen2.5 32B on 1B tokens on 8 H100s?": the 8 do not hold it, and the
     ways out said in memory alone (8-bit Adam at 50.6 GB, 16 H100s) do not answer "how long". Each is planned as
     the engine plans any run (the same GPU, on the GPUs fixed or on as many as it takes) and its time and cost per
-    run are said, so the user picks a way out by what it costs them."""
-    if (cluster is None or cluster.fits or not given.gpu_count or effective.mode not in ("full", "pretrain", "lora")
-            or not effective.dataset_tokens or not effective.gpu):
+    run are said, so the user picks a way out by what it costs them. The GPUs fixed that hold it but miss the
+    deadline said ("on 8 H100s in 12 hours": 20.8 h) get the fewest of the same GPU that finish in time, on any offer
+    (the note on the fixed count had said no count "on this offer" finishes, a dead end)."""
+    if not given.gpu_count or effective.mode not in ("full", "pretrain", "lora", "qlora") or not effective.dataset_tokens \
+            or not effective.gpu:
+        return []
+    deadline = float(given.deadline_hours or 0)
+    late = (chosen is not None and deadline > 0 and chosen.hours_per_run is not None
+            and chosen.hours_per_run > deadline * 1.0001)
+    if late:
+        free = effective.model_copy(update={"gpu_count": None, "nodes": None})
+        ranked = evaluate(free, arch, data, given=free, ranking_only=True)
+        on_time = [o for o in ranked.options if o.cluster.fits and o.hours_per_run is not None
+                   and o.hours_per_run <= deadline * 1.0001]
+        if not on_time:
+            return []
+        fewest = min(on_time, key=lambda o: (o.cluster.gpus, run_cost_usd(o.tco, free)))
+        return [f"{WAYS_OUT_NOTE}{fewest.cluster.gpus} of them finish in {hours_text(fewest.hours_per_run or 0.0)}, "
+                f"from ${run_cost_usd(fewest.tco, free):,.0f} a run rented ({fewest.name})"]
+    if cluster is None or cluster.fits:
         return []
     ways: list[tuple[str, Workload]] = []
     same = "on the same GPU" if given.gpu_count == 1 else f"on the same {given.gpu_count}"

@@ -178,3 +178,15 @@ def test_unit_cost_is_quoted_with_the_gpus_full(real_advisor, text: str) -> None
     assert per_1m < alone.advice.options[0].throughput.cost_per_1m_tokens_usd.value / 5
     if "per million" in text:
         assert view.headline.startswith(f"✅ ${per_1m:,.2f} per 1M output tokens for Llama 3.1 70B with "), view.headline
+
+
+def test_a_missed_deadline_on_fixed_gpus_names_the_count_that_makes_it(real_advisor) -> None:
+    """"… on 8 H100s in 12 hours" ended in "no GPU count on this offer finishes in time", a dead end: 16 H100 on
+    two linked nodes finish in about 10.5 h."""
+    response, view, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 5B tokens on 8 H100s in 12 hours")
+    short = next(n for n in view.notes if n.startswith("Short: "))
+    assert "no GPU count on this offer finishes in time" not in short
+    found = re.search(r"; (\d+) of them finish in ([\d.]+) h, from \$", short)
+    assert found is not None, short
+    assert int(found.group(1)) > 8 and float(found.group(2)) <= 12
+    assert not any(n.startswith("Timed: ") for n in view.notes)  # said once, in the Short line
