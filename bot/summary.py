@@ -296,7 +296,9 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
         # an optimizer other than AdamW is part of what fits: forwarded without it, the plan reads as plain AdamW
         optimizer = _OPTIMIZER_SAID.get(str(advice.effective.optimizer or "")) \
             if advice.effective.mode in ("full", "pretrain") else None
-        bits.append(cluster.parallelism + zero + (f" with {optimizer}" if optimizer else ""))
+        fp8 = (advice.effective.precision == "fp8" and advice.effective.mode in ("full", "pretrain"))
+        extras = [e for e in (optimizer, "FP8 matmuls (torchao float8 or Transformer Engine)" if fp8 else None) if e]
+        bits.append(cluster.parallelism + zero + (f" with {' and '.join(extras)}" if extras else ""))
     if mem is not None:
         usable = f" of {fmt_gb(mem.usable_gb_per_gpu)} usable" if mem.usable_gb_per_gpu else ""
         bits.append(f"{fmt_gb(mem.per_gpu_gb)}{usable} per GPU")
