@@ -190,3 +190,16 @@ def test_a_missed_deadline_on_fixed_gpus_names_the_count_that_makes_it(real_advi
     assert found is not None, short
     assert int(found.group(1)) > 8 and float(found.group(2)) <= 12
     assert not any(n.startswith("Timed: ") for n in view.notes)  # said once, in the Short line
+
+
+def test_runs_a_month_past_one_node_say_how_many_side_by_side(real_advisor) -> None:
+    """"20 runs a month" of 76.8 h on one node is 1,536 h, more than the 730 h a month has: the cost counted the
+    GPU-hours, but the plan read as one node."""
+    response, view, _ = answered(real_advisor, "full fine-tune Llama 3.1 70B on 5B tokens, 20 runs a month")
+    winner = response.advice.options[0]
+    hours = 20 * winner.hours_per_run
+    assert hours > 730
+    assert f"({hours:,.0f} h of runs: {-(-int(hours) // 730)} such " in view.cost or \
+        f"({hours:,.0f} h of runs: " in view.cost, view.cost
+    _, few, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens, 20 runs a month")
+    assert "side by side all month" not in few.cost
