@@ -690,14 +690,14 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         else:
             if best is not None and best.per_run_usd:
                 bits.append(f"*{fmt_usd(best.per_run_usd)} per run*")
-            side = ""
+            beside = ""
             busy_h = (runs or 0) * (winner.hours_per_run or 0.0)
             if runs and runs > 1 and busy_h > HOURS_PER_MONTH * 1.0001:
                 # 40 runs of 28.9 h are 1,156 h: more than a month of the one node the plan shows
                 nodes = math.ceil(busy_h / HOURS_PER_MONTH)
-                side = (f" ({busy_h:,.0f} h of runs: {nodes} such {'node' if winner.cluster.nodes == 1 else 'cluster'}s "
-                        "side by side all month)")
-            bits.append(f"{fmt_usd(winner.total_usd)} a month{month}{side}, storage and data transfer included")
+                beside = (f" ({busy_h:,.0f} h of runs: {nodes} such {'node' if winner.cluster.nodes == 1 else 'cluster'}s "
+                          "side by side all month)")
+            bits.append(f"{fmt_usd(winner.total_usd)} a month{month}{beside}, storage and data transfer included")
         if best is not None and best.usd_per_1b_tokens and "dataset_tokens" in {a.field for a in advice.assumptions}:
             bits.append(f"~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained")
     return " · ".join(bits) + f" on {winner.name}"
