@@ -149,6 +149,11 @@ def fold(
     if available is not None:  # "99.9% uptime", "across 2 regions": replicas to fail over to
         updates["min_replicas"], said_how = available
         notes.append(said_how)
+    if (not training_said and "mode" not in updates and current_mode is None and not job
+            and ("model" in updates or "params_b" in updates) and _RUN_A_MODEL.search(whole)
+            and not cues & {"finetune", "adapt", "train"}):
+        # "how much VRAM do I need to run Llama 3.1 70B?", "can I run 70B on 2x A100?": running a model is inference
+        updates["mode"], updates["intent"] = "inference", "serve"
     if no_margin(whole) and not training_said:  # "no margin": sized to the per-user speed asked, exactly
         updates["speed_margin"] = 0.0
     instance = str(updates.get("instance_type") or "")
@@ -248,6 +253,9 @@ _JOB_ITEMS = re.compile(
     r"images|photos|photographs|pictures|screenshots|scans|frames|thumbnails)\b"
     r"(?!\s*(?:/|per\b|an?\s+(?:second|sec|s|minute|min|hour|hr|day|week|month|year)\b|each\s+(?:second|minute|hour|day)))",
     re.IGNORECASE)
+# "run" a model (not "a run", "runs a month", "run a fine-tune"): using it, i.e. inference
+_RUN_A_MODEL = re.compile(r"\b(?:can (?:i|we|you) run|to run|run(?:ning)? (?!(?:a |the )?(?:fine|train|lora|qlora|sft|"
+                          r"pretrain|job|experiment|sweep|eval))|runs? (?:it|this|that) )", re.IGNORECASE)
 # a job over images: each prompt is mostly the image's vision tokens, which the engine sees as prompt tokens
 _IMAGE_JOB = re.compile(r"\b(?:images|photos|photographs|pictures|screenshots|scans|frames|thumbnails|ocr)\b",
                         re.IGNORECASE)

@@ -65,3 +65,17 @@ def test_shorthand_completions_beside_prompts_per_step() -> None:
     updates = _updates("GRPO Qwen2.5 7B, 1000 steps, 128 prompts per step, 8 generations, 2k completions")
     assert updates["rl_completion_tokens"] == 2000 and "dataset_examples" not in updates
     assert updates["global_batch"] == 128 and updates["train_steps"] == 1000
+
+
+@pytest.mark.parametrize("text", ["how much VRAM do I need to run Llama 3 70B?", "can I run llama 3 70b on 2x A100 80GB?",
+                                  "can we run mistral 7b on one L4?"])
+def test_running_a_model_is_inference(text: str) -> None:
+    """"Run" a model is using it: it asked "fine-tune, pretrain, or serve?" and planned a rental meanwhile."""
+    updates = _updates(text)
+    assert updates["mode"] == "inference" and updates["intent"] == "serve"
+
+
+@pytest.mark.parametrize("text", ["run a fine-tune of llama 3 8b", "llama 3 8b, 20 runs a month",
+                                  "run a LoRA of llama 3 8b on our data"])
+def test_a_run_of_training_is_not_inference(text: str) -> None:
+    assert _updates(text).get("mode") != "inference"
