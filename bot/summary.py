@@ -56,6 +56,7 @@ from engine.advise import (
 from engine.models import (
     COMPRESSED_TEXT_RATIO,
     DEFAULT_OUTPUT_TOKENS,
+    TRAINING_MODES,
     Advice,
     ClusterPlan,
     Option,
@@ -877,6 +878,11 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
             short = f"but not {int(advice.effective.concurrency or 0):,} users at once"
         if not short and any(n.startswith(POOR_FIT_NOTE) for n in advice.notes):
             short = "but a poor fit for this GPU"  # the note under it names the GPU that does it for far less
+        if (not short and mem is not None and mem.usable_gb_per_gpu and advice.effective.mode in TRAINING_MODES
+                and mem.per_gpu_gb / mem.usable_gb_per_gpu >= EDGE_OF_MEMORY):
+            # 161.9 of 162 GB: a tick over a plan that may not survive its first step read as a contradiction of the
+            # "Tight" line under it
+            short = "but at the edge of memory"
         lacking = next((p.message for p in advice.problems if p.code == PROVIDER_LACKS_GPU), "")
         if LACKS_SAID in lacking:  # "Lambda MI300X": the provider named does not rent it, said before anything else
             short = f"but not at {lacking.split(LACKS_SAID)[0]}"
@@ -899,6 +905,7 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
     return "unknown", (f"⚠️ {what}: {reason}" if has_subject else f"⚠️ {reason}")
 
 
+EDGE_OF_MEMORY = 0.98  # of usable memory per GPU (after the headroom): a training plan there gets no tick
 _UNDER_FLOOR = re.compile(r"under the ([\d.]+) tokens/s assumed")  # in the fixed-GPU and budget notes
 
 

@@ -203,3 +203,13 @@ def test_runs_a_month_past_one_node_say_how_many_side_by_side(real_advisor) -> N
         f"({hours:,.0f} h of runs: " in view.cost, view.cost
     _, few, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens, 20 runs a month")
     assert "side by side all month" not in few.cost
+
+
+def test_a_training_plan_at_the_edge_of_memory_has_no_tick(real_advisor) -> None:
+    """161.9 of 162 GB per GPU under "✅ Fits", with a "Tight" line saying to test the peak first."""
+    response, view, _ = answered(real_advisor, "full fine-tune Llama 3.1 70B on 2B tokens")
+    mem = response.advice.memory
+    assert mem.per_gpu_gb / mem.usable_gb_per_gpu >= 0.98
+    assert view.headline.startswith("⚠️ Fits, but at the edge of memory: full fine-tune Llama 3.1 70B on "), view.headline
+    _, roomy, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens")
+    assert roomy.headline.startswith("✅ Fits")
