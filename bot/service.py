@@ -108,6 +108,8 @@ class Response:
     local: Any = None
     # "should we buy or rent 8 H100s?" with no model: the break-even (engine.buy_or_rent.BreakEven); no `advice`
     buy_or_rent: Any = None
+    # "how much VRAM do I need to run Llama 3.1 70B?": answered as /vram answers (memory per GPU and by precision)
+    vram_asked: bool = False
 
     @property
     def has_scenario(self) -> bool:
@@ -127,6 +129,10 @@ class Response:
 
 # the second GPU of "8x H200 or 8x B200" as the parser keeps it ("8 x b200"): its count and its name
 _COUNTED_GPU = re.compile(r"^\s*(\d+)\s*x\s*(.+)$")
+# a memory question ("how much VRAM do I need to run …", "how many GB of GPU memory for …"): the /vram answer
+_VRAM_ASKED = re.compile(r"\bhow much (?:gpu |vram|video |gpu memory|memory)|\bhow many (?:gb|gigabytes) (?:of )?"
+                         r"(?:vram|gpu memory|memory)|\bvram (?:do|does|would|will) (?:i|we|it)\b|\bvram (?:needed|"
+                         r"required|requirements?)\b", re.IGNORECASE)
 _FULL_LOAD = re.compile(r"\b(?:at|under) (?:full|max(?:imum)?|peak) (?:load|utili[sz]ation|capacity)\b|\bsaturat\w*|"
                         r"\bfully (?:utili[sz]ed|loaded)\b|\bunit (?:cost|economics)\b", re.IGNORECASE)
 _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000,000\b", re.IGNORECASE)
@@ -436,7 +442,9 @@ class Advisor:
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
-                        capacity=capacity, compared=compared, ladder=ladder, local=local)
+                        capacity=capacity, compared=compared, ladder=ladder, local=local,
+                        vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
+                        and ladder is None and local is None)
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:

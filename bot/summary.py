@@ -1046,6 +1046,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         return replace(view, notes=[*view.notes, *server], questions=list(response.questions), hint=hint)
     advice = response.advice
     assert advice is not None, "build_help_view is for responses without advice"
+    vram_only = vram_only or bool(getattr(response, "vram_asked", False))  # "how much VRAM do I need …"
     problems = [p.message for p in advice.problems]
     verdict, headline = _headline(advice, names, problems)
     other = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator

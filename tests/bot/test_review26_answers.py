@@ -213,3 +213,14 @@ def test_a_training_plan_at_the_edge_of_memory_has_no_tick(real_advisor) -> None
     assert view.headline.startswith("⚠️ Fits, but at the edge of memory: full fine-tune Llama 3.1 70B on "), view.headline
     _, roomy, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens")
     assert roomy.headline.startswith("✅ Fits")
+
+
+def test_a_vram_question_gets_the_memory_answer(real_advisor) -> None:
+    """"How much VRAM do I need to run Llama 3.1 70B?" planned a GH200 rental with its price table; the memory per
+    GPU and by precision is the answer (as /vram gives it), in Slack and the terminal."""
+    response, view, text = answered(real_advisor, "how much VRAM do I need to run Llama 3.1 70B?")
+    assert response.vram_asked and view.vram_only
+    assert view.memory_line and view.precision_rows
+    assert "By precision" in text and "Compared (per month" not in text
+    plain, plain_view, _ = answered(real_advisor, "serve Llama 3.1 70B for 50 users")
+    assert not plain.vram_asked and not plain_view.vram_only
