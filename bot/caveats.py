@@ -336,7 +336,8 @@ def _schedule_lines(advice: Advice) -> tuple[str | None, str | None]:
     it), and the cold start each time it is started (engine.tco)."""
     reserved = _starting(advice.notes, RESERVED_PART_TIME_NOTE)
     cold = _starting(advice.notes, COLD_START_NOTE)
-    return (f"Reserved, part-time: {reserved[len(RESERVED_PART_TIME_NOTE):]}" if reserved else None,
+    training = (advice.effective.mode or "inference") != "inference"
+    return (f"Reserved{'' if training else ', part-time'}: {reserved[len(RESERVED_PART_TIME_NOTE):]}" if reserved else None,
             f"Cold start: {cold[len(COLD_START_NOTE):]}" if cold else None)
 
 

@@ -61,6 +61,7 @@ from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
     reserved_part_time_note,
+    reserved_training_note,
     row_usd,
 )
 from engine.throughput import estimate_inference, estimate_training
@@ -214,7 +215,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     cold = cold_start_note(effective, _weights_gb(chosen))
     part_time = reserved_part_time_note(effective, best_tco(chosen),
                                         data.offer(chosen.offer_id) if chosen is not None else None)
-    notes.extend(note for note in (part_time, cold) if note is not None)
+    reserved_runs = reserved_training_note(effective, best_tco(chosen),
+                                           data.offer(chosen.offer_id) if chosen is not None else None,
+                                           chosen.cluster.gpus if chosen is not None else 0,
+                                           chosen.hours_per_run if chosen is not None else None)
+    notes.extend(note for note in (part_time, reserved_runs, cold) if note is not None)
     return Advice(
         workload=w,
         effective=effective,

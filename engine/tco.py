@@ -256,6 +256,30 @@ def reserved_part_time_note(w: Workload, option: TcoOption | None, offer: OfferR
             f"against ${rented:,.0f} reserved: say “on-demand” to compare in full")
 
 
+def reserved_training_note(w: Workload, option: TcoOption | None, offer: OfferRecord | None, gpus: int,
+                           hours_per_run: float | None) -> str | None:
+    """Reserved capacity for training runs that keep it busy part of the month: a 1-3 year commitment is paid for all
+    730 h whether runs use them or not, so a $140 run "on reserved H100s" read as a price one can buy an 8.5 h run at.
+    Says what the commitment costs a month and how much of it the runs use (None when they fill the month)."""
+    if w.pricing != "reserved" or (w.mode or "inference") == "inference" or option is None or offer is None \
+            or not hours_per_run:
+        return None
+    compute = next((r for r in option.rows if r.item == "compute"), None)
+    rate = compute.inputs.get("usd_per_gpu_hour") if compute is not None else None
+    if not isinstance(rate, int | float) or rate <= 0:
+        return None
+    runs = float(w.runs_per_month or 1)
+    busy = min(1.0, runs * hours_per_run / HOURS_PER_MONTH)
+    if busy >= 0.9:
+        return None
+    committed = float(rate) * gpus * HOURS_PER_MONTH
+    on_demand = usd_per_gpu_hour(offer, "on_demand", None)[0]
+    run_od = f"; on demand a run is ~${on_demand * gpus * hours_per_run:,.0f}" if on_demand else ""
+    return (f"{RESERVED_PART_TIME_NOTE}a 1-3 year commitment is paid for all {HOURS_PER_MONTH:.0f} h a month, busy or "
+            f"not: these {gpus} GPUs reserved are ~${committed:,.0f} a month, and {runs:g} run{'' if runs == 1 else 's'} of "
+            f"{hours_per_run:,.1f} h {'uses' if runs == 1 else 'use'} {busy:.0%} of it{run_od}")
+
+
 def monthly_gpu_hours(gpu_hours_per_run: float, runs: float, billed_gpus: int | None, wall_hours: float | None) -> float:
     """GPU-hours billed in one month. A run that lasts longer than a month is billed month by month: at
     most the rented GPUs x 730 h (per concurrent run), never the whole job in one month."""

@@ -224,3 +224,15 @@ def test_a_vram_question_gets_the_memory_answer(real_advisor) -> None:
     assert "By precision" in text and "Compared (per month" not in text
     plain, plain_view, _ = answered(real_advisor, "serve Llama 3.1 70B for 50 users")
     assert not plain.vram_asked and not plain_view.vram_only
+
+
+def test_reserved_training_says_what_the_commitment_costs(real_advisor) -> None:
+    """"… on reserved H100s": $140 a run read as a price one can buy an 8.5 h run at; reserved is a 1-3 year
+    commitment paid for every hour of the month."""
+    response, view, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens on reserved H100s")
+    line = next(n for n in view.notes if n.startswith("Reserved: "))
+    found = re.search(r"these (\d+) GPUs reserved are ~\$([\d,]+) a month, and 1 run of ([\d.]+) h uses (\d+)% of it", line)
+    assert found is not None, line
+    assert int(found.group(4)) < 5 and "on demand a run is ~$" in line
+    _, plain, _ = answered(real_advisor, "full fine-tune Llama 3.1 8B on 2B tokens on H100s")
+    assert not any(n.startswith("Reserved") for n in plain.notes)
