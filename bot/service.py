@@ -134,8 +134,14 @@ _VRAM_ASKED = re.compile(r"\bhow much (?:gpu |vram|video |gpu memory|memory)|\bh
                          r"(?:vram|gpu memory|memory)|\bvram (?:do|does|would|will) (?:i|we|it)\b|\bvram (?:needed|"
                          r"required|requirements?)\b", re.IGNORECASE)
 _FULL_LOAD = re.compile(r"\b(?:at|under) (?:full|max(?:imum)?|peak) (?:load|utili[sz]ation|capacity)\b|\bsaturat\w*|"
-                        r"\bfully (?:utili[sz]ed|loaded)\b|\bunit (?:cost|economics)\b", re.IGNORECASE)
+                        r"\bfully (?:utili[sz]ed|loaded)\b", re.IGNORECASE)
 _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000,000\b", re.IGNORECASE)
+_UNIT_COST = re.compile(r"\bunit (?:cost|economics)\b", re.IGNORECASE)
+
+
+def unit_cost_asked(text: str) -> bool:
+    """"Cost per million tokens …", "unit economics": a price per token asked (served with the GPUs full)."""
+    return bool(_PER_TOKEN.search(text or "") or _UNIT_COST.search(text or ""))
 
 
 def _capacity_contract(capacity: Capacity | None) -> dict[str, Any] | None:
@@ -415,7 +421,7 @@ class Advisor:
                     advice, capacity = compared[0].advice, compared[0].capacity
                     asked = [(t, f) for t, f in asked if f != "precision"]
             elif CAPACITY_CUE in cues or capacity_asked(text) or (
-                    (_PER_TOKEN.search(text) or _FULL_LOAD.search(text)) and _unloaded_service(workload)):
+                    (unit_cost_asked(text) or _FULL_LOAD.search(text)) and _unloaded_service(workload)):
                 # "cost per million tokens to self-host 70B on H100s": unit economics are quoted at saturation, the
                 # GPUs planned full (at one stream the same 2 H100 cost $35.75 per 1M, 20x their price full)
                 capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))

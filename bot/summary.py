@@ -43,7 +43,7 @@ from bot.formatting import (
     winner_option,
 )
 from bot.limits import HEADER_TEXT
-from bot.service import GpuPlan, Response
+from bot.service import GpuPlan, Response, unit_cost_asked
 from engine.advise import (
     LACKS_SAID,
     POOR_FIT_NOTE,
@@ -330,15 +330,11 @@ def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | No
                 f"{users:,} users at once at ≥{capacity.floor} tokens/s each")
     winner = winner_option(advice)
     per_1m = winner.throughput.cost_per_1m_tokens_usd if winner is not None else None
-    if winner is not None and per_1m is not None and _PER_MILLION_ASKED.search(response.text or ""):
+    if winner is not None and per_1m is not None and unit_cost_asked(response.text):
         # "cost per million tokens to self-host …": the unit cost leads, with the GPUs full that it assumes
         return (f"✅ ${per_1m.value:,.2f} per 1M output tokens for {model} with {gpus}× {gpu} full: about {users:,} "
                 f"users at once at ≥{capacity.floor} tokens/s each, {fmt_usd(winner.total_usd)} a month")
     return f"✅ {gpus}× {gpu} {verb} {model} to about {users:,} users at once at ≥{capacity.floor} tokens/s each{room}"
-
-
-_PER_MILLION_ASKED = re.compile(r"\bper (?:million|1m|mtok|token)\b|/\s?1m\b|\bunit (?:cost|economics)\b",
-                                re.IGNORECASE)
 
 
 def _compared_headline(response: Response, names: Mapping[str, str]) -> str | None:

@@ -632,14 +632,12 @@ def fixed_training_ways_out(given: Workload, effective: Workload, arch: Architec
     deadline = float(given.deadline_hours or 0)
     late = (chosen is not None and deadline > 0 and chosen.hours_per_run is not None
             and chosen.hours_per_run > deadline * 1.0001)
+    free = effective.model_copy(update={"gpu_count": None, "nodes": None})  # as many of the same GPU as it takes
     if late:
-        free = effective.model_copy(update={"gpu_count": None, "nodes": None})
-        ranked = evaluate(free, arch, data, given=free, ranking_only=True)
-        on_time = [o for o in ranked.options if o.cluster.fits and o.hours_per_run is not None
-                   and o.hours_per_run <= deadline * 1.0001]
+        on_time = [o for o in _timed_options(free, arch, data) if (o.hours_per_run or 0.0) <= deadline * 1.0001]
         if not on_time:
             return []
-        fewest = min(on_time, key=lambda o: (o.cluster.gpus, run_cost_usd(o.tco, free)))
+        fewest = _fewest_gpus(on_time, free)
         return [f"{WAYS_OUT_NOTE}{fewest.cluster.gpus} of them finish in {hours_text(fewest.hours_per_run or 0.0)}, "
                 f"from ${run_cost_usd(fewest.tco, free):,.0f} a run rented ({fewest.name})"]
     if cluster is None or cluster.fits:
@@ -654,20 +652,31 @@ def fixed_training_ways_out(given: Workload, effective: Workload, arch: Architec
     elif effective.mode == "lora":
         ways.append((f"QLoRA {same}", effective.model_copy(update={
             "mode": "qlora", "precision": "nf4", "optimizer": "paged_adamw_8bit", "zero_stage": None})))
-    ways.append(("more of them", effective.model_copy(update={"gpu_count": None, "nodes": None})))
+    ways.append(("more of them", free))
     said: list[str] = []
     for label, variant in ways:
-        ranked = evaluate(variant, arch, data, given=variant, ranking_only=True)
-        fitting = [o for o in ranked.options if o.cluster.fits and o.hours_per_run is not None]
+        fitting = _timed_options(variant, arch, data)
+        if not fitting:
+            continue
         # more GPUs: the fewest that hold it (the count the fix names), the cheapest of those
-        best = (min(fitting, key=lambda o: (o.cluster.gpus, run_cost_usd(o.tco, variant))) if label == "more of them"
-                else fitting[0]) if fitting else None
-        if best is None or best.hours_per_run is None:
+        best = _fewest_gpus(fitting, variant) if label == "more of them" else fitting[0]
+        if best.hours_per_run is None:
             continue
         what = f"{best.cluster.gpus} of them" if label == "more of them" else label
         said.append(f"{what}: {hours_text(best.hours_per_run)} a run, from ${run_cost_usd(best.tco, variant):,.0f} "
                     f"rented")
     return [f"{WAYS_OUT_NOTE}" + "; ".join(said)] if said else []
+
+
+def _timed_options(w: Workload, arch: Architecture, data: CatalogData) -> list[Option]:
+    """The ranked options of `w` that fit and have a run length: what a timed way out is read from."""
+    ranked = evaluate(w, arch, data, given=w, ranking_only=True)
+    return [o for o in ranked.options if o.cluster.fits and o.hours_per_run is not None]
+
+
+def _fewest_gpus(options: list[Option], w: Workload) -> Option:
+    """The option with the fewest GPUs, the cheapest run among those."""
+    return min(options, key=lambda o: (o.cluster.gpus, run_cost_usd(o.tco, w)))
 
 
 INT4_FIXED_NOTE = "4-bit weights on the GPUs you fixed: "

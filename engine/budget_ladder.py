@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from catalog.records import CatalogData
 from engine.advise import advise
 from engine.models import Advice, Option, Workload
+from engine.recommendation import recommended
 from engine.serving import user_floor
 
 # smallest to largest; models missing from a catalog are skipped
@@ -45,11 +46,6 @@ class Rung:
     within: bool  # within the budget and at the per-user speed floor
 
 
-def _winner(advice: Advice) -> Option | None:
-    name = advice.recommendation.primary if advice.recommendation is not None else None
-    return next((o for o in advice.options if o.name == name), None)
-
-
 def budget_ladder(w: Workload, data: CatalogData) -> tuple[Rung, ...]:
     """Each ladder model served on `w`'s load (users, rate, speed, provider, pricing as said), smallest first.
     `within`: the recommended option's monthly total is at most `w.budget_usd_per_month` and it keeps the per-user
@@ -64,7 +60,7 @@ def budget_ladder(w: Workload, data: CatalogData) -> tuple[Rung, ...]:
             continue
         planned = advise(w.model_copy(update={"model": model_id, "params_b": record.total_params_b,
                                               "mode": "inference", "intent": "serve"}), data)
-        option = _winner(planned)
+        option = recommended(list(planned.options), planned.recommendation) if planned.recommendation else None
         fits = planned.cluster is not None and planned.cluster.fits and option is not None
         usd = option.total_usd if fits and option is not None else None
         per_user = option.throughput.decode_tokens_per_s_per_sequence if fits and option is not None else None

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.models import TRAINING_MODES
+
 StorageQuestion = Literal["size", "storage", "transfer", "time"]
 CheckpointKind = Literal["weights", "training", "adapter"]
 
@@ -50,7 +52,6 @@ class StorageAsk(BaseModel):
 _CHECKPOINT_FIELDS = frozenset({"model", "params_b", "mode", "intent", "precision", "optimizer", "lora_rank",
                                 "lora_targets", "data_location", "provider", "dataset_gb"})
 _VOLUME_FIELDS = frozenset({"dataset_gb", "data_location", "provider"})
-_TRAINING_MODES = ("full", "pretrain", "lora", "qlora")
 
 # "checkpoint", never "gradient/activation checkpointing" (a memory technique)
 _CHECKPOINT = re.compile(r"\b(?:checkpoints?|ckpts?)\b(?!ing)")
@@ -150,7 +151,7 @@ def storage_follow_up(text: str, updates: Mapping[str, Any], ask: StorageAsk) ->
             change[name] = updates[name]
     if "dataset_gb" in said:
         change.update(size_gb=float(updates["dataset_gb"]), checkpoint=None)
-    if updates.get("mode") in _TRAINING_MODES:
+    if updates.get("mode") in TRAINING_MODES:
         change["mode"] = updates["mode"]
         change["checkpoint"] = "adapter" if updates["mode"] in ("lora", "qlora") else "training"
     elif "lora_rank" in said and ask.checkpoint not in (None, "adapter"):
@@ -254,7 +255,7 @@ def _kind(text: str, updates: Mapping[str, Any], asks_cost: bool) -> StorageQues
 def _ask(text: str, updates: Mapping[str, Any], question: StorageQuestion) -> StorageAsk:
     """The question with what it sizes: the volume said, else the checkpoint the method (or its words) implies."""
     checkpoint: CheckpointKind | None = None
-    mode = updates.get("mode") if updates.get("mode") in _TRAINING_MODES else None
+    mode = updates.get("mode") if updates.get("mode") in TRAINING_MODES else None
     size = updates.get("dataset_gb")
     if checkpoint is None and size is None:
         if mode in ("lora", "qlora") or (_ADAPTER.search(text) and mode is None):
