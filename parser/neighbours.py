@@ -184,19 +184,7 @@ def _counted_prompts(items: list[Said], index: int) -> bool:
     value = _number_like(previous) if previous.kind in ("filler", "size") and previous.io_field is None else None
     if value is None:
         return False
-    return not _length_behind_with(items, index, value) and not _length_beside_a_load(items, index, value)
-
-
-def _length_beside_a_load(items: list[Said], index: int, value: float) -> bool:
-    """'serve 8B at 20 QPS, 2k prompts, 300 outputs': beside a request rate or users, a context-sized number of
-    prompts is each prompt's length (a count of prompts is a job, which has no rate of its own); it was read as 2,000
-    prompts and dropped, and the fleet sized at 1,024-token prompts, half of it."""
-    if not 100 <= value <= _LONGEST_PROMPT:
-        return False
-    following = items[index + 1].text.split(" ")[0] if index + 1 < len(items) else ""
-    if following in _PERIOD_WORDS or _JOB_VERB.search(" ".join(s.text for s in items)):
-        return False  # "classify 20k prompts at 10 qps": a job of 20,000 prompts
-    return any(s.requests_per_s or {"concurrency", "target_tokens_per_s"} & s.values.keys() for s in items)
+    return not _prompt_length_said(items, index, value)
 
 
 # "with 4k prompts": after "with", a context-sized number and no period after it, the plural is each prompt's length
@@ -205,14 +193,23 @@ _LONGEST_PROMPT = 262_144
 _PERIOD_WORDS = {"a", "an", "per", "each", "every", "/"}
 
 
-def _length_behind_with(items: list[Said], index: int, value: float) -> bool:
-    """'how many users … with 4k prompts', 'serve 70B for 50 users with 8k prompts': said by practitioners for the
-    prompt length (the count reading dropped it, and the prompts were sized at 1,024 tokens). "with 10k prompts a
-    day" stays a count with its period, and a job's count ("1M prompts") is larger than any prompt."""
-    if index < 2 or items[index - 2].text not in _LENGTH_LEAD or not 100 <= value <= _LONGEST_PROMPT:
-        return False
+def _prompt_length_said(items: list[Said], index: int, value: float) -> bool:
+    """A context-sized number of prompts with no period after it that practitioners say for each prompt's length:
+    - after "with"/"at": 'how many users … with 4k prompts', 'serve 70B for 50 users with 8k prompts' (the count reading
+      dropped it, and the prompts were sized at 1,024 tokens);
+    - beside a request rate or users: 'serve 8B at 20 QPS, 2k prompts, 300 outputs' (a count of prompts is a job,
+      which has no rate of its own; it was read as 2,000 prompts and dropped, half the fleet), unless a job verb says
+      it is one ("classify 20k prompts at 10 qps").
+    "with 10k prompts a day" stays a count with its period, and a job's count ("1M prompts") is larger than any
+    prompt."""
     following = items[index + 1].text.split(" ")[0] if index + 1 < len(items) else ""
-    return following not in _PERIOD_WORDS
+    if not 100 <= value <= _LONGEST_PROMPT or following in _PERIOD_WORDS:
+        return False
+    if index >= 2 and items[index - 2].text in _LENGTH_LEAD:
+        return True
+    if _JOB_VERB.search(" ".join(s.text for s in items)):
+        return False
+    return any(s.requests_per_s or {"concurrency", "target_tokens_per_s"} & s.values.keys() for s in items)
 
 
 _REASONING = {"reasoning", "thinking", "think", "thought", "thoughts", "cot", "chain-of-thought"}
