@@ -125,6 +125,15 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
     else:
         headline = (f"❌ No desktop setup of up to {MAX_CARDS} cards runs {model_name} at "
                     f"{answer.floor_tokens_per_s:g}+ tokens/s for {who}; it needs datacenter GPUs (ask to serve it)")
+    cost_label = "to buy"
+    if named and local.owned and mine is not None:
+        # their own cards run it: the rows are those cards at each precision, the star on the one the headline names
+        # (cards to buy would star a card they do not have)
+        rows = [ComparisonRow(role=SHORT_LABEL.get(p.precision, p.precision), name=f"your {_cards(p)}", monthly="yours",
+                              unit_cost=_fit(p) if p.fits else f"needs {fmt_gb(p.need_gb_per_gpu)} per card (does not fit)",
+                              speed=f"{_speed(p)} for {who}" if p.fits else "—", winner=p == mine)
+                for p in named]
+        cost_label = "cost"
     sized = mine if named and mine is not None else pick
     if sized is not None and sized.precision != "bf16":
         notes.append(_sized_note(sized) + (f"; price: {pick.gpu_name} {pick.price_source}"
@@ -139,7 +148,7 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
     assumptions = (f"Assumes {who} at {answer.floor_tokens_per_s:g}+ tokens/s · {context}1 GB of each card for the "
                    "CUDA context and runtime (nothing else kept back, as llama.cpp and Ollama run) · cards from the "
                    "catalog's GeForce and workstation lists at their purchase price")
-    return replace(view, headline=_headline(headline), comparison=rows, cost_label="to buy",
+    return replace(view, headline=_headline(headline), comparison=rows, cost_label=cost_label,
                    unit_cost_label="memory per card", speed_label="speed", key_assumptions=assumptions,
                    notes=(notes + kept)[:3], questions=[q for q in view.questions], fixes=[],
                    verdict="fits" if (mine if named else pick) is not None else view.verdict)

@@ -41,6 +41,17 @@ def test_the_common_home_setups_run(real_advisor, question: str, headline: str) 
     assert "headroom" not in text and "cheapest that runs it" not in text
 
 
+def test_an_owner_whose_cards_run_it_sees_those_cards_compared(real_advisor) -> None:
+    """The star marks the user's own cards at the precision the headline names, not 2x RTX 3090 to buy."""
+    _, view, text = answered(real_advisor, "I have two 4090s, can I run Llama 3.1 70B?")
+    assert [(row.role, row.name, row.winner) for row in view.comparison] == [
+        ("BF16", "your 2× GeForce RTX 4090 24GB", False), ("8-bit", "your 2× GeForce RTX 4090 24GB", False),
+        ("4-bit", "your 2× GeForce RTX 4090 24GB", True)]
+    assert view.comparison[1].unit_cost == "needs 39.3 GB per card (does not fit)"
+    assert view.comparison[2].unit_cost == "23.4 GB of 24.0 GB per card" and view.cost_label == "cost"
+    assert "3090" not in text
+
+
 def test_my_card_that_cannot_hold_it_says_what_does(real_advisor) -> None:
     _, view, text = answered(real_advisor, "can I run Llama 3.1 70B on my 4090?")
     assert view.headline.startswith("❌ Not on your 1× GeForce RTX 4090 24GB: even 4-bit needs 45.8 GB"), view.headline
