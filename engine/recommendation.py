@@ -72,6 +72,12 @@ def runnable_instead(option: Option, primary: Option, w: Workload | None = None)
     return option.cluster.gpus <= gpus and work_usd(option, w) <= FASTEST_COST_FACTOR * work_usd(primary, w)
 
 
+def served_instead(option: Option, primary: Option) -> bool:
+    """A service a team would run instead of the pick for faster replies: within FASTEST_COST_FACTOR times its monthly
+    bill (60 A100s at $70k a month for 44% more speed than a $9k pick is not an alternative anyone weighs)."""
+    return option.total_usd <= FASTEST_COST_FACTOR * primary.total_usd
+
+
 def _pick_alternatives(options: list[Option], primary: Option, w: Workload | None = None) -> list[Option]:
     picks: list[Option] = []
 
@@ -80,7 +86,8 @@ def _pick_alternatives(options: list[Option], primary: Option, w: Workload | Non
             picks.append(o)
 
     if primary.mode == "inference":  # always-on: the fastest is the one each user sees fastest, not a run time
-        add(max(options, key=lambda o: (per_user_speed(o), -o.total_usd)))
+        add(max((o for o in options if served_instead(o, primary)), key=lambda o: (per_user_speed(o), -o.total_usd),
+                default=None))
     else:  # the fastest run a team would take instead (`runnable_instead`), not the catalog's largest scale-out
         add(min((o for o in options if runnable_instead(o, primary, w)),
                 key=lambda o: (o.hours_per_run or 0.0, o.total_usd), default=None))
@@ -171,7 +178,8 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
         if fastest is not None and (fastest.hours_per_run or math.inf) >= (primary.hours_per_run or math.inf) * 0.8:
             fastest = None
     else:
-        fastest = max(on_target, key=lambda o: (per_user_speed(o), -o.total_usd), default=None)
+        fastest = max((o for o in on_target if served_instead(o, primary)),
+                      key=lambda o: (per_user_speed(o), -o.total_usd), default=None)
         if fastest is not None and per_user_speed(fastest) <= per_user_speed(primary) * 1.25:
             fastest = None
     if training and primary.hours_per_run is not None:
