@@ -32,6 +32,7 @@ from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_B
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
+from engine.published import PUBLISHED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
@@ -281,6 +282,16 @@ def _fallback_line(advice: Advice) -> str | None:
     bits, what = FALLBACK_WEIGHTS[precision]
     count = advice.workload.gpu_count
     where = (f"the {count} GPU{'s' if count != 1 else ''} you fixed" if count else "any offered configuration")
+    # the model's own weights on more of those GPUs or one node of a bigger one: what the quant is traded against
+    published = re.match(re.escape(PUBLISHED_NOTE) + r".+?, published in (\w+), takes (.+)$",
+                         _starting(advice.notes, PUBLISHED_NOTE) or "")
+    if published is not None:
+        native = published.group(1)
+        wider = f"the published {native}" if precision == "int8" or native == "FP8" else f"8-bit or the published {native}"
+        head = (f"Weights: 4-bit; 8-bit fits {where} too but ranks after it (slower or dearer)" if wider_fits
+                else f"Weights: only {bits} weights fit {where}, not {wider}")
+        lead = f"In {native} as published" if native == "FP8" else "Without a quant"
+        return f"{head}: {what}. {lead}: {published.group(2)}"
     if wider_fits:
         return f"Weights: 4-bit; 8-bit fits {where} too but ranks after it (slower or dearer): {what}"
     return f"Weights: only {bits} weights fit {where}; wider ones do not: {what}"

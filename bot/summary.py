@@ -385,7 +385,7 @@ def _compared_core(response: Response, names: Mapping[str, str]) -> str | None:
                 f"${lost.usd_per_1m_tokens:,.2f} per 1M output tokens with the GPUs full ({count(won)} holding "
                 f"{won.capacity.users:,} users vs {count(lost)} holding {lost.capacity.users:,}, ≥{won.capacity.floor} "
                 "tokens/s each)")
-    same = _same_cost(won, lost, a)
+    same = _same_cost(won, lost, a, b)
     if same:
         return f"⚖️ {a} and {b} cost the same for {model}: {same}"
     if won.rescaled_from and won.usd_per_month is not None and lost.usd_per_month is not None:
@@ -462,9 +462,10 @@ def _ladder_line(response: Response, names: Mapping[str, str]) -> str:
             + ". Size is not quality: check them on your own evals, and reply with a model for its full plan")
 
 
-def _same_cost(won: GpuPlan, lost: GpuPlan, first: str) -> str:
+def _same_cost(won: GpuPlan, lost: GpuPlan, first: str, second: str = "") -> str:
     """Two plans whose cost is the same to the cent ("fp8 or bf16 for Llama 3.1 8B on H100, 100 users": $2,154 each):
-    the cost once and what tells them apart, speed or time; "" when they differ ("X is cheaper" would be false)."""
+    the cost once and what tells them apart, speed or time; "" when they differ ("X is cheaper" would be false).
+    Won by the published weights over a faster quant of them (`GpuPlan.published`): why, in the same line."""
     pairs = ((won.usd_per_run, lost.usd_per_run, " a run"), (won.usd_per_month, lost.usd_per_month, " a month"))
     for mine, theirs, per in pairs:
         if mine is None or theirs is None:
@@ -472,7 +473,12 @@ def _same_cost(won: GpuPlan, lost: GpuPlan, first: str) -> str:
         if abs(mine - theirs) > 0.005 * max(mine, theirs):
             return ""
         faster = ""
-        if won.tokens_per_s_per_user and lost.tokens_per_s_per_user and \
+        if won.published and won.tokens_per_s_per_user and lost.tokens_per_s_per_user:
+            floor = user_floor(won.advice.effective)
+            under = (f" (just under the {floor:g} tokens/s floor)" if won.tokens_per_s_per_user < floor * 0.999 else "")
+            faster = (f"; {first} is the model's published weights, at {fmt_num(won.tokens_per_s_per_user)} tokens/s "
+                      f"per user{under}; {second} trades quality for {fmt_num(lost.tokens_per_s_per_user)}")
+        elif won.tokens_per_s_per_user and lost.tokens_per_s_per_user and \
                 abs(won.tokens_per_s_per_user / lost.tokens_per_s_per_user - 1) >= 0.05:
             faster = (f"; {first} gives "
                       f"{fmt_num(won.tokens_per_s_per_user)} vs {fmt_num(lost.tokens_per_s_per_user)} tokens/s per user")

@@ -709,8 +709,10 @@ def test_a_fallback_to_4_bit_weights_says_what_it_takes(real_advisor) -> None:
     the user needs a 4-bit checkpoint and a quality check. A precision the user asked for is not a fallback."""
     response, view = _answer(real_advisor, "serve llama 3.1 405b on 4x H100")
     assert response.advice.options[0].precision == "int4"
-    assert view.notes[0] == ("Weights: only 4-bit weights fit the 4 GPUs you fixed; wider ones do not: serve an AWQ or "
-                             "GPTQ 4-bit checkpoint (vLLM reads either) and check quality on your task"), view.notes
+    # and what the weights at 8 bits or more take instead: more of the same GPU (engine.published)
+    assert view.notes[0].startswith("Weights: only 4-bit weights fit the 4 GPUs you fixed, not 8-bit or the published "
+                                    "BF16: serve an AWQ or GPTQ 4-bit checkpoint (vLLM reads either) and check quality "
+                                    "on your task. Without a quant: 8x H100 SXM5 80GB (FP8, $"), view.notes
     _, asked = _answer(real_advisor, "serve llama 3.1 405b in int4 on 4x H100")
     assert not any(n.startswith("Weights:") for n in asked.notes), asked.notes
     assert asked.headline.startswith("✅ Fits: serving Llama 3.1 405B in int4 on 4× H100"), asked.headline
