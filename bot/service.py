@@ -80,6 +80,7 @@ class GpuPlan:
     sla_only: bool = False
     # a precision comparison won by the model's published weights over a 4/8-bit quant of them at the same cost
     published: bool = False
+    option: str = ""  # the option of `advice` the figures above are (its pick, or the pick with an SLA)
 
 
 def published_first(faster: GpuPlan, published: GpuPlan, native: str, cost: float, other_cost: float) -> bool:
@@ -540,7 +541,7 @@ class Advisor:
                                  gpus=option.cluster.gpus, usd_per_month=option.total_usd, usd_per_1m_tokens=per_1m,
                                  usd_per_run=per_run, hours_per_run=None if serving else option.hours_per_run,
                                  tokens_per_s_per_user=speed,
-                                 label=label, sla_only=sla))
+                                 label=label, sla_only=sla, option=option.name))
 
         def cost(p: GpuPlan) -> float:
             if p.usd_per_run is not None:

@@ -220,6 +220,21 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     return [_comparison_row(role, o, serving, winner.name, job) for role, o in picked]
 
 
+def _with_compared(rows: list[ComparisonRow], compared: tuple[GpuPlan, GpuPlan],
+                   advice: Advice) -> list[ComparisonRow]:
+    """Two GPUs (or weights) asked about together: the other one's plan is the second row, so the table shows both
+    sides asked ("2x H100 or 1x MI300X": the rows had been two MI300X offers and no H100 at all)."""
+    won, lost = compared
+    other = next((o for o in lost.advice.options if o.name == lost.option), None) if lost.fits else None
+    if other is None or any(row.name == other.name for row in rows[:1]):
+        return rows
+    job = lost.advice.effective if _is_job(lost.advice) else None
+    row = _comparison_row(_role("asked too", _weights_name(lost.label) if lost.label else None), other,
+                          _is_serving(advice), rows[0].name, job)
+    first = replace(rows[0], role=_role(rows[0].role, _weights_name(won.label))) if won.label else rows[0]
+    return [first, row, *(r for r in rows[1:] if r.name != other.name)][:3]
+
+
 UNFIT_LABELS = ("no SLA", "GeForce")  # what _unfit_for_service says, last in a comparison row's label
 
 
@@ -1072,6 +1087,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         notes = [n for n in advice.notes if n.startswith("buy vs rent")][:1] + notes[:1]
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
     comparison = [] if vram_only else _comparison(advice, response.hardware)
+    if comparison and response.compared is not None:
+        comparison = _with_compared(comparison, response.compared, advice)
     # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
     labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
     caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled, buying=buying,

@@ -938,12 +938,16 @@ def bf16_reference(w_bf16: Workload, arch: Architecture, data: CatalogData, chos
     if best is None:
         return f"BF16 as published does not fit {gpu.name} instances at this load"
     missing, slow, monthly, elsewhere, billed, speed, shape, provider, capacity = best
+    # GPUs the user fixed are the only count tried: "on no instance" would read as no count of this GPU doing it
+    fixed = f"{w_bf16.gpu_count}× {gpu.name}" if w_bf16.gpu_count else ""
     if missing:
-        return f"BF16 as published meets the targets on no {gpu.name} instance at this load"
+        return (f"BF16 as published misses the targets on {fixed} at this load" if fixed else
+                f"BF16 as published meets the targets on no {gpu.name} instance at this load")
     picked_speed = chosen.throughput.decode_tokens_per_s_per_sequence
     if slow and picked_speed is not None and not below_floor(w_bf16, picked_speed.value):
         # the FP8 pick keeps the speed floor: a BF16 plan below it is not the same service's price
-        return f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load"
+        return (f"BF16 as published cannot keep {user_floor(w_bf16):g} tokens/s per user on {fixed} at this load" if fixed
+                else f"BF16 as published keeps {user_floor(w_bf16):g} tokens/s per user on no {gpu.name} instance at this load")
     at = f" at {names.get(provider, provider)}" if elsewhere else ""
     if w_bf16.batch_items and w_bf16.requests_per_s:  # an offline job: what the job costs, each prompt's speed
         job = monthly / HOURS_PER_MONTH * job_rate_and_hours(w_bf16, capacity)[1]  # as the pick's job is costed

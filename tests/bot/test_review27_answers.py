@@ -15,3 +15,28 @@ def test_a_service_s_fastest_alternative_is_one_a_team_would_pay_for(real_adviso
     for option in response.advice.options:
         if option.name in (pick.fastest, *pick.alternatives) and option.name != pick.runner_up:
             assert option.total_usd <= 3 * primary.total_usd, option.name
+
+
+def test_two_gpus_compared_show_both_sides_in_the_table(real_advisor) -> None:
+    """'2x H100 or 1x MI300X': the rows had been two MI300X offers (one with 7 GPUs idle) and no H100 at all, and a note
+    said BF16 keeps 20 tokens/s 'on no MI300X instance' where 2 MI300X do: only the 1 fixed cannot."""
+    _, view, text = answered(real_advisor, "what's cheaper for serving 70b: 2x H100 or 1x MI300X")
+    assert [row.role for row in view.comparison][:2] == ["winner", "asked too"]
+    assert "1x Instinct MI300X" in view.comparison[0].name and "2x H100 SXM5 80GB" in view.comparison[1].name
+    assert view.comparison[1].monthly == "$5,825/month" and view.comparison[1].unit_cost == "$1.64/1M output tokens"
+    assert "BF16 as published cannot keep 20 tokens/s per user on 1× Instinct MI300X 192GB at this load" in text
+    assert "on no Instinct MI300X" not in text
+
+
+def test_two_weights_compared_name_them_in_the_rows(real_advisor) -> None:
+    _, view, _ = answered(real_advisor, "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?")
+    assert [row.role for row in view.comparison][:2] == ["winner, FP8", "asked too, AWQ/GPTQ 4-bit"]
+    assert view.comparison[1].monthly == "$6,460/month"
+
+
+def test_a_training_comparison_on_providers_with_an_sla_shows_that_plan(real_advisor) -> None:
+    """The headline compares both GPUs on providers with an SLA ($126 a run for 8 A100): the row is that plan, not the
+    A100's marketplace pick (3.2 days, $72)."""
+    _, view, _ = answered(real_advisor, "is A100 or H100 cheaper to fine-tune llama 3.1 8b with lora on 1B tokens")
+    row = view.comparison[1]
+    assert row.role == "asked too" and row.name.startswith("RunPod 8x A100") and row.unit_cost == "$126/run", row
