@@ -39,7 +39,7 @@ from bot.limits import Message, fit_message, fit_view
 from bot.service import Response
 from bot.summary import ACTION_SHARE_VRAM, AnswerView, build_answer_view
 from engine.models import Advice, Figure
-from parser.fold import UNCOVERED_PREFIX
+from parser.fold import UNCOVERED_PREFIXES
 
 if TYPE_CHECKING:  # the chart module is imported only to draw a chart (cold start of the CLI)
     from bot.chart import ChartBar
@@ -83,7 +83,7 @@ _KEPT_UNDER_UNCOVERED = "not a model size"  # "1 billion documents is a count of
 def build_help_view(response: Response | None = None) -> HelpView:
     notes = list(response.notes) if response else []
     # what the message asked that the advice does not cover is the answer: said first, not under the examples
-    uncovered = next((n for n in notes if n.startswith(UNCOVERED_PREFIX)), None)
+    uncovered = next((n for n in notes if n.startswith(UNCOVERED_PREFIXES)), None)
     if uncovered is not None:
         notes.remove(uncovered)
         # readings that would size the encoder as an LLM ("I'll size it as a generic 8B model", a prompt length, a

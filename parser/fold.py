@@ -218,6 +218,12 @@ def fold(
                      "compute-bound, about 2 x parameters FLOPs per token with no decoding: GPU-hours ≈ 2 x parameters "
                      "x tokens / (the GPU's dense BF16 peak x ~40%), a reranker's tokens being queries x candidates x "
                      "pair length")
+    elif _SPEECH_IMAGE.search(whole) and "model" not in updates:
+        intent = "gibberish"
+        notes.append(f"{SPEECH_IMAGE_PREFIX}yet: the advice covers LLM training and serving. Their cost is set by audio "
+                     "seconds or images per GPU-second, not by tokens decoded per user (Whisper large-v3 is 1.55B "
+                     "parameters and fits any datacenter GPU; faster-whisper, vLLM's Whisper support and diffusers "
+                     "publish throughput to size from)")
     compared = next((s.compared for s in items if s.compared), ())
     compared_precisions = next((s.compared_precisions for s in items if s.compared_precisions), ())
     return Reading(
@@ -293,6 +299,13 @@ def _job_items(text: str, updates: dict[str, Any], current_mode: str | None, tra
 
 
 UNCOVERED_PREFIX = "embedding and reranking models (bge, e5, gte, …) are not sized here "
+SPEECH_IMAGE_PREFIX = "speech and image models (Whisper, text-to-speech, Stable Diffusion, FLUX, …) are not sized here "
+UNCOVERED_PREFIXES = (UNCOVERED_PREFIX, SPEECH_IMAGE_PREFIX)  # said instead of a plan (bot.render's help view)
+# an audio or image model named or described: "I don't know whisper, tell me its size" would size it as a chat LLM
+_JOIN = r"(?:\s*-\s*|\s+)"  # "speech-to-text" reaches the fold as "speech - to - text" (the lexer's tokens)
+_SPEECH_IMAGE = re.compile(rf"\b(?:whisper|speech{_JOIN}to{_JOIN}text|stt|asr|transcrib(?:e|es|ing)|transcriptions?|"
+                           rf"text{_JOIN}to{_JOIN}speech|tts|stable{_JOIN}diffusion|sdxl|sd ?3(?:\.5)?|flux(?:\.1)?|"
+                           rf"image generation|text{_JOIN}to{_JOIN}image|diffusion models?)\b", re.IGNORECASE)
 _AVERAGED = re.compile(r"\b(?:day|week|wk|month|mo)\b")
 _EMBEDDING = re.compile(r"\b(?:embed|embeds|embedding|embeddings|bge|e5|gte|rerank|reranker|rerankers|reranking|"
                         r"sentence[- ]transformers?|cross[- ]encoders?|(?:an? |bert )?encoder(?:-only)? models?|bert)\b",

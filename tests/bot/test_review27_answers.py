@@ -40,3 +40,14 @@ def test_a_training_comparison_on_providers_with_an_sla_shows_that_plan(real_adv
     _, view, _ = answered(real_advisor, "is A100 or H100 cheaper to fine-tune llama 3.1 8b with lora on 1B tokens")
     row = view.comparison[1]
     assert row.role == "asked too" and row.name.startswith("RunPod 8x A100") and row.unit_cost == "$126/run", row
+
+
+def test_whisper_is_said_not_sized_rather_than_asked_its_size(real_advisor) -> None:
+    """It answered "I don't know “whisper”. Tell me its size, e.g. “70B”"."""
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve whisper large v3 for 100 concurrent streams")
+    from bot.render import build_help_view
+
+    view = build_help_view(response)
+    assert view.intro.startswith("Speech and image models (Whisper, text-to-speech, Stable Diffusion, FLUX, …) are not "
+                                 "sized here yet"), view.intro
+    assert not view.questions and "70B" not in view.intro
