@@ -22,10 +22,11 @@ from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
-from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
+from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, max_context_asked, request_rate_asked
 from parser.owning import BUY_RENT_CUE, LOCAL_CUE
 
 if TYPE_CHECKING:  # imported when a budget-first question is asked, not at every start (cold start)
+    from catalog.records import CatalogData
     from engine.budget_ladder import Rung
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,32 @@ class Capacity:
     gpus: int
     gpu: str
     requests_per_s: Figure | None = None
+
+
+@dataclass(frozen=True)
+class ContextRoom:
+    """"What's the max context for Llama 3.1 70B on 2x H100 in FP8?": the KV cache room the plan leaves after the
+    weights (its room note: sequences held x their context, KV being linear in tokens), capped at the model's window."""
+
+    tokens: int  # the longest one sequence can be
+    window: int | None  # the model's own context window (None for a size with no catalog model)
+    room_tokens: int  # tokens of KV cache one replica holds in all
+    at_longest: int  # sequences of `tokens` one replica holds at once
+
+
+def context_room(advice: Advice | None, data: CatalogData) -> ContextRoom | None:
+    from engine.offer_plans import room_figures
+
+    if advice is None or advice.cluster is None or not advice.cluster.fits:
+        return None
+    room = room_figures(advice.cluster)
+    if room is None:
+        return None
+    room_tokens = int(room[0].replace(",", "")) * int(room[1].replace(",", ""))
+    model = data.model(advice.effective.model) if advice.effective.model else None
+    window = model.max_context if model is not None and model.max_context else None
+    longest = min(room_tokens, window) if window else room_tokens
+    return ContextRoom(longest, window, room_tokens, room_tokens // longest if longest else 0)
 
 
 @dataclass(frozen=True)
@@ -131,6 +158,7 @@ class Response:
     buy_or_rent: Any = None
     # "how much VRAM do I need to run Llama 3.1 70B?": answered as /vram answers (memory per GPU and by precision)
     vram_asked: bool = False
+    context_room: ContextRoom | None = None  # "what's the max context on these GPUs?"
 
     @property
     def has_scenario(self) -> bool:
@@ -465,13 +493,17 @@ class Advisor:
             # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
             # of a workload that cannot be sized would be answering past the user
             asked = [(t, f) for t, f in asked if f in REJECTED_SIZE_FIELDS]
+        room = (context_room(advice, self.catalog_data()) if max_context_asked(text) and capacity is None
+                and compared is None and ladder is None and local is None else None)
+        if room is not None:  # the context it holds is the answer; how many users is another question
+            asked = [(t, f) for t, f in asked if f != "concurrency"]
         questions = [t for t, _ in asked]
         return Response(text, intent, workload, advice, changes or parsed_changes, questions, notes, conversation,
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
                         capacity=capacity, compared=compared, ladder=ladder, local=local,
                         vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
-                        and ladder is None and local is None)
+                        and ladder is None and local is None and room is None, context_room=room)
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:

@@ -505,6 +505,27 @@ def _same_cost(won: GpuPlan, lost: GpuPlan, first: str, second: str = "") -> str
     return ""
 
 
+def _context_headline(response: Response, names: Mapping[str, str]) -> str | None:
+    """"What's the max context for Llama 3.1 70B on 2x H100 in FP8?": the longest sequence the plan's KV cache room
+    holds after the weights, against the model's own window, and how many such sequences fit at once."""
+    room, advice = response.context_room, response.advice
+    if room is None or advice is None or advice.cluster is None:
+        return None
+    cluster = advice.cluster
+    where = f"{cluster.gpus}× {gpu_name(cluster.gpu, names)}"
+    model = subject(advice, names).removeprefix("serving ")
+    if room.window and room.tokens >= room.window:
+        bound = "its full window"
+    elif room.window:
+        bound = f"memory-bound: its window is {room.window:,}"
+    else:
+        bound = "memory-bound"
+    per = " per replica" if (cluster.replicas or 1) > 1 else ""
+    return (f"📏 {model} on {where}: up to {room.tokens:,} tokens of context ({bound}); "
+            f"{room.at_longest:,} sequence{'s' if room.at_longest != 1 else ''} of that length at once{per}, "
+            f"{room.room_tokens:,} tokens of KV cache in all")
+
+
 def _rate_figure(value: float) -> str:
     """Two significant figures: a capacity is an estimate, not a count (9.1, 27, 140)."""
     return f"{value:.2g}" if value < 10 else f"{value:,.0f}" if value >= 100 else f"{round(value):,}"
@@ -1138,7 +1159,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         buy_or_rent = _buy_or_rent_headline(response, names)
         capacity = _capacity_headline(response, names)
         versus = _compared_headline(response, names)
-        headline = _guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or headline
+        room = _context_headline(response, names)
+        headline = (_guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or room
+                    or headline)
         notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]
     if response.ladder:  # "the biggest model for $20k a month": the ladder is the answer, the plan its pick's
         headline = _ladder_headline(response, names)

@@ -6,7 +6,14 @@ injected `NameResolver` (the catalog's resolver in production), so this package 
 `engine.models`. The grammar lives in `grammar.lark`.
 """
 
-from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
+from .capacity import (
+    CAPACITY_CUE,
+    RATE_CUE,
+    VERSUS_CUE,
+    capacity_asked,
+    max_context_asked,
+    request_rate_asked,
+)
 from .conversation import Conversation, Turn
 from .examples import EXAMPLES, HELP_TEXT
 from .parsing import parse, use_grammar_cache
@@ -30,5 +37,6 @@ __all__ = [
     "RATE_CUE",
     "VERSUS_CUE",
     "capacity_asked",
+    "max_context_asked",
     "request_rate_asked",
 ]

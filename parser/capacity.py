@@ -32,3 +32,15 @@ def request_rate_asked(text: str) -> bool:
     """A capacity question in requests per second ("how many requests per second can one H100 handle?"): answered
     as a rate as well as in users."""
     return capacity_asked(text) and bool(_RATE.search(text or ""))
+
+
+# "what's the max context for Llama 3.1 70B on 2x H100?", "how long a context fits", "longest context we can run"
+_MAX_CONTEXT = re.compile(
+    r"\b(?:max(?:imum)?|longest|largest|biggest|most)\s+(?:\w+\s+)?context(?:\s+(?:length|window|size))?\b"
+    r"|\bhow (?:much|long(?: a)?|big(?: a)?|many tokens of)\s+context\b"
+    r"|\bcontext (?:length|window) (?:can|could|will|would|does|do) (?:i|we|it|they)\b", re.IGNORECASE)
+
+
+def max_context_asked(text: str) -> bool:
+    """The longest context the GPUs hold for one model: its KV cache room after the weights, not a plan for users."""
+    return bool(_MAX_CONTEXT.search(text or ""))

@@ -16,7 +16,7 @@ from engine.models import BUSY_HOUR_FACTOR, DEFAULT_OUTPUT_TOKENS, Problem
 from .asides import IMAGE_JOB_NOTE, IMAGE_PROMPT_CUE, IMAGE_PROMPT_TOKENS
 from .availability import availability, no_margin
 from .batches import read_batch
-from .capacity import capacity_asked
+from .capacity import capacity_asked, max_context_asked
 from .quantities import _sig
 from .reading import Conflict, Reading
 from .said import Said
@@ -150,9 +150,11 @@ def fold(
         updates["min_replicas"], said_how = available
         notes.append(said_how)
     if (not training_said and "mode" not in updates and current_mode is None and not job
-            and ("model" in updates or "params_b" in updates) and _RUN_A_MODEL.search(whole)
+            and ("model" in updates or "params_b" in updates)
+            and (_RUN_A_MODEL.search(whole) or max_context_asked(whole))
             and not cues & {"finetune", "adapt", "train"}):
-        # "how much VRAM do I need to run Llama 3.1 70B?", "can I run 70B on 2x A100?": running a model is inference
+        # "how much VRAM do I need to run Llama 3.1 70B?", "can I run 70B on 2x A100?": running a model is inference;
+        # so is the longest context it takes ("max context for Llama 3.1 70B on 2x H100")
         updates["mode"], updates["intent"] = "inference", "serve"
     if no_margin(whole) and not training_said:  # "no margin": sized to the per-user speed asked, exactly
         updates["speed_margin"] = 0.0

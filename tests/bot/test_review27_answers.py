@@ -51,3 +51,27 @@ def test_whisper_is_said_not_sized_rather_than_asked_its_size(real_advisor) -> N
     assert view.intro.startswith("Speech and image models (Whisper, text-to-speech, Stable Diffusion, FLUX, …) are not "
                                  "sized here yet"), view.intro
     assert not view.questions and "70B" not in view.intro
+
+
+def test_the_max_context_question_is_answered_from_the_kv_room(real_advisor) -> None:
+    """'what's the max context for llama 3.1 70b on 2x H100 in fp8' asked 'fine-tune or serve?' and sized one 4k stream.
+    By hand: 2 x 72.0 GB usable - 70.6 GB of FP8 weights - activations leaves ~68 GB; an FP8 KV token of Llama 3.1 70B is
+    80 layers x 8 KV heads x 128 dims x 2 (K and V) x 1 byte = 160 KiB, so ~420k tokens: the 131,072-token window, 3
+    sequences of it at once."""
+    response, view, _ = answered(real_advisor, "what's the max context for llama 3.1 70b on 2x H100 in fp8")
+    assert not response.questions, response.questions
+    room = response.context_room
+    assert room is not None and room.window == 131_072 and room.tokens == 131_072 and room.at_longest == 3
+    assert 400_000 <= room.room_tokens <= 440_000, room
+    assert view.headline.startswith("📏 Llama 3.1 70B in FP8 on 2× H100 SXM5 80GB: up to 131,072 tokens of context "
+                                    "(its full window); 3 sequences of that length at once"), view.headline
+
+
+def test_a_context_the_memory_binds_says_so(real_advisor) -> None:
+    """70B in 4-bit on one A100 80GB: 72.0 GB usable less ~43 GB (weights and activations) leaves ~29 GB; A100 has no FP8,
+    so a KV token is 80 x 8 x 128 x 2 x 2 bytes = 320 KiB: ~90k tokens, under the 131,072 window."""
+    response, view, _ = answered(real_advisor, "max context for llama 3.1 70b on 1x A100 80GB in int4")
+    room = response.context_room
+    assert room is not None and 85_000 <= room.tokens <= 95_000 and room.tokens == room.room_tokens, room
+    assert view.headline.startswith(f"📏 Llama 3.1 70B in int4 on 1× A100 SXM4 80GB: up to {room.tokens:,} tokens of "
+                                    "context (memory-bound: its window is 131,072); 1 sequence of that length"), view.headline
