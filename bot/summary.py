@@ -65,9 +65,9 @@ from engine.models import (
 )
 from engine.offer_plans import EXPERT_PARALLEL_ACROSS, SLOW_FIXED_NOTE, room_figures
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
-from engine.recommendation import BUDGET_NOTE, job_figures
+from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, user_floor
-from engine.tco import HOURS_PER_WEEK, schedule_words, scheduled_service
+from engine.tco import HOURS_PER_WEEK, row_usd, schedule_words, scheduled_service
 from engine.throughput import (
     AMD_SERVING_EFFICIENCY,
     AMD_SERVING_NOTE,
@@ -217,6 +217,8 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     elif fastest is not None and fastest.name not in shown and not _is_job(advice):  # a job's options share its deadline
         picked.append((_role("fastest", _unfit_for_service(fastest, kinds) if serving else None), fastest))
     job = advice.effective if _is_job(advice) else None
+    if _one_run(advice):  # one training run: ranked on what the run costs, so that is the first figure
+        return [_one_run_row(role, o, advice.effective, winner.name) for role, o in picked]
     return [_comparison_row(role, o, serving, winner.name, job) for role, o in picked]
 
 
@@ -229,10 +231,36 @@ def _with_compared(rows: list[ComparisonRow], compared: tuple[GpuPlan, GpuPlan],
     if other is None or any(row.name == other.name for row in rows[:1]):
         return rows
     job = lost.advice.effective if _is_job(lost.advice) else None
-    row = _comparison_row(_role("asked too", _weights_name(lost.label) if lost.label else None), other,
-                          _is_serving(advice), rows[0].name, job)
+    role = _role("asked too", _weights_name(lost.label) if lost.label else None)
+    row = (_one_run_row(role, other, lost.advice.effective, rows[0].name)
+           if not _is_serving(advice) and _one_run(lost.advice) else
+           _comparison_row(role, other, _is_serving(advice), rows[0].name, job))
     first = replace(rows[0], role=_role(rows[0].role, _weights_name(won.label))) if won.label else rows[0]
     return [first, row, *(r for r in rows[1:] if r.name != other.name)][:3]
+
+
+def _one_run(advice: Advice) -> bool:
+    """One training run asked for, ending within the month: the options are ranked on the run's cost (compute and
+    data transfer, `engine.recommendation.one_run_usd`), not on a month that includes storage left on the provider."""
+    winner = next((o for o in advice.options if o.name == winner_name(advice)), advice.options[0] if advice.options else None)
+    return winner is not None and one_run_usd(winner, advice.effective) is not None
+
+
+ONE_RUN_LABELS = ("per run", "time per run", "storage a month if kept")  # the comparison's columns for one run
+
+
+def _one_run_row(role: str, option: Option, w: Workload, winner: str) -> ComparisonRow:
+    """A comparison row for one training run: its cost as ranked, its time, and what its provider charges a month
+    for the dataset and checkpoints left there (what differs by provider, said apart from the run's cost, so the
+    winner never shows a dearer run than the row below it). A run longer than a month is costed whole."""
+    best = best_tco(option)
+    run = one_run_usd(option, w)
+    if run is None and best is not None:
+        run = best.job_usd or best.per_run_usd
+    storage = row_usd(best, "storage") if best is not None else None
+    return ComparisonRow(role, option.name, f"{fmt_usd(run) if (run or 0) < 100_000 else fmt_usd_short(run)}/run" if run else "",
+                         f"{fmt_hours(option.hours_per_run, compact=True)}/run" if option.hours_per_run is not None else "",
+                         f"{fmt_usd_short(storage)}/month" if storage is not None else "", option.name == winner)
 
 
 UNFIT_LABELS = ("no SLA", "GeForce")  # what _unfit_for_service says, last in a comparison row's label
@@ -675,7 +703,8 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             bits.append(f"{fmt_usd(fig.value)} per 1M output tokens{one_stream}")
     elif guessing and best is not None and best.usd_per_1b_tokens and (best.job_usd or best.per_run_usd):
         # the token count is a guess the question asks about: the per-unit price first, the guess's totals after
-        per_run = float(best.job_usd or best.per_run_usd or 0.0)
+        # one run is ranked on its compute and data transfer (`one_run_usd`): the figure its comparison row shows
+        per_run = one_run_usd(winner, advice.effective) or float(best.job_usd or best.per_run_usd or 0.0)
         bits.append(f"*~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained*")
         at_guess = f"at the guessed ~{fmt_count(_tokens_guessed(advice) or 0.0)} tokens: {fmt_usd(per_run)} per run"
         asked = advice.workload.runs_per_month
@@ -704,14 +733,15 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
         if guessed_runs:
             month = f" for {runs:g} run (not {asked:g}: the token count is a guess)"
         one_run = runs == 1 and not guessed_runs and not (best is not None and best.job_usd)
-        if one_run and best is not None and best.per_run_usd:
-            # one run: the run's figure (as the table shows it), with what the month's storage and transfer add said
-            # as such, rather than as a second total ("$724 per run · $942 a month") the reader has to reconcile
-            extra = winner.total_usd - best.per_run_usd
+        run = one_run_usd(winner, advice.effective)
+        if one_run and best is not None and best.per_run_usd and run is not None:
+            # one run: the run's cost as ranked and as the table shows it (compute and data transfer), with what a
+            # month of storage adds said as such, rather than as a second total the reader has to reconcile
+            moved, extra = run - best.per_run_usd, winner.total_usd - run
             said = [_published_range(advice, best.per_run_usd),
-                    f"storage and data transfer add {fmt_usd(extra)} for the month" if extra >= 0.5 else ""]
-            bits.append(f"*{fmt_usd(best.per_run_usd)} per run*" + (f" ({'; '.join(p for p in said if p)})"
-                                                                     if any(said) else ""))
+                    f"{fmt_usd(moved)} of it data transfer" if moved >= 0.5 else "",
+                    f"storage adds {fmt_usd(extra)} a month if the data and checkpoints stay there" if extra >= 0.5 else ""]
+            bits.append(f"*{fmt_usd(run)} per run*" + (f" ({'; '.join(p for p in said if p)})" if any(said) else ""))
         elif best is not None and best.job_usd:
             # a run longer than a month: what the decision is about is the whole job, the monthly bill after it;
             # several runs are that many jobs, and one run planned for a guessed token count says it is one
@@ -1110,6 +1140,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     comparison = [] if vram_only else _comparison(advice, response.hardware)
     if comparison and response.compared is not None:
         comparison = _with_compared(comparison, response.compared, advice)
+    one_run = bool(comparison) and not _is_serving(advice) and _one_run(advice)
     # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
     labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
     caveats = decision_caveats(advice, response.hardware, cheapest_labelled=labelled, buying=buying,
@@ -1182,9 +1213,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         not_covered=_not_covered(advice),
         fixes=fixes,
         comparison=comparison,
-        cost_label="per job" if _is_job(advice) else "per month",
-        unit_cost_label="per 1M output tokens" if serving else "per run",
-        speed_label=("time per job" if _is_job(advice) else "per user") if serving else "time per run",
+        cost_label="per job" if _is_job(advice) else ONE_RUN_LABELS[0] if one_run else "per month",
+        unit_cost_label="per 1M output tokens" if serving else ONE_RUN_LABELS[1] if one_run else "per run",
+        speed_label=("time per job" if _is_job(advice) else "per user") if serving else ONE_RUN_LABELS[2] if one_run
+        else "time per run",
         key_assumptions=assumptions,
         notes=notes,
         buttons=buttons,

@@ -179,6 +179,10 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
     tps = [t for t in (1, 2, 4, 8, 16) if t <= min(max_tp, gpn) and n % t == 0 and arch.heads % t == 0]
     if fixed_tp:
         tps = [fixed_tp]
+    elif w.zero_stage == 3 and not fixed_pp:
+        # a stated ZeRO-3 / FSDP is data parallel with the states sharded over every GPU: planned (and, when it does
+        # not fit, shown) as that, not as tensor or pipeline parallel (ZeRO-3 and pipeline stages do not combine)
+        return [(1, 1, 3)] if n > 1 else [(1, 1, 0)]
     out: list[tuple[int, ...]] = [(t, fixed_pp or 1, z) for t in tps for z in stages]
     if nodes > 1 and 3 in stages and not fixed_pp and w.zero_stage is None:
         # across nodes, shard within each node and replicate across them (FSDP HYBRID_SHARD) before sharding over

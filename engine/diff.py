@@ -116,7 +116,10 @@ def _margin(advice: Advice, winner: Option) -> tuple[float, str] | None:
         (o for o in advice.options if o.name != winner.name and provider_of(o) != provider_of(winner)), None)
     if runner is None:
         return None
-    return runner.total_usd - winner.total_usd, runner.name
+    # on what the ranking counts: one training run's cost (no month of storage), else the month or the whole job
+    from engine.recommendation import work_usd  # engine.recommendation imports this module
+
+    return work_usd(runner, advice.effective) - work_usd(winner, advice.effective), runner.name
 
 
 def _speed_changes(before: Advice, after: Advice) -> list[str]:

@@ -110,7 +110,23 @@ def work_usd(option: Option, w: Workload | None) -> float:
         if job is not None:
             return job.usd
     jobs = [t.job_usd for t in option.tco if t.job_usd is not None]
-    return min(jobs) * runs_asked(w) if jobs else option.total_usd
+    if jobs:
+        return min(jobs) * runs_asked(w)
+    run = one_run_usd(option, w)
+    return run if run is not None else option.total_usd
+
+
+def one_run_usd(option: Option, w: Workload | None) -> float | None:
+    """What one training run costs when one is asked for (no runs a month said, or one) and it ends within the month:
+    its compute, managed premium and data transfer, without a month of storage. Storage for a month is a recurring
+    bill of a team that keeps its dataset and checkpoints on the provider between runs; for one run it is what the
+    volume costs if left there, and ranking on it put an 8-GPU run at $30.80 above a runner-up at $27.84 a run
+    because the runner-up's provider charges more per GB-month. None for several runs a month, serving, and a run
+    longer than a month (costed whole, storage for its months included: `TcoOption.job_usd`)."""
+    if w is None or (w.mode or "inference") not in TRAINING_MODES or w.batch_items or runs_asked(w) > 1 \
+            or not option.tco or any(t.job_usd is not None for t in option.tco):
+        return None
+    return min(t.total_usd - row_usd(t, "storage") for t in option.tco)
 
 
 def runs_asked(w: Workload | None) -> float:
@@ -139,6 +155,10 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     if job is not None and primary.hours_per_run:
         why = [f"lowest cost{among} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
                f"(${primary.total_usd:,.0f} a month)"]
+    elif training and one_run_usd(primary, w) is not None:
+        run = work_usd(primary, w)
+        why = [f"lowest cost of the run{among}: ${run:,.{0 if run >= 100 else 2}f} (compute and data transfer; a month "
+               "of storage, if the data and checkpoints stay, is not a run's cost)"]
     elif training:
         why = [f"lowest monthly total{among}: ${primary.total_usd:,.0f} for {w.runs_per_month or 1:g} run(s)"]
     else:

@@ -39,7 +39,7 @@ def test_a_training_comparison_on_providers_with_an_sla_shows_that_plan(real_adv
     A100's marketplace pick (3.2 days, $72)."""
     _, view, _ = answered(real_advisor, "is A100 or H100 cheaper to fine-tune llama 3.1 8b with lora on 1B tokens")
     row = view.comparison[1]
-    assert row.role == "asked too" and row.name.startswith("RunPod 8x A100") and row.unit_cost == "$126/run", row
+    assert row.role == "asked too" and row.name.startswith("RunPod 8x A100") and row.monthly == "$126/run", row
 
 
 def test_whisper_is_said_not_sized_rather_than_asked_its_size(real_advisor) -> None:

@@ -52,7 +52,8 @@ def test_an_on_time_pick_with_a_cheaper_late_option_says_it_finishes_in_time(dat
     primary, rec = advice.options[0], advice.recommendation
     assert _late(advice, primary.hours_per_run) == 0
     assert _cheaper_and_later(advice)
-    assert rec.why[0].startswith("lowest monthly total among the options that finish in time: $")
+    # one run: ranked on the run's cost, without a month of storage (engine.recommendation.one_run_usd)
+    assert rec.why[0].startswith("lowest cost of the run among the options that finish in time: $")
     assert rec.why[1].startswith("cheapest: ")
 
 
