@@ -90,6 +90,9 @@ def build_help_view(response: Response | None = None) -> HelpView:
         # response length to give) contradict the line saying it is not sized: only a count misread as a size stays
         notes = [n for n in notes if _KEPT_UNDER_UNCOVERED in n]
         intro = f"{uncovered[0].upper()}{uncovered[1:]}. For the GPUs of an LLM job, try for example:"
+    elif response is not None and response.lead:  # nothing planned yet, and why: the questions are the answer
+        return HelpView(intro=response.lead, examples=(), refinements=(), questions=list(response.questions),
+                        notes=notes)
     elif response is not None and response.intent == "gibberish":
         intro = ("I couldn't find a workload in that. Tell me the model (or its size), whether it is "
                  "training or inference, and where the data lives — for example:")

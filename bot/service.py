@@ -23,6 +23,7 @@ from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
 from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, max_context_asked, request_rate_asked
+from parser.budget_first import budget_first, budget_words, training_data_said
 from parser.owning import BUY_RENT_CUE, LOCAL_CUE
 
 if TYPE_CHECKING:  # imported when a budget-first question is asked, not at every start (cold start)
@@ -148,8 +149,12 @@ class Response:
     capacity: Capacity | None = None
     compared: tuple[GpuPlan, GpuPlan] | None = None  # "is A100 or H100 cheaper?": both planned, the cheaper first
     # "$20k a month, what's the biggest model we can serve for 100 users?": a ladder of models on that load; `advice`
-    # is the largest within the budget (else the smallest)
+    # is the largest within the budget (else the smallest). A fine-tune's ("… fine-tune for $1000 on 100M tokens?"):
+    # the models fine-tuned on that data, in the method said or in QLoRA then full; `advice` is the first method's
     ladder: tuple[Rung, ...] | None = None
+    # nothing planned yet, and why: the line said before the questions instead of the help text ("the biggest model
+    # $1,000 a run fine-tunes depends on the tokens a run trains on")
+    lead: str = ""
     storage: Any = None  # bot.storage.StorageAnswer for a checkpoint-size, storage or transfer question
     # "what GPU do I need to run Llama 3.1 8B locally?": the cards to buy (engine.local.LocalAnswer); `advice` is
     # planned on the pick, or on the user's own card
@@ -220,9 +225,12 @@ def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
 def _rung_contract(rung: Rung) -> dict[str, Any]:
     """One entry of `budget_ladder` in `ask --json` (docs/json.md)."""
     option = rung.option
-    return {"model": rung.model, "params_b": rung.params_b,
-            "usd_per_month": None if rung.usd_per_month is None else round(rung.usd_per_month, 2),
-            "tokens_per_s_per_user": None if rung.tokens_per_s_per_user is None else round(rung.tokens_per_s_per_user, 2),
+    def num(value: float | None, digits: int) -> float | None:
+        return None if value is None else round(value, digits)
+
+    return {"model": rung.model, "params_b": rung.params_b, "mode": rung.mode,
+            "usd_per_month": num(rung.usd_per_month, 2), "tokens_per_s_per_user": num(rung.tokens_per_s_per_user, 2),
+            "usd_per_run": num(rung.usd_per_run, 2), "hours_per_run": num(rung.hours_per_run, 3),
             "gpus": option.cluster.gpus if option is not None else None,
             "gpu": option.cluster.gpu if option is not None else None, "within_budget": rung.within}
 
@@ -432,13 +440,23 @@ class Advisor:
             return Response(text, intent, workload, None, [], [], notes, conversation,
                             buy_or_rent=_owning().break_even_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
-        if intent not in NO_ESTIMATE_INTENTS and workload is not None and _budget_first(workload):
+        first = budget_first(workload) if intent not in NO_ESTIMATE_INTENTS and workload is not None else None
+        if first == "train" and workload is not None and not training_data_said(workload):
+            # "the biggest model we can fine-tune for $1000": a run's cost is linear in its tokens, so none is assumed;
+            # the questions (the tokens, and the method when unsaid) are the answer until they are said
+            return Response(text, intent, workload, None, [], [t for t, _ in asked], notes, conversation,
+                            question_fields=[f for _, f in asked],
+                            lead=f"💰 The biggest model {budget_words(workload)} fine-tunes depends on the tokens a run "
+                                 "trains on: between 10M and 10B tokens the answer goes from the largest open models to "
+                                 "the smallest. Tell me:")
+        if first is not None and workload is not None:
             from engine.budget_ladder import budget_ladder, largest_within
 
             ladder = budget_ladder(workload, self.catalog_data())
             chosen = largest_within(ladder) or (ladder[0] if ladder else None)
             if chosen is not None:
                 advice = chosen.advice
+                # the ladder answers the model; a fine-tune's unsaid method is answered by QLoRA and full side by side
                 asked = [(t, f) for t, f in asked if f not in ("model", "params_b", "mode", "intent")]
             if previous is not None and intent in ("refine", "answer", "undo") and advice is not None:
                 changes = list(self._compare(previous, advice, self.change_names()))
@@ -760,6 +778,7 @@ class Advisor:
                 "notes": list(response.notes),
                 "capacity": None,
                 "compared_gpus": None,
+                "budget_ladder": None,
                 "storage": None,
                 "local": None,
                 "buy_or_rent": _owning().break_even_contract(response.buy_or_rent) if response.buy_or_rent else None,
@@ -902,12 +921,6 @@ def _owning() -> Any:
     from bot import owning
 
     return owning
-
-
-def _budget_first(w: Workload) -> bool:
-    """A monthly budget and something to serve, but no model: "$20k a month, biggest model for 100 users?"."""
-    return (w.model is None and w.params_b is None and w.budget_usd_per_month is not None
-            and w.mode in (None, "inference") and w.intent in (None, "serve"))
 
 
 def _has_subject(w: Workload) -> bool:

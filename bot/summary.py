@@ -53,6 +53,7 @@ from engine.advise import (
     RENTED_NOWHERE_NOTE,
     USERS_PAST_FIXED,
 )
+from engine.budget_ladder import Rung, largest_within
 from engine.models import (
     COMPRESSED_TEXT_RATIO,
     DEFAULT_OUTPUT_TOKENS,
@@ -76,6 +77,7 @@ from engine.throughput import (
     whole_run_range,
 )
 from engine.units import HOURS_PER_MONTH
+from parser.budget_first import budget_words
 from parser.questions import serving_without_load
 
 # action ids: bot.listeners.actions routes on these
@@ -468,9 +470,44 @@ def _load_words(w: Workload) -> str:
     return ""
 
 
+_METHOD_WORDS = {"qlora": "QLoRA", "lora": "LoRA", "full": "a full fine-tune"}
+_METHOD_TITLES = {"qlora": "QLoRA", "lora": "LoRA", "full": "Full fine-tune"}
+
+
+def _data_words(w: Workload) -> str:
+    """"100M tokens", "1B tokens × 3 epochs": the data a fine-tune's ladder was planned on."""
+    tokens = f"{fmt_count(float(w.dataset_tokens))} tokens" if w.dataset_tokens else "the data said"
+    return tokens + (f" × {w.epochs:g} epochs" if w.epochs and w.epochs != 1 else "")
+
+
+def _training_ladder_headline(rungs: tuple[Rung, ...], names: Mapping[str, str]) -> str:
+    """Per method (one said, or QLoRA and full side by side): the largest model whose run fits the budget, or what
+    the smallest model's run costs when none does."""
+    w = rungs[0].advice.effective
+    bits: list[str] = []
+    for method in dict.fromkeys(r.mode for r in rungs):
+        mine = tuple(r for r in rungs if r.mode == method)
+        how = _METHOD_WORDS.get(method, method)
+        chosen = largest_within(mine)
+        if chosen is None or chosen.option is None:
+            smallest = mine[0]
+            cost = (f": its cheapest run is {fmt_usd(smallest.usd_per_run)} on {smallest.option.cluster.gpus}× "
+                    f"{gpu_name(smallest.option.cluster.gpu, names)}" if smallest.option is not None else "")
+            bits.append(f"with {how}, not even {gpu_name(smallest.model, names)}{cost}")
+            continue
+        c = chosen.option.cluster
+        top = ", the largest shortlisted" if chosen is mine[-1] else ""
+        month = f" ({fmt_usd(chosen.usd_per_month)} a month)" if w.budget_usd_per_run is None else ""  # a monthly budget
+        bits.append(f"with {how}, up to {gpu_name(chosen.model, names)}{top}: {fmt_usd(chosen.usd_per_run)} a run{month} "
+                    f"on {c.gpus}× {gpu_name(c.gpu, names)} ({fmt_hours(chosen.hours_per_run, compact=True)})")
+    return f"💰 {budget_words(w)} on {_data_words(w)}: " + "; ".join(bits)
+
+
 def _ladder_headline(response: Response, names: Mapping[str, str]) -> str:
     """The largest model of the ladder whose plan fits the budget at the speed floor, or that none does."""
     rungs = response.ladder or ()
+    if rungs and rungs[0].mode in TRAINING_MODES:
+        return _training_ladder_headline(rungs, names)
     w = rungs[0].advice.effective if rungs else Workload()
     budget = fmt_usd(w.budget_usd_per_month)
     load = _load_words(w)
@@ -488,8 +525,25 @@ def _ladder_headline(response: Response, names: Mapping[str, str]) -> str:
             f"{gpu_name(c.gpu, names)} at {fmt_usd(chosen.usd_per_month)} a month")
 
 
+def _training_ladder_line(rungs: tuple[Rung, ...], names: Mapping[str, str]) -> str:
+    """Every rung's run, method by method, smallest model first; the plan shown below is the first method's."""
+    parts = []
+    for method in dict.fromkeys(r.mode for r in rungs):
+        bits = [f"{gpu_name(r.model, names)}: no priced plan fits" if r.usd_per_run is None else
+                f"{gpu_name(r.model, names)} {fmt_usd(r.usd_per_run)}" + ("" if r.within else " (over)")
+                for r in rungs if r.mode == method]
+        parts.append(f"{_METHOD_TITLES.get(method, method)}: " + " · ".join(bits))
+    methods = list(dict.fromkeys(r.mode for r in rungs))
+    shown = (f". The plan below is {_METHOD_WORDS.get(methods[0], methods[0])}'s; say “full fine-tune” for that one's"
+             if len(methods) > 1 else "")
+    return ("By model, each one's cheapest run: " + ". ".join(parts) + shown
+            + ". Size is not quality: check them on your own evals, and reply with a model for its full plan")
+
+
 def _ladder_line(response: Response, names: Mapping[str, str]) -> str:
     """Every rung's cheapest plan, smallest model first, so the reader sees the steps and what one more costs."""
+    if response.ladder and response.ladder[0].mode in TRAINING_MODES:
+        return _training_ladder_line(response.ladder, names)
     bits = []
     for r in response.ladder or ():
         name = gpu_name(r.model, names)

@@ -29,13 +29,14 @@ from engine.models import (
 
 from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .examples import HELP_TEXT
-from .fold import IMPLIED_CUE, NO_DEADLINE_CUE
+from .fold import END_TO_END_CUE, IMPLIED_CUE, NO_DEADLINE_CUE
 from .hardware import OWN_HARDWARE_NOTE
 from .names import with_catalog_size
 from .owning import BUY_RENT_CUE, OwningSaid, read_owning, with_owning
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
+from .retarget import retargeted
 from .scaling import LOAD_FIELDS, scaled_context, scaled_load
 from .storage import StorageAsk, storage_follow_up, storage_question
 
@@ -71,6 +72,9 @@ class Turn(BaseModel):
 _RENT = re.compile(r"\b(?:rent(?:ed|ing|al)?|in the cloud|on the cloud|cloud gpus?|a cloud gpu)\b")
 
 
+# "full" as the answer to "QLoRA, LoRA or a full fine-tune?"
+_FULL_ANSWER = re.compile(r"(?:(?:ok|okay|yes|then|let's do|let's go with|go with|make it)[ ,]*)?(?:a |the )?full(?: one| 1| "
+                          r"please| then| it is)?")
 # the fold's note for a sum with no period said in a service ("$10k"): the thread may know the period
 _BUDGET_NEEDS_PERIOD = re.compile(r"^\$([\d,]+) is not a GPU-hour price, and a service's budget needs its period")
 
@@ -100,6 +104,8 @@ class Conversation:
         updates = dict(reading.updates)
         notes = list(reading.notes)
         answered = self._answer_pending(reading, updates, notes)
+        if answered and reading.intent == "gibberish":  # "full", which the grammar reads as nothing, answered the method
+            reading = reading.model_copy(update={"intent": "answer"})
         if (self.workload.data_location == "onprem" and "data_location" not in updates
                 and _RENT.search(reading.text or text.lower())):
             # "rent instead", "what if we rent a cloud GPU?" after "my own": back to a rental of the same GPUs
@@ -140,6 +146,14 @@ class Conversation:
             notes.append(context[1])
             if reading.intent in ("help", "gibberish", "answer"):
                 reading = reading.model_copy(update={"intent": "refine"})
+        # "what about 2 s?", "make it 50k": a new value for the one target the thread set
+        target = retargeted(reading.text or text.lower(), self.workload, self.cues) if (
+            _said_anything(self.workload) and not updates and not answered) else None
+        if target is not None:
+            updates.update(target[0])
+            notes.append(target[1])
+            if target[0] and reading.intent in ("help", "gibberish", "answer", "describe"):
+                reading = reading.model_copy(update={"intent": "refine"})
         capacity = capacity_asked(reading.text or text)
         if capacity and _said_anything(self.workload) and reading.intent in ("help", "gibberish", "answer"):
             reading = reading.model_copy(update={"intent": "refine"})  # "how many users can that serve?"
@@ -162,6 +176,10 @@ class Conversation:
         if fresh or "deadline_hours" in updates:  # "no deadline" lasts until a deadline is said or a new question asked
             self.cues.discard(NO_DEADLINE_CUE)
         self.cues |= set(reading.cues) & {NO_DEADLINE_CUE}
+        if fresh or ({"target_ttft_s", "target_tokens_per_s_per_user"} & set(reading.updates)
+                     and END_TO_END_CUE not in reading.cues):  # a target said outright is no longer a latency's split
+            self.cues.discard(END_TO_END_CUE)
+        self.cues |= set(reading.cues) & {END_TO_END_CUE}
         if capacity or fresh or LOAD_FIELDS & set(updates):  # a load said, or a new question, ends a capacity thread
             self.cues -= {CAPACITY_CUE, RATE_CUE}
         if capacity:
@@ -307,6 +325,11 @@ class Conversation:
                         updates.update(_switch_updates(question.why))
                     answered = True
                 continue
+            if name == "mode" and "mode" not in updates and _FULL_ANSWER.fullmatch(reading.text or ""):
+                # "QLoRA, LoRA or a full fine-tune?" answered "full": the grammar reads "full" alone as nothing
+                updates["mode"] = "full"
+                answered = True
+                continue
             if name == "dataset_tokens" and self._per_example(reading, bare, updates, notes):
                 answered = True
                 continue
@@ -394,7 +417,8 @@ class Conversation:
             # never the previous answer again as if it were applied
             intent = "gibberish"
             number = next((_bare_text(v) for v in reading.bare if not isinstance(v, bool)), None)
-            if number is not None and not any(n.startswith(f"“{number} of ") for n in notes):  # "20 of them": asked
+            if number is not None and not any(n.startswith((f"“{number} of ", f"“{number}”")) for n in notes):
+                # "20 of them", "make it 50k" in a thread of two targets: asked already
                 notes = [*notes, f"I couldn't tell what “{number}” is for; say what it counts (e.g. “{number} GPUs”, "
                                  f"“{number} concurrent users”, “{number} runs a month”)"]
         return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=intent,

@@ -101,7 +101,9 @@ def fold(
             updates.pop(name, None)
     whole = text or " ".join(said.text for said in items)
     if end_to_end is not None:
-        notes.append(_end_to_end(end_to_end, updates, current_output_tokens))
+        if not {"target_ttft_s", "target_tokens_per_s_per_user"} & set(updates):  # the split is the thread's target
+            cues.add(END_TO_END_CUE)
+        notes.append(end_to_end_split(end_to_end, updates, current_output_tokens))
     if "target_tokens_per_s" in updates and _IN_AND_OUT.search(whole):
         # "100k tokens/s total (input plus output)": prompt and output tokens counted together, a load for the engine to
         # turn into requests at the request shape; as output tokens it bought 11x the fleet at 2k-token prompts
@@ -454,9 +456,12 @@ _IN_AND_OUT = re.compile(r"\b(?:input|prompt|in)s? (?:plus|and|\+|&) (?:output|c
 # of an end-to-end latency, the share kept for the first token (at most FIRST_TOKEN_CAP_S): prefill and queueing
 FIRST_TOKEN_SHARE = 0.1
 FIRST_TOKEN_CAP_S = 0.5
+# the message's first token and per-user speed are the split of an end-to-end latency: a thread keeps it, so "what
+# about 2 s?" splits 2 s the same way (parser.retarget)
+END_TO_END_CUE = "end_to_end"
 
 
-def _end_to_end(said: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
+def end_to_end_split(said: tuple[float, str], updates: dict[str, Any], current_output_tokens: int | None) -> str:
     """'p99 end-to-end latency under 5 s for 300-token answers' (vLLM's E2EL, GenAI-Perf's request latency) is the first
     token plus every other token of the reply: planned as a first token within 10% of it (at most 0.5 s) and the
     reply in the rest, i.e. a per-user speed of reply / (latency - first token). A first-token or per-token target

@@ -66,6 +66,7 @@ from engine.models import (
     text_gb,
 )
 
+from .budget_first import budget_first, budget_words
 from .capacity import CAPACITY_CUE, capacity_asked
 from .fold import NO_DEADLINE_CUE
 from .owning import LOCAL_CUE
@@ -134,7 +135,9 @@ def questions_for(
         wanted.append(Question(field="mode", text="Full fine-tune, LoRA or QLoRA? Sized as a full fine-tune (TRL's "
                                "SFTTrainer trains every weight unless given a LoRA config) until you say",
                                why="memory differs ~10x between QLoRA and full training"))
-    if workload.model is None and workload.params_b is None:
+    # "the biggest model we can fine-tune for $1000": the ladder of models answers the model; the data is what it needs
+    ladder = budget_first(workload) == "train"
+    if workload.model is None and workload.params_b is None and not ladder:
         unknown = next((p for p in (reading.unknown_names if reading else ()) if p.field == "model"), None)
         text = unknown.message if unknown else "Which model, or how many parameters (e.g. “Llama 3 8B”, “70B”)?"
         wanted.append(Question(field="model", text=text, why="memory and speed scale with the parameter count"))
@@ -172,7 +175,9 @@ def questions_for(
         # steps x global batch x sequence length is the data: with the steps said, the batch is what is missing
         text = (f"{workload.train_steps:,} steps at what global batch size (e.g. “global batch 256”)? Steps × batch × "
                 "sequence length is the data trained; or give the data (“2B tokens”)." if workload.train_steps else
-                "How much training data: a size (“500GB”) or tokens (“2B tokens”)?")
+                f"How many tokens does a run train on (e.g. “100M tokens”, “2B tokens”, or a size, “5GB”)? A run's cost "
+                f"is linear in them, so the biggest model {budget_words(workload)} fine-tunes moves with them: not "
+                "assumed." if ladder else "How much training data: a size (“500GB”) or tokens (“2B tokens”)?")
         wanted.append(Question(field="dataset_tokens", text=text, why="training time and cost scale with the tokens processed"))
     guess = estimated_tokens(workload)
     if training and workload.dataset_tokens is None and guess is not None and guess > BIG_CORPUS_TOKENS:
@@ -265,7 +270,8 @@ def questions_for(
                  f"{reply_tokens:,}-token replies until you say (e.g. “{_long_prompt_example(workload.seq_len or 0)}"
                  "-token prompts, 500-token answers”).",
             why="long prompts (documents, retrieval) are prefilled on the same GPUs and can need several times the hardware"))
-    fresh = [q for q in wanted if q.field in ESSENTIAL or q.field not in asked]
+    essential = (ESSENTIAL | {"dataset_tokens"}) if ladder else ESSENTIAL  # a ladder has no token count to assume
+    fresh = [q for q in wanted if q.field in essential or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]
 

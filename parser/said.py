@@ -38,7 +38,7 @@ class Said:
     # `hardware._compared_gpus`)
     compared: tuple[str, str] | None = None
     # "p99 end-to-end latency under 5 s": a whole reply's time, split by the fold into a first token and a per-user
-    # speed once the reply length is known (`fold._end_to_end`)
+    # speed once the reply length is known (`fold.end_to_end_split`)
     end_to_end_s: float | None = None
     # "AWQ int4 vs FP8": the two weight precisions compared, as Workload values (the first is applied)
     compared_precisions: tuple[str, str] | None = None

@@ -21,6 +21,7 @@ QUESTIONS = (
     "how many requests per second can one H100 handle with Llama 3.1 8B?",
     "H100 or B200 for full fine-tuning llama 3.1 8b on 2B tokens?",
     "we have $20k a month, what's the biggest model we can serve for 100 users?",
+    "with $50k what's the biggest model we can full fine-tune on 1B tokens?",
     "translate 20M sentences with Llama 3.1 8B within 24 hours",
     "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?",
     "how much to store 10 checkpoints of a 70B full fine-tune on S3 for 6 months?",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -26,6 +27,22 @@ def resolver() -> FakeResolver:
     return FakeResolver()
 
 
+def read_entry(entry: dict[str, Any], resolver: Any) -> Any:
+    """An entry as the parser reads it: alone, or, with `after`, as a follow-up in a thread that said those messages
+    first; then `updates` are the fields the follow-up changed (their new values) and the intent is the turn's."""
+    from parser import Conversation, parse
+
+    if "after" not in entry:
+        return parse(entry["text"], resolver)
+    conversation = Conversation(resolver)
+    for earlier in entry["after"]:
+        conversation.turn(earlier)
+    turn = conversation.turn(entry["text"])
+    return SimpleNamespace(text=entry["text"], updates={k: new for k, (_, new) in turn.changed.items()},
+                           intent=turn.intent, conflicts=turn.conflicts, unknown_names=turn.unknown_names,
+                           notes=turn.notes)
+
+
 def with_intent(expect: dict[str, Any]) -> dict[str, Any]:
     """The Workload `intent` follows a mode said outright (inference serves, every other mode trains), so
     an entry lists `intent` only where no mode is set ("fine-tune X": intent train, mode asked)."""
@@ -37,7 +54,8 @@ def with_intent(expect: dict[str, Any]) -> dict[str, Any]:
 def assert_reading(reading: Any, entry: dict[str, Any], *, real: bool = False) -> None:
     """The corpus contract for one entry: exactly the expected fields (floats approximately), the
     intent, conflicts, unknown names and note where listed; `real` applies the `*_real` overrides."""
-    expect = with_intent(entry.get("expect_real", entry["expect"]) if real else entry["expect"])
+    expect = entry.get("expect_real", entry["expect"]) if real else entry["expect"]
+    expect = dict(expect) if "after" in entry else with_intent(expect)  # a follow-up lists what it changed
     assert set(reading.updates) == set(expect), f"{reading.text!r}: {reading.updates}"
     for field, value in expect.items():
         got = reading.updates[field]

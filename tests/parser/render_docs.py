@@ -24,7 +24,11 @@ Describe a GPU job in your own words, in Slack or with `gpu-advisor ask`. The ad
 the mode, model, data, schedule, hardware and knobs below, ignores everything else (mentions,
 links, emoji, filler words), asks at most two questions when something that changes the answer
 is missing, and states what it assumed for the rest. In a thread, follow-ups change the same
-scenario: the reply lists each changed field as old → new, and `undo` goes back one step.
+scenario: the reply lists each changed field as old → new, and `undo` goes back one step. A follow-up that is only
+a number or a duration ("what about 2 s?", "make it 50k") changes the one target the thread set (an end-to-end
+latency is split again as the first was); with several the number could be, the reply asks which. A budget with no
+model ("what's the biggest model we can fine-tune for $1000 on 100M tokens?") is answered with a ladder of open
+models; a fine-tune's token count is asked until it is said.
 
 Model and GPU names go through the catalog's aliases: a family name ("A100") means the
 catalog's default member and the reply says which one; an unknown name gets suggestions, and a
@@ -65,6 +69,8 @@ def _reading(entry: dict[str, Any]) -> str:
         parts.append("asks which: " + ", ".join(f"`{c}`" for c in entry["conflicts"]))
     if entry.get("unknown"):
         parts.append("says the name is unknown")
+    if entry.get("after") and entry.get("note"):  # a follow-up's reply says how it was read, or what to name
+        parts.append(f"says “…{entry['note']}…”")
     intent = entry.get("intent")
     if intent and intent not in ("describe",):
         parts.append(f"*{intent}*")
@@ -81,7 +87,9 @@ def render() -> str:
         lines += [f"## {title}", "", "| you say | read as |", "|---|---|"]
         for entry in rows:
             text = entry["text"].replace("\n", " ⏎ ").replace("|", "\\|")
-            lines.append(f"| `{text}` | {_reading(entry)} |")
+            # a follow-up: the thread it follows, and what it changes there
+            after = " (after " + " → ".join(f"`{m}`" for m in entry["after"]) + ")" if entry.get("after") else ""
+            lines.append(f"| `{text}`{after} | {_reading(entry)} |")
         lines.append("")
     return "\n".join(lines)
 

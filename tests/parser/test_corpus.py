@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import assert_reading, load_corpus
-
-from parser import parse
+from conftest import assert_reading, load_corpus, read_entry
 
 CORPUS = load_corpus()
 
@@ -19,4 +17,4 @@ def test_corpus_is_big_enough() -> None:
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["text"][:40] for e in CORPUS])
 def test_phrasing(entry: dict[str, Any], resolver) -> None:
-    assert_reading(parse(entry["text"], resolver), entry)
+    assert_reading(read_entry(entry, resolver), entry)

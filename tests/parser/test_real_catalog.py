@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import assert_reading, load_corpus
+from conftest import assert_reading, load_corpus, read_entry
 
 from parser import Conversation, parse
 
@@ -33,7 +33,7 @@ def catalog():
 @pytest.mark.repeats("tests/parser/test_corpus.py::test_phrasing")
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["text"][:40] for e in CORPUS])
 def test_phrasing_with_the_real_catalog(entry: dict[str, Any], catalog) -> None:
-    assert_reading(parse(entry["text"], catalog), entry, real=True)
+    assert_reading(read_entry(entry, catalog), entry, real=True)
 
 
 def test_overrides_are_few_and_not_copies() -> None:
