@@ -82,6 +82,8 @@ def _headline(text: str) -> str:
 
 def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
     """The answer drawn on the pick (or the user's card), with the local question's headline, its rows and notes."""
+    if local.unsupported:  # "on my macbook m3 max": not sized here, and no card to buy or rent instead
+        return _not_sized_view(view, local, model_name)
     answer = local.answer
     pick = answer.pick
     who = "you" if answer.users == 1 else f"{answer.users} users"
@@ -140,8 +142,6 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
                                            if pick is not None and not named else ""))
     elif pick is not None and not named:
         notes.append(f"price: {pick.gpu_name} {pick.price_source}")
-    if local.unsupported:  # "on a Mac Studio": not sized; the GPUs that would run it are
-        headline = f"⚠️ {local.unsupported} is not covered (the catalog sizes GPUs); on GPUs: " + headline.split(" ", 1)[-1]
     # the plan is theirs, or a card to buy: "no provider rents it" and "give the GPU" answer another question
     kept = [n for n in view.notes if not n.startswith(OWNED_NOTES)]
     context = f"{answer.context_tokens:,} tokens of context · " if answer.context_tokens else ""
@@ -152,6 +152,74 @@ def local_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
                    unit_cost_label="memory per card", speed_label="speed", key_assumptions=assumptions,
                    notes=(notes + kept)[:3], questions=[q for q in view.questions], fixes=[],
                    verdict="fits" if (mine if named else pick) is not None else view.verdict)
+
+
+# the share of a Mac's unified memory macOS lets the GPU wire by default (Metal's recommendedMaxWorkingSetSize, raised
+# with `sysctl iogpu.wired_limit_mb`): ~47 GB of 64 GB and ~21.8 GB of 32 GB as llama.cpp logs it
+# (github.com/ggml-org/llama.cpp issues 1870 and PR 2011)
+MAC_GPU_SHARE_LARGE, MAC_GPU_SHARE_SMALL, MAC_LARGE_GB = 0.75, 2 / 3, 36.0
+MAC_SYSTEM_GB = 8.0  # what to leave macOS and its apps when the GPU's share is raised (an assumption, said in the note)
+
+
+def mac_gpu_gb(memory_gb: float) -> float:
+    """The unified memory a Mac's GPU may use by default: about three quarters above 36 GB, two thirds at or below."""
+    return memory_gb * (MAC_GPU_SHARE_LARGE if memory_gb > MAC_LARGE_GB else MAC_GPU_SHARE_SMALL)
+
+
+def _not_sized_view(view: AnswerView, local: Local, model_name: str) -> AnswerView:
+    """A Mac or a CPU named as where a model runs: the catalog has no figures for it, so no speed and nothing to buy or
+    rent in its place; the memory the model needs at each precision (the same arithmetic on any hardware), against the
+    Mac's own memory when said, and the runtimes that run it there."""
+    name = str(local.unsupported)
+    apple = name != "CPU"
+    runtimes = "llama.cpp or MLX" if apple else "llama.cpp"
+    plans = local.answer.one_card
+    needs = " · ".join(f"{SHORT_LABEL.get(p.precision, p.precision)} {fmt_gb(p.need_gb_per_gpu)}" for p in plans)
+    context = f"{local.answer.context_tokens:,}" if local.answer.context_tokens else "the default"
+    users = local.answer.users
+    who, kv = ("you alone", context) if users <= 1 else (f"{users} users at once", f"{users} × {context}")
+    notes = [f"memory it needs (weights, KV cache for {kv} tokens, runtime): {needs}"] if plans else []
+    memory_gb = local.unlisted_card[1] if apple and local.unlisted_card is not None else None
+    lead = f"⚠️ {name} is not covered (the catalog sizes GPUs)"
+    verdict = "unknown"
+    if memory_gb is not None and plans:
+        usable = mac_gpu_gb(memory_gb)
+        notes[0] += (f"; macOS lets the GPU use about {usable / memory_gb:.0%} of unified memory by default (~"
+                     f"{usable:,.0f} of {memory_gb:g} GB; more with sysctl iogpu.wired_limit_mb)")
+        fitting = next((p for p in plans if p.need_gb_per_gpu <= usable), None)
+        raised = next((p for p in plans if p.need_gb_per_gpu <= memory_gb - MAC_SYSTEM_GB), None)
+        if fitting is not None:
+            verdict = "fits"
+            headline = (f"{lead}; {model_name} should fit its {memory_gb:g} GB at {_precision(fitting)} "
+                        f"({fmt_gb(fitting.need_gb_per_gpu)}): run it with {runtimes}")
+        elif raised is not None:  # past the default share, within the memory: raising the limit is the way
+            verdict = "fits"
+            headline = (f"{lead}; {model_name} at {SHORT_LABEL.get(raised.precision, raised.precision)} needs "
+                        f"{fmt_gb(raised.need_gb_per_gpu)}: over macOS's default ~{usable:,.0f} GB of its {memory_gb:g} GB")
+            notes.append(f"raise the share with sysctl iogpu.wired_limit_mb, leaving ~{MAC_SYSTEM_GB:g} GB to macOS, "
+                         f"and run it with {runtimes}")
+        else:
+            verdict = "does_not_fit"
+            headline = (f"{lead}; {model_name} does not fit its {memory_gb:g} GB: even "
+                        f"{SHORT_LABEL.get(plans[-1].precision, plans[-1].precision)} needs "
+                        f"{fmt_gb(plans[-1].need_gb_per_gpu)}")
+            notes.append("a smaller or distilled model fits; llama.cpp can also leave layers on the CPU, at a few "
+                         "tokens/s")
+    elif plans:
+        least = plans[-1]
+        headline = (f"{lead}; {model_name} needs {fmt_gb(least.need_gb_per_gpu)} of memory at "
+                    f"{_precision(least)}: run it with {runtimes}")
+    else:
+        headline = f"{lead}: run {model_name} with {runtimes}"
+    notes.append(f"no speed or price estimated: the catalog has no {'Apple silicon' if apple else 'CPU'} figures, and "
+                 "nothing is rented or bought instead; ask to serve it for users to size GPUs")
+    assumptions = (f"Assumes {who} · {context} tokens of context · 8- and 4-bit sized as GGUF files (Q8_0, Q4_K_M; "
+                   + ("MLX's 8- and 4-bit builds are about the same size" if apple else "as llama.cpp runs them")
+                   + ") · 1 GB for the runtime")
+    problems = [p for p in view.problems if "the catalog sizes gpus" not in p.lower()]  # the headline says it
+    return replace(view, headline=_headline(headline), verdict=verdict, problems=problems, plan="", speed="", cost="",
+                   targets=[], not_covered="", fixes=[], comparison=[], key_assumptions=assumptions, notes=notes[:3],
+                   buttons=[])
 
 
 def _sized_note(plan: LocalPlan) -> str:

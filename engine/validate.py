@@ -154,15 +154,23 @@ def validate(w: Workload, data: CatalogData) -> list[Problem]:
             message=f"{w.dataset_tokens:,} training tokens is not a training run (one sequence is thousands of tokens); "
                     "check the units: '1B tokens', '50M tokens'."))
     if w.unsupported_accelerator:
-        problems.append(Problem(
-            code="unsupported_accelerator", field="gpu",
-            message=f"{w.unsupported_accelerator} is not covered: the catalog sizes GPUs (NVIDIA, AMD, Intel Gaudi), not "
-                    "TPUs, Trainium or Inferentia, whose compilers and memory layouts differ. The figures are for GPUs."))
+        problems.append(Problem(code="unsupported_accelerator", field="gpu",
+                                message=unsupported_message(w.unsupported_accelerator)))
     if w.model is None and w.params_b is None:
         problems.append(
             Problem(code="missing_model", field="model", message="Which model (or how many parameters)? Nothing can be sized without it.")
         )
     return problems
+
+
+def unsupported_message(name: str) -> str:
+    """Why hardware the catalog lacks is not sized, in its own terms: a Mac or a CPU is a machine on the user's desk
+    (unified memory, Metal/MLX, llama.cpp), not a cloud accelerator; a TPU or Trainium has its own compiler."""
+    if name.startswith("Apple") or name == "CPU":
+        return (f"{name} is not covered: the catalog sizes GPUs (NVIDIA, AMD, Intel Gaudi), with no figures for Apple "
+                "silicon or CPUs (llama.cpp, MLX). The figures are for GPUs.")
+    return (f"{name} is not covered: the catalog sizes GPUs (NVIDIA, AMD, Intel Gaudi), not TPUs, Trainium or "
+            "Inferentia, whose compilers and memory layouts differ. The figures are for GPUs.")
 
 
 def blocking(problems: Iterable[Problem]) -> bool:

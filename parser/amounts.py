@@ -126,10 +126,10 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
             values["objective"] = pairs = "dpo"
         sequences = sequences_per_example(pairs)
         inline = items[index + 1] if noun_at == index + 2 and items[index + 1].kind == "tokens" else None
-        each, at = (inline.count, -1) if inline is not None else _tokens_each(items[noun_at + 1:noun_at + 4])
+        each, at, average = (inline.count, -1, False) if inline is not None else _tokens_each(items[noun_at + 1:noun_at + 5])
         if each is not None:  # "100k samples of 2k tokens": the tokens are said, nothing to guess
             values["dataset_tokens"] = int(count * sequences * each)
-            if at >= 0 and items[noun_at + 1].text != "of":  # "averaging 500 tokens" is no sequence length; "of 2k tokens" is one
+            if average:  # "averaging 500 tokens" is no sequence length; "of 2k tokens", "2k tokens each" are one
                 out[noun_at + 1 + at] = Said("filler", items[noun_at + 1 + at].text)
             notes.append(f"{int(count):,} pairs × 2 sequences (chosen and rejected) × {each:,.0f} tokens = "
                          f"{count * sequences * each:,.0f} tokens per epoch" if sequences > 1 else
@@ -140,20 +140,36 @@ def _training_examples(items: list[Said], current_mode: str | None) -> list[Said
     return out
 
 
-_EACH_WORDS = {"of", "averaging", "average", "around", "about", "roughly", "at", "with"}
+_EACH_WORDS = {"of", "averaging", "average", "avg", "around", "about", "roughly", "at", "with"}
+# behind the length: "1M examples, 512 tokens each", "200k conversations ~2k tokens each", "2k tokens per example"
+_EACH_AFTER = {"each", "apiece"}
+_PER_WORDS = {"per", "a", "every"}
 
 
-def _tokens_each(following: list[Said]) -> tuple[float | None, int]:
-    """'... of 2k tokens', '... averaging 500 tokens': the length of one example said right behind the count, and
-    where it was said among `following`."""
-    if not following or following[0].text not in _EACH_WORDS:
-        return None, 0
+def _tokens_each(following: list[Said]) -> tuple[float | None, int, bool]:
+    """'... of 2k tokens', '... averaging 500 tokens', '..., 512 tokens each': the length of one example said right
+    behind the count, where it was said among `following`, and whether it is an average ("avg", "averaging": the
+    examples vary, so it is no sequence length; "of" and "each" say every example's length, which is one)."""
+    if not following:
+        return None, 0, False
+    start = 1 if following[0].text == "," else 0  # "1M examples, 512 tokens each": a comma before the length
+    said = following[start] if start < len(following) else None
+    if said is not None and said.kind == "tokens" and said.count and said.count < 1e6:
+        after = [s.text for s in following[start + 1:start + 3]] + ["", ""]
+        if after[0] in _EACH_AFTER or (after[0] in _PER_WORDS and after[1] in _EXAMPLE_SINGULARS):
+            return said.count, start, False
+        return None, 0, False
+    if start or following[0].text not in _EACH_WORDS:
+        return None, 0, False
     for at, said in enumerate(following[1:], start=1):
         if said.kind == "tokens" and said.count and said.count < 1e6:
-            return said.count, at
+            return said.count, at, following[0].text != "of"
         if said.text not in _EACH_WORDS:
             break
-    return None, 0
+    return None, 0, False
+
+
+_EXAMPLE_SINGULARS = {noun[:-1] for noun in _EXAMPLE_NOUNS} | {"pair", "row", "sample"}
 
 
 # people a service is for: users as much as "users" are ("40 developers", "500 seats")

@@ -40,7 +40,7 @@ _DATA_NOUNS = {"data", "dataset", "datasets", "training", "text", "examples", "s
 _SEQ_NOUNS = {"sequence", "seq", "sample", "example", "row", "doc", "document", "record", "conversation", "turn",
               "message", "item", "chunk", "step"}
 _SEQ_PLURALS = {"sequences", "samples", "examples", "rows", "docs", "documents", "records", "conversations",
-                "chunks", "items", "messages"}
+                "chunks", "items", "messages", "pairs"}
 
 # "8192-token sequences", "8k seq": the length of each sequence, never a corpus
 _SEQUENCE_WORDS = {"sequences", "sequence", "seqs", "seq"}

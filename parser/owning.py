@@ -27,6 +27,13 @@ RUNTIME_CUE = "owning:runtime=vllm"  # ... a vLLM-style checkpoint said ("AWQ", 
 # a GeForce card by its number ("3090", "rtx 4060 ti", "4090s") or an Apple machine: hardware a person owns
 _HOME_CARD = (r"(?:(?:used |single |nvidia |geforce |rtx )*[2-5]0[5-9]0(?: ?ti| super)?s?\b"
               r"|mac(?:book)?(?: (?:studio|mini|pro))?\b|m[1-4] (?:max|ultra|pro)\b)")
+# an Apple machine said as where it runs ("on my macbook m3 max", "on a mac studio", "on my m2 ultra") and its unified
+# memory said beside it ("m3 max 64gb", "mac studio with 512 gb", "64gb macbook pro")
+_MAC = (r"(?:(?:macbook(?: pro| air)?|mac (?:studio|mini|pro)|imac|macs?)(?: (m[1-5])(?: (pro|max|ultra))?)?"
+        r"|(m[1-5]) (pro|max|ultra))")
+_ON_A_MAC = re.compile(rf"\bon (?:my|our|an?|the) (?:own |new )?(?:\d{{1,4}} ?gb )?{_MAC}\b")
+_MAC_MEMORY = re.compile(rf"\b{_MAC}(?: (?:with|of|has|and|,))*(?: (?:unified |ram ))? (\d{{1,4}}) ?gb\b"
+                         rf"|\b(\d{{1,4}}) ?gb (?:(?:unified memory|ram|memory) )?{_MAC}\b")
 _VLLM_FILE = re.compile(r"\b(?:awq|gptq|exl2|exllama\w*|vllm|marlin)\b")
 _DATA_LOCALLY = re.compile(r"\b(?:data|dataset|datasets|corpus|files|stored|kept|saved|lives|sits)\b[\w ]{0,20}?"
                            r"\blocally\b")
@@ -82,7 +89,7 @@ class OwningSaid:
 def read_owning(text: str) -> OwningSaid:
     """What the message says about local running and buying (lower-cased text, as the parser normalises it)."""
     low = (text or "").lower()
-    local = bool(_LOCAL.search(low)) and not (_DATA_LOCALLY.search(low) and "run" not in low)
+    local = bool(_LOCAL.search(low) or _ON_A_MAC.search(low)) and not (_DATA_LOCALLY.search(low) and "run" not in low)
     if local and _TRAINING.search(low):
         local = False  # "LoRA Llama 3.1 8B locally on my 4090": a training plan on their card, not what to buy
     card = None
@@ -91,8 +98,23 @@ def read_owning(text: str) -> OwningSaid:
         laptop = bool(found.group(1) or found.group(4))
         name = f"RTX {found.group(2)}{(found.group(3) or '').upper().replace('SUPER', ' Super').replace(' TI', ' Ti').replace('TI', ' Ti')}"
         card = (name + (" Laptop GPU" if laptop else ""), float(found.group(5)) if found.group(5) else None)
+    card = card or _mac_said(low)
     return OwningSaid(local=local, buy_or_rent=bool(_BUY_RENT.search(low)), settings=owning_settings_said(low),
                       card=card, eight_gpu_server=bool(_DGX.search(low)), vllm_file=bool(_VLLM_FILE.search(low)))
+
+
+def _mac_said(text: str) -> tuple[str, float | None] | None:
+    """'macbook m3 max 64gb' -> ("Apple M3 Max", 64.0): a Mac named with its unified memory, which the local answer
+    checks the model against (the catalog has no Apple silicon to plan on); None when no memory is said with it."""
+    m = _MAC_MEMORY.search(text)
+    if m is None:
+        return None
+    groups = m.groups()
+    first, second = groups[:5], groups[5:]
+    chip, variant, chip2, variant2, gb = first if first[4] is not None else (*second[1:], second[0])
+    chip, variant = chip or chip2, variant or variant2
+    name = f"Apple {chip.upper()}" + (f" {variant.title()}" if variant else "") if chip else "Apple silicon"
+    return name, float(gb)
 
 
 def owning_settings_said(text: str) -> dict[str, float]:

@@ -22,15 +22,20 @@ _N = r"(\d+(?:\.\d+)?k?)"
 _CRITIC_FREE = re.compile(r"\b(rloo|dapo|rlvr|dr\.? ?grpo|reinforcement learning (?:with|from) verifiable rewards?|"
                           r"rl (?:fine[ -]?tun(?:e|ed|ing)|finetun(?:e|ed|ing)|training)|online rl)\b")
 _RL_SAID = re.compile(r"\b(?:grpo|ppo)\b")
-# G: "8 rollouts per prompt", "16 samples per prompt", "num_generations 8", "group size 16", "16 generations", "g=16"
+# G: "8 rollouts per prompt", "16 samples per prompt", "8 rollouts/prompt", "8 samples each" (after the prompts: TRL's
+# num_generations), "num_generations 8", "group size 16", "16 generations", "g=16"
 _PER_PROMPT = re.compile(r"(?<![\w.])" + _N + r" (?:rollouts?|generations?|samples?|completions?|responses?|answers?)"
-                         r"(?: (?:per|for each|each|a|/) ?(?:prompt|question|problem))")
+                         r"(?:(?: (?:per|for each|each|a)| ?/) ?(?:prompt|question|problem)\b"
+                         r"| each\b(?! (?:step|iteration|batch|update)))")
 _GROUP = re.compile(r"\b(?:num generations|number of generations|group size|g) ?(?:=|:|of|is)? ?(?<![\w.])(\d+)\b")
 _BARE_GENERATIONS = re.compile(r"(?<![\w.])(\d+) (?:generations|rollouts)\b")
-_COMPLETION = re.compile(r"\bmax(?:imum)? completion length ?(?:=|:|of|is)? ?(?<![\w.])" + _N + r"(?: tokens?)?\b")
+# TRL's max_completion_length: "max completion length 4096", "max completion 4k", "4k max completion (length)"
+_COMPLETION = re.compile(r"\bmax(?:imum)? completion(?: length| len| tokens)? ?(?:=|:|of|is)? ?(?<![\w.])" + _N
+                         + r"(?: tokens?)?\b|(?<![\w.])" + _N + r"(?: tokens?)? max(?:imum)? completions?"
+                         r"(?: length| len| tokens?)?\b")
 # the prompts a step samples (verl's data.train_batch_size, OpenRLHF's rollout_batch_size): "512 prompts per step",
-# "a batch of 512 prompts", "rollout batch size 1024", "train_batch_size=512" (not TRL's per-device batch)
-_PER_STEP = re.compile(r"(?<![\w.])" + _N + r" (?:prompts?|questions?|problems?)(?: each)? (?:per|a|each|every|/) ?"
+# "128 prompts/step", "a batch of 512 prompts", "rollout batch size 1024", "train_batch_size=512" (not TRL's per-device batch)
+_PER_STEP = re.compile(r"(?<![\w.])" + _N + r" (?:prompts?|questions?|problems?)(?: each)?(?: (?:per|a|each|every)| ?/) ?"
                        r"(?:rollout |training |train |optimi[sz]er |rl |gradient )?(?:step|iteration|batch|update)\b")
 _BATCH_OF_PROMPTS = re.compile(r"\b(?:(?:rollout|train|training|prompt|global) )?batch(?: size)?(?: of| is| =|=)? ?"
                                r"(?<![\w.])" + _N + r" prompts?\b")
@@ -74,7 +79,7 @@ def take_rl(text: str, notes: list[str], defaults: dict[str, Any]) -> str:
             text = f"{text[:m.start()]} , {text[m.end():]}"
     m = _COMPLETION.search(text)
     if m is not None and (rl or _alone(text, _COMPLETION)):
-        defaults["rl_completion_tokens"] = int(_qty(m.group(1)))
+        defaults["rl_completion_tokens"] = int(_qty(m.group(1) or m.group(2)))
         text = f"{text[:m.start()]} , {text[m.end():]}"
     m = _BETA.search(text)
     if m is not None and (rl or _alone(text, _BETA)):

@@ -75,9 +75,43 @@ def test_a_laptop_card_the_catalog_lacks_is_said(real_advisor) -> None:
 
 
 def test_a_mac_is_said_not_covered_without_asking_the_mode(real_advisor) -> None:
-    response, view, _ = answered(real_advisor, "can I run DeepSeek V3 on a Mac Studio with 512GB?")
+    response, view, text = answered(real_advisor, "can I run DeepSeek V3 on a Mac Studio with 512GB?")
     assert view.headline.startswith("⚠️ Apple silicon is not covered"), view.headline
     assert not any("fine-tune" in q for q in response.questions), response.questions
+    # 4-bit (412 GB) is within 512 GB but past macOS's default GPU share: said, not "does not fit"; no MI300X rented
+    assert "at 4-bit needs 412 GB: over macOS's default ~384 GB of its 512 GB" in view.headline, view.headline
+    assert any("iogpu.wired_limit_mb" in n for n in view.notes) and "RunPod" not in text and "$" not in text
+
+
+@pytest.mark.parametrize("question, headline", [
+    ("llama 3.1 8b inference on my macbook m3 max 64gb",
+     "⚠️ Apple M3 Max is not covered (the catalog sizes GPUs); Llama 3.1 8B should fit its 64 GB at BF16 (17.8 GB): "
+     "run it with llama.cpp or MLX"),
+    ("can I run llama 3.1 70b on my macbook pro m3 max 36gb?",
+     "⚠️ Apple M3 Max is not covered (the catalog sizes GPUs); Llama 3.1 70B does not fit its 36 GB: even 4-bit needs "
+     "45.8 GB"),
+    ("run qwen2.5 32b on my m2 ultra",
+     "⚠️ Apple M2 Ultra is not covered (the catalog sizes GPUs); Qwen2.5 32B needs 22.4 GB of memory at 4-bit (GGUF "
+     "Q4_K_M): run it with llama.cpp or MLX"),
+])
+def test_a_model_on_a_mac_is_a_local_answer_not_a_rental(real_advisor, question: str, headline: str) -> None:
+    """"inference on my macbook m3 max 64gb" was planned on a rented L4 ($516 a month on Google Cloud), under a note
+    about TPUs and Trainium; a Mac is the user's own machine: the memory the model needs against the Mac's, the runtimes
+    that run it there, and nothing rented or bought instead."""
+    response, view, text = answered(real_advisor, question)
+    assert view.headline == headline, view.headline
+    assert not response.questions, response.questions
+    assert "$" not in text and "Google Cloud" not in text and "GeForce" not in text, text
+    assert "TPU" not in text and "Trainium" not in text, text
+    assert not view.plan and not view.cost and not view.comparison
+    assert any(n.startswith("memory it needs (weights, KV cache for 4,096 tokens, runtime): BF16 ") for n in view.notes)
+
+
+def test_training_on_a_mac_says_why_without_tpus(real_advisor) -> None:
+    """A fine-tune on a Mac stays a training plan on GPUs (said not covered); the reason names Apple silicon, not TPUs."""
+    _, view, text = answered(real_advisor, "fine-tune llama 3.1 8b on my macbook m3 max 64GB")
+    assert view.headline.startswith("⚠️ Apple M3 Max is not covered; on GPUs:"), view.headline
+    assert "TPU" not in text and "no figures for Apple silicon or CPUs (llama.cpp, MLX)" in text, text
 
 
 def test_buy_or_rent_with_no_model_is_the_break_even(real_advisor) -> None:

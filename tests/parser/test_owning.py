@@ -24,6 +24,10 @@ CATALOG = open_catalog()
     "can I run Llama 3.1 70B on two 3090s at 4-bit?",
     "I have two 4090s, can I run Llama 3.1 70B?",
     "can I run DeepSeek V3 on a Mac Studio with 512GB?",
+    # a Mac said as where it runs: the user's own machine, not a rental to plan (review: a 1x L4 at $516 a month)
+    "llama 3.1 8b inference on my macbook m3 max 64gb",
+    "serve llama 3.1 8b on my 64gb macbook pro",
+    "run qwen2.5 32b on my m2 ultra",
 ])
 def test_local_questions(text: str) -> None:
     assert read_owning(text).local
@@ -54,6 +58,17 @@ def test_settings_said() -> None:
     assert owning_settings_said("at 50% utilisation") == {"utilisation": 0.5}
     assert owning_settings_said("power is $0.08/kWh") == {"usd_per_kwh": 0.08}
     assert owning_settings_said("8 cents per kwh over 5 years") == {"usd_per_kwh": 0.08, "years": 5.0}
+
+
+@pytest.mark.parametrize("text, card", [
+    ("llama 3.1 8b inference on my macbook m3 max 64 gb", ("Apple M3 Max", 64.0)),
+    ("can i run deepseek v3 on a mac studio with 512 gb", ("Apple silicon", 512.0)),
+    ("run llama 8b on a mac mini m4 pro with 48 gb", ("Apple M4 Pro", 48.0)),
+    ("serve llama 8b on my 64 gb macbook pro", ("Apple silicon", 64.0)),
+    ("run qwen2.5 32b on my m2 ultra", None),
+])
+def test_a_mac_and_its_memory(text: str, card: tuple[str, float] | None) -> None:
+    assert read_owning(text).card == card
 
 
 def test_a_laptop_card_and_its_memory() -> None:
