@@ -64,7 +64,13 @@ from engine.models import (
     TargetCheck,
     Workload,
 )
-from engine.offer_plans import EXPERT_PARALLEL_ACROSS, SLOW_FIXED_NOTE, room_figures
+from engine.offer_plans import (
+    EXPERT_PARALLEL_ACROSS,
+    PCIE_REPLICAS,
+    SLOW_FIXED_NOTE,
+    pcie_tp_said,
+    room_figures,
+)
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, user_floor
@@ -327,7 +333,10 @@ def _plan_line(advice: Advice, names: Mapping[str, str]) -> str:
     if cluster.replicas and cluster.gpus_per_replica:
         dp_attention = (" + DP attention" if "data-parallel attention" in cluster.parallelism
                         else " + expert parallel" if "with expert parallel" in cluster.parallelism else "")
-        split = [f"TP {cluster.tensor_parallel}{dp_attention}"] if cluster.tensor_parallel > 1 else []
+        # without NVLink: "TP 2 over PCIe" and why it is not replicas of one card, or that it is one replica per card
+        pcie = pcie_tp_said(cluster.parallelism) or ""
+        split = [f"TP {cluster.tensor_parallel}{pcie}{dp_attention}"] if cluster.tensor_parallel > 1 else []
+        split += [PCIE_REPLICAS.strip(" ()")] if cluster.gpus_per_replica == 1 and PCIE_REPLICAS in cluster.parallelism else []
         if EXPERT_PARALLEL_ACROSS in cluster.parallelism and cluster.gpus_per_replica > cluster.gpus_per_node:
             # the layout across nodes is what the reader must build: experts over every GPU, attention per node
             across = -(-cluster.gpus_per_replica // cluster.gpus_per_node)

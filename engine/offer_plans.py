@@ -45,6 +45,7 @@ from engine.serving import (
     ServingChoice,
     below_floor,
     choose,
+    pcie_tp_text,
     user_floor,
     users_at_floor,
     users_total,
@@ -540,6 +541,17 @@ def _missed(name: str, wanted: float, got: float) -> str:
     return f"{label} ({num(got)} against {num(wanted)} {unit})".replace(" )", ")")
 
 
+PCIE_REPLICAS = " (a replica per card: no tensor parallel over PCIe)"  # after "1 GPU" in a serving plan's parallelism
+PCIE_TP = re.compile(r"tensor parallel x\d+ over PCIe( (?:for|fewer) [^;,()]+)?")
+
+
+def pcie_tp_said(parallelism: str) -> str | None:
+    """" over PCIe" and why (" for the 20 tokens/s per user"), as a serving plan's parallelism says them after "tensor
+    parallel xN"; None where the replica is not tensor-parallel over PCIe."""
+    found = PCIE_TP.search(parallelism)
+    return f" over PCIe{found.group(1) or ''}" if found else None
+
+
 EXPERT_PARALLEL_ACROSS = "expert parallel x"  # how a plan's parallelism names expert parallelism across nodes
 # the flags that build that layout, filled with the replica's GPUs, nodes and tensor-parallel size
 EXPERT_PARALLEL_STACK = ("SGLang --tp {ep} --dp {nodes} --enable-dp-attention --moe-a2a-backend deepep, or vLLM "
@@ -579,11 +591,15 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     kind = link_kind(link)
     over = fast_link_name(link) if kind == "fast" else "PCIe"
     across = " across nodes" if group > gpn else ""
+    why = pcie_tp_text(choice, w) if tp > 1 and kind != "fast" else ""
     tp_text = (f"tensor parallel x{tp} over {over} with data-parallel attention (SGLang --enable-dp-attention)"
-               if arch.is_mla else f"tensor parallel x{tp} over {over}")
+               if arch.is_mla else f"tensor parallel x{tp} over {over}" + (f" {why}" if why else ""))
     if needs_expert_parallel(w, arch, tp):
         tp_text += f" with expert parallel ({EXPERT_PARALLEL_FLAG})"
-    shape = "1 GPU" if group == 1 else (tp_text if tp > 1 else "") + (
+    # replicas of one card on a multi-GPU node without NVLink: said, as the choice it is (tensor parallel would
+    # carry every layer's all-reduces over PCIe)
+    one = f"1 GPU{PCIE_REPLICAS}" if choice.replicas > 1 and kind != "fast" and gpn > 1 else "1 GPU"
+    shape = one if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
     if ep:
         shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes, data-parallel attention (tensor parallel x{tp} "

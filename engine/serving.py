@@ -62,6 +62,18 @@ def max_batch_per_replica(gpu: GpuRecord) -> int:
     return MAX_BATCH_LARGE_GPU if large else MAX_BATCH_PER_REPLICA
 
 
+# Why a replica spans several PCIe cards (ServingChoice.pcie_tp_reason). Without NVLink every layer's two
+# all-reduces cross PCIe and the host bridge, so serving practice is one replica per card behind a load balancer
+# whenever one card holds the model ("If your model fits in a single GPU, you probably don't need to use distributed
+# inference", vLLM's distributed serving guide), and otherwise the fewest cards that hold it, with replicas for load.
+# A larger group is taken only when the smaller one misses a speed the user needs, or costs more GPUs.
+PCIE_TP_FITS = "fits"  # the fewest cards whose memory holds the model
+PCIE_TP_SPEED = "speed"  # a smaller group holds it but misses the per-user speed (asked, or the interactive floor)
+PCIE_TP_TTFT = "ttft"  # a smaller group misses the time to first token asked
+PCIE_TP_COST = "cost"  # a smaller group meets the targets only on more GPUs
+# ties on price go to the smaller group on PCIe: a plan's key carries tp x this after billing (0 on NVLink)
+PCIE_TP_TIE = 1.0
+
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below this a chat feels broken: a batch that slows users further is not taken
 # a plan below the assumed interactive floor is listed beside the one that keeps it only when it stays close to it
 # (15 tokens/s of the default 20): half the GPUs at 18 tokens/s is a real choice, 10 tokens/s is not a chat
@@ -106,6 +118,9 @@ class ServingChoice:
     # on the same node shape, the cheapest plan below the interactive floor assumed when no per-user speed was
     # asked (4 L40S in one TP4 replica at 18 tokens/s beside the 8 that keep 20+): listed after, for the price
     cheaper_slower: ServingChoice | None = None
+    # tensor parallel over PCIe (tp > 1 on a node without NVLink): why this group and not replicas of a smaller one
+    # (PCIE_TP_FITS, PCIE_TP_SPEED, PCIE_TP_TTFT, PCIE_TP_COST); "" elsewhere (one GPU, NVLink, a TP the user asked for)
+    pcie_tp_reason: str = ""
 
     @property
     def gpus_per_replica(self) -> int:
@@ -224,7 +239,8 @@ def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp:
         return 0
     users = w.model_copy(update={"concurrency": 2})  # users sending turns: their prefills share the replica
     step_at = decode_step_function(users, arch, gpu, tp, pp, kind, ep=ep, fabric_gb_s=fabric_gb_s)
-    ttft = prefill_seconds_for(users, arch, gpu, tp, prefill_tokens(users), ep=ep, fabric_gb_s=fabric_gb_s)
+    ttft = prefill_seconds_for(users, arch, gpu, tp, prefill_tokens(users), ep=ep, fabric_gb_s=fabric_gb_s,
+                               kind=kind if tp > 1 else "")
     out_tokens = request_shape(users)[1]
     floor = user_floor(w)
     steps: dict[int, float] = {}
@@ -273,9 +289,9 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     # many of the same batches; the prompt, reply and load are the workload's, fixed for the memo)
     step_at, steps, felt = cast(_Steps, memo[step_key])
 
-    ttft_key = ("ttft", gpu.id, tp, prompt, ep, fabric_gb_s if ep else None)
+    ttft_key = ("ttft", gpu.id, tp, prompt, kind, ep, fabric_gb_s if ep else None)
     if ttft_key not in memo:
-        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt, memo, ep, fabric_gb_s)
+        memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt, memo, ep, fabric_gb_s, kind)
     ttft = cast(float, memo[ttft_key])
 
     shared = loaded and out_tokens > 0 and ttft > 0  # else loaded_step returns the bare step
@@ -384,6 +400,34 @@ def _choice(w: Workload, tp: int, pp: int, sized: tuple[int, int, int, float, fl
                          capacity_sequences=cap, ep=ep)
 
 
+def _pcie_tp_reason(tp: int, groups: dict[int, tuple[tuple[float, ...], _Terms]]) -> str:
+    """Why a tensor-parallel group of `tp` PCIe cards won over the best smaller group that holds the model (`groups`:
+    each size's ranking key and billing, as `choose` ranked them): none smaller holds it, or the smaller misses a
+    target (the per-user speed, asked or the interactive floor; the time to first token), or needs more GPUs."""
+    smaller = [t for t in groups if t < tp]
+    if not smaller:
+        return PCIE_TP_FITS
+    key, terms = min((groups[t] for t in smaller), key=lambda g: g[0])
+    missed = {name for name, _wanted, _got in terms[2]}
+    if "target_tokens_per_s_per_user" in missed or "target_tokens_per_s" in missed or key[2]:
+        return PCIE_TP_SPEED  # a per-user speed asked, a total over users at once, or below the interactive floor
+    if "target_ttft_s" in missed:
+        return PCIE_TP_TTFT
+    return PCIE_TP_COST
+
+
+def pcie_tp_text(choice: ServingChoice, w: Workload) -> str:
+    """What a plan line says after "TP n over PCIe": why the replica spans that many cards ("" for the fewest that hold
+    the model, which needs no reason)."""
+    if choice.pcie_tp_reason == PCIE_TP_SPEED:
+        return f"for the {user_floor(w):g} tokens/s per user"
+    if choice.pcie_tp_reason == PCIE_TP_TTFT and w.target_ttft_s:
+        return f"for the {w.target_ttft_s:g} s to first token"
+    if choice.pcie_tp_reason == PCIE_TP_COST:
+        return "fewer GPUs than replicas of fewer cards"
+    return ""
+
+
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
            options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None,
            fabric_gb_s: float | None = None) -> ServingChoice | None:
@@ -420,6 +464,9 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     tp_only_fits = False
     nvidia = gpu.vendor.upper() == "NVIDIA"
     part_node_fits = False  # a group smaller than the node holds the model: not a model for expert parallel across nodes
+    # tensor-parallel groups (no pipeline, no expert parallel) on PCIe, by size: (key, billing) as ranked, to say why
+    # the one chosen is not a smaller one (ServingChoice.pcie_tp_reason)
+    pcie_groups: dict[int, tuple[tuple[float, ...], _Terms]] = {}
     for tp, pp, ep in _groups(arch, gpn, multi_node):
         group = ep or tp * pp
         if pp > 1 and tp_only_fits and not wanted_pp:
@@ -467,8 +514,13 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
         last = -filled * (capacity or 0.0) if offline else -1 / step
         # availability asked on GPUs the user fixed: a layout with a replica to fail over to comes first
         alone = float(bool(fixed) and sized[2] < failover_replicas(w))
+        # at the same price, a group spread over fewer PCIe cards (replicas of one card rather than one TP2 replica):
+        # its all-reduces cross PCIe and the host bridge, and the speed TP buys on paper is what they cost
+        pcie_tie = PCIE_TP_TIE * tp if group_kind == "pcie" else 0.0
         key = (float(len(misses)), alone, float(slow), shortfall, math.log(floor * step) if slow else 0.0,
-               float(billed), float(nodes), last)
+               float(billed), float(nodes), pcie_tie, last)
+        if kind == "pcie" and pp == 1 and not ep:
+            pcie_groups[tp] = (key, terms)
         became_best = best is None or key < best[0]
         if became_best:
             best = (key, tp, pp, sized, terms, filled, ep)
@@ -500,6 +552,8 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     chosen = _choice(w, tp, pp, sized, gpn, terms, ep)
     if filled != sized[2]:
         chosen = replace(chosen, replicas=filled)
+    if kind == "pcie" and tp > 1 and pp == 1 and not ep and not wanted_tp and tp in pcie_groups:
+        chosen = replace(chosen, pcie_tp_reason=_pcie_tp_reason(tp, pcie_groups))
     if (cheapest_slow is not None and cheapest_slow[4][1] < chosen.billed_gpus
             and not below_floor(w, chosen.per_user_tokens_s)):
         _key, tp, pp, sized, terms, filled, ep = cheapest_slow

@@ -481,12 +481,23 @@ def expert_all_to_all_seconds(arch: Architecture, tokens_per_gpu: float, ep: int
     return arch.moe_layers * (2 * ALL_TO_ALL_LATENCY_S + moved / (link_gb_s_per_gpu * 1e9 * ZERO3_LINK_EFFICIENCY))
 
 
-# Tensor-parallel all-reduce: two per layer per decode step (attention out, MLP out), each a ring of
+# Tensor-parallel all-reduce: two per layer per forward pass (attention out, MLP out), each a ring of
 # 2(tp-1) hops. Per-hop latency fitted on gpt-fast's Llama-2-70B decode at TP2/4/8 on NVLink A100s
 # (21.3 / 38.0 / 62.5 tokens/s: about 0, 9 and 22 us per all-reduce beyond the weight reads); PCIe
-# hops go through the host bridge at several times that (NCCL over PCIe, low confidence, stated).
-ALLREDUCE_HOP_S = {"fast": 1.5e-6, "pcie": 6e-6}
-PCIE_EFFECTIVE_GB_S = {3: 12.0, 4: 25.0, 5: 50.0, 6: 100.0}  # per direction, x16, after protocol overhead
+# hops go through the host bridge at several times that (NCCL over PCIe, low confidence, stated). nccl-tests puts
+# a tiny all-reduce over 8 PCIe GPUs at about 40 us (NVIDIA/nccl issue 1530, 8x RTX 4090: 42 us for 8 bytes), under
+# the 84 us this gives TP8: the latency side is the conservative one, for vLLM's own per-collective overhead.
+ALLREDUCE_HOP_S = {"fast": 1.5e-6, "pcie": 3e-6}
+# The bus bandwidth (nccl-tests' busbw, per direction: time = 2(tp-1)/tp x bytes / busbw) an all-reduce reaches
+# between x16 cards with no NVLink. On PCIe every flow crosses the host bridge, whose CPU and memory bound it below
+# the link's own rate (NCCL's maintainers, NVIDIA/nccl issue 1639: 8 RTX 5090 on Gen5 reach 28 GB/s busbw, 4 of
+# them 35, "on PCI systems, the performance you get is usually determined by the bandwidth your CPU and memory can
+# deliver"); Gen4 servers reach 20-25 GB/s with P2P on one switch, less across sockets or without P2P (cloud VMs):
+# 20 for Gen4, 30 for Gen5, half and double a generation away. vLLM runs its own P2P all-reduce kernel on two PCIe
+# GPUs only and NCCL on more ("Custom allreduce is disabled because it's not supported on more than two PCIe-only
+# GPUs", vllm/distributed/device_communicators/custom_all_reduce.py: "for 4 or more non NVLink-capable GPUs, custom
+# allreduce provides little performance improvement over NCCL").
+PCIE_EFFECTIVE_GB_S = {3: 10.0, 4: 20.0, 5: 30.0, 6: 60.0}
 PIPELINE_HOP_S = 30e-6  # activations handed to the next stage over the network, per stage boundary
 # Each MoE layer of a decode step also routes its tokens (gate, top-k), permutes them to their experts and back,
 # and launches grouped expert GEMMs over slices of a few MB: fixed time that weight bandwidth does not see, and
@@ -511,14 +522,20 @@ def fast_link_name(link: str | None) -> str:
     return "Infinity Fabric" if "infinity" in (link or "").lower() else "NVLink"
 
 
+def tp_link_bytes_s(gpu: GpuRecord, kind: str) -> float:
+    """Bytes/s per direction a tensor-parallel all-reduce moves between the GPUs of a group: half the GPU's NVLink or
+    Infinity Fabric figure on a fast node, else the bus bandwidth NCCL reaches over PCIe (PCIE_EFFECTIVE_GB_S)."""
+    if kind == "fast" and gpu.scaleup_bandwidth_gb_s:
+        return gpu.scaleup_bandwidth_gb_s / 2 * 1e9  # per direction
+    return PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), PCIE_EFFECTIVE_GB_S[4]) * 1e9
+
+
 def allreduce_seconds(arch: Architecture, gpu: GpuRecord, tp: int, batch: int, kind: str) -> float:
-    """Time one decode step spends in tensor-parallel all-reduces (not overlapped with compute)."""
+    """Time one forward pass of `batch` tokens spends in tensor-parallel all-reduces (not overlapped with compute):
+    a decode step's batch, or a prompt's tokens in its prefill."""
     if tp <= 1:
         return 0.0
-    if kind == "fast" and gpu.scaleup_bandwidth_gb_s:
-        bandwidth = gpu.scaleup_bandwidth_gb_s / 2 * 1e9  # per direction
-    else:
-        bandwidth = PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), 25.0) * 1e9
+    bandwidth = tp_link_bytes_s(gpu, kind)
     message = batch * arch.hidden * 2  # bf16 activations of the batch's tokens
     per = 2 * (tp - 1) * ALLREDUCE_HOP_S[kind] + 2 * (tp - 1) / tp * message / bandwidth
     return 2 * arch.layers * per
@@ -666,10 +683,7 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     hop_s = 2 * (tp - 1) * ALLREDUCE_HOP_S[kind] if tp > 1 else 0.0
     ring = 2 * (tp - 1) / tp
     hidden2 = arch.hidden * 2
-    if tp > 1 and kind == "fast" and gpu.scaleup_bandwidth_gb_s:
-        link_bytes_s = gpu.scaleup_bandwidth_gb_s / 2 * 1e9  # per direction
-    else:
-        link_bytes_s = PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), 25.0) * 1e9
+    link_bytes_s = tp_link_bytes_s(gpu, kind if tp > 1 else "")
 
     def step(batch: int) -> tuple[float, float, float, float]:
         if bandwidth > 0:
@@ -702,10 +716,7 @@ def _expert_parallel_step(arch: Architecture, gpu: GpuRecord, prec: str, tp: int
     reduces = arch.layers + (arch.layers - arch.moe_layers)
     hop_s = 2 * (tp - 1) * ALLREDUCE_HOP_S[kind] if tp > 1 else 0.0
     ring = 2 * (tp - 1) / tp
-    if tp > 1 and kind == "fast" and gpu.scaleup_bandwidth_gb_s:
-        link_bytes_s = gpu.scaleup_bandwidth_gb_s / 2 * 1e9
-    else:
-        link_bytes_s = PCIE_EFFECTIVE_GB_S.get(int(gpu.pcie_gen or 4), 25.0) * 1e9
+    link_bytes_s = tp_link_bytes_s(gpu, kind if tp > 1 else "")
 
     def step(batch: int) -> tuple[float, float, float, float]:
         if bandwidth > 0:
@@ -786,7 +797,7 @@ def cached_prompt_tokens(w: Workload, prompt_tokens: int) -> int:
 
 def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int,
                         shared: dict[tuple[object, ...], object] | None = None, ep: int = 0,
-                        fabric_gb_s: float | None = None) -> float:
+                        fabric_gb_s: float | None = None, kind: str = "") -> float:
     """Compute-bound prefill of one prompt on a tp group: the linear layers at the weights' precision,
     attention in BF16 at about half the matmul utilisation (FlashAttention; FP8 attention is not the
     serving default), plus one read of the weights the prompt's tokens touch (for MoE, a prompt of a few
@@ -795,7 +806,14 @@ def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int
 
     With expert parallelism over `ep` GPUs across nodes (ep > tp), the prompt's attention runs on its node's tp
     GPUs while its routed experts' FLOPs and weight reads spread over all ep, and every MoE layer's dispatch and
-    combine carry the prompt's tokens across the fabric."""
+    combine carry the prompt's tokens across the fabric.
+
+    `kind` (the group's link, `link_kind`): over PCIe, every layer's two all-reduces carry the prompt's new tokens
+    between the tp GPUs (`allreduce_seconds` at a batch of that many tokens). Over PCIe this is the larger part of a TP prefill: a
+    1,024-token prompt of an 8B model moves 64 x 8 MB, about 27 ms at 20 GB/s against about 22 ms of TP2 FP8 matmuls
+    on L40S (ExLlamaV2 users measured 2 RTX 3090s prefilling 3x slower with tensor parallel than split by layers,
+    turboderp-org/exllamav2 issue 734, "bound by PCIe bandwidth"). Over NVLink the same bytes take about a twentieth
+    of that (5-15% of a TP prefill, within the compute efficiency's own error): not counted, nor with no link given."""
     if ep > tp and arch.is_moe:
         return _expert_parallel_prefill(w, arch, gpu, tp, ep, prompt_tokens, inter_node_gb_s_per_gpu(gpu, fabric_gb_s))
     key = ("prefill_gpu", gpu.id, prompt_tokens)
@@ -815,8 +833,10 @@ def prefill_seconds_for(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int
             shared[key] = terms
     linear, linear_rate, attention, attention_rate, w_read, bandwidth, efficiency = cast(
         tuple[int, float, float, float, float, float, float], terms)
+    reduce_s = allreduce_seconds(arch, gpu, tp, prompt_tokens - cached_prompt_tokens(w, prompt_tokens), kind) \
+        if kind == "pcie" and tp > 1 else 0.0
     return (linear / (linear_rate * tp) + attention / (attention_rate * tp)
-            + decode_step_seconds(w_read / tp, bandwidth, efficiency))
+            + decode_step_seconds(w_read / tp, bandwidth, efficiency)) + reduce_s
 
 
 def _expert_parallel_prefill(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, ep: int, prompt_tokens: int,
@@ -860,7 +880,7 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     ep = expert_parallel if expert_parallel > tp and pp == 1 and arch.is_moe else 0
     step, mem_s, comp_s, comm_s = decode_step_seconds_for(w, arch, gpu, tp, pp, b, kind, ep, fabric_gb_s)
     prompt = prefill_tokens(w)
-    pre = prefill_seconds_for(w, arch, gpu, tp, prompt, ep=ep, fabric_gb_s=fabric_gb_s)
+    pre = prefill_seconds_for(w, arch, gpu, tp, prompt, ep=ep, fabric_gb_s=fabric_gb_s, kind=kind)
     loaded = under_load(w)
     if loaded:
         step = loaded_step(step, b, pre, request_shape(w)[1])

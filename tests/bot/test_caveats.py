@@ -236,8 +236,8 @@ def test_fp8_on_an_ampere_pick_is_said_once(real_advisor) -> None:
 
 def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(real_advisor) -> None:
     """20 users of a 70B model on L40S: each user's turns (1,024 prompt tokens, 256 out, assumed and said)
-    share the GPUs with everyone's decoding. One TP4 replica on a 4-GPU instance is half the price at ~18
-    tokens/s per user; the pick keeps 20+, and the cheaper option is still listed, after it."""
+    share the GPUs with everyone's decoding, and each prompt's all-reduces cross PCIe. The pick keeps 20+ (three
+    TP4 replicas); a cheaper option under 20 tokens/s is still listed, after it."""
     response, view = _answer(real_advisor, "serve Llama 3.1 70B on L40S for 20 users")
     advice = response.advice
     pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
@@ -246,10 +246,12 @@ def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(re
     slower = [o for o in advice.options if o.throughput.decode_tokens_per_s_per_sequence.value < 20 * 0.999]
     assert slower and all(o.total_usd < pick.total_usd for o in slower[:1])  # cheaper, and ranked after the pick
     assert advice.options.index(pick) < advice.options.index(slower[0])
-    # the cheapest of them is one 4-GPU instance in one TP4 replica, just below the floor, not TP2 over two nodes
+    assert (pick.cluster.tensor_parallel, pick.cluster.replicas) == (4, 3), pick.name
+    # the cheapest is 4 GPUs under the floor (one TP4 replica of all 20 users now runs at about 15 tokens/s: the
+    # listing of a far-slower cheapest row is the ranking's, unchanged here)
     cheapest = next(o for o in advice.options if o.name == advice.recommendation.cheapest)
-    assert (cheapest.cluster.gpus, cheapest.cluster.nodes, cheapest.cluster.tensor_parallel) == (4, 1, 4), cheapest.name
-    assert 15 <= cheapest.throughput.decode_tokens_per_s_per_sequence.value < 20
+    assert cheapest.cluster.gpus == 4, cheapest.name
+    assert cheapest.throughput.decode_tokens_per_s_per_sequence.value < 20
     assert "1,024-token prompts, 256-token replies" in view.key_assumptions
     # the BF16 price beside the FP8 assumption is ranked the same way: a plan that keeps 20 tokens/s per user
     import re
@@ -586,9 +588,10 @@ def test_the_bf16_price_is_for_what_the_user_asked(real_advisor) -> None:
     line = next(n for n in view.notes if "BF16 as published" in n)
     found = re.search(r"BF16 as published: .*?, \$[\d,]+/month, ([\d.]+) tokens/s per user", line)
     assert found is not None and float(found.group(1)) >= 30, line
-    _, none = _answer(real_advisor, "serve qwen2.5 32b for 20 users at 30 tokens/s per user on L4")
-    assert any(n.endswith("BF16 as published meets the targets on no L4 24GB instance at this load") for n in none.notes), \
-        none.notes
+    # (the answer's first notes are now the poor fit and the speed margin's price: the reference is in the details)
+    none, _ = _answer(real_advisor, "serve qwen2.5 32b for 20 users at 30 tokens/s per user on L4")
+    assert any(n.endswith("BF16 as published meets the targets on no L4 24GB instance at this load")
+               for n in none.advice.notes), none.advice.notes
 
 
 def test_a_runner_up_rented_in_bigger_boxes_says_how_many_gpus_sit_idle(real_advisor) -> None:
@@ -633,10 +636,11 @@ def test_a_break_even_against_a_doubted_price_says_so(doubted_advisor, real_advi
 
 
 def test_a_bf16_reference_over_a_million_prints_as_the_answer_prints_money(real_advisor) -> None:
-    """70B for 200 users on L4s: the BF16 reference is 1,600 GPUs at about $1.95M a month, written like every other
-    sum over a million in the answer, not to the dollar."""
-    _, view = _answer(real_advisor, "serve llama 3.1 70b for 200 users on L4")
-    line = next(n for n in view.notes if "BF16 as published" in n)
+    """70B for 600 users on L4s: the BF16 reference is 2,400 GPUs at about $1.75M a month, written like every other
+    sum over a million in the answer, not to the dollar. (200 users were 1,600 GPUs at $1.95M before each prefill's
+    all-reduces over PCIe were counted; BF16 now keeps 20 tokens/s per user on no L4 plan, and its closest is 800.)"""
+    response, _view = _answer(real_advisor, "serve llama 3.1 70b for 600 users on L4")
+    line = next(n for n in response.advice.notes if "BF16 as published" in n)
     assert re.search(r"BF16 as published: [\d,]+x L4 24GB .*?, \$\d+\.\d\dM/month, ", line), line
 
 
@@ -756,7 +760,9 @@ def test_a_plan_no_offer_can_host_is_not_a_green_tick(real_advisor) -> None:
     assert view.headline.startswith("⚠️ Fits, but no offer hosts it: serving Llama 2 70B in int4 on 4× T4"), view.headline
     assert any(p.code == "no_offer_shape" and "no network between them" in p.message for p in response.advice.problems)
     _, quoted = _answer(real_advisor, "serve TheBloke/Llama-2-70B-Chat-AWQ on T4s for 5 users at $0.53/hr per GPU")
-    assert quoted.headline.startswith("⚠️ Fits, under 20 tokens/s per user"), quoted.headline
+    # hosted at the quoted price, and not a green tick: with each prefill's all-reduces over PCIe Gen3 counted, the
+    # plan that keeps 20 tokens/s per user takes 40 T4s, flagged as a poor fit (it was 4 T4s under 20 tokens/s)
+    assert quoted.headline.startswith("⚠️ Fits, but a poor fit for this GPU"), quoted.headline
 
 
 def test_headlines_say_the_condition_the_answer_rests_on(real_advisor) -> None:

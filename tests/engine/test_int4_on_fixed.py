@@ -37,7 +37,7 @@ def test_said_when_4_bit_keeps_the_floor_on_the_same_gpus(data: CatalogData) -> 
 @pytest.mark.parametrize("model, gpu, count, users, extra", [
     ("llama-3.1-70b", "l40s", 2, 3, {"precision": "fp8"}),  # the weights were chosen
     ("llama-3.1-70b", "a100-sxm-80gb", 2, 30, {}),  # the KV cache of 30 users is what is read: 4-bit does not rescue it
-    ("llama-3.1-70b", "l40s", 4, 10, {}),  # not slow at all
+    ("llama-3.1-70b", "l40s", 4, 8, {}),  # not slow at all (10 users: 19.8 tokens/s, each prefill's all-reduces over PCIe)
 ])
 def test_not_said_otherwise(data: CatalogData, model: str, gpu: str, count: int, users: int, extra: dict) -> None:
     assert _note(advise(_serve(data, model, gpu, count, users, **extra), data)) is None

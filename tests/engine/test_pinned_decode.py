@@ -38,7 +38,7 @@ def attention_flops(prompt: int) -> float:
 
 
 def test_allreduce_hop_latencies() -> None:
-    assert ALLREDUCE_HOP_S == {"fast": 1.5e-6, "pcie": 6e-6}
+    assert ALLREDUCE_HOP_S == {"fast": 1.5e-6, "pcie": 3e-6}  # PCIe: 42 us per tiny TP8 all-reduce (nccl issue 1530)
 
 
 def test_llama2_7b_on_two_h100s_serving_256_sequences() -> None:

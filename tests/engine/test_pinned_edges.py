@@ -50,7 +50,7 @@ def test_bridged_pair_tensor_parallel_is_priced_as_pcie() -> None:
     plan, _ = plan_cluster(workload(mode="inference", gpu_count=2), arch, RTX_3090)
     assert plan.tensor_parallel == 2
     inputs = estimate_inference(workload(mode="inference"), arch, RTX_3090, plan).decode_tokens_per_s_per_sequence.inputs
-    assert inputs["allreduce_s"] == pytest.approx(2 * 32 * (2 * 6e-6 + 1.0 * 4096 * 2 / 25e9), abs=1e-6)
+    assert inputs["allreduce_s"] == pytest.approx(2 * 32 * (2 * 3e-6 + 1.0 * 4096 * 2 / 20e9), abs=1e-6)
 
 
 def test_figures_are_rounded_from_the_step_time() -> None:

@@ -34,7 +34,7 @@ DATA = catalog_data()
 def test_serving_constants() -> None:
     assert MAX_BATCH_PER_REPLICA == 256  # vLLM's default max_num_seqs below 70 GiB, and on A100s
     assert MIN_TOKENS_PER_S_PER_USER == 10.0
-    assert ALLREDUCE_HOP_S == {"fast": 1.5e-6, "pcie": 6e-6}
+    assert ALLREDUCE_HOP_S == {"fast": 1.5e-6, "pcie": 3e-6}  # PCIe: 42 us per tiny TP8 all-reduce (nccl issue 1530)
     assert SUSPECT_SPOT_FRACTION == 0.2 and TIE_FRACTION == 0.03
 
 
@@ -48,8 +48,9 @@ def test_allreduce_time_by_hand() -> None:
     per = 14 * 1.5e-6 + 2 * 7 / 8 * message / (gpu.scaleup_bandwidth_gb_s / 2 * 1e9)
     assert allreduce_seconds(arch, gpu, 8, 1, "fast") == pytest.approx(2 * arch.layers * per, rel=1e-9)
     assert allreduce_seconds(arch, gpu, 1, 1, "fast") == 0.0
-    # PCIe hops are 4x slower per hop: at batch 1 the PCIe all-reduce costs about 4x the NVLink one
-    assert allreduce_seconds(arch, gpu, 8, 1, "pcie") > 3.5 * allreduce_seconds(arch, gpu, 8, 1, "fast")
+    # PCIe hops are 2x slower per hop (42 us per tiny all-reduce over 8 PCIe GPUs, NVIDIA/nccl issue 1530): at batch 1
+    # the PCIe all-reduce costs about 2x the NVLink one
+    assert allreduce_seconds(arch, gpu, 8, 1, "pcie") > 1.9 * allreduce_seconds(arch, gpu, 8, 1, "fast")
 
 
 def test_link_kinds() -> None:
