@@ -43,6 +43,7 @@ from bot.formatting import (
     winner_option,
 )
 from bot.limits import HEADER_TEXT
+from bot.reserved import reserved_cost_line
 from bot.service import GpuPlan, Response, unit_cost_asked
 from engine.advise import (
     LACKS_SAID,
@@ -751,6 +752,9 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             return hourly or "no offer in the catalog is priced for this configuration"
         return ""
     best = best_tco(winner)
+    reserved = reserved_cost_line(advice.effective, winner, best)
+    if reserved:
+        return reserved
     bits: list[str] = []
     job = job_figures(winner, advice.effective) if _is_job(advice) else None
     if job is not None:
@@ -831,7 +835,11 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
                           "side by side all month)")
             bits.append(f"{fmt_usd(winner.total_usd)} a month{month}{beside}, storage and data transfer included")
         if best is not None and best.usd_per_1b_tokens and "dataset_tokens" in {a.field for a in advice.assumptions}:
-            bits.append(f"~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained")
+            # the runs are the user's figure and are multiplied; what is a guess is each run's tokens (from a size)
+            guess = _tokens_guessed(advice) if (runs or 1) > 1 and advice.effective.dataset_gb else None
+            bits.append(f"~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained" + (
+                f" (each run at the ~{fmt_count(guess)} tokens guessed from {advice.effective.dataset_gb:g} GB; give the "
+                "tokens per run if runs train on less)" if guess else ""))
     return " · ".join(bits) + f" on {winner.name}"
 
 

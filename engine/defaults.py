@@ -243,10 +243,6 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                     "Megatron's distributed optimizer), gradients (2), weights (3 / FSDP)"))
         if w.epochs is None:
             assume("epochs", 1, "one pass over the data; say '3 epochs' to change")
-        if w.dataset_tokens is None and w.dataset_gb is not None and float(w.runs_per_month or 1) > 1:
-            assume("runs_per_month", 1.0,
-                   f"the token count is a guess from the corpus size, so one run of it is planned; {w.runs_per_month:g} runs "
-                   "a month of the whole corpus would multiply it (give the tokens per run for the monthly plan)")
         if w.dataset_tokens is None and w.dataset_gb is not None:
             tokens = int(text_gb(w) * 1e9 / BYTES_PER_TOKEN_TEXT)
             if w.dataset_compressed:

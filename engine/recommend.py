@@ -507,7 +507,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     if guessed and w.dataset_tokens:
         # the runs' whole cost (a job longer than a month is not one monthly bill), on an option the answer lists;
         # named, since it need not be the pick (a cheaper, slower one is ranked after a faster one)
-        tokens = float(w.dataset_tokens) * float(w.epochs or 1)
+        tokens = float(w.dataset_tokens) * float(w.epochs or 1) * runs_asked(w)  # `work` counts every run asked
         cheapest_c = min(shortlisted, key=lambda c: (c.work, c.name), default=None)
         if cheapest_c is not None:
             notes.append(f"cost per 1B training tokens on the cheapest option ({cheapest_c.name}): "

@@ -22,6 +22,8 @@ schedule, so it stays 730 h (`billed_service_hours_per_month`).
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from catalog.records import OfferRecord, ProviderRecord
@@ -256,28 +258,84 @@ def reserved_part_time_note(w: Workload, option: TcoOption | None, offer: OfferR
             f"against ${rented:,.0f} reserved: say “on-demand” to compare in full")
 
 
+RESERVED_FILLED = 0.9  # runs that keep a reservation this busy are its price: nothing past the month's bill to say
+
+
+@dataclass(frozen=True)
+class ReservedCommitment:
+    """What reserving GPUs for training runs commits to, beside what the runs use of it and the on-demand price of
+    the same runs. `break_even` is the busy share from which reserving costs less than on demand: the reserved
+    price over the on-demand one (1 - the discount: 70% at the 30% estimated), so runs that keep a reservation
+    busy less than that are cheaper on demand."""
+
+    gpus: int  # GPUs reserved: the plan's, times the sets its runs keep busy side by side
+    usd_per_month: float  # paid all 730 h, busy or not
+    runs: float
+    hours_per_run: float
+    busy: float  # share of the reserved hours the runs use
+    break_even: float
+    usd_per_run: float  # the commitment spread over the runs asked for
+    on_demand_usd_per_run: float | None  # the same run at the offer's on-demand price (None: the offer has none)
+    runs_to_break_even: int  # runs a month from which the GPUs reserved cost less than on demand
+
+    @property
+    def on_demand_cheaper(self) -> bool:
+        return self.busy < self.break_even
+
+
+def reserved_commitment(w: Workload, option: TcoOption | None, gpus: int,
+                        hours_per_run: float | None) -> ReservedCommitment | None:
+    """Reserved pricing for training runs that end within the month: the commitment a team signs (the plan's GPUs
+    x 730 h at the reserved rate, per set of them the runs keep busy at once), the share of it the runs use and
+    the on-demand price of a run. None for other pricing, serving, a run longer than a month (a commitment for its
+    months) or a rate the option does not carry. Read from the option's compute row (`tco_options` records the
+    on-demand rate beside the reserved one), so the engine's note and the answer's cost line say the same figures."""
+    if w.pricing != "reserved" or (w.mode or "inference") == "inference" or option is None or gpus <= 0 \
+            or not hours_per_run or hours_per_run > HOURS_PER_MONTH:
+        return None
+    compute = next((r for r in option.rows if r.item == "compute"), None)
+    inputs = compute.inputs if compute is not None else {}
+    rate = inputs.get("listed_usd_per_gpu_hour", inputs.get("usd_per_gpu_hour"))
+    if not isinstance(rate, int | float) or rate <= 0:
+        return None
+    on_demand = inputs.get("on_demand_usd_per_gpu_hour")
+    on_demand = float(on_demand) if isinstance(on_demand, int | float) and on_demand > 0 else None
+    runs = float(w.runs_per_month or 1)
+    busy_hours = runs * hours_per_run
+    sets = max(1, math.ceil(busy_hours / HOURS_PER_MONTH - 1e-9))  # 40 runs of 63 h: 4 GPUs reserved, not 1
+    committed = float(rate) * gpus * sets * HOURS_PER_MONTH
+    break_even = min(1.0, float(rate) / on_demand) if on_demand else 1 - RESERVED_DISCOUNT_ASSUMED
+    return ReservedCommitment(
+        gpus=gpus * sets, usd_per_month=committed, runs=runs, hours_per_run=hours_per_run,
+        busy=min(1.0, busy_hours / (sets * HOURS_PER_MONTH)), break_even=break_even, usd_per_run=committed / runs,
+        on_demand_usd_per_run=on_demand * gpus * hours_per_run if on_demand else None,
+        runs_to_break_even=max(1, math.ceil(break_even * sets * HOURS_PER_MONTH / hours_per_run - 1e-9)))
+
+
 def reserved_training_note(w: Workload, option: TcoOption | None, offer: OfferRecord | None, gpus: int,
                            hours_per_run: float | None) -> str | None:
     """Reserved capacity for training runs that keep it busy part of the month: a 1-3 year commitment is paid for all
     730 h whether runs use them or not, so a $140 run "on reserved H100s" read as a price one can buy an 8.5 h run at.
-    Says what the commitment costs a month and how much of it the runs use (None when they fill the month)."""
-    if w.pricing != "reserved" or (w.mode or "inference") == "inference" or option is None or offer is None \
-            or not hours_per_run:
+    Says what the commitment costs a month and how much of it the runs use, and recommends on demand when the runs
+    keep it busy less than the break-even share (None when they fill the month)."""
+    if offer is None:
         return None
-    compute = next((r for r in option.rows if r.item == "compute"), None)
-    rate = compute.inputs.get("usd_per_gpu_hour") if compute is not None else None
-    if not isinstance(rate, int | float) or rate <= 0:
+    commit = reserved_commitment(w, option, gpus, hours_per_run)
+    if commit is None or commit.busy >= RESERVED_FILLED:
         return None
-    runs = float(w.runs_per_month or 1)
-    busy = min(1.0, runs * hours_per_run / HOURS_PER_MONTH)
-    if busy >= 0.9:
-        return None
-    committed = float(rate) * gpus * HOURS_PER_MONTH
-    on_demand = usd_per_gpu_hour(offer, "on_demand", None)[0]
-    run_od = f"; on demand a run is ~${on_demand * gpus * hours_per_run:,.0f}" if on_demand else ""
+    runs = commit.runs
+    run_od = (f"; on demand a run is ~${commit.on_demand_usd_per_run:,.0f}"
+              if commit.on_demand_usd_per_run is not None else "")
+    pays = f"reserving pays from {commit.break_even:.0%} busy (the reserved price is {commit.break_even:.0%} of on-demand)"
+    if commit.on_demand_cheaper:
+        verdict = f"{pays}: rent on demand, or reserve once {commit.runs_to_break_even:,} runs a month keep it that busy"
+    else:
+        verdict = f"{pays}: reserving is the cheaper at this use"
+    these = "this GPU reserved is" if commit.gpus == 1 else f"these {commit.gpus} GPUs reserved are"
+    used = "under 1%" if commit.busy < 0.005 else f"{commit.busy:.0%}"
     return (f"{RESERVED_PART_TIME_NOTE}a 1-3 year commitment is paid for all {HOURS_PER_MONTH:.0f} h a month, busy or "
-            f"not: these {gpus} GPUs reserved are ~${committed:,.0f} a month, and {runs:g} run{'' if runs == 1 else 's'} of "
-            f"{hours_per_run:,.1f} h {'uses' if runs == 1 else 'use'} {busy:.0%} of it{run_od}")
+            f"not: {these} ~${commit.usd_per_month:,.0f} a month, and {runs:g} run{'' if runs == 1 else 's'} of "
+            f"{commit.hours_per_run:,.1f} h {'uses' if runs == 1 else 'use'} {used} of it{run_od}; {verdict}")
 
 
 def monthly_gpu_hours(gpu_hours_per_run: float, runs: float, billed_gpus: int | None, wall_hours: float | None) -> float:
@@ -329,6 +387,9 @@ def tco_options(
         + (" (self-managed equivalent = listed / (1 + premium))" if base_factor != 1.0 else ""),
         {"gpu_hours_per_run": gpu_hours_per_run, "runs_per_month": runs, "usd_per_gpu_hour": base_rate,
          "listed_usd_per_gpu_hour": usd_per_gpu_hr, "rate": rate_source,
+         # reserved: the same offer on demand, which a reservation the runs keep part-busy is weighed against
+         **({"on_demand_usd_per_gpu_hour": od} if w.pricing == "reserved" and offer is not None
+            and (od := usd_per_gpu_hour(offer, "on_demand", None)[0]) else {}),
          **({"service_hours_per_week": w.service_hours_per_week, "gpu_hours_per_month": round(gpu_hours_month, 3)}
             if schedule else {})},
     )

@@ -250,7 +250,7 @@ def test_the_chart_word_after_a_refinement_draws_the_new_numbers(client: AppClie
     fake_slack.wait_for("chat.postMessage")
     client.post(thread_reply("chart", thread_ts="1700000001.000100", ts="1700000001.000200", event_id="Ev1b"))
     _uploads_in(fake_slack, 1)
-    # (while the token count is a guess one run is planned: the run count would not move the chart; a GPU does)
+    # (a GPU named in the thread re-plans, so the chart is drawn anew)
     client.post(thread_reply("try A100s", thread_ts="1700000001.000100", ts="1700000002.000100",
                              event_id="Ev2"))
     fake_slack.wait_for("chat.postMessage", 2)
