@@ -49,6 +49,7 @@ from engine.serving import (
     users_at_floor,
     users_total,
 )
+from engine.spot import spot_overhead
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -65,7 +66,6 @@ from engine.units import HOURS_PER_MONTH
 
 GATHER_SCALE_GPUS = 256  # the most GPUs tried to avoid weight gathers across nodes, or twice the fewest that fit
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
-SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 CAPACITY_NODES = 16  # from 16 instances of one GPU type at one provider, hourly capacity is worth confirming first
 CAPACITY_NOTE = "capacity to confirm: "  # read by the first message
@@ -114,19 +114,37 @@ def node_cap(offer: OfferRecord | None) -> int | None:
     return 1 if offer is not None and offer.inter_node_fabric is None else None
 
 
-SPOT_SLOT_FACTOR = 1.10  # spot runs lose ~10% to preemptions and restarts: plan for it (engine.recommend)
+def spot_factor(w: Workload, nodes: int) -> float:
+    """1 + the share spot reclaims add to a training run on `nodes` nodes (engine.spot), else 1: the GPU-hours billed
+    and the wall clock grow by it."""
+    if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES:
+        return 1 + spot_overhead(nodes)
+    return 1.0
 
 
-def slot_hours(w: Workload) -> float:
+def slot_hours(w: Workload, nodes: int = 1) -> float:
     """How long one run's training may take: the user's target less the run's start-up (the deadline is
     the wall clock the user waits, and the Speed line counts start-up in it), else a month (or its share of
-    several months when there is less than one run a month); on spot, the restarts' share is kept free."""
+    several months when there is less than one run a month); on spot, the share reclaims take on `nodes`
+    nodes is kept free (it grows with the nodes: any one reclaimed stalls them all)."""
     if w.deadline_hours and not start_up_exceeds_deadline(w):
         deadline = float(w.deadline_hours)
         slot = max(deadline - setup_hours(w), deadline / 2)
     else:  # no deadline, or one its start-up alone overruns: no GPU count makes it, so the run is planned as if unsaid
         slot = _month_share(w)
-    return slot / SPOT_SLOT_FACTOR if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES else slot
+    return slot / spot_factor(w, nodes)
+
+
+def _nodes_for(w: Workload, gpu_hours: float, gpn: int) -> int:
+    """The nodes a run of `gpu_hours` needs to finish within its slot, the slot at that node count: on spot a
+    larger gang loses more to reclaims, so the count is found by fixed point (it settles in a step or two)."""
+    nodes = math.ceil(math.ceil(gpu_hours / slot_hours(w)) / gpn)
+    for _ in range(6):
+        wanted = math.ceil(math.ceil(gpu_hours / slot_hours(w, nodes)) / gpn)
+        if wanted <= nodes:
+            break
+        nodes = wanted
+    return nodes
 
 
 def setup_hours(w: Workload) -> float:
@@ -251,15 +269,20 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
     if constants is None:  # the workload's slot and data-parallel cap, once per search rather than once per shape
         constants = memo[("train_constants",)] = (slot_hours(w), data_parallel_cap(w))
     slot, dp_cap = cast(_SlotAndCap, constants)
+    on_spot = spot_factor(w, 2) > spot_factor(w, 1)  # the slot shrinks as a spot gang grows
+
+    def slot_at(gpus: int) -> float:
+        return slot_hours(w, math.ceil(gpus / gpn)) if on_spot else slot
+
     fixed_at: int | None = fixed_first
     max_nodes, gpus, per_gpu = (None if fixed_first else cap), p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = batch_capped = False
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
     for _ in range(3):
-        if not (scale_out and gh is not None and gh / target > slot * 1.0001):
+        if not (scale_out and gh is not None and gh / target > slot_at(target) * 1.0001):
             break
-        wanted_nodes = math.ceil(math.ceil(gh / slot) / gpn)
+        wanted_nodes = _nodes_for(w, gh, gpn) if on_spot else math.ceil(math.ceil(gh / slot) / gpn)
         if three_d(w, arch, wanted_nodes * gpn, wanted_nodes):
             wanted_nodes = math.ceil(wanted_nodes / 8) * 8  # node counts that pipeline stages of 2-8 divide
         scaled = min(wanted_nodes * gpn, cap_nodes * gpn)
@@ -283,7 +306,7 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
             fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
             tps, gh, wall, slow = slowed(q)
     return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
-                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn,
+                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot_at(gpus), gpn=gpn,
                           batch_capped=batch_capped, slowdown=slow)
 
 
@@ -300,7 +323,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)
-        timed = with_deadline(w, throughput)
+        timed = with_deadline(w, throughput, plan.nodes)
         late = next((t for t in timed.targets if t.name == "deadline_hours" and not t.met), None)
         if late is not None and w.gpu_count and choice.fits:
             extra = [_late_on_fixed(w, arch, gpu, offer, late.got), *extra]
@@ -336,7 +359,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     notes.extend(scale_notes(plan, gpn, offer is not None, w.pricing))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
-    return plan, memory, with_deadline(w, throughput)
+    return plan, memory, with_deadline(w, throughput, plan.nodes)
 
 
 def _training_estimate(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int,
@@ -390,16 +413,16 @@ def scale_notes(plan: ClusterPlan, gpn: int, rented: bool = True, pricing: str |
     return out
 
 
-def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEstimate:
-    """A training deadline ("done in a week") as a target the plan meets or misses, by how much."""
+def with_deadline(w: Workload, throughput: ThroughputEstimate, nodes: int = 1) -> ThroughputEstimate:
+    """A training deadline ("done in a week") as a target the plan meets or misses, by how much (on spot, with the
+    reclaims of its `nodes` nodes counted, as the run is costed)."""
     if not w.deadline_hours or throughput.wall_clock_hours is None:
         return throughput
     wall = throughput.wall_clock_hours.value
     gpus = throughput.wall_clock_hours.inputs.get("gpus")
     if throughput.gpu_hours is not None and isinstance(gpus, int | float) and gpus > 0:
         wall = throughput.gpu_hours.value / float(gpus)  # from the GPU-hours the run is costed and timed with
-    if w.pricing == "spot":  # as the run is costed and ranked: restarts after preemptions take their share
-        wall *= 1 + SPOT_RESTART_OVERHEAD
+    wall *= spot_factor(w, nodes)  # as the run is costed and ranked: restarts after reclaims take their share
     wall += setup_hours(w)  # the wall clock the user waits, as the Speed line and the ranking count it
     check = TargetCheck(name="deadline_hours", wanted=float(w.deadline_hours), got=round(wall, 3),
                         met=wall <= w.deadline_hours * 1.0001)
