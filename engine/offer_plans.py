@@ -23,6 +23,8 @@ from engine.cluster import (
     batch_capped_note,
     data_parallel_cap,
     gather_slowdown,
+    nvlink_domain_gpus,
+    nvlink_gb_s_per_direction,
     placement,
     plan_cluster,
     platform_caveats,
@@ -431,7 +433,10 @@ def with_deadline(w: Workload, throughput: ThroughputEstimate, nodes: int = 1) -
 
 def offer_fabric_gb_s(offer: OfferRecord | None) -> float | None:
     """Each GPU's share of the offer's inter-node fabric in GB/s (EFA 3200 Gbps on 8 GPUs: 50), None when the offer
-    does not say (the serving search then assumes the GPU generation's usual NIC per GPU)."""
+    does not say (the serving search then assumes the GPU generation's usual NIC per GPU). Nodes that share one
+    NVLink domain (GB200 NVL72's trays) exchange experts' tokens over NVLink: its bandwidth one way (900 GB/s)."""
+    if offer is not None and nvlink_domain_gpus(offer):
+        return nvlink_gb_s_per_direction(offer)
     if offer is None or not offer.inter_node_gbps or offer.inter_node_fabric is None:
         return None
     return offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8
@@ -443,7 +448,7 @@ def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     A model that fits on no group gets plan_cluster's does-not-fit plan and its fixes."""
     gpn, link = serving_shape(w, gpu, offer)
     choice = choose(w, arch, gpu, gpn, link_kind(link), offer is None or offer.inter_node_fabric is not None, memo=memo,
-                    fabric_gb_s=offer_fabric_gb_s(offer))
+                    fabric_gb_s=offer_fabric_gb_s(offer), domain=nvlink_domain_gpus(offer))
     if offer is None and choice is not None and not w.gpu_count and not w.nodes:
         gpn, choice = _fewest_for_quote(w, arch, gpu, link, gpn, choice, memo)
     if choice is None:
@@ -503,7 +508,9 @@ def _fewest_gpus_meeting(w: Workload, arch: Architecture, gpu: GpuRecord, offer:
     # two 4-GPU VMs with no fabric between them
     sizes = {n for n in {gpn, 1, 2, 4, 8} if n <= gpn} if w.instance_type else {gpn, 1, 2, 4, 8}
     fabric = offer_fabric_gb_s(offer)
-    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node, fabric_gb_s=fabric) for n in sorted(sizes))
+    domain = nvlink_domain_gpus(offer)
+    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node, fabric_gb_s=fabric, domain=domain)
+                         for n in sorted(sizes))
              if c is not None and not c.misses and not below_floor(w, c.per_user_tokens_s)]
     return min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
 
@@ -578,6 +585,14 @@ EXPERT_PARALLEL_CHECKLIST = (
     "run DeepEP's tests/test_low_latency.py (or nccl-tests alltoall_perf) across the nodes before serving and compare "
     "with the NIC's line rate",
 )
+NVLINK_DOMAIN_NOTE = "one NVLink domain: "  # expert parallel over the trays of one NVL72 rack (serving_result)
+# what expert parallelism over one rack's NVLink domain needs checked (DeepEP's NVLink path; NVIDIA's multi-node NVLink)
+NVLINK_DOMAIN_CHECKLIST = (
+    "all the replica's trays in one NVL72 rack (one NVLink domain): a replica split across racks sends its all-to-all "
+    "over the inter-rack network at a fraction of NVLink's bandwidth",
+    "multi-node NVLink set up between the trays (IMEX service and channels; nvidia-smi -q shows the NVLink fabric "
+    "state as completed) before serving; DeepEP's NVLink-only mode (or the serving stack's NVL72 all-to-all) in use",
+)
 FP8_BLOCK = 128  # block-wise FP8 checkpoints (DeepSeek-V3, Qwen3 FP8) quantise weights in 128x128 blocks
 EXPERT_PARALLEL_FLAG = "vLLM --enable-expert-parallel"
 
@@ -608,8 +623,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         tp_text += f" with expert parallel ({EXPERT_PARALLEL_FLAG})"
     shape = "1 GPU" if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
+    domain = nvlink_domain_gpus(offer)
+    in_domain = bool(ep and domain and ep <= domain)  # expert parallel over one NVLink domain's trays (NVL72)
     if ep:
-        shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes, data-parallel attention (tensor parallel x{tp} "
+        shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes"
+                 + (f" of one {domain}-GPU NVLink domain" if in_domain else "")
+                 + f", data-parallel attention (tensor parallel x{tp} "
                  f"over {over} in each node; {EXPERT_PARALLEL_STACK.format(ep=ep, nodes=ep // tp, tp=tp)})")
     parallelism = shape if choice.replicas == 1 else f"{choice.replicas} replicas x {shape}"
     gpus = choice.gpus
@@ -634,7 +653,13 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
             room += (f"; at ≥{user_floor(w):g} tokens/s{USERS_AT_FLOOR_NOTE}{users:,} users (each sending turns of "
                      f"{prompt_in:,} prompt + {out:,} output tokens)")
         notes.append(room)
-    if ep:
+    if in_domain:
+        notes.append(f"{NVLINK_DOMAIN_NOTE}expert parallel x{ep} spreads the routed experts over {ep // tp} of the rack's "
+                     f"{gpn}-GPU trays, so each GPU holds and reads 1/{ep} of them at every step; every MoE layer's "
+                     f"dispatch and combine stay on the rack's NVLink switches ({domain} GPUs in one NVLink domain, "
+                     f"~{fabric_gb_s or 0:,.0f} GB/s per GPU each way), not the network between racks: a replica's trays "
+                     "must sit in one rack (ask the provider to place them so)")
+    elif ep:
         notes.append(f"the model needs a whole {gpn}-GPU node: expert parallel x{ep} spreads its routed experts over "
                      f"{ep // tp} nodes, so each GPU holds and reads 1/{ep} of them at every step (pipeline stages on the same "
                      f"nodes would read their 1/{tp} shares one stage after another); every MoE layer's dispatch and "
@@ -686,11 +711,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,
         "interconnect": (link or "PCIe only") + (
             "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else "Ethernet (activations only)")
-            if pp > 1 else "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else
-                                                  "InfiniBand or RoCE with GPUDirect RDMA (required)") if ep else ""),
-        "parallelism": parallelism, "needs_nvlink": bool(ep), "needs_infiniband": bool(ep),
-        "checklist": (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else (),
-        "provider_questions": PROVIDER_QUESTIONS if ep else (),
+            if pp > 1 else "; between the replica's trays: NVLink (one rack)" if in_domain
+            else "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else
+                                        "InfiniBand or RoCE with GPUDirect RDMA (required)") if ep else ""),
+        "parallelism": parallelism, "needs_nvlink": bool(ep), "needs_infiniband": bool(ep) and not in_domain,
+        "checklist": NVLINK_DOMAIN_CHECKLIST if in_domain else (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else (),
+        "provider_questions": PROVIDER_QUESTIONS if ep and not in_domain else (),
         "gpus_per_replica": group, "replicas": choice.replicas, "notes": tuple(notes)})
     seq = per_replica.decode_tokens_per_s_per_sequence
     agg = per_replica.decode_tokens_per_s
@@ -883,7 +909,7 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo,
-                        fabric_gb_s=offer_fabric_gb_s(offer))
+                        fabric_gb_s=offer_fabric_gb_s(offer), domain=nvlink_domain_gpus(offer))
         if choice is not None:
             return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
         return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link, nowhere=True)  # not searched again
