@@ -36,6 +36,7 @@ from engine.published import PUBLISHED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
+from engine.spot import SPOT_GANG_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
@@ -143,7 +144,9 @@ def _spot_line(advice: Advice) -> str | None:
     if note is not None:
         extra = re.search(r"(\d+%) more GPU-hours", note)
         nodes = advice.cluster.nodes if advice.cluster is not None else 1
-        stall = f"one preemption stalls all {nodes} nodes until capacity returns" if nodes > 1 else \
+        reclaims = re.search(r"\(~([\d.]+) reclaims expected over the run", note)
+        stall = (f"one preemption stalls all {nodes} nodes until capacity returns"
+                 + (f", ~{reclaims.group(1)} expected over the run" if reclaims else "")) if nodes > 1 else \
             "a preemption waits for capacity"
         counted = f" ({extra.group(1)} more GPU-hours counted)" if extra else ""
         baseline = re.search(r"on demand the same plan's compute is (\$[\d,]+) per run: spot saves (\d+%)", note)
@@ -586,7 +589,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
     lines = [None if plan_note(advice, MISSED_FIXED_NOTE) else _relabelled(advice, WAYS_OUT_NOTE, "Timed"),
-             _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
+             _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, SPOT_GANG_NOTE, "Spot"),
+             _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
              _relabelled(advice, BUDGET_NOTE, "Budget"),
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),

@@ -58,6 +58,7 @@ from engine.recommend import (
 from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
 from engine.rl import is_rl, rl_note
 from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, user_floor
+from engine.spot import SPOT_GANG_MAX_NODES, gang_too_large, spot_gang_note
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
@@ -109,6 +110,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         assumptions.append(Assumption(field="model", value=arch.name, why=arch.notes[0] if arch.notes else "generic architecture"))
 
     result = evaluate(effective, arch, data, given=w)
+    effective, result, assumptions = _spot_gang_led_on_demand(w, effective, arch, data, result, assumptions)
     lacking: Problem | None = None
     if provider_lacks_gpu(w, data):  # "Lambda MI300X": planned where that GPU is rented, Lambda's own GPUs named
         effective, assumptions, problems, result, lacking = _where_it_is_rented(w, arch, data, effective, assumptions,
@@ -765,6 +767,30 @@ def _why_no_option(w: Workload, data: CatalogData, cluster: ClusterPlan, memory:
                    message=f"It fits on {cluster.gpus}x {name}, but no provider in the catalog rents that "
                            f"{'GPU' if w.provider is None else 'GPU at ' + w.provider}: the figures are for your own "
                            "hardware. Give a price ('at $0.40/hr') for the costs, or name a GPU providers rent ('try L40S').")
+
+
+def _spot_gang_led_on_demand(w: Workload, effective: Workload, arch: Architecture, data: CatalogData, result: Ranked,
+                             assumptions: list[Assumption]) -> tuple[Workload, Ranked, list[Assumption]]:
+    """Synchronous training on spot whose pick needs more nodes than spot capacity reliably holds together
+    (engine.spot.SPOT_GANG_MAX_NODES): led with on demand, spot said as possible and risky with its price. 64 p5
+    nodes on spot for a month won at $560k beside $947k on demand, though any of the 64 reclaimed stalls the run and
+    AWS sells multi-week multi-node capacity as Capacity Blocks, not spot."""
+    if effective.pricing != "spot" or (effective.mode or "inference") not in TRAINING_MODES:
+        return effective, result, assumptions
+    spot_pick = _chosen_option(result, effective)
+    if spot_pick is None or not gang_too_large(spot_pick.cluster.nodes):
+        return effective, result, assumptions
+    on_demand = effective.model_copy(update={"pricing": "on_demand"})
+    led = evaluate(on_demand, arch, data, given=w)
+    if _chosen_option(led, on_demand) is None:
+        return effective, result, assumptions  # nothing sold on demand for it: spot, as asked, with its note
+    led.notes.insert(0, spot_gang_note(spot_pick.name, run_cost_usd(spot_pick.tco, effective), spot_pick.cluster.nodes,
+                                       spot_pick.hours_per_run or 0.0))
+    said = Assumption(field="pricing", value="on_demand", why=(
+        f"spot asked, but its cheapest plan needs {spot_pick.cluster.nodes} nodes: past {SPOT_GANG_MAX_NODES} a "
+        "synchronous run on spot is shown as possible, not planned (any node reclaimed stalls them all, and the "
+        "replacement must come from the same zone's spare capacity); on-demand prices"))
+    return on_demand, led, [a for a in assumptions if a.field != "pricing"] + [said]
 
 
 def _chosen_option(result: Ranked, w: Workload) -> Option | None:

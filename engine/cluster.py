@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 
 from catalog.records import GpuRecord, OfferRecord
@@ -848,3 +849,24 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         provider_questions=PROVIDER_QUESTIONS if nodes > 1 else (), notes=tuple(notes),
     )
     return plan, mem
+
+
+_NVLINK_DOMAIN = re.compile(r"(\d+)-GPU NVLink domain", re.IGNORECASE)
+_LINK_GB_S = re.compile(r"\(([\d,.]+) GB/s")
+
+
+def nvlink_domain_gpus(offer: OfferRecord | None) -> int | None:
+    """The GPUs of one NVLink domain when an offer's rented node is part of a larger one (GB200 NVL72: 4-GPU trays,
+    72 GPUs behind the rack's NVLink switches), as the catalog's link names it ("NVLink 5 (1800 GB/s; 72-GPU NVLink
+    domain per rack)", from NVIDIA's GB200 NVL72 spec); None for an ordinary node, whose NVLink ends at its edge."""
+    if offer is None or not offer.intra_node_link:
+        return None
+    found = _NVLINK_DOMAIN.search(offer.intra_node_link)
+    domain = int(found.group(1)) if found else 0
+    return domain if domain > offer.gpus_per_node else None
+
+
+def nvlink_gb_s_per_direction(offer: OfferRecord) -> float | None:
+    """Each GPU's NVLink bandwidth one way, from the offer's link ("NVLink 5 (1800 GB/s ...)": 900), None if unsaid."""
+    found = _LINK_GB_S.search(offer.intra_node_link or "")
+    return float(found.group(1).replace(",", "")) / 2 if found else None

@@ -23,6 +23,8 @@ from engine.cluster import (
     batch_capped_note,
     data_parallel_cap,
     gather_slowdown,
+    nvlink_domain_gpus,
+    nvlink_gb_s_per_direction,
     placement,
     plan_cluster,
     platform_caveats,
@@ -50,6 +52,7 @@ from engine.serving import (
     users_at_floor,
     users_total,
 )
+from engine.spot import spot_overhead
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -66,7 +69,6 @@ from engine.units import HOURS_PER_MONTH
 
 GATHER_SCALE_GPUS = 256  # the most GPUs tried to avoid weight gathers across nodes, or twice the fewest that fit
 MAX_SCALE_OUT_NODES = 2048  # scale-out limit where a provider states none (16k GPUs: Llama 3 405B's cluster)
-SPOT_RESTART_OVERHEAD = 0.10  # lost work between checkpoints and restart time, as a share of GPU-hours
 RESERVATION_NODES = 64  # beyond 512 GPUs a cluster is a negotiated reservation, not an on-demand order
 CAPACITY_NODES = 16  # from 16 instances of one GPU type at one provider, hourly capacity is worth confirming first
 CAPACITY_NOTE = "capacity to confirm: "  # read by the first message
@@ -115,19 +117,37 @@ def node_cap(offer: OfferRecord | None) -> int | None:
     return 1 if offer is not None and offer.inter_node_fabric is None else None
 
 
-SPOT_SLOT_FACTOR = 1.10  # spot runs lose ~10% to preemptions and restarts: plan for it (engine.recommend)
+def spot_factor(w: Workload, nodes: int) -> float:
+    """1 + the share spot reclaims add to a training run on `nodes` nodes (engine.spot), else 1: the GPU-hours billed
+    and the wall clock grow by it."""
+    if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES:
+        return 1 + spot_overhead(nodes)
+    return 1.0
 
 
-def slot_hours(w: Workload) -> float:
+def slot_hours(w: Workload, nodes: int = 1) -> float:
     """How long one run's training may take: the user's target less the run's start-up (the deadline is
     the wall clock the user waits, and the Speed line counts start-up in it), else a month (or its share of
-    several months when there is less than one run a month); on spot, the restarts' share is kept free."""
+    several months when there is less than one run a month); on spot, the share reclaims take on `nodes`
+    nodes is kept free (it grows with the nodes: any one reclaimed stalls them all)."""
     if w.deadline_hours and not start_up_exceeds_deadline(w):
         deadline = float(w.deadline_hours)
         slot = max(deadline - setup_hours(w), deadline / 2)
     else:  # no deadline, or one its start-up alone overruns: no GPU count makes it, so the run is planned as if unsaid
         slot = _month_share(w)
-    return slot / SPOT_SLOT_FACTOR if w.pricing == "spot" and (w.mode or "inference") in TRAINING_MODES else slot
+    return slot / spot_factor(w, nodes)
+
+
+def _nodes_for(w: Workload, gpu_hours: float, gpn: int) -> int:
+    """The nodes a run of `gpu_hours` needs to finish within its slot, the slot at that node count: on spot a
+    larger gang loses more to reclaims, so the count is found by fixed point (it settles in a step or two)."""
+    nodes = math.ceil(math.ceil(gpu_hours / slot_hours(w)) / gpn)
+    for _ in range(6):
+        wanted = math.ceil(math.ceil(gpu_hours / slot_hours(w, nodes)) / gpn)
+        if wanted <= nodes:
+            break
+        nodes = wanted
+    return nodes
 
 
 def setup_hours(w: Workload) -> float:
@@ -252,15 +272,20 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
     if constants is None:  # the workload's slot and data-parallel cap, once per search rather than once per shape
         constants = memo[("train_constants",)] = (slot_hours(w), data_parallel_cap(w))
     slot, dp_cap = cast(_SlotAndCap, constants)
+    on_spot = spot_factor(w, 2) > spot_factor(w, 1)  # the slot shrinks as a spot gang grows
+
+    def slot_at(gpus: int) -> float:
+        return slot_hours(w, math.ceil(gpus / gpn)) if on_spot else slot
+
     fixed_at: int | None = fixed_first
     max_nodes, gpus, per_gpu = (None if fixed_first else cap), p.n, p.per_gpu_gb
     scaled_for_time = whole_nodes = batch_capped = False
     # Scale out until one run fits its slot. Utilisation falls at very large scale, so the GPU-hours at
     # the new size are re-estimated and the size corrected (twice at most: it converges at once).
     for _ in range(3):
-        if not (scale_out and gh is not None and gh / target > slot * 1.0001):
+        if not (scale_out and gh is not None and gh / target > slot_at(target) * 1.0001):
             break
-        wanted_nodes = math.ceil(math.ceil(gh / slot) / gpn)
+        wanted_nodes = _nodes_for(w, gh, gpn) if on_spot else math.ceil(math.ceil(gh / slot) / gpn)
         if three_d(w, arch, wanted_nodes * gpn, wanted_nodes):
             wanted_nodes = math.ceil(wanted_nodes / 8) * 8  # node counts that pipeline stages of 2-8 divide
         scaled = min(wanted_nodes * gpn, cap_nodes * gpn)
@@ -284,7 +309,7 @@ def _training_choice(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Off
             fixed_at, max_nodes, gpus, per_gpu, whole_nodes = target, None, target, q.per_gpu_gb, True
             tps, gh, wall, slow = slowed(q)
     return TrainingChoice(w, max_nodes, gpus, True, per_gpu, tps, gh, wall, as_given=False, fixed_gpus=fixed_at,
-                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot, gpn=gpn,
+                          scaled_for_time=scaled_for_time, whole_nodes=whole_nodes, slot=slot_at(gpus), gpn=gpn,
                           batch_capped=batch_capped, slowdown=slow)
 
 
@@ -301,7 +326,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)
-        timed = with_deadline(w, throughput)
+        timed = with_deadline(w, throughput, plan.nodes)
         late = next((t for t in timed.targets if t.name == "deadline_hours" and not t.met), None)
         if late is not None and w.gpu_count and choice.fits:
             extra = [_late_on_fixed(w, arch, gpu, offer, late.got), *extra]
@@ -337,7 +362,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     notes.extend(scale_notes(plan, gpn, offer is not None, w.pricing))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})
-    return plan, memory, with_deadline(w, throughput)
+    return plan, memory, with_deadline(w, throughput, plan.nodes)
 
 
 def _training_estimate(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int,
@@ -391,16 +416,16 @@ def scale_notes(plan: ClusterPlan, gpn: int, rented: bool = True, pricing: str |
     return out
 
 
-def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEstimate:
-    """A training deadline ("done in a week") as a target the plan meets or misses, by how much."""
+def with_deadline(w: Workload, throughput: ThroughputEstimate, nodes: int = 1) -> ThroughputEstimate:
+    """A training deadline ("done in a week") as a target the plan meets or misses, by how much (on spot, with the
+    reclaims of its `nodes` nodes counted, as the run is costed)."""
     if not w.deadline_hours or throughput.wall_clock_hours is None:
         return throughput
     wall = throughput.wall_clock_hours.value
     gpus = throughput.wall_clock_hours.inputs.get("gpus")
     if throughput.gpu_hours is not None and isinstance(gpus, int | float) and gpus > 0:
         wall = throughput.gpu_hours.value / float(gpus)  # from the GPU-hours the run is costed and timed with
-    if w.pricing == "spot":  # as the run is costed and ranked: restarts after preemptions take their share
-        wall *= 1 + SPOT_RESTART_OVERHEAD
+    wall *= spot_factor(w, nodes)  # as the run is costed and ranked: restarts after reclaims take their share
     wall += setup_hours(w)  # the wall clock the user waits, as the Speed line and the ranking count it
     check = TargetCheck(name="deadline_hours", wanted=float(w.deadline_hours), got=round(wall, 3),
                         met=wall <= w.deadline_hours * 1.0001)
@@ -409,7 +434,10 @@ def with_deadline(w: Workload, throughput: ThroughputEstimate) -> ThroughputEsti
 
 def offer_fabric_gb_s(offer: OfferRecord | None) -> float | None:
     """Each GPU's share of the offer's inter-node fabric in GB/s (EFA 3200 Gbps on 8 GPUs: 50), None when the offer
-    does not say (the serving search then assumes the GPU generation's usual NIC per GPU)."""
+    does not say (the serving search then assumes the GPU generation's usual NIC per GPU). Nodes that share one
+    NVLink domain (GB200 NVL72's trays) exchange experts' tokens over NVLink: its bandwidth one way (900 GB/s)."""
+    if offer is not None and nvlink_domain_gpus(offer):
+        return nvlink_gb_s_per_direction(offer)
     if offer is None or not offer.inter_node_gbps or offer.inter_node_fabric is None:
         return None
     return offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8
@@ -421,7 +449,7 @@ def serving_plan(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     A model that fits on no group gets plan_cluster's does-not-fit plan and its fixes."""
     gpn, link = serving_shape(w, gpu, offer)
     choice = choose(w, arch, gpu, gpn, link_kind(link), offer is None or offer.inter_node_fabric is not None, memo=memo,
-                    fabric_gb_s=offer_fabric_gb_s(offer))
+                    fabric_gb_s=offer_fabric_gb_s(offer), domain=nvlink_domain_gpus(offer))
     if offer is None and choice is not None and not w.gpu_count and not w.nodes:
         gpn, choice = _fewest_for_quote(w, arch, gpu, link, gpn, choice, memo)
     if choice is None:
@@ -481,7 +509,9 @@ def _fewest_gpus_meeting(w: Workload, arch: Architecture, gpu: GpuRecord, offer:
     # two 4-GPU VMs with no fabric between them
     sizes = {n for n in {gpn, 1, 2, 4, 8} if n <= gpn} if w.instance_type else {gpn, 1, 2, 4, 8}
     fabric = offer_fabric_gb_s(offer)
-    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node, fabric_gb_s=fabric) for n in sorted(sizes))
+    domain = nvlink_domain_gpus(offer)
+    plans = [c for c in (choose(free, arch, gpu, n, kind, multi_node, fabric_gb_s=fabric, domain=domain)
+                         for n in sorted(sizes))
              if c is not None and not c.misses and not below_floor(w, c.per_user_tokens_s)]
     return min(plans, key=lambda c: (c.gpus, c.billed_gpus), default=None)
 
@@ -567,6 +597,14 @@ EXPERT_PARALLEL_CHECKLIST = (
     "run DeepEP's tests/test_low_latency.py (or nccl-tests alltoall_perf) across the nodes before serving and compare "
     "with the NIC's line rate",
 )
+NVLINK_DOMAIN_NOTE = "one NVLink domain: "  # expert parallel over the trays of one NVL72 rack (serving_result)
+# what expert parallelism over one rack's NVLink domain needs checked (DeepEP's NVLink path; NVIDIA's multi-node NVLink)
+NVLINK_DOMAIN_CHECKLIST = (
+    "all the replica's trays in one NVL72 rack (one NVLink domain): a replica split across racks sends its all-to-all "
+    "over the inter-rack network at a fraction of NVLink's bandwidth",
+    "multi-node NVLink set up between the trays (IMEX service and channels; nvidia-smi -q shows the NVLink fabric "
+    "state as completed) before serving; DeepEP's NVLink-only mode (or the serving stack's NVL72 all-to-all) in use",
+)
 FP8_BLOCK = 128  # block-wise FP8 checkpoints (DeepSeek-V3, Qwen3 FP8) quantise weights in 128x128 blocks
 EXPERT_PARALLEL_FLAG = "vLLM --enable-expert-parallel"
 
@@ -601,8 +639,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     one = f"1 GPU{PCIE_REPLICAS}" if choice.replicas > 1 and kind != "fast" and gpn > 1 else "1 GPU"
     shape = one if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
+    domain = nvlink_domain_gpus(offer)
+    in_domain = bool(ep and domain and ep <= domain)  # expert parallel over one NVLink domain's trays (NVL72)
     if ep:
-        shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes, data-parallel attention (tensor parallel x{tp} "
+        shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes"
+                 + (f" of one {domain}-GPU NVLink domain" if in_domain else "")
+                 + f", data-parallel attention (tensor parallel x{tp} "
                  f"over {over} in each node; {EXPERT_PARALLEL_STACK.format(ep=ep, nodes=ep // tp, tp=tp)})")
     parallelism = shape if choice.replicas == 1 else f"{choice.replicas} replicas x {shape}"
     gpus = choice.gpus
@@ -627,7 +669,13 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
             room += (f"; at ≥{user_floor(w):g} tokens/s{USERS_AT_FLOOR_NOTE}{users:,} users (each sending turns of "
                      f"{prompt_in:,} prompt + {out:,} output tokens)")
         notes.append(room)
-    if ep:
+    if in_domain:
+        notes.append(f"{NVLINK_DOMAIN_NOTE}expert parallel x{ep} spreads the routed experts over {ep // tp} of the rack's "
+                     f"{gpn}-GPU trays, so each GPU holds and reads 1/{ep} of them at every step; every MoE layer's "
+                     f"dispatch and combine stay on the rack's NVLink switches ({domain} GPUs in one NVLink domain, "
+                     f"~{fabric_gb_s or 0:,.0f} GB/s per GPU each way), not the network between racks: a replica's trays "
+                     "must sit in one rack (ask the provider to place them so)")
+    elif ep:
         notes.append(f"the model needs a whole {gpn}-GPU node: expert parallel x{ep} spreads its routed experts over "
                      f"{ep // tp} nodes, so each GPU holds and reads 1/{ep} of them at every step (pipeline stages on the same "
                      f"nodes would read their 1/{tp} shares one stage after another); every MoE layer's dispatch and "
@@ -679,11 +727,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,
         "interconnect": (link or "PCIe only") + (
             "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else "Ethernet (activations only)")
-            if pp > 1 else "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else
-                                                  "InfiniBand or RoCE with GPUDirect RDMA (required)") if ep else ""),
-        "parallelism": parallelism, "needs_nvlink": bool(ep), "needs_infiniband": bool(ep),
-        "checklist": (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else (),
-        "provider_questions": PROVIDER_QUESTIONS if ep else (),
+            if pp > 1 else "; between the replica's trays: NVLink (one rack)" if in_domain
+            else "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else
+                                        "InfiniBand or RoCE with GPUDirect RDMA (required)") if ep else ""),
+        "parallelism": parallelism, "needs_nvlink": bool(ep), "needs_infiniband": bool(ep) and not in_domain,
+        "checklist": NVLINK_DOMAIN_CHECKLIST if in_domain else (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else (),
+        "provider_questions": PROVIDER_QUESTIONS if ep and not in_domain else (),
         "gpus_per_replica": group, "replicas": choice.replicas, "notes": tuple(notes)})
     seq = per_replica.decode_tokens_per_s_per_sequence
     agg = per_replica.decode_tokens_per_s
@@ -876,7 +925,7 @@ def plan_shape(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferReco
     if offer is not None:
         gpn, link = serving_shape(w, gpu, offer)
         choice = choose(w, arch, gpu, gpn, link_kind(link), offer.inter_node_fabric is not None, memo=memo,
-                        fabric_gb_s=offer_fabric_gb_s(offer))
+                        fabric_gb_s=offer_fabric_gb_s(offer), domain=nvlink_domain_gpus(offer))
         if choice is not None:
             return PlannedShape(w, choice=choice, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link)
         return PlannedShape(w, arch=arch, gpu=gpu, offer=offer, gpn=gpn, link=link, nowhere=True)  # not searched again

@@ -46,7 +46,6 @@ from engine.models import (
 )
 from engine.offer_plans import (
     CAPACITY_NODES,
-    SPOT_RESTART_OVERHEAD,
     PlannedShape,
     is_late,
     lateness,
@@ -55,6 +54,7 @@ from engine.offer_plans import (
     relabel,
     serving_shape,
     setup_hours,
+    spot_factor,
 )
 from engine.recommendation import (
     FASTEST_COST_FACTOR,
@@ -72,6 +72,7 @@ from engine.recommendation import (
     work_usd,
 )
 from engine.serving import below_floor, user_floor
+from engine.spot import spot_overhead, spot_training_note
 from engine.tco import (
     billed_service_hours_per_month,
     managed_split,
@@ -217,18 +218,18 @@ def suspect_spot(offer: OfferRecord | None) -> bool:
 
 
 def _gpu_hours_per_run(w: Workload, run_gpu_hours: float | None, billed: int,
-                       running: int | None = None) -> tuple[float, float]:
+                       running: int | None = None, nodes: int = 1) -> tuple[float, float]:
     """(GPU-hours billed per run, wall-clock hours per run).
 
     Training: the work is fixed GPU-hours; extra GPUs in a whole node run data-parallel, so the
     bill stays the same and the wall clock shrinks. A GPU count the user fixed (`running`) is kept:
     the rest of a whole node is billed and idle, so the run takes as long as on that count and costs
-    more. Serving: an always-on endpoint (730 h/month), counted as one "run" per month.
+    more. On spot, the reclaims of its `nodes` nodes add their share (engine.spot: it grows with the nodes).
+    Serving: an always-on endpoint (730 h/month), counted as one "run" per month.
     """
     if (w.mode or "inference") in TRAINING_MODES:
         gpu_hours = run_gpu_hours if run_gpu_hours is not None else math.nan
-        if w.pricing == "spot":
-            gpu_hours *= 1 + SPOT_RESTART_OVERHEAD
+        gpu_hours *= spot_factor(w, nodes)
         wall = gpu_hours / max(1, min(running or billed, billed)) + setup_hours(w)
         return wall * max(1, billed), wall
     # a service kept to some hours of the week is billed for those on hourly capacity (engine.tco), so ranking and
@@ -484,9 +485,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         notes.append("AMD options are ranked as if 15% dearer for training: FlashAttention, bitsandbytes and custom CUDA "
                      "kernels in most fine-tuning stacks need porting or ROCm builds; name an AMD GPU to rank it on price alone")
     if pricing == "spot" and training:
-        notes.append(f"spot: checkpoint at least every 30-60 minutes and resume automatically; {SPOT_RESTART_OVERHEAD:.0%} "
-                     "more GPU-hours are counted for lost work and restarts, and a preempted multi-node job waits for "
-                     "capacity")
+        notes.append(spot_training_note(1, 0.0))  # restated for the pick's nodes once it is known
     elif pricing == "spot" and w.batch_items:
         notes.append(JOB_SPOT_NOTE + "a reclaimed instance's unfinished prompts are sent again to the rest; the time the "
                      "fleet finishes ahead of the deadline absorbs a few reclaims, which the figures do not count")
@@ -523,9 +522,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     if budget:
         notes.insert(0, budget)
     if pricing == "spot" and training:
-        baseline = _on_demand_baseline(recommended(ranked, rec), data)
-        if baseline:
-            notes = [f"{n}; {baseline}" if n.startswith("spot: checkpoint") else n for n in notes]
+        picked = recommended(ranked, rec)
+        baseline = _on_demand_baseline(picked, data)
+        said = spot_training_note(picked.cluster.nodes, picked.hours_per_run or 0.0) if picked is not None else None
+        notes = [(said or n) + (f"; {baseline}" if baseline else "") if n.startswith("spot: checkpoint") else n
+                 for n in notes]
     job = job_note(ranked, rec, w)
     if job:
         notes.insert(0, job)
@@ -542,7 +543,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
 
 def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
     """A spot training pick against the same offer on demand: what a run's compute would cost without preemptions
-    (the 10% restart allowance taken out) and what spot saves, so the spot discount is weighed, not assumed."""
+    (the reclaims' allowance for its nodes taken out) and what spot saves, so the spot discount is weighed, not
+    assumed."""
     offer = data.offer(chosen.offer_id) if chosen is not None else None
     row = next((r for t in (chosen.tco if chosen is not None else ()) for r in t.rows if r.item == "compute"), None)
     if offer is None or not offer.on_demand_usd_per_hour or row is None:
@@ -551,7 +553,7 @@ def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
     if not isinstance(gpu_hours, int | float) or not isinstance(rate, int | float) or gpu_hours <= 0 or rate <= 0:
         return ""
     spot = float(gpu_hours) * float(rate)
-    hours = float(gpu_hours) / (1 + SPOT_RESTART_OVERHEAD)
+    hours = float(gpu_hours) / (1 + spot_overhead(chosen.cluster.nodes if chosen is not None else 1))
     on_demand = hours * offer.on_demand_usd_per_hour / max(1, offer.gpus_per_node)
     cheapest = _cheapest_on_demand(offer, data)
     elsewhere = ""
@@ -672,12 +674,18 @@ def _shape_terms(planned: PlannedShape, offer: OfferRecord | None, gpu: GpuRecor
         return planned, False, 0, None
     w = planned.w
     billed = planned.billed(offer)
-    gpu_hours, wall_hours = _gpu_hours_per_run(w, planned.gpu_hours, billed, _kept(w, planned.gpus))
+    gpu_hours, wall_hours = _gpu_hours_per_run(w, planned.gpu_hours, billed, _kept(w, planned.gpus),
+                                               _nodes_billed(billed, offer))
     if not math.isfinite(gpu_hours):
         return planned, True, billed, None
     runs = float(w.runs_per_month or 1.0)
     return planned, True, billed, (gpu_hours, wall_hours, monthly_gpu_hours(gpu_hours, runs, billed, wall_hours),
                                    gpu_hours * runs, planned.misses() + lateness(w, wall_hours))
+
+
+def _nodes_billed(billed: int, offer: OfferRecord | None) -> int:
+    """The rented nodes a plan's billed GPUs make: what a spot run's reclaims scale with (one, on the user's quote)."""
+    return max(1, math.ceil(billed / offer.gpus_per_node)) if offer is not None and offer.gpus_per_node > 0 else 1
 
 
 def _context(w: Workload, offer: OfferRecord | None, provider: ProviderRecord | None, billed: int, hours: _Hours | None,
@@ -763,7 +771,7 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
     training = (c.w.mode or "inference") in TRAINING_MODES
     kept = _kept(c.w, plan.gpus)
     gpu_hours, _wall = _gpu_hours_per_run(c.w, throughput.gpu_hours.value if throughput.gpu_hours is not None else None, billed,
-                                          kept)
+                                          kept, _nodes_billed(billed, c.offer))
     if billed > plan.gpus and c.offer is not None and kept and training:
         share = plan.gpus / billed
         faster = ("half as long, for about half the cost" if abs(share - 0.5) < 0.01

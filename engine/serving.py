@@ -149,19 +149,24 @@ def below_floor(w: Workload, per_user_tokens_s: float) -> bool:
 # recipe, DeepSeek's own decode units of 4 nodes), on nodes of at least 4 GPUs (HGX-class, one NIC per GPU)
 EXPERT_PARALLEL_NODES = (2, 3, 4)
 EXPERT_PARALLEL_MIN_GPUS_PER_NODE = 4
+# Inside one NVLink domain larger than a node (GB200 NVL72: 18 trays of 4 GPUs behind the rack's NVLink switches)
+# expert parallelism goes as wide as the domain, as it is served there (LMSYS's DeepSeek decode on 12 trays of a
+# GB200 NVL72, EP48): the all-to-all runs at NVLink bandwidth, not over a NIC
+EXPERT_PARALLEL_DOMAIN_WIDTHS = (8, 16, 32, 48, 64, 72)
 
 
-def _groups(arch: Architecture, gpn: int, multi_node: bool) -> tuple[tuple[int, int, int], ...]:
+def _groups(arch: Architecture, gpn: int, multi_node: bool, domain: int | None = None) -> tuple[tuple[int, int, int], ...]:
     """(tp, pp, ep) shapes to try: power-of-two TP inside a node, smallest first (attention heads must split
     evenly, as vLLM requires); for an MoE on linked nodes, expert parallel across 2-4 nodes with whole-node TP for
-    attention (ep = the replica's GPUs); then pipeline stages, smallest first (inside a node whose width the heads
+    attention (ep = the replica's GPUs), or, in an NVLink `domain` of more GPUs than a node, as wide as the domain
+    (EXPERT_PARALLEL_DOMAIN_WIDTHS); then pipeline stages, smallest first (inside a node whose width the heads
     do not divide, or across nodes with whole-node TP). ep is 0 for the groups without expert parallelism."""
-    return _group_shapes(arch.heads, arch.layers, gpn, multi_node, arch.is_moe)
+    return _group_shapes(arch.heads, arch.layers, gpn, multi_node, arch.is_moe, domain or 0)
 
 
 @functools.lru_cache(maxsize=1024)
 def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool,
-                  moe: bool = False) -> tuple[tuple[int, int, int], ...]:
+                  moe: bool = False, domain: int = 0) -> tuple[tuple[int, int, int], ...]:
     tps = [t for t in TP_SIZES if t <= gpn and heads % t == 0]
     out = {(t, 1) for t in tps}
     widths = {t for t in tps}
@@ -174,6 +179,8 @@ def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool,
     shapes = {(t, p, 0) for t, p in out}
     if tps and multi_node and moe and gpn >= EXPERT_PARALLEL_MIN_GPUS_PER_NODE and tps[-1] == gpn:
         shapes |= {(gpn, 1, gpn * n) for n in EXPERT_PARALLEL_NODES}
+        if domain > gpn:
+            shapes |= {(gpn, 1, e) for e in EXPERT_PARALLEL_DOMAIN_WIDTHS if e <= domain and e % gpn == 0}
     # tensor-parallel groups first, then expert parallel across nodes, then pipeline stages
     return tuple(sorted(shapes, key=lambda g: (g[1] > 1, g[2] > 0, g[2] or g[0] * g[1], -g[0])))
 
@@ -430,9 +437,10 @@ def pcie_tp_text(choice: ServingChoice, w: Workload) -> str:
 
 def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str, multi_node: bool,
            options: MemoryOptions | None = None, memo: dict[tuple[object, ...], object] | None = None,
-           fabric_gb_s: float | None = None) -> ServingChoice | None:
+           fabric_gb_s: float | None = None, domain: int | None = None) -> ServingChoice | None:
     """The cheapest replica plan on this node shape that meets the targets; if none meets them, the one
-    that misses them least (fastest for users). None when the model fits on no group.
+    that misses them least (fastest for users). None when the model fits on no group. `domain`: the GPUs of one
+    NVLink domain when it spans nodes (GB200 NVL72's trays), where expert parallelism goes wider.
 
     `memo` (one per workload, shared across GPUs and node shapes) keeps what does not depend on the
     offer: a replica's memory at batch 1 per (tp, pp), and decode steps per (GPU, tp, pp, link, batch).
@@ -467,7 +475,7 @@ def choose(w: Workload, arch: Architecture, gpu: GpuRecord, gpn: int, kind: str,
     # tensor-parallel groups (no pipeline, no expert parallel) on PCIe, by size: (key, billing) as ranked, to say why
     # the one chosen is not a smaller one (ServingChoice.pcie_tp_reason)
     pcie_groups: dict[int, tuple[tuple[float, ...], _Terms]] = {}
-    for tp, pp, ep in _groups(arch, gpn, multi_node):
+    for tp, pp, ep in _groups(arch, gpn, multi_node, domain):
         group = ep or tp * pp
         if pp > 1 and tp_only_fits and not wanted_pp:
             break  # pipeline stages are for a model no tensor-parallel group of the node holds
