@@ -193,6 +193,9 @@ _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000
 _UNIT_COST = re.compile(r"\bunit (?:cost|economics)\b", re.IGNORECASE)
 
 
+ALL_AT_ONCE_NOTE = "all "  # "all 2,000 at once (the upper bound): …", beside a headcount sized for a share at once
+
+
 def unit_cost_asked(text: str) -> bool:
     """"Cost per million tokens …", "unit economics": a price per token asked (served with the GPUs full)."""
     return bool(_PER_TOKEN.search(text or "") or _UNIT_COST.search(text or ""))
@@ -496,6 +499,13 @@ class Advisor:
                 local, planned = _owning().local_plans(workload, cues, self.catalog_data())
                 advice = self.advise(planned) if planned is not workload else advice
                 asked = [(t, f) for t, f in asked if f not in ("data_location", "concurrency")]
+            else:  # a headcount sized for a share at once: all of them at once, the upper bound, in one line
+                upper = self._all_at_once(workload)
+                if upper and any(f == "concurrency" for _, f in asked):
+                    asked = [(f"{t} {upper[0][:1].upper()}{upper[0][1:]}." if f == "concurrency" else t, f)
+                             for t, f in asked]
+                else:
+                    notes = [*upper, *notes]
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
@@ -522,6 +532,20 @@ class Advisor:
                         capacity=capacity, compared=compared, ladder=ladder, local=local,
                         vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
                         and ladder is None and local is None and room is None, context_room=room)
+
+    def _all_at_once(self, workload: Workload) -> list[str]:
+        """A headcount sized for a share of it at once (parser.population): the plan for all of them at once, the
+        upper bound, in one line beside the headline (the worst case is a bound to know, not the budget)."""
+        people = int(workload.population or 0)
+        if (not people or workload.mode != "inference" or workload.requests_per_s
+                or (workload.concurrency or 0) >= people):
+            return []
+        upper = self.advise(workload.model_copy(update={"concurrency": people}))
+        rec = upper.recommendation
+        pick = next((o for o in upper.options if rec is not None and o.name == rec.primary), None)
+        if pick is None:
+            return [f"{ALL_AT_ONCE_NOTE}{people:,} at once, the upper bound: no plan in the catalog holds them"]
+        return [f"{ALL_AT_ONCE_NOTE}{people:,} at once, the upper bound: {pick.name}, ${pick.total_usd:,.0f} a month"]
 
     def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
                       rate: bool) -> tuple[GpuPlan, GpuPlan] | None:

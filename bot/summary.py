@@ -978,7 +978,8 @@ def key_assumptions(advice: Advice) -> str:
         bits.append(f"{hit.value:.0%} of each prompt in the prefix cache")
     floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
     if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
-        bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user")
+        batch = " (batch floor: no latency target)" if advice.effective.offline and not advice.effective.batch_items else ""
+        bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user{batch}")
     if not bits:  # none of those apply: the first two the engine lists
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]

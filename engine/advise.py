@@ -77,6 +77,9 @@ def advise(workload: Workload, data: CatalogData) -> Advice:
         vendor = workload.gpu_vendor.upper()
         kept = {g.id for g in data.gpus if g.vendor.upper() == vendor}
         data = data.model_copy(update={"offers": tuple(o for o in data.offers if o.gpu in kept)})
+    if workload.providers and workload.provider is None:  # "only AWS or GCP": the other providers are not options
+        allowed = set(workload.providers)
+        data = data.model_copy(update={"offers": tuple(o for o in data.offers if o.provider in allowed)})
     try:
         return _advise(workload, data)
     except Exception as exc:  # the promise is "never raises": report, do not crash the bot

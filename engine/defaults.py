@@ -346,6 +346,14 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "
                     "chat, about twice reading speed); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
                     "'10 tokens/s per user' for a cheaper, batch-heavy one"))
+        elif w.target_tokens_per_s_per_user is None and w.offline and not w.batch_items and (
+                w.concurrency or w.requests_per_s or w.target_tokens_per_s):
+            # "no latency requirement", "offline batch": the chat floor is dropped for the batch floor, said with its value
+            assumptions.append(Assumption(
+                field="target_tokens_per_s_per_user", value=user_floor(w),
+                why=f"no latency target (served offline): batches fill each replica's memory (up to vLLM's max_num_seqs) "
+                    f"at a batch floor of {user_floor(w):g} token/s per user instead of interactive chat's "
+                    f"{DEFAULT_TOKENS_PER_S_PER_USER:g}; say e.g. '10 tokens/s per user' to keep a floor"))
         elif w.target_tokens_per_s_per_user and not w.gpu_count and w.speed_margin is None:
             assumptions.append(Assumption(
                 field="speed_margin", value=SPEED_TARGET_MARGIN,

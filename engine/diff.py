@@ -19,7 +19,8 @@ _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params
            "prefix_cache_hit": "share of each prompt in the prefix cache", "agentic": "agent calls",
            "target_ttft_s": "first-token target (s)", "target_tokens_per_s_per_user": "tokens/s per user target",
            "target_tokens_per_s": "total tokens/s target", "requests_per_s": "requests/s", "concurrency": "users at once",
-           "input_tokens": "prompt tokens", "output_tokens": "output tokens"}
+           "input_tokens": "prompt tokens", "output_tokens": "output tokens", "population": "people (headcount)",
+           "providers": "providers", "offline": "no latency target (batch)"}
 _SHARES = frozenset({"prefix_cache_hit", "mfu", "utilization", "headroom"})  # fractions a user says in percent
 IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}

@@ -50,6 +50,17 @@ DEFAULT_OUTPUT_TOKENS = 256
 # is sized for its busy hour, taken as twice the average (daytime traffic in one region). A rate per hour or minute is
 # sized as said.
 BUSY_HOUR_FACTOR = 2.0
+# A headcount a service is for ("300 employees", "a team of 40 engineers", "500 seats", "our 2,000 users") is people,
+# not streams generating at once: most are in meetings, reading a reply or typing the next prompt. Sized at the busy
+# hour for this share of them at once: ~10% of named users concurrent is the usual ratio in enterprise sizing guides
+# (Infor EPM's hardware recommendations: "of 100 users, 10% or 10 users would, on average, be concurrent"); a worked
+# breakdown (in the office x at the desk x using it x waiting on the back end) gives ~2%, so 10% is the busy hour's.
+# Said, changeable ("60 at once"), and all of them at once is shown as the upper bound.
+STAFF_ACTIVE_SHARE = 0.10
+# Sign-ups ("2,000 users signed up", "2k registered users") are fewer still at once: about a quarter use a chat app on
+# a given day (the DAU/MAU the parser's monthly-users rule takes, parser.asides.DAILY_SHARE_OF_MONTHLY) and of those
+# online at the busy hour at most ~20% wait on a reply at once: 25% x 20% = 5%.
+SIGNUP_ACTIVE_SHARE = 0.05
 LOAD_AVERAGED_PERIODS = ("day", "week", "month")
 LOAD_PERIOD_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0, "month": 730 * 3600.0}
 # Compressed or columnar corpora (gzip, zstd, Parquet, Arrow) hold several times their size in raw text: JSONL text
@@ -228,6 +239,13 @@ class Workload(BaseModel):
     # a reward model said ("an 8B reward model"), in billions of parameters: held frozen and run forward over every
     # completion; None is a reward function (a verifier, a rule), which costs no GPU time
     rl_reward_params_b: float | None = Field(default=None, gt=0.0, le=10_000.0)
+    # serving: the people the service is for, said as a headcount ("300 employees", "a team of 40", "2,000 users signed
+    # up"), not streams at once: `concurrency` is the share of them generating at once at the busy hour
+    # (STAFF_ACTIVE_SHARE, SIGNUP_ACTIVE_SHARE unless said), and the answer shows all of them at once as the upper bound
+    population: int | None = Field(default=None, ge=1)
+    # a provider constraint naming several ("only AWS or GCP"): plans on those providers' offers only, ranked together
+    # (the cheaper named first); one provider is `provider`
+    providers: tuple[str, ...] | None = None
 
 
 def load_peak_factor(w: Workload) -> float:

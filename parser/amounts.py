@@ -13,9 +13,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from engine.models import sequences_per_example
+from engine.models import STAFF_ACTIVE_SHARE, sequences_per_example
 
 from .neighbours import _number_like, training_said
+from .population import POPULATION_CUE, POPULATION_FROM, audience_note, population_note, population_values
 from .quantities import _sig
 from .said import Said
 from .schedule import HOURS_PER_MONTH, per_month
@@ -172,14 +173,27 @@ def _tokens_each(following: list[Said]) -> tuple[float | None, int, bool]:
 _EXAMPLE_SINGULARS = {noun[:-1] for noun in _EXAMPLE_NOUNS} | {"pair", "row", "sample"}
 
 
-# people a service is for: users as much as "users" are ("40 developers", "500 seats")
+# people a service is for: users as much as "users" are ("40 developers", "500 seats"). Staff and seats are a headcount
+# (parser.population): sized for a share at once; "people" and "agents" (often AI agents, running non-stop) are not
 _PEOPLE = {"developers", "devs", "engineers", "seats", "employees", "analysts", "people", "staff", "agents",
            "researchers", "scientists", "members"}
+_AT_ONCE_PEOPLE = {"people", "agents"}
+_AT_ONCE = re.compile(r"(?:, )?(?:all )?(?:at once|at a time|at the same time|simultaneously|concurrently|in parallel)\b")
+
+
+def _headcount(text: str, count: int, cues: frozenset[str], staff: bool, plain: str) -> Said:
+    """A count of people using a service: from POPULATION_FROM up a headcount, sized for STAFF_ACTIVE_SHARE of it at
+    once (parser.population); below it (or "people", "agents") that many at once, as before."""
+    cues = cues | {"users_counted", "people_counted"}
+    if staff and count >= POPULATION_FROM:
+        return Said("concurrency", text, population_values(count, STAFF_ACTIVE_SHARE), cues | {POPULATION_CUE},
+                    notes=[population_note(text, count, STAFF_ACTIVE_SHARE)])
+    return Said("concurrency", text, {"concurrency": count}, cues, notes=[f"read “{text}” as {count} {plain}"])
 
 
 def _people_as_users(items: list[Said], current_mode: str | None) -> list[Said]:
-    """'serve X for 40 developers', '500 seats': users of a service, read as users at once (with the question whether
-    a large number are online or generating); in a training question they are the team, not a load."""
+    """'serve X for 40 developers', '500 seats', 'a team of 10': users of a service, a headcount of whom a share wait on
+    a reply at once (parser.population); in a training question they are the team, not a load."""
     if training_said(items, current_mode):
         return items
     out = list(items)
@@ -188,18 +202,18 @@ def _people_as_users(items: list[Said], current_mode: str | None) -> list[Said]:
         count = _number_like(said) if said.kind in ("filler", "size") else None
         if count is None or count < 1 or following.text not in _PEOPLE or count != int(count):
             continue
-        text = f"{said.text} {following.text}"
-        out[index] = Said("concurrency", text, {"concurrency": int(count)}, said.cues | {"users_counted", "people_counted"},
-                          notes=[f"read “{text}” as {int(count)} at the same time (concurrency)"])
+        after = " ".join(s.text for s in items[index + 2:index + 5])  # "40 developers at once": all of them at once
+        out[index] = _headcount(f"{said.text} {following.text}", int(count), said.cues,
+                                following.text not in _AT_ONCE_PEOPLE and not _AT_ONCE.match(after),
+                                "at the same time (concurrency)")
         out[index + 1] = Said("filler", "")
     for index, said in enumerate(items[2:], start=2):  # "a team of 10": ten people using it
         count = _number_like(said) if said.kind in ("filler", "size") else None
         if (count is None or count < 1 or count != int(count) or items[index - 2].text not in ("team", "group", "staff")
                 or items[index - 1].text != "of" or out[index] is not said):
             continue
-        text = f"{items[index - 2].text} of {said.text}"
-        out[index] = Said("concurrency", text, {"concurrency": int(count)}, said.cues | {"users_counted", "people_counted"},
-                          notes=[f"read “{text}” as {int(count)} users at the same time (concurrency)"])
+        out[index] = _headcount(f"{items[index - 2].text} of {said.text}", int(count), said.cues, True,
+                                "users at the same time (concurrency)")
     return out
 
 
@@ -235,12 +249,11 @@ def _users_behind_a_rate(items: list[Said]) -> list[Said]:
         return items
     out = list(items)
     for index, said in enumerate(items):
-        plain_users = said.kind == "concurrency" and any(n.endswith("at the same time (concurrency)") for n in said.notes)
+        plain_users = said.kind == "concurrency" and (POPULATION_CUE in said.cues or any(
+            n.endswith("at the same time (concurrency)") for n in said.notes))
         if plain_users:
-            count = int(said.values.get("concurrency") or 0)
-            out[index] = Said("filler", said.text, notes=[
-                f"read “{said.text}” as the audience behind the rate, not {count:,} generating at once (a rate and replies of "
-                f"a few seconds keep far fewer in flight); say “{count:,} concurrent users” to hold that many at once"])
+            count = int(said.values.get("population") or said.values.get("concurrency") or 0)
+            out[index] = Said("filler", said.text, notes=[audience_note(said.text, count)])
     return out
 
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .population import audience_note, take_population
 from .quantities import _qty
 from .reading import Reading
 from .rl_phrases import take_rl
@@ -76,17 +77,35 @@ class Asides:
 
     notes: list[str] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)
+    # a headcount ("2,000 users signed up") as said, and how it was read (parser.population)
+    population: tuple[str, str] | None = None
 
-    def apply(self, reading: Reading) -> Reading:
+    def apply(self, reading: Reading, current_mode: str | None = None) -> Reading:
         if not self.notes and not self.defaults:
             return reading
         updates = dict(reading.updates)
         notes = reading.notes
+        defaults = dict(self.defaults)
+        if self.population is not None:
+            people, at_once = int(defaults.pop("population")), defaults.pop("concurrency")
+            said, how = self.population
+            if any(name in updates for name in ("requests_per_s", "load_tokens_per_s", "target_tokens_per_s")):
+                # "2,000 users signed up, 5k requests a day": the rate sizes the service; the people send it
+                notes = (*notes, audience_note(said, people))
+            elif "concurrency" in updates:  # "2,000 users signed up, 150 at once": the number at once is said
+                updates.setdefault("population", people)
+            else:
+                updates.update({"population": people, "concurrency": at_once})
+                notes = (how, *notes)
+                if current_mode is None and "mode" not in updates and "intent" not in updates:
+                    # "llama 3.1 8b chatbot for our 300 users": people using it are a service's, as "300 users" is
+                    updates.update({"mode": "inference", "intent": "serve"})
+                    notes = (*notes, "read as serving the model (no training was said, and you gave a number of users)")
         if "input_tokens" in self.defaults and IMAGE_PROMPT_CUE in reading.cues:
             # an image job's prompt, assumed for an image of unsaid size: the size said sets it
             updates.pop("input_tokens", None)
             notes = tuple(n for n in notes if not n.startswith(IMAGE_JOB_NOTE))
-        for name, value in self.defaults.items():
+        for name, value in defaults.items():
             updates.setdefault(name, value)
         # first: they say why a number that looks like GPUs is not, which the reader must see among the few notes shown
         return reading.model_copy(update={"updates": updates, "notes": tuple(dict.fromkeys((*self.notes, *notes)))})
@@ -100,6 +119,7 @@ def take_asides(text: str) -> tuple[str, Asides]:
     text = _adapters(text, asides)
     text = _speculative(text, asides)
     text = _users_by_period(text, asides)
+    text, asides.population = take_population(text, asides.defaults)  # "2,000 users signed up": people, not at once
     return re.sub(r"(?: ?,)+", " ,", re.sub(r" +", " ", text)).strip(" ,"), asides
 
 

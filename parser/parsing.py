@@ -18,8 +18,10 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 from .asides import take_asides
+from .latency_waiver import with_latency_waived
 from .names import glue_names
 from .normalize import normalize
+from .providers_only import with_providers
 from .reading import NameResolver, Reading
 from .regions import take_regions, with_regions
 from .rl_phrases import rl_reading
@@ -224,11 +226,14 @@ def parse(
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
-        reading = rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized}))), current)
+        reading = rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized})), current_mode), current)
         if reading.storage is not None and resolver is not None:  # "… from S3 to Lambda": the destination's name
             reading = reading.model_copy(update={"storage": name_destination(reading.storage, normalized,
                                                                              resolver.resolve_provider)})
         reading = with_vendor(reading, normalized)
+        if resolver is not None:  # "aws only", "an AWS shop", "only aws or gcp": where it may run
+            reading = with_providers(reading, normalized, resolver.resolve_provider)
+        reading = with_latency_waived(reading, normalized, current_mode)  # "no latency requirement": throughput
         return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)

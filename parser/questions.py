@@ -24,8 +24,9 @@ time, and answer everything else at once with a stated assumption.
    plan is sized for one stream, and the KV cache, the replica count, the GPU choice and the cost
    per token all move 10-50x between 1 and 50 users. The figures are still shown, for one stream,
    and the question says so.
-7. Audience (serving only, asked once): 1,000 or more "users" may be users online, of whom typically
-   10-20% wait on a reply at once; sized for all of them generating at once until the user says.
+7. Audience (serving only, asked once): a headcount ("300 employees", "2,000 users signed up") is sized for a
+   share of it at once (parser.population) and the share is asked; 1,000 or more plain "users" may be users online,
+   of whom typically 10-20% wait on a reply at once; sized for all of them generating at once until the user says.
 8. Prompt length (serving only, asked once): concurrent users at a stated context of 16k+ tokens, or a
    request rate, with no prompt and reply lengths: long prompts are prefilled on the same GPUs.
 9. Ownership (asked once): a stated GPU count of 256 or more with no provider, rate or pricing said may be
@@ -244,7 +245,14 @@ def questions_for(
     if workload.load_tokens_per_s and workload.mode == "inference" and not workload.requests_per_s and (
             workload.input_tokens is None or workload.output_tokens is None):
         wanted.append(_load_split_question(workload, reply_tokens))
-    if online_users_unsaid(workload, cues):
+    if population_unsaid(workload):
+        people, at_once = int(workload.population or 0), int(workload.concurrency or 0)
+        wanted.append(Question(
+            field="concurrency",
+            text=f"How many of the {people:,} people wait on a reply at the same moment at the busy hour? Sized for "
+                 f"{at_once:,} ({at_once / people:.0%}) until you say (e.g. “{min(people, 2 * at_once):,} at once”).",
+            why="the fleet is sized for the streams generating at once, a share of the people who use it"))
+    elif online_users_unsaid(workload, cues):
         wanted.append(Question(
             field="concurrency",
             text=f"Are all {workload.concurrency:,} users generating at the same moment, or online? Of users online, "
@@ -319,6 +327,13 @@ def online_users_unsaid(workload: Workload, cues: Iterable[str] = ()) -> bool:
     # people ("200 employees", "40 developers", "a team of 10") are a headcount at any size, not streams at once
     large = (workload.concurrency or 0) >= (PEOPLE_ASKED_FROM if "people_counted" in said else LARGE_AUDIENCE)
     return bool(workload.mode == "inference" and large and workload.requests_per_s is None and "users_counted" in said)
+
+
+def population_unsaid(workload: Workload) -> bool:
+    """A headcount ("300 employees", "2,000 users signed up") sized for a share of it at once (parser.population), with
+    no rate said: how many wait on a reply at once is the user's to say, so it is asked (once)."""
+    return bool(workload.mode == "inference" and workload.population and workload.requests_per_s is None
+                and (workload.concurrency or 0) < workload.population)
 
 
 def _active_example(users: int) -> int:

@@ -13,7 +13,7 @@ def _view(real_advisor, text: str):
 
 
 def test_the_assumed_cache_share_is_on_the_assumes_line(real_advisor) -> None:
-    response, view = _view(real_advisor, "serve Qwen3-Coder 480B for 40 developers using Cline, 30k-token prompts")
+    response, view = _view(real_advisor, "serve Qwen3-Coder 480B for 40 developers at once using Cline, 30k-token prompts")
     assert "80% of each prompt in the prefix cache" in view.key_assumptions, view.key_assumptions
     assert "30,000-token prompts, 256-token replies" in view.key_assumptions
     winner = response.advice.options[0]

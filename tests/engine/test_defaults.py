@@ -135,7 +135,10 @@ def test_an_offline_load_is_sized_at_its_average_with_no_chat_floor(data) -> Non
     rate_offline = {a.field: a.value for a in offline.assumptions}["requests_per_s"]
     assert rate_offline == pytest.approx(rate / 2, rel=1e-3)
     assert any(a.field == "target_tokens_per_s_per_user" for a in chat.assumptions)
-    assert not any(a.field == "target_tokens_per_s_per_user" for a in offline.assumptions)
+    # the chat floor is dropped for the batch floor, which is said (engine.serving.JOB_TOKENS_PER_S_PER_PROMPT)
+    floors = {a.field: a.value for a in offline.assumptions}
+    assert floors["target_tokens_per_s_per_user"] == 1.0 and {a.field: a.value for a in chat.assumptions}[
+        "target_tokens_per_s_per_user"] == 20.0
     assert offline.options[0].total_usd < chat.options[0].total_usd / 2
 
 

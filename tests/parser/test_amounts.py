@@ -81,11 +81,12 @@ def test_counts_of_examples_in_training_are_the_dataset() -> None:
 
 
 def test_people_in_a_serving_question_are_users() -> None:
+    """People are a headcount: 10% of them at once at the busy hour (engine.models.STAFF_ACTIVE_SHARE)."""
     for text, count in (("serve Llama 3.1 8B for 40 developers", 40), ("serve llama 3 8b for 2,000 engineers", 2000),
                         ("llama 3 8b for 500 seats", 500)):
         reading = parse(text, FakeResolver())
-        assert reading.updates["concurrency"] == count and reading.updates["mode"] == "inference", text
-        assert "users_counted" in reading.cues  # a large audience is asked whether it is online or at once
+        assert reading.updates["concurrency"] == count // 10 and reading.updates["mode"] == "inference", text
+        assert reading.updates["population"] == count and "users_counted" in reading.cues
     assert "concurrency" not in _updates("we are 5 engineers and want to fine-tune llama 3 8b")
 
 
@@ -192,13 +193,14 @@ def test_a_load_for_batch_work_is_offline_and_prompt_lengths_are_no_job_count() 
 
 def test_people_are_a_headcount_asked_at_any_size_and_a_team_of_n_is_users() -> None:
     """"200 employees" was sized as 200 streams at once with no question (asked only from 1,000 users), and "a team of
-    10" was not read at all. People are asked whether they generate at once from 10; "N users" keeps its threshold."""
+    10" was not read at all. People from 10 are a headcount sized for 10% at once, and how many are at once is asked;
+    "N users" keeps its threshold."""
     for text, count in (("serve Llama 3.3 70B for 200 employees", 200), ("serve gpt-oss-20b for a team of 10", 10)):
         conversation = Conversation(resolver=FakeResolver())
         reading = conversation.turn(text)
-        assert conversation.workload.concurrency == count, text
-        assert any(q.field == "concurrency" and q.text.startswith(f"Are all {count:,} users generating at the same moment")
-                   for q in reading.questions), [q.text for q in reading.questions]
+        assert conversation.workload.concurrency == count // 10 and conversation.workload.population == count, text
+        assert any(q.field == "concurrency" and q.text.startswith(f"How many of the {count:,} people wait on a reply")
+                   and f"Sized for {count // 10:,} (10%)" in q.text for q in reading.questions), [q.text for q in reading.questions]
     conversation = Conversation(resolver=FakeResolver())
     reading = conversation.turn("serve llama 3.1 8b for 40 users")
     assert conversation.workload.concurrency == 40 and not any(q.field == "concurrency" for q in reading.questions)

@@ -68,7 +68,7 @@ def test_a_first_message_with_its_own_users_is_not_multiplied() -> None:
 
 
 @pytest.mark.parametrize(("first", "text", "users"), [
-    ("serve Llama 3.1 70B for 200 employees", "what if 20 of them are active at once?", 20),
+    ("serve Llama 3.1 70B for 200 employees", "what if 50 of them are active at once?", 50),
     ("our 40 developers use a coding agent with Qwen2.5 Coder 32B", "only 8 of them at once", 8),
     ("serve llama 3.1 70b for 50 users on 8 H100s", "say 10 of them are online", 10),
     # the open question asked how many of the 200 are at once: "them" are the users

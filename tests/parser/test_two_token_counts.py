@@ -32,7 +32,8 @@ def test_new_tokens_per_turn_are_the_uncached_tail_of_the_context() -> None:
                        "2k new tokens per turn, 500-token replies")
     assert not reading.conflicts
     said = reading.updates
-    assert said["seq_len"] == 61440 and said["output_tokens"] == 500 and said["concurrency"] == 40
+    assert said["seq_len"] == 61440 and said["output_tokens"] == 500 and said["concurrency"] == 4
+    assert said["population"] == 40  # a headcount: 10% at once
     # each call's prompt is the context; all but the 2,000 new tokens are in the prefix cache
     assert said["input_tokens"] == 60_000
     assert said["input_tokens"] * (1 - said["prefix_cache_hit"]) == pytest.approx(2000, abs=10)
