@@ -74,7 +74,7 @@ from engine.offer_plans import (
 )
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
-from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, user_floor
+from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, floor_kept_at, user_floor
 from engine.tco import HOURS_PER_WEEK, row_usd, schedule_words, scheduled_service
 from engine.throughput import (
     AMD_SERVING_EFFICIENCY,
@@ -207,7 +207,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     floor = float(advice.workload.target_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER)
     if runner_up is not None and runner_up.name != winner.name:
         # under the interactive floor (a budget ranks such options first): said in the label, as for the cheapest
-        slow = serving and (_per_user(runner_up) or 0.0) < min(floor * 0.999, _per_user(winner) or 0.0)
+        slow = serving and (_per_user(runner_up) or 0.0) < min(floor_kept_at(advice.effective), _per_user(winner) or 0.0)
         # what the runner-up risks that the winner does not (a marketplace host behind a cloud pick): "no SLA"
         shared = set((_unfit_for_service(winner, kinds) or "").split(", "))
         risks = ", ".join(r for r in (_unfit_for_service(runner_up, kinds) or "").split(", ") if r and r not in shared)
@@ -217,7 +217,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     if cheapest is not None and cheapest.name not in shown:  # cheaper than the winner: say what it costs in time
         slower = (_per_user(cheapest) or 0.0) < (_per_user(winner) or 0.0) and not _is_job(advice) if serving else \
             (cheapest.hours_per_run or 0.0) > (winner.hours_per_run or 0.0)
-        if slower and serving and not _is_job(advice) and (_per_user(cheapest) or 0.0) < floor * 0.999:
+        if slower and serving and not _is_job(advice) and (_per_user(cheapest) or 0.0) < floor_kept_at(advice.effective):
             slower_said = f"under {floor:g} tokens/s"  # below the speed the answer sizes for: not the same service
         else:
             slower_said = "slower" if slower else ""
@@ -562,7 +562,7 @@ def _ladder_line(response: Response, names: Mapping[str, str]) -> str:
             continue
         slow = (f" at {fmt_num(r.tokens_per_s_per_user)} tokens/s, under the floor"
                 if not r.within and r.tokens_per_s_per_user is not None
-                and r.tokens_per_s_per_user < user_floor(r.advice.effective) * 0.999 else "")
+                and r.tokens_per_s_per_user < floor_kept_at(r.advice.effective) else "")
         over = " (over)" if not r.within and not slow else ""
         bits.append(f"{name} {fmt_usd(r.usd_per_month)}{over}{slow}")
     return ("By model, each one's cheapest plan at this load: " + " · ".join(bits)
@@ -582,7 +582,7 @@ def _same_cost(won: GpuPlan, lost: GpuPlan, first: str, second: str = "") -> str
         faster = ""
         if won.published and won.tokens_per_s_per_user and lost.tokens_per_s_per_user:
             floor = user_floor(won.advice.effective)
-            under = (f" (just under the {floor:g} tokens/s floor)" if won.tokens_per_s_per_user < floor * 0.999 else "")
+            under = (f" (just under the {floor:g} tokens/s floor)" if won.tokens_per_s_per_user < floor_kept_at(won.advice.effective) else "")
             faster = (f"; {first} is the model's published weights, at {fmt_num(won.tokens_per_s_per_user)} tokens/s "
                       f"per user{under}; {second} trades quality for {fmt_num(lost.tokens_per_s_per_user)}")
         elif won.tokens_per_s_per_user and lost.tokens_per_s_per_user and \
@@ -793,13 +793,10 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
                 at_guess += ")"
         bits.append(at_guess)
     else:
+        # the runs asked are planned as asked, a guessed token count included (each run costs what the guess says)
         runs = advice.effective.runs_per_month
-        asked = advice.workload.runs_per_month
-        guessed_runs = bool(asked and runs and asked != runs)
         month = f" for {runs:g} run(s)" if runs else ""
-        if guessed_runs:
-            month = f" for {runs:g} run (not {asked:g}: the token count is a guess)"
-        one_run = runs == 1 and not guessed_runs and not (best is not None and best.job_usd)
+        one_run = runs == 1 and not (best is not None and best.job_usd)
         run = one_run_usd(winner, advice.effective)
         if one_run and best is not None and best.per_run_usd and run is not None:
             # one run: the run's cost as ranked and as the table shows it (compute and data transfer), with what a
@@ -811,14 +808,11 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             bits.append(f"*{fmt_usd(run)} per run*" + (f" ({'; '.join(p for p in said if p)})" if any(said) else ""))
         elif best is not None and best.job_usd:
             # a run longer than a month: what the decision is about is the whole job, the monthly bill after it;
-            # several runs are that many jobs, and one run planned for a guessed token count says it is one
+            # several runs are that many jobs
             monthly = f"{fmt_usd(winner.total_usd)} a month while it runs, storage and data transfer included"
-            spread = _published_range(advice, best.job_usd * (runs if runs and runs > 1 and not guessed_runs else 1))
+            spread = _published_range(advice, best.job_usd * (runs if runs and runs > 1 else 1))
             monthly = f"{spread}; {monthly}" if spread else monthly
-            if guessed_runs:
-                bits.append(f"*{fmt_usd(best.job_usd)} for one run* (not {asked:g}: the token count is a guess; a run "
-                            f"lasts longer than a month; {monthly})")
-            elif runs and runs > 1:
+            if runs and runs > 1:
                 bits.append(f"*{fmt_usd(best.job_usd * runs)} for {runs:g} runs* ({fmt_usd(best.job_usd)} each; a run "
                             f"lasts longer than a month; {monthly})")
             else:
@@ -979,7 +973,10 @@ def key_assumptions(advice: Advice) -> str:
     floor = found.get("target_tokens_per_s_per_user")  # the per-user speed sized for when none was asked
     if floor is not None and _is_serving(advice) and isinstance(floor.value, int | float):
         batch = " (batch floor: no latency target)" if advice.effective.offline and not advice.effective.batch_items else ""
-        bits.append(f"≥{fmt_num(float(floor.value))} tokens/s per user{batch}")
+        # the assumed chat floor counts as kept within its slack (19.8 of 20): "~20", where "≥20" beside 19.8 reads false
+        near = "~" if float(floor.value) == DEFAULT_TOKENS_PER_S_PER_USER and not batch \
+            and advice.workload.target_tokens_per_s_per_user is None and not advice.effective.batch_items else "≥"
+        bits.append(f"{near}{fmt_num(float(floor.value))} tokens/s per user{batch}")
     if not bits:  # none of those apply: the first two the engine lists
         bits = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions[:2]
                 if isinstance(a.value, str | int | float)]
@@ -1064,7 +1061,7 @@ def _short_of(advice: Advice) -> str:
     winner = winner_option(advice)
     if (winner is not None and _is_serving(advice) and not _is_job(advice) and not advice.effective.offline
             and advice.workload.target_tokens_per_s_per_user is None
-            and (_per_user(winner) or math.inf) < DEFAULT_TOKENS_PER_S_PER_USER * 0.999):
+            and (_per_user(winner) or math.inf) < floor_kept_at(advice.effective)):
         return f"under {DEFAULT_TOKENS_PER_S_PER_USER:g} tokens/s per user"
     return ""
 

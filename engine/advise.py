@@ -57,7 +57,7 @@ from engine.recommend import (
 )
 from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
 from engine.rl import is_rl, rl_note
-from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, user_floor
+from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, floor_kept_at, user_floor
 from engine.spot import SPOT_GANG_MAX_NODES, gang_too_large, spot_gang_note
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
@@ -527,7 +527,7 @@ def _at_the_floor(message: str, effective: Workload, given: Workload, arch: Arch
     said: list[str] = []
     if held is not None and held < users:
         said.append(f"the {cluster.gpus} GPUs you fixed serve about {held:,} users")
-    if option is not None and speed is not None and speed.value >= floor and option.cluster.gpus > cluster.gpus:
+    if option is not None and speed is not None and speed.value >= floor_kept_at(effective) and option.cluster.gpus > cluster.gpus:
         layout = (f"{option.cluster.replicas} replicas of {option.cluster.gpus_per_replica}"
                   if (option.cluster.replicas or 1) > 1 else option.cluster.parallelism)
         who = f"all {users:,} need" if users > 1 else "one stream needs"
@@ -540,7 +540,7 @@ def _at_the_floor(message: str, effective: Workload, given: Workload, arch: Arch
 
 
 POOR_FIT_NOTE = "poor fit: "  # a GPU named that takes a fleet where another GPU does the work for far less
-POOR_FIT_NODES = 4  # a plan on this many nodes of the GPU named is checked against the catalog's best
+POOR_FIT_NODES = 3  # a plan on this many nodes of the GPU named is checked against the catalog's best
 POOR_FIT_FACTOR = 3.0  # ... and called a poor fit when that best costs a third or less
 
 

@@ -36,6 +36,7 @@ from engine.models import (
 )
 from engine.rl import rl_defaults
 from engine.serving import (
+    DEFAULT_FLOOR_SLACK,
     DEFAULT_TOKENS_PER_S_PER_USER,
     MAX_BATCH_LARGE_GPU,
     MAX_BATCH_PER_REPLICA,
@@ -343,8 +344,9 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                 w.concurrency or w.requests_per_s or w.target_tokens_per_s):
             assumptions.append(Assumption(
                 field="target_tokens_per_s_per_user", value=DEFAULT_TOKENS_PER_S_PER_USER,
-                why=f"no per-user speed given: batches are kept at {DEFAULT_TOKENS_PER_S_PER_USER:g}+ tokens/s per user (interactive "
-                    "chat, about twice reading speed); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
+                why=f"no per-user speed given: batches are kept at about {DEFAULT_TOKENS_PER_S_PER_USER:g} tokens/s per user (interactive "
+                    f"chat, about twice reading speed; {DEFAULT_TOKENS_PER_S_PER_USER * (1 - DEFAULT_FLOOR_SLACK):g} or more counts, "
+                    "as the estimate itself is about ±10%); say '40 tokens/s per user' or '25 ms per token' for a tighter target, "
                     "'10 tokens/s per user' for a cheaper, batch-heavy one"))
         elif w.target_tokens_per_s_per_user is None and w.offline and not w.batch_items and (
                 w.concurrency or w.requests_per_s or w.target_tokens_per_s):

@@ -718,8 +718,7 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
             missed.append(("requests_per_s", w.requests_per_s, sustained))
         if total_target and sustained * out < total_target * 0.999:
             missed.append(("target_tokens_per_s", total_target, sustained * out))
-        # below the floor as the answer shows speeds (one decimal): 19.97 tokens/s is shown as 20.0, not as slow
-        slow = below_floor(w, choice.per_user_tokens_s) and round(choice.per_user_tokens_s, 1) < user_floor(w)
+        slow = below_floor(w, choice.per_user_tokens_s)
         if missed or slow:
             notes.append(_short_on_fixed(w, arch, gpu, offer, choice, gpn, kind, missed))
     notes.extend(platform_caveats(gpu, w, group))

@@ -23,6 +23,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import is_late, lateness
+from engine.serving import floor_kept_at
 from engine.tco import billed_service_hours_per_month, row_usd
 from engine.throughput import request_shape
 from engine.units import HOURS_PER_MONTH
@@ -323,9 +324,9 @@ def budget_note(options: list[Option], w: Workload, floor: float) -> str:
         missed = [t.name.replace("_", " ") for t in best.throughput.targets if not t.met]
         return (f"{BUDGET_NOTE}{best.name} is within {limit} (${cost(best):,.0f}) but misses "
                 f"{', '.join(missed) if missed else 'the interactive speed floor'}")
-    if not serving or w.target_tokens_per_s_per_user is not None or per_user_speed(primary) >= floor * 0.999:
+    if not serving or w.target_tokens_per_s_per_user is not None or per_user_speed(primary) >= floor_kept_at(w):
         return ""
-    keep = next((o for o in options if per_user_speed(o) >= floor * 0.999 and all(
+    keep = next((o for o in options if per_user_speed(o) >= floor_kept_at(w) and all(
         t.met for t in o.throughput.targets if t.name != "budget_usd_per_month")), None)
     then = (f"; {floor:g}+ needs {keep.name} at ${keep.total_usd:,.0f} a month" if keep is not None
             else f"; no option keeps {floor:g}")

@@ -17,8 +17,11 @@ from bot.limits import shown_lines, violations
 from bot.render import render_response
 from bot.summary import MAX_NOTES, build_answer_view
 from bot.terminal import render_terminal
+from engine.serving import DEFAULT_FLOOR_SLACK
 from engine.spot import spot_overhead
 from tests.bot.factories import make_advice
+
+KEPT_AT = 20 * (1 - DEFAULT_FLOOR_SLACK)  # the assumed chat floor counts as kept within its slack
 
 SLACK_LINES_MAX = 12  # as tests/bot/test_render_summary.py allows hand-made answers: the caveats fit in it
 
@@ -237,17 +240,19 @@ def test_fp8_on_an_ampere_pick_is_said_once(real_advisor) -> None:
 
 def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(real_advisor) -> None:
     """20 users of a 70B model on L40S: each user's turns (1,024 prompt tokens, 256 out, assumed and said)
-    share the GPUs with everyone's decoding, and each prompt's all-reduces cross PCIe. The pick keeps 20+ (three
-    TP4 replicas); a cheaper option under 20 tokens/s is still listed, after it."""
+    share the GPUs with everyone's decoding, and each prompt's all-reduces cross PCIe. The pick keeps the assumed
+    20 within its slack (two TP4 replicas on one node at 19.8; three, on 3 nodes for $8,672, had been picked for 1%);
+    a cheaper option under it is still listed, after it."""
     response, view = _answer(real_advisor, "serve Llama 3.1 70B on L40S for 20 users")
     advice = response.advice
     pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
     speed = pick.throughput.decode_tokens_per_s_per_sequence.value
-    assert speed >= 20 * 0.999, (pick.name, speed)
-    slower = [o for o in advice.options if o.throughput.decode_tokens_per_s_per_sequence.value < 20 * 0.999]
+    assert speed >= KEPT_AT, (pick.name, speed)
+    slower = [o for o in advice.options if o.throughput.decode_tokens_per_s_per_sequence.value < KEPT_AT]
     assert slower and all(o.total_usd < pick.total_usd for o in slower[:1])  # cheaper, and ranked after the pick
     assert advice.options.index(pick) < advice.options.index(slower[0])
-    assert (pick.cluster.tensor_parallel, pick.cluster.replicas) == (4, 3), pick.name
+    assert (pick.cluster.tensor_parallel, pick.cluster.replicas, pick.cluster.nodes) == (4, 2, 1), pick.name
+    assert round(pick.total_usd) == 5782 and round(speed, 1) == 19.8
     # the cheapest is 4 GPUs under the floor (one TP4 replica of all 20 users now runs at about 15 tokens/s: the
     # listing of a far-slower cheapest row is the ranking's, unchanged here)
     cheapest = next(o for o in advice.options if o.name == advice.recommendation.cheapest)
@@ -258,7 +263,7 @@ def test_concurrent_users_are_sized_under_load_and_keep_the_interactive_floor(re
     import re
 
     bf16 = re.search(r"BF16 as published: .*?, ([\d.]+) tokens/s per user", " ".join(response.advice.notes))
-    assert bf16 is not None and float(bf16.group(1)) >= 20 * 0.999, response.advice.notes[:1]
+    assert bf16 is not None and float(bf16.group(1)) >= KEPT_AT, response.advice.notes[:1]
     # 24 L40S would read as the memory BF16 needs (it fits on 8): the shape says they are replicas for the users
     assert "BF16 as published: 24x L40S 48GB (3 replicas of 8 GPUs), $" in bf16.group(0), bf16.group(0)
     _first_message_ok(response, real_advisor)
@@ -610,12 +615,13 @@ def test_a_runner_up_rented_in_bigger_boxes_says_how_many_gpus_sit_idle(real_adv
 
 
 def test_the_bf16_price_under_the_default_floor_keeps_the_floor_or_says_none_does(real_advisor) -> None:
-    """405B in FP8 for 10 users on H100s keeps 20 tokens/s per user; no H100 instance does in BF16 at that load, so
-    the reference says so instead of pricing a BF16 plan at a fraction of the speed as the same service."""
+    """405B in FP8 for 10 users on H100s keeps 20 tokens/s per user; in BF16 only two users per 16-GPU replica keep it
+    (within the floor's slack, 19.3), and the reference prices that, not a BF16 plan at a fraction of the speed."""
     response, view = _answer(real_advisor, "serve llama 3.1 405b for 10 users on H100")
     assert response.advice.throughput.decode_tokens_per_s_per_sequence.value >= 20
     line = next(n for n in view.notes if "BF16 as published" in n)
-    assert line.endswith("BF16 as published keeps 20 tokens/s per user on no H100 SXM5 80GB instance at this load"), line
+    assert line.endswith("BF16 as published: 80x H100 SXM5 80GB (5 replicas of 16 GPUs), $172,280/month, "
+                         "19.3 tokens/s per user"), line
 
 
 def test_a_break_even_against_a_doubted_price_says_so(doubted_advisor, real_advisor) -> None:
@@ -638,12 +644,12 @@ def test_a_break_even_against_a_doubted_price_says_so(doubted_advisor, real_advi
 
 
 def test_a_bf16_reference_over_a_million_prints_as_the_answer_prints_money(real_advisor) -> None:
-    """70B for 600 users on L4s: the BF16 reference is 2,400 GPUs at about $1.75M a month, written like every other
-    sum over a million in the answer, not to the dollar. (200 users were 1,600 GPUs at $1.95M before each prefill's
-    all-reduces over PCIe were counted; BF16 now keeps 20 tokens/s per user on no L4 plan, and its closest is 800.)"""
-    response, _view = _answer(real_advisor, "serve llama 3.1 70b for 600 users on L4")
+    """A BF16 reference over a million a month is written like every other sum over a million in the answer, not to
+    the dollar: 405B for 100 users on H100s in BF16 is 800 GPUs at $1.72M. (It was 70B on L4s; on L4 BF16 keeps the
+    floor on no plan at any load now that each prefill's all-reduces over PCIe are counted.)"""
+    response, _view = _answer(real_advisor, "serve llama 3.1 405b for 100 users on H100")
     line = next(n for n in response.advice.notes if "BF16 as published" in n)
-    assert re.search(r"BF16 as published: [\d,]+x L4 24GB .*?, \$\d+\.\d\dM/month, ", line), line
+    assert re.search(r"BF16 as published: [\d,]+x H100 SXM5 80GB .*?, \$\d+\.\d\dM/month, ", line), line
 
 
 def test_a_deadline_on_spot_counts_the_restarts_the_run_is_costed_with(real_advisor) -> None:

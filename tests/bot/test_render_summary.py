@@ -154,18 +154,14 @@ def test_a_run_longer_than_a_month_shows_the_whole_job_and_the_missed_deadline()
     assert "40% MFU" in view.key_assumptions
 
 
-def test_several_long_runs_are_several_jobs_and_one_run_of_a_guess_says_so() -> None:
-    """A run longer than a month, asked 20 times: 20 jobs, not "the whole job" at one run's price. When the
-    token count is a guess and one run was planned instead of 20, the line says it is one run, and why."""
+def test_several_long_runs_are_several_jobs() -> None:
+    """A run longer than a month, asked 20 times: 20 jobs, not "the whole job" at one run's price."""
     advice = long_job_advice()
     effective = advice.effective.model_copy(update={"runs_per_month": 20.0})
     twenty = advice.model_copy(update={"effective": effective,
                                        "workload": advice.workload.model_copy(update={"runs_per_month": 20.0})})
     view = build_answer_view(_response(twenty))
     assert view.cost.startswith("*$62.00M for 20 runs* ($3.10M each; a run lasts longer than a month"), view.cost
-    guessed = twenty.model_copy(update={"effective": effective.model_copy(update={"runs_per_month": 1.0})})
-    view = build_answer_view(_response(guessed))
-    assert view.cost.startswith("*$3.10M for one run* (not 20: the token count is a guess"), view.cost
     assert "whole job" not in view.cost
 
 

@@ -17,8 +17,10 @@ from engine.architecture import from_record
 from engine.cluster import nvlink_domain_gpus, nvlink_gb_s_per_direction
 from engine.models import Workload
 from engine.offer_plans import offer_fabric_gb_s, plan_offer
-from engine.serving import _groups
+from engine.serving import DEFAULT_FLOOR_SLACK, _groups
 from engine.throughput import decode_step_seconds_for
+
+KEPT_AT = 20 * (1 - DEFAULT_FLOOR_SLACK)  # the assumed chat floor counts as kept within its slack
 
 LMSYS_GB200_DECODE_PER_GPU = 7583.0
 LMSYS_H100_DECODE_PER_GPU = 22300.0 / 8
@@ -70,9 +72,10 @@ def test_deepseek_on_nvl72_is_planned_over_the_racks_nvlink(data) -> None:  # ty
     w = Workload(mode="inference", model="deepseek-v3", precision="fp8", concurrency=2000, seq_len=4096,
                  target_tokens_per_s_per_user=None)
     plan, _memory, throughput = plan_offer(w, arch, gpu, offer)
-    assert "NVLink domain" in plan.parallelism and plan.gpus_per_replica and plan.gpus_per_replica > 8
+    # across trays (4 GPUs each) of the domain: EP x8 over 2 trays, 9 replicas, 72 GPUs at the floor within its slack
+    assert "NVLink domain" in plan.parallelism and plan.gpus_per_replica and plan.gpus_per_replica > 4
     assert not plan.needs_infiniband
     assert any(n.startswith("one NVLink domain: ") for n in plan.notes)
     assert plan.nodes < 26 and plan.gpus < 104
     a2a = throughput.decode_tokens_per_s_per_sequence
-    assert a2a is not None and a2a.value >= 20 * 0.999
+    assert a2a is not None and a2a.value >= KEPT_AT

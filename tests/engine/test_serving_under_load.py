@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine.architecture import from_record
 from engine.memory import GB, usable_gb
 from engine.models import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
-from engine.serving import DEFAULT_OPTIONS, ServingChoice, _size_group, choose
+from engine.serving import DEFAULT_FLOOR_SLACK, DEFAULT_OPTIONS, ServingChoice, _size_group, choose
 from engine.throughput import (
     decode_step_seconds_for,
     estimate_inference,
@@ -20,6 +20,8 @@ from engine.throughput import (
     under_load,
 )
 from tests.engine.fixtures_physics import H100_SXM, L40S, LLAMA2_70B, LLAMA3_8B, workload
+
+KEPT_AT = 20 * (1 - DEFAULT_FLOOR_SLACK)  # the assumed chat floor counts as kept within its slack
 
 
 def test_who_is_served_under_load() -> None:
@@ -63,7 +65,7 @@ def test_a_group_that_keeps_the_floor_beats_a_cheaper_one_that_cannot() -> None:
     assert tp2[0] >= 1 and 1 / tp2[3] < 20  # fits, but below the floor at any batch
     choice = choose(w, arch, L40S, 4, "pcie", False)
     assert isinstance(choice, ServingChoice)
-    assert choice.tp >= 4 and choice.per_user_tokens_s >= 20 * 0.999, choice
+    assert choice.tp >= 4 and choice.per_user_tokens_s >= KEPT_AT, choice
     assert choice.misses == ()  # the floor is not the user's target: nothing is reported as missed
 
 
@@ -116,4 +118,4 @@ def test_a_rate_with_concurrent_users_holds_them_all(data) -> None:
     advice = advise(Workload(mode="inference", model="llama-3.1-8b", concurrency=100, requests_per_s=5), data)
     check = next(t for t in advice.throughput.targets if t.name == "concurrency")
     assert check.met and check.got >= 100, check
-    assert advice.throughput.decode_tokens_per_s_per_sequence.value >= 20
+    assert advice.throughput.decode_tokens_per_s_per_sequence.value >= KEPT_AT
