@@ -72,6 +72,7 @@ from engine.offer_plans import (
     pcie_tp_said,
     room_figures,
 )
+from engine.published_runs import PUBLISHED_RUN_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, floor_kept_at, user_floor
@@ -130,6 +131,7 @@ class AnswerView:
     problems: list[str] = field(default_factory=list)
     plan: str = ""  # GPUs x type, nodes, parallelism, replicas, memory per GPU
     speed: str = ""
+    published: str = ""  # pre-training: the GPU-hours the model's makers published, beside ours, and why they differ
     cost: str = ""
     targets: list[str] = field(default_factory=list)  # "per-user speed 20 tokens/s: target met (31)"
     not_covered: str = ""  # an accelerator the catalog does not cover
@@ -716,13 +718,22 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
 def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] = fmt_usd_short, cite: bool = False) -> str:
     """A pre-training figure (GPU-hours or cost) with the spread of published whole runs around the model
     (engine.throughput.whole_run_range: wider for small models, whose published whole runs spread most), "" otherwise:
-    a budget good to about a fifth is not a figure to the dollar. `cite`: name the run that sets the top end."""
+    a budget good to about a fifth is not a figure to the dollar. `cite`: name the run that sets the top end, unless
+    the published runs have their own line (`_published_run`), which names them with their hours."""
     if advice.effective.mode != "pretrain" or value <= 0:
         return ""
     low_f, high_f, run = whole_run_range(float(advice.effective.params_b or 0.0),
                                          advice.cluster.gpus if advice.cluster is not None else None)
     low, high = value * low_f, value * high_f
+    cite = cite and not _published_run(advice)
     return f"{fmt(low)}-{fmt(high)} going by published runs" + (f", where {run}" if run and cite else "")
+
+
+def _published_run(advice: Advice) -> str:
+    """The GPU-hours the model's (or its size class's) makers published for its pre-training, beside ours, with why
+    they differ (engine.published_runs); "" where none is published."""
+    note = next((n for n in advice.notes if n.startswith(PUBLISHED_RUN_NOTE)), "")
+    return note[len(PUBLISHED_RUN_NOTE):][:1].upper() + note[len(PUBLISHED_RUN_NOTE) + 1:] if note else ""
 
 
 def _hours_billed(w: Workload) -> str:
@@ -1274,6 +1285,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         problems=problems,
         plan=_plan_line(advice, names),
         speed=_speed_line(advice, guessing) if verdict == "fits" else "",  # the speed of a plan that cannot run misleads
+        published=_published_run(advice) if verdict == "fits" else "",
         cost=_cost_line(advice, asking, guessing),
         # the users to serve are the load the plan is sized for, not a target: said only when the GPUs fixed cannot
         # hold them
