@@ -38,6 +38,7 @@ from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
 from engine.spot import SPOT_GANG_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
+from engine.vision import IMAGES_NOTE
 
 # How the engine's notes begin (engine/recommend.py, engine/architecture.py, engine/advise.py).
 CONSUMER_NOTE = "consumer GPUs and marketplace hosts"
@@ -316,6 +317,15 @@ def _relabelled(advice: Advice, prefix: str, label: str) -> str | None:
     return f"{label}: {note[len(prefix):]}" if note else None
 
 
+def _images_line(advice: Advice) -> str | None:
+    """A VLM served with images: the image tokens counted into each prompt (and whether the count was assumed), the
+    one statement that says why the plan is bigger than the text model's."""
+    note = _starting(advice.notes, IMAGES_NOTE)
+    if not note:
+        return None
+    return "Images: " + note[len(IMAGES_NOTE):].split("; the ")[0]
+
+
 def _rented_nowhere_line(advice: Advice) -> str | None:
     """A GPU nobody in the catalog rents, planned as the user's own: why the cost is power only."""
     note = _starting(advice.notes, RENTED_NOWHERE_NOTE)
@@ -588,7 +598,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if comm is not None and network is not None:  # their own nodes, network unsaid: one line says both
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
-    lines = [None if plan_note(advice, MISSED_FIXED_NOTE) else _relabelled(advice, WAYS_OUT_NOTE, "Timed"),
+    lines = [_images_line(advice),
+             None if plan_note(advice, MISSED_FIXED_NOTE) else _relabelled(advice, WAYS_OUT_NOTE, "Timed"),
              _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, SPOT_GANG_NOTE, "Spot"),
              _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
              _relabelled(advice, BUDGET_NOTE, "Budget"),

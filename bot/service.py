@@ -806,6 +806,7 @@ class Advisor:
                 "storage": None,
                 "local": None,
                 "buy_or_rent": _owning().break_even_contract(response.buy_or_rent) if response.buy_or_rent else None,
+                "images": None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes

@@ -93,7 +93,30 @@ class ModelRecord(_Record):
     # hold that much KV cache at most, which vLLM's and SGLang's hybrid allocators exploit
     sliding_window: int | None = None
     local_attention_layers: int | None = None
+    # a vision-language model (Qwen2.5-VL, Llama 3.2 Vision, Pixtral, InternVL, LLaVA, Gemma 3 4B+): the fields above
+    # are its text model; these say how big its vision encoder is and how many prompt tokens an image becomes. Two
+    # rules, as the processors apply them: one token per `image_token_px` x `image_token_px` pixels (Qwen2.5-VL 28 after
+    # its 2x2 merge, Pixtral 16), capped at `image_max_tokens`; or `image_tokens_per_tile` per `image_tile_px` tile, up to
+    # `image_max_tiles` (Llama 3.2 Vision 1,601 per 560-px tile, up to 4; Gemma 3 256 per 896-px image; InternVL 256
+    # per 448-px tile, plus a thumbnail tile when split). The arithmetic is engine.vision's.
+    vision_params_b: float | None = None  # the vision tower and projector, billions (not in total_params_b)
+    image_token_px: int | None = None
+    image_max_tokens: int | None = None
+    image_tile_px: int | None = None
+    image_tokens_per_tile: int | None = None
+    image_max_tiles: int | None = None
+    image_thumbnail_tile: bool = False  # InternVL: a whole-image thumbnail tile is added when the image is split
+    # Llama 3.2 Vision: image tokens are read by this many cross-attention layers (of num_layers), not put in the prompt
+    vision_cross_attention_layers: int | None = None
+    # served for images unless told otherwise (Qwen2.5-VL, Llama 3.2 Vision, ...): one image a request is assumed and
+    # asked; False where the checkpoint is as often served for text (Gemma 3): images counted only when said
+    images_by_default: bool = False
     notes: str = ""
+
+    @property
+    def vision(self) -> bool:
+        """Reads images: a vision encoder and an image-token rule."""
+        return bool(self.vision_params_b) and bool(self.image_token_px or self.image_tokens_per_tile)
 
 
 class OfferRecord(_Record):

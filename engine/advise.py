@@ -70,6 +70,7 @@ from engine.tco import (
 from engine.throughput import estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
 from engine.validate import blocking, duration_problem, validate
+from engine.vision import as_dict, image_load, images_note, text_prompt
 
 
 def advise(workload: Workload, data: CatalogData) -> Advice:
@@ -222,6 +223,9 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         full_gpu = data.gpu(full.gpu) if full is not None else None
         notes.extend(adapter_scale_note(effective, full, chosen, full_gpu.name if full_gpu is not None else ""))
     notes.extend(reasoning_reply_note(effective, model, throughput, given_output=w.output_tokens))
+    images = image_load(w.model_copy(update={"mode": effective.mode}), model)
+    if images is not None and images.images_per_request > 0:
+        notes.insert(0, images_note(images, text_prompt(w)))
     cold = cold_start_note(effective, _weights_gb(chosen))
     part_time = reserved_part_time_note(effective, best_tco(chosen),
                                         data.offer(chosen.offer_id) if chosen is not None else None)
@@ -244,6 +248,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         quantization=tuple(quantization),
         egress=egress,
         notes=tuple(dict.fromkeys(notes)),
+        images=as_dict(images),
     )
 
 

@@ -55,6 +55,7 @@ class Architecture(BaseModel):
     active_params: int
     generic: bool = False
     notes: tuple[str, ...] = ()
+    vision_params: int = 0  # a VLM's vision encoder and projector (not in total_params): held when serving images
 
     @property
     def is_moe(self) -> bool:
@@ -172,6 +173,7 @@ def from_record(m: ModelRecord) -> Architecture:
         kv_lora_rank=m.kv_lora_rank, q_lora_rank=m.q_lora_rank, rope_dim=m.qk_rope_head_dim,
         sliding_window=m.sliding_window, local_layers=m.local_attention_layers or 0,
         total_params=0, active_params=0, generic=m.family == UNLISTED_MOE_FAMILY,
+        vision_params=int(round((m.vision_params_b or 0.0) * 1e9)),
     )
     if shell.generic:  # an MoE the catalog lacks: its name's total and active sizes on a catalog MoE's layer shape
         return shell.model_copy(update={"total_params": int(round(m.total_params_b * 1e9)),

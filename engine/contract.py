@@ -226,6 +226,7 @@ def to_contract(advice: Advice, questions: Sequence[str] = (), missing: Sequence
         "quantization": _jsonable(list(advice.quantization)),
         "notes": list(advice.notes),
         "formulas": formulas(advice),
+        "images": _jsonable(advice.images),
     }
 
 

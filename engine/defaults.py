@@ -44,6 +44,7 @@ from engine.serving import (
     user_floor,
 )
 from engine.throughput import default_mfu, planned_rate, request_shape, turns_assumed
+from engine.vision import image_load, prompt_why, text_prompt
 
 DEFAULT_HEADROOM = 0.10  # PyTorch's caching allocator fragments: leave 10-15% free
 LORA_TARGETS_ALL = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -170,6 +171,21 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                    "RadixAttention; the SGLang paper measured 50-99% hits across workloads): only the rest is prefilled, "
                    "while the KV cache still holds the whole context; say e.g. “95% prefix cache hits” or “no prefix caching”")
             w = w.model_copy(update={"prefix_cache_hit": AGENT_PREFIX_CACHE_HIT})
+
+    if not training and w.prompt_holds_image and w.images_per_request == 0:
+        # "text only" after a prompt length assumed for an image: the chat default's text prompt, no image in it
+        w = w.model_copy(update={"input_tokens": None, "prompt_holds_image": None})
+        updates.update(input_tokens=None, prompt_holds_image=None)
+    if not training:
+        images = image_load(w.model_copy(update={"mode": mode}), model)
+        if images is not None and images.images_per_request > 0:
+            # a VLM's images are prompt tokens (engine.vision): the prefill and the KV cache grow with them
+            text = text_prompt(w)
+            if images.count_assumed:
+                updates["images_per_request"] = images.images_per_request
+            assume("input_tokens", text + images.prompt_tokens, prompt_why(images, text))
+            w = w.model_copy(update={"input_tokens": text + images.prompt_tokens,
+                                     "images_per_request": images.images_per_request})
 
     w = rl_defaults(w, mode, assume, params_b)  # online RL: G, lengths, beta, tokens, vLLM's memory share (engine.rl)
     max_context = model.max_context if model is not None else None

@@ -329,6 +329,10 @@ def _inference_parts(w: Workload, arch: Architecture, lay: Layout, o: MemoryOpti
     else:
         bpe = bytes_per_element(prec)
         parts["weights_gb"] = (shard * bpe, f"params x {bpe:g} B", {"params_on_gpu": int(shard), "precision": prec}, ())
+    if arch.vision_params and (w.images_per_request or 0) > 0:
+        # a VLM served with images: vLLM loads its vision encoder beside the text model, unquantized, sharded as TP
+        parts["vision_encoder_gb"] = (arch.vision_params * 2 / lay.tp, "vision encoder params x 2 B (BF16) / tp",
+                                      {"vision_params": arch.vision_params, "tp": lay.tp}, ())
     s, n = int(w.seq_len or 2048), int(w.concurrency or 1)
     kv_bpe = 1.0 if prec == "fp8" else 2.0
     # GQA heads split over TP ranks (replicated past kv_heads); an MLA latent has no heads to split, and is

@@ -198,6 +198,15 @@ class Workload(BaseModel):
     # training: the corpus size is compressed or columnar ("40 GB of gzipped JSONL", "parquet"): the token guess
     # from `dataset_gb` counts COMPRESSED_TEXT_RATIO x that much text; transfer and storage stay at the size said
     dataset_compressed: bool | None = None
+    # serving a vision-language model (engine.vision): images in each request ("2 images per request"; 0 is text only)
+    # and their size in pixels ("1024x1024"); None: one image of DEFAULT_IMAGE_PIXELS assumed for a model served for
+    # images (its catalog row's images_by_default), none for the rest
+    images_per_request: float | None = Field(default=None, ge=0, le=64)
+    image_width: int | None = Field(default=None, ge=16, le=16384)
+    image_height: int | None = Field(default=None, ge=16, le=16384)
+    # the prompt length was assumed for an image by the parser's generic rule (one token per 28x28 pixels, plus its
+    # instruction): for a catalog VLM the engine recounts that image by the model's own rule
+    prompt_holds_image: bool | None = None
     # training: the examples in the dataset ("100k conversations", "2,000 examples"): with no size or token count,
     # the tokens are guessed at DEFAULT_TOKENS_PER_EXAMPLE each (an assumption the answer states and asks about)
     dataset_examples: int | None = None
@@ -518,4 +527,6 @@ class Advice(BaseModel):
     recommendation: Recommendation | None = None
     quantization: tuple[dict[str, Any], ...] = ()  # footprint per precision with caveats
     egress: dict[str, Any] | None = None  # per-run / cached / tier table used, migration friction
+    # a vision-language model served with images: what each request's images add (engine.vision.ImageLoad as a dict)
+    images: dict[str, Any] | None = None
     notes: tuple[str, ...] = ()

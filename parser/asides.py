@@ -105,16 +105,50 @@ class Asides:
             # an image job's prompt, assumed for an image of unsaid size: the size said sets it
             updates.pop("input_tokens", None)
             notes = tuple(n for n in notes if not n.startswith(IMAGE_JOB_NOTE))
+        if "input_tokens" in updates and "input_tokens" in defaults:
+            defaults.pop("prompt_holds_image", None)  # the prompt length said is the text's: the image is added to it
         for name, value in defaults.items():
             updates.setdefault(name, value)
+        intent = reading.intent
+        if intent == "gibberish" and current_mode == "inference" and _IMAGE_FIELDS & set(self.defaults):
+            intent = "refine"  # "2 images per request", "512x512", "text only" in a serving thread: its images
         # first: they say why a number that looks like GPUs is not, which the reader must see among the few notes shown
-        return reading.model_copy(update={"updates": updates, "notes": tuple(dict.fromkeys((*self.notes, *notes)))})
+        return reading.model_copy(update={"updates": updates, "intent": intent,
+                                          "notes": tuple(dict.fromkeys((*self.notes, *notes)))})
+
+
+_IMAGE_FIELDS = frozenset({"images_per_request", "image_width"})
+
+
+# "2 images per request", "one screenshot each message", "3 photos a prompt": images in each request of a VLM
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_IMAGES_PER = re.compile(r"(?<![\w.])(\d{1,2}|an?|one|single|two|three|four|five) (?:images?|photos?|pictures?|"
+                         r"screenshots?|scans?|pages?) (?:per|each|a|an|in each|with each|for each) "
+                         r"(?:requests?|messages?|prompts?|query|queries|calls?|turns?|questions?|chats?)\b")
+# "text only", "no images": a VLM served for text
+_TEXT_ONLY = re.compile(r"\b(?:text[- ]only|only text|no images?|without images?|no vision|text prompts only)\b")
+IMAGES_SAID_NOTE = "read “{said}” as images in each request: counted as prompt tokens by the model's image rule"
+
+
+def _images_per_request(text: str, asides: Asides) -> str:
+    found = _IMAGES_PER.search(text)
+    if found is not None:
+        word = found.group(1)
+        asides.defaults["images_per_request"] = float(int(word) if word.isdigit() else _COUNT_WORDS[word])
+        asides.notes.append(IMAGES_SAID_NOTE.format(said=found.group(0)))
+        return text[:found.start()] + " , " + text[found.end():]
+    only = _TEXT_ONLY.search(text)
+    if only is not None:
+        asides.defaults["images_per_request"] = 0.0
+        return text[:only.start()] + " , " + text[only.end():]
+    return text
 
 
 def take_asides(text: str) -> tuple[str, Asides]:
     """The normalized text without the phrases above (or with the request rate they stand for), and their notes."""
     asides = Asides()
     text = take_rl(text, asides.notes, asides.defaults)  # "GRPO, 16 samples per prompt": online RL (parser.rl_phrases)
+    text = _images_per_request(text, asides)
     text = _images(text, asides)
     text = _adapters(text, asides)
     text = _speculative(text, asides)
@@ -149,11 +183,13 @@ def _images(text: str, asides: Asides) -> str:
     tokens = vision_tokens(width, height)
     prompt = tokens + _TEXT_WITH_AN_IMAGE
     asides.defaults["input_tokens"] = prompt
+    asides.defaults["prompt_holds_image"] = True  # a VLM in the catalog recounts the image by its own rule (engine.vision)
+    asides.defaults["image_width"], asides.defaults["image_height"] = width, height
     asides.notes.append(
-        f"read “{said}” as an image size, not a GPU count: images are not modelled as such, each is taken as prompt "
-        f"tokens. A {width}x{height} image is about {tokens:,} vision tokens in Qwen2-VL-style encoders (one per 28x28 "
-        f"pixels; LLaVA-style ~0.6-2.9k), so prompts are sized at {prompt:,} tokens (one image and its text; say "
-        "the prompt length if yours carry more)")
+        f"read “{said}” as an image size, not a GPU count: each image is taken as prompt tokens, by the model's own "
+        f"rule for a vision-language model in the catalog; otherwise a {width}x{height} image is about {tokens:,} vision "
+        f"tokens in Qwen2-VL-style encoders (one per 28x28 pixels; LLaVA-style ~0.6-2.9k), so prompts are sized at "
+        f"{prompt:,} tokens (one image and its text; say the prompt length if yours carry more)")
     return text
 
 

@@ -395,6 +395,18 @@ class Conversation:
             return DEFAULT_OUTPUT_TOKENS
         return DEFAULT_REASONING_OUTPUT_TOKENS if getattr(record, "reasoning", False) else DEFAULT_OUTPUT_TOKENS
 
+    def _images_asked(self) -> bool:
+        """A vision-language model served for images by default (its record's `images_by_default`, read through the
+        resolver's catalog): the images in each request are asked while unsaid (one is assumed meanwhile)."""
+        data = getattr(self.resolver, "data", None)
+        if not self.workload.model or not callable(data):
+            return False
+        try:
+            record = data().model(self.workload.model)
+        except Exception:  # a resolver without a catalog behind it: nothing to ask
+            return False
+        return bool(getattr(record, "vision", False) and getattr(record, "images_by_default", False))
+
     def _questions(self, reading: Reading | None) -> list[Question]:
         asked = [Question(field=c.field, text=c.message, why="two different values in one message") for c in
                  (reading.conflicts if reading else ())]
@@ -403,7 +415,8 @@ class Conversation:
             self._offer = None
         seen = {q.field for q in asked}
         asked += [q for q in questions_for(self.workload, reading, asked=self.asked, cues=self.cues,
-                                           reply_tokens=self._reply_tokens()) if q.field not in seen]
+                                           reply_tokens=self._reply_tokens(), images_asked=self._images_asked())
+                  if q.field not in seen]
         asked = asked[:MAX_QUESTIONS]
         self.pending = asked
         self.asked |= {q.field for q in asked}

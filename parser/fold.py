@@ -133,6 +133,7 @@ def fold(
         updates["batch_items"] = job
         if "input_tokens" not in updates and _IMAGE_JOB.search(job_text):
             updates["input_tokens"] = IMAGE_PROMPT_TOKENS
+            updates["prompt_holds_image"] = True  # a catalog VLM recounts the image by its own rule (engine.vision)
             cues.add(IMAGE_PROMPT_CUE)
             notes.append(f"{IMAGE_JOB_NOTE} {job:,.0f} images: each prompt is sized at {IMAGE_PROMPT_TOKENS:,} "
                          "tokens, an image of about 1024x1024 (~1.3k vision tokens in Qwen2-VL-style encoders, one per "

@@ -112,6 +112,7 @@ def questions_for(
     asked: Iterable[str] = (),
     cues: Iterable[str] = (),
     reply_tokens: int = DEFAULT_OUTPUT_TOKENS,
+    images_asked: bool = False,
 ) -> list[Question]:
     """At most two questions, most important first; see the module docstring for the policy. `reply_tokens`: the
     reply length the engine assumes for this model (a reasoning model's replies carry their thinking)."""
@@ -278,6 +279,16 @@ def questions_for(
                  f"{reply_tokens:,}-token replies until you say (e.g. “{_long_prompt_example(workload.seq_len or 0)}"
                  "-token prompts, 500-token answers”).",
             why="long prompts (documents, retrieval) are prefilled on the same GPUs and can need several times the hardware"))
+    if images_asked and workload.images_per_request is None and workload.mode in (None, "inference") and (
+            workload.intent != "train"):
+        # a vision-language model served for images: each image is hundreds to thousands of prompt tokens
+        size = (f"{workload.image_width}x{workload.image_height}" if workload.image_width and workload.image_height
+                else "1024x1024")
+        wanted.append(Question(
+            field="images_per_request",
+            text=f"How many images per request, and how big? Sized at one {size} image a request until you say "
+                 "(e.g. “2 images per request”, “512x512”, or “text only”).",
+            why="each image is hundreds to thousands of prompt tokens: the prefill and the KV cache grow with them"))
     essential = (ESSENTIAL | {"dataset_tokens"}) if ladder else ESSENTIAL  # a ladder has no token count to assume
     fresh = [q for q in wanted if q.field in essential or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]

@@ -29,6 +29,7 @@ QUESTIONS = (
     "how long to download Llama 3.1 405B weights at 1 Gbps?",
     "can I run Qwen2.5 32B on my 3090?",
     "should we buy or rent 8 H100s?",
+    "serve Qwen2.5-VL 7B for 20 users",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
