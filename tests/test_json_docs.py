@@ -29,6 +29,8 @@ QUESTIONS = (
     "how long to download Llama 3.1 405B weights at 1 Gbps?",
     "can I run Qwen2.5 32B on my 3090?",
     "should we buy or rent 8 H100s?",
+    "what's the max context for Llama 3.1 70B on 2x H100 in FP8",
+    "is it cheaper to reserve 8xH100 for a year or use on-demand for 6 hrs a day?",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
