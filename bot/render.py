@@ -153,7 +153,7 @@ def answers_with_advice(response: Response) -> bool:
     """True when `render_response` answers with the advice (not help, questions or gibberish)."""
     if response.prices is not None or response.storage is not None:  # answered from the catalog, not the thread's advice
         return False
-    if response.buy_or_rent is not None:  # buy or rent with no model: answered with the break-even alone
+    if response.buy_or_rent is not None or response.reserve is not None:  # no model: the break-even, the two bills
         return True
     return response.advice is not None and not (response.intent in ("help", "gibberish") and not response.changes)
 

@@ -25,6 +25,7 @@ from engine.recommendation import recommended
 from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, max_context_asked, request_rate_asked
 from parser.budget_first import budget_first, budget_words, training_data_said
 from parser.owning import BUY_RENT_CUE, LOCAL_CUE
+from parser.reserve import RESERVE_CUE
 
 if TYPE_CHECKING:  # imported when a budget-first question is asked, not at every start (cold start)
     from catalog.records import CatalogData
@@ -161,6 +162,9 @@ class Response:
     local: Any = None
     # "should we buy or rent 8 H100s?" with no model: the break-even (engine.buy_or_rent.BreakEven); no `advice`
     buy_or_rent: Any = None
+    # "reserve 8 H100s for a year or on-demand 6 h a day?" with no model: both bills (bot.reserve.ReserveAsked); no
+    # `advice`
+    reserve: Any = None
     # "how much VRAM do I need to run Llama 3.1 70B?": answered as /vram answers (memory per GPU and by precision)
     vram_asked: bool = False
     context_room: ContextRoom | None = None  # "what's the max context on these GPUs?"
@@ -211,6 +215,17 @@ def _capacity_contract(capacity: Capacity | None) -> dict[str, Any] | None:
             "context_tokens": int(capacity.context.replace(",", "")),
             "requests_per_s": round(rate.value, 3) if rate is not None else None,
             "reply_tokens": int(rate.inputs["reply_tokens"]) if rate is not None else None}
+
+
+def _max_context_contract(room: ContextRoom | None, advice: Advice | None) -> dict[str, Any] | None:
+    """`max_context` in `ask --json` (docs/json.md): the answer to "what's the max context on these GPUs?" (the
+    text's 📏 line); None for other questions."""
+    if room is None or advice is None or advice.cluster is None:
+        return None
+    return {"tokens": room.tokens, "model_window_tokens": room.window, "kv_cache_tokens": room.room_tokens,
+            "sequences_at_max": room.at_longest, "gpu": advice.cluster.gpu, "gpus": advice.cluster.gpus,
+            "precision": advice.effective.precision, "limited_by": "window" if room.window and room.tokens >= room.window
+            else "memory"}
 
 
 def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
@@ -442,6 +457,11 @@ class Advisor:
             # "should we buy or rent 8 H100s?": the break-even needs no model, and is the whole answer
             return Response(text, intent, workload, None, [], [], notes, conversation,
                             buy_or_rent=_owning().break_even_said(workload, thread_cues, self.catalog_data()))
+        if (intent not in NO_ESTIMATE_INTENTS and workload is not None and RESERVE_CUE in thread_cues
+                and _reserve().reserve_only(workload, thread_cues)):
+            # "is it cheaper to reserve 8xH100 for a year or use on-demand for 6 hrs a day?": catalog rows, no model
+            return Response(text, intent, workload, None, [], [], notes, conversation,
+                            reserve=_reserve().reserve_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
         first = budget_first(workload) if intent not in NO_ESTIMATE_INTENTS and workload is not None else None
         if first == "train" and workload is not None and not training_data_said(workload):
@@ -807,6 +827,8 @@ class Advisor:
                 "local": None,
                 "buy_or_rent": _owning().break_even_contract(response.buy_or_rent) if response.buy_or_rent else None,
                 "images": None,
+                "max_context": None,
+                "reserve_or_on_demand": _reserve().reserve_contract(response.reserve) if response.reserve else None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -817,6 +839,8 @@ class Advisor:
         out["storage"] = None  # a storage question's answer (bot.storage); a plan has none
         out["local"] = _owning().local_contract(response.local) if response.local is not None else None
         out["buy_or_rent"] = None
+        out["max_context"] = _max_context_contract(response.context_room, response.advice)
+        out["reserve_or_on_demand"] = None
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:
@@ -946,6 +970,13 @@ def _owning() -> Any:
     from bot import owning
 
     return owning
+
+
+def _reserve() -> Any:
+    """bot.reserve (reserve or on demand with no model), imported when a thread asks it: not at every start."""
+    from bot import reserve
+
+    return reserve
 
 
 def _has_subject(w: Workload) -> bool:

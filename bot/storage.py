@@ -546,4 +546,10 @@ def storage_contract(answer: StorageAnswer, workload_keys: tuple[str, ...]) -> d
         "capacity": None,
         "compared_gpus": None,
         "storage": answer.contract,
+        # the other question kinds' keys, null here: every `ask --json` object has the same keys
+        "local": None,
+        "buy_or_rent": None,
+        "images": None,
+        "max_context": None,
+        "reserve_or_on_demand": None,
     }

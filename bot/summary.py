@@ -1192,6 +1192,12 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         view = buy_or_rent_view(response.buy_or_rent)
         server = [n for n in response.notes if "DGX" in n]  # the reader's "a DGX holds 8 GPUs": the count answered
         return replace(view, notes=[*view.notes, *server], questions=list(response.questions), hint=hint)
+    if response.reserve is not None:  # "reserve 8 H100s or on demand 6 h a day?": both bills, no model to plan
+        from bot.reserve import reserve_view
+
+        view = reserve_view(response.reserve)
+        # no --details layer to point at: the rows and the arithmetic are the whole answer
+        return replace(view, notes=[*view.notes, *response.notes][:3], questions=[*view.questions, *response.questions])
     advice = response.advice
     assert advice is not None, "build_help_view is for responses without advice"
     vram_only = vram_only or bool(getattr(response, "vram_asked", False))  # "how much VRAM do I need …"

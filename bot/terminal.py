@@ -24,7 +24,7 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         from bot.storage import render_storage_text
 
         return render_storage_text(response.storage, details=details)
-    if response.buy_or_rent is not None:  # buy or rent with no model: the break-even alone (bot/owning_view.py)
+    if response.buy_or_rent is not None or response.reserve is not None:  # no model: the break-even, the two bills
         return render_text("answer.txt.j2", view=build_answer_view(response, names, hint=hint))
     if response.advice is None or (response.intent in ("help", "gibberish") and not response.changes):
         if response.advice is not None and response.intent == "gibberish":

@@ -36,6 +36,7 @@ from .owning import BUY_RENT_CUE, OwningSaid, read_owning, with_owning
 from .parsing import parse
 from .questions import MAX_QUESTIONS, Question, questions_for, stated_assumptions
 from .reading import Conflict, Intent, NameResolver, Reading
+from .reserve import RESERVE_CUE, ReserveSaid, read_reserve, with_reserve
 from .retarget import retargeted
 from .scaling import LOAD_FIELDS, scaled_context, scaled_load
 from .storage import StorageAsk, storage_follow_up, storage_question
@@ -162,8 +163,12 @@ class Conversation:
                                       reading.text or text.lower())
         if owning_refined and reading.intent in ("help", "gibberish", "answer"):
             reading = reading.model_copy(update={"intent": "refine" if _said_anything(self.workload) else "describe"})
+        reserve = read_reserve(reading.text or text.lower(), weekly_hours=updates.get("service_hours_per_week"))
+        reserve_refined = _read_reserve(reserve, self.cues, self.workload, updates)
+        if reserve_refined and reading.intent in ("help", "gibberish", "answer"):
+            reading = reading.model_copy(update={"intent": "refine" if _said_anything(self.workload) else "describe"})
         nothing_said = (not updates and not reading.conflicts and not reading.unknown_names and not capacity
-                        and not owning_refined)
+                        and not owning_refined and not reserve_refined)
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
         if nothing_said and unanswered:
             return self._help(reading, notes)
@@ -189,6 +194,7 @@ class Conversation:
         if len(reading.compared) == 2:
             self.cues.add(VERSUS_CUE + reading.compared[1])
         self.cues = with_owning(self.cues, owning, fresh=fresh)
+        self.cues = with_reserve(self.cues, reserve, fresh=fresh)
         before = self.workload
         base = Workload() if fresh else before
         self._checkpoint_format(reading, updates, notes, base, fresh)
@@ -651,6 +657,20 @@ def _summary(w: Workload) -> str:
 
 
 _RUN_NAME = re.compile(r"\b(?:run|running) (?:a |an |the )?([a-z][\w.-]{2,})\b")
+
+
+def _read_reserve(said: ReserveSaid, cues: set[str], before: Workload, updates: dict[str, Any]) -> bool:
+    """What parser.reserve read, applied to this message's updates: in a thread asking it with no model, "at 40%
+    utilisation" is the GPUs' use, not model FLOPs utilisation (parser.reserve.reserve_reading drops both in the
+    message that asks). True when the message asks the question or says its use or term in a thread that asks it ("3 year term", which
+    the grammar reads as nothing)."""
+    if not (said.asked or RESERVE_CUE in cues):
+        return False
+    if any(updates.get(k) or getattr(before, k) for k in ("model", "params_b")):
+        return False
+    if "busy" in said.settings and "service_hours_per_week" not in updates:
+        updates.pop("mfu", None)
+    return said.asked or bool(said.settings)
 
 
 def _read_owning(said: OwningSaid, cues: set[str], before: Workload, updates: dict[str, Any], notes: list[str],

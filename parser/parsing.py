@@ -24,6 +24,7 @@ from .normalize import normalize
 from .providers_only import with_providers
 from .reading import NameResolver, Reading
 from .regions import take_regions, with_regions
+from .reserve import reserve_reading
 from .rl_phrases import rl_reading
 from .storage import mark_link_rates, name_destination
 from .transformer import MessageTransformer
@@ -234,6 +235,7 @@ def parse(
         if resolver is not None:  # "aws only", "an AWS shop", "only aws or gcp": where it may run
             reading = with_providers(reading, normalized, resolver.resolve_provider)
         reading = with_latency_waived(reading, normalized, current_mode)  # "no latency requirement": throughput
+        reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)

@@ -30,6 +30,8 @@ QUESTIONS = (
     "can I run Qwen2.5 32B on my 3090?",
     "should we buy or rent 8 H100s?",
     "serve Qwen2.5-VL 7B for 20 users",
+    "what's the max context for Llama 3.1 70B on 2x H100 in FP8",
+    "is it cheaper to reserve 8xH100 for a year or use on-demand for 6 hrs a day?",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
