@@ -200,6 +200,11 @@ _UNIT_COST = re.compile(r"\bunit (?:cost|economics)\b", re.IGNORECASE)
 ALL_AT_ONCE_NOTE = "all "  # "all 2,000 at once (the upper bound): …", beside a headcount sized for a share at once
 
 
+# the method asked of a model the engine planned as served (no verb said): the figures below are serving's
+SERVING_ASSUMED_QUESTION = ("Serve it (inference), or train it? Sized for serving until you say “fine-tune” (QLoRA, "
+                            "LoRA or full) or “pretrain”.")
+
+
 def unit_cost_asked(text: str) -> bool:
     """"Cost per million tokens …", "unit economics": a price per token asked (served with the GPUs full)."""
     return bool(_PER_TOKEN.search(text or "") or _UNIT_COST.search(text or ""))
@@ -541,6 +546,10 @@ class Advisor:
             # the size was rejected ("10 trillion parameters"): the problem asks for it again; asking the method
             # of a workload that cannot be sized would be answering past the user
             asked = [(t, f) for t, f in asked if f in REJECTED_SIZE_FIELDS]
+        if advice is not None and workload is not None and workload.mode is None and advice.effective.mode == "inference":
+            # "gpt-oss-120b on a single H100?": the plan below serves it; asked bare, "what do you want to do" read as
+            # if no plan had been made. The question says what the figures assumed, as every other open question does
+            asked = [(SERVING_ASSUMED_QUESTION if f == "mode" else t, f) for t, f in asked]
         room = (context_room(advice, self.catalog_data()) if max_context_asked(text) and capacity is None
                 and compared is None and ladder is None and local is None else None)
         if room is not None:  # the context it holds is the answer; how many users is another question

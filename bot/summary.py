@@ -57,6 +57,7 @@ from engine.advise import (
 from engine.budget_ladder import Rung, largest_within
 from engine.models import (
     COMPRESSED_TEXT_RATIO,
+    DEFAULT_INPUT_TOKENS,
     DEFAULT_OUTPUT_TOKENS,
     TRAINING_MODES,
     Advice,
@@ -901,6 +902,24 @@ def target_line(check: TargetCheck, sized_margin: float | None = None, total_at_
     return f"{label} {wanted}: missed by {fmt(abs(check.wanted - check.got))} (got {fmt(check.got)})"
 
 
+def _prompt_open(response: Response) -> bool:
+    """The prompt length is an open question the answer assumed (long-context users, a request rate with no lengths):
+    a time to first token is the prefill of that guess, so grading it against a target reports the guess."""
+    workload = response.advice.workload if response.advice is not None else None
+    return bool(workload is not None and workload.input_tokens is None
+                and {"input_tokens", "output_tokens"} & set(response.question_fields))
+
+
+def _ttft_unjudged(check: TargetCheck, effective: Workload) -> str:
+    """"time to first token ≤ 2 s: not judged until the prompt length is said (0.011 s at 1,024-token prompts)":
+    never "target met" on a prefill of the default 1,024 tokens when the prompts may be a 128k window's."""
+    got = f"{check.got:.2g} s" if 0 < check.got < 1 else fmt_num(check.got, "s")
+    wanted = f"{check.wanted:.2g} s" if 0 < check.wanted < 1 else fmt_num(check.wanted, "s")
+    prompt = int(effective.input_tokens or DEFAULT_INPUT_TOKENS)  # an agent's call is assumed longer
+    return (f"time to first token ≤ {wanted}: not judged until the prompt length is said ({got} at the assumed "
+            f"{prompt:,}-token prompts)")
+
+
 def speed_margin(advice: Advice) -> float | None:
     """The margin over a stated per-user speed the engine sized the plan for (its `speed_margin` assumption)."""
     found = next((a.value for a in advice.assumptions if a.field == "speed_margin"), None)
@@ -1295,7 +1314,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         cost=_cost_line(advice, asking, guessing),
         # the users to serve are the load the plan is sized for, not a target: said only when the GPUs fixed cannot
         # hold them
-        targets=[target_line(t, speed_margin(advice), total_in_rate(advice.effective)) for t in tp.targets
+        targets=[_ttft_unjudged(t, advice.effective) if _prompt_open(response) and t.name == "target_ttft_s" else
+                 target_line(t, speed_margin(advice), total_in_rate(advice.effective)) for t in tp.targets
                  if _stated(advice, t) and not (t.name == "concurrency" and t.met)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,

@@ -572,7 +572,8 @@ def _missed(name: str, wanted: float, got: float) -> str:
 
 
 PCIE_REPLICAS = " (a replica per card: no tensor parallel over PCIe)"  # after "1 GPU" in a serving plan's parallelism
-PCIE_TP = re.compile(r"tensor parallel x\d+ over PCIe( (?:for|fewer) [^;,()]+)?")
+# the reason runs to the next clause: not into " with expert parallel", which the plan line says on its own
+PCIE_TP = re.compile(r"tensor parallel x\d+ over PCIe( for (?:(?! with )[^;,()])+)?")
 
 
 def pcie_tp_said(parallelism: str) -> str | None:

@@ -447,13 +447,14 @@ def _pcie_tp_reason(tp: int, groups: dict[int, tuple[tuple[float, ...], _Terms]]
 
 def pcie_tp_text(choice: ServingChoice, w: Workload) -> str:
     """What a plan line says after "TP n over PCIe": why the replica spans that many cards ("" for the fewest that hold
-    the model, which needs no reason)."""
+    the model, which needs no reason). Each reason starts with "for" so that it reads on from "TP n over PCIe"
+    (bot.summary's plan line and `offer_plans.pcie_tp_said` rely on it)."""
     if choice.pcie_tp_reason == PCIE_TP_SPEED:
         return f"for the {user_floor(w):g} tokens/s per user"
     if choice.pcie_tp_reason == PCIE_TP_TTFT and w.target_ttft_s:
         return f"for the {w.target_ttft_s:g} s to first token"
-    if choice.pcie_tp_reason == PCIE_TP_COST:
-        return "fewer GPUs than replicas of fewer cards"
+    if choice.pcie_tp_reason == PCIE_TP_COST:  # "TP 2 over PCIe for fewer GPUs in all than smaller replicas"
+        return "for fewer GPUs in all than smaller replicas"
     return ""
 
 

@@ -313,7 +313,8 @@ def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
         noun = (before[1] if before[0] == "of" else after[1] if after[0] in ("per", "each", "a", "every")
                 and after[1] in _PROMPT_NOUNS | _SEQ_NOUNS else before[0] if after[0] in ("each", "long") else "")
         if per_sequence and noun in _PROMPT_NOUNS and not training_said(items, current_mode) or (
-                after[0] in _PROMPT_NOUNS and not training_said(items, current_mode)):  # "10M 2k-token documents"
+                after[0] in _PROMPT_NOUNS and not training_said(items, current_mode)) or (  # "10M 2k-token documents"
+                _prompt_noun_behind(items, index) and not training_said(items, current_mode)):
             # "10M documents of 2k tokens each" to summarize: each document is a prompt, not the context window
             items[index] = replace(said, kind="io", values={"input_tokens": int(count)}, notes=[
                 *said.notes, f"read “{text}” as each prompt's length ({int(count):,} tokens in)"])
@@ -325,6 +326,25 @@ def _token_wording(items: list[Said], current_mode: str | None) -> list[Said]:
             items[index] = replace(said, notes=[*said.notes, f"read “{text}” as the sequence length; for the training "
                                                              f"data say “{text} of data”"])
     return items
+
+
+# between a prompt noun and its length: "10M docs avg 3k tokens", "documents (averaging ~3k tokens)", "docs, ~3k tokens"
+_LENGTH_FILL = {"avg", "average", "averaging", "averages", "~", "about", "around", "roughly", "approx", "approximately",
+                "typically", "usually", "mostly", "(", ",", ":", "-", "at", "are", "is", "each", "of", "say", "maybe"}
+
+
+def _prompt_noun_behind(items: list[Said], index: int) -> bool:
+    """'10M docs avg 3k tokens', 'documents, average 3k tokens', 'docs (~3k tokens)': the length said behind a prompt
+    noun with only averaging words or punctuation between is each prompt's, as "docs of 3k tokens" already was. It was
+    read as a context window, the prompts sized at the 1,024-token default: a 3-day summarising job booked on one
+    node that needs two. A number or any other word in between breaks the link ("docs for 20 users, 8k tokens")."""
+    for other in range(index - 1, max(-1, index - 5), -1):
+        said = items[other]
+        if said.text in _PROMPT_NOUNS:
+            return other < index - 1  # right beside it is "docs 3k tokens": no averaging word, left as it was
+        if said.text not in _LENGTH_FILL:
+            return False
+    return False
 
 
 def _soft_modes(items: list[Said], current_mode: str | None) -> list[Said]:

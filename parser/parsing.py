@@ -18,6 +18,8 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 from .asides import take_asides
+from .completion import with_completion_load
+from .corrections import correction_note, take_correction
 from .latency_waiver import with_latency_waived
 from .names import glue_names
 from .normalize import normalize
@@ -219,8 +221,9 @@ def parse(
     current_mode = getattr(current, "mode", None)
     current_output_tokens = getattr(current, "output_tokens", None)
     normalized = ""
+    text, dropped = take_correction(text if isinstance(text, str) else str(text))  # "X... no, Y": Y
     try:
-        normalized = normalize(text if isinstance(text, str) else str(text))
+        normalized = normalize(text)
         normalized = mark_link_rates(normalized, text)  # "at 1 GB/s": a link's rate, not a 1 GB volume
         normalized, asides = take_asides(normalized)  # "1024x1024 images", "100 LoRA adapters": no GPU counts
         normalized, regions = take_regions(normalized)  # "in eu-west-1", "in Europe": where, not a name or "us"
@@ -236,6 +239,9 @@ def parse(
             reading = with_providers(reading, normalized, resolver.resolve_provider)
         reading = with_latency_waived(reading, normalized, current_mode)  # "no latency requirement": throughput
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
+        reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
+        if dropped:
+            reading = reading.model_copy(update={"notes": (correction_note(dropped), *reading.notes)})
         return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)

@@ -69,6 +69,7 @@ from engine.models import (
 
 from .budget_first import budget_first, budget_words
 from .capacity import CAPACITY_CUE, capacity_asked
+from .completion import COMPLETION_CUE, COMPLETION_REQUESTS_PER_DEV_S
 from .fold import NO_DEADLINE_CUE
 from .owning import LOCAL_CUE
 from .reading import Reading
@@ -271,6 +272,13 @@ def questions_for(
                  f" of each already in the prefix cache, and {reply_tokens:,}-token replies "
                  "until you say (e.g. “20k-token prompts, 800-token replies”).",
             why="an agent's context sets the KV cache each user holds, and its uncached tail the prefill every call"))
+    if COMPLETION_CUE in cues and workload.requests_per_s and "requests_per_s" not in asked:
+        wanted.append(Question(
+            field="requests_per_s",
+            text=f"How many completion requests per second reach the server at the busy hour? Sized at "
+                 f"{COMPLETION_REQUESTS_PER_DEV_S:g} per developer ({rate_text(workload.requests_per_s)} requests/s) "
+                 "until you say (e.g. “20 requests/s”); the plugin's or gateway's request logs give it.",
+            why="completion is a request-rate load: the fleet scales with the requests and their prefixes"))
     if long_prompts_unsaid(workload):
         wanted.append(Question(
             field="input_tokens",

@@ -59,6 +59,7 @@ from .neighbours import (
 from .normalize import HUGE_NUMBER
 from .price_asks import read_price_ask
 from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
+from .rag import rag_prompts
 from .reading import NameResolver, Reading
 from .said import Said
 from .schedule import HOURS_PER_MONTH, combine_schedules, duration_hours, per_month, seconds_in, span_seconds
@@ -525,6 +526,7 @@ class MessageTransformer(Transformer[Token, Reading]):
         items = _token_wording(items, self.current_mode)
         items = _new_tokens_per_turn(items, self.current_mode)
         items = _request_lengths(items)
+        items = rag_prompts(items, self.current_mode)
         items = self.names.names_in_position(items)
         items = _own_hardware(items)
         items = _host_machines(items)
