@@ -42,6 +42,7 @@ from engine.throughput import (
     decode_step_function,
     loaded_step,
     planned_rate,
+    prefill_load_seconds,
     prefill_seconds_for,
     prefill_tokens,
     request_shape,
@@ -267,8 +268,8 @@ def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp:
         return 0
     users = w.model_copy(update={"concurrency": 2})  # users sending turns: their prefills share the replica
     step_at = decode_step_function(users, arch, gpu, tp, pp, kind, ep=ep, fabric_gb_s=fabric_gb_s)
-    ttft = prefill_seconds_for(users, arch, gpu, tp, prefill_tokens(users), ep=ep, fabric_gb_s=fabric_gb_s,
-                               kind=kind if tp > 1 else "")
+    load = prefill_load_seconds(users, arch, gpu, tp, prefill_tokens(users), ep=ep, fabric_gb_s=fabric_gb_s,
+                                kind=kind if tp > 1 else "")
     out_tokens = request_shape(users)[1]
     # a capacity is stated "at ≥20 tokens/s each": counted at the floor itself, not within its slack
     kept_at = user_floor(w) * 0.999
@@ -276,7 +277,7 @@ def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp:
 
     def step_of(b: int) -> float:
         if b not in steps:
-            steps[b] = loaded_step(step_at(b)[0], b, ttft, out_tokens)
+            steps[b] = loaded_step(step_at(b)[0], b, load, out_tokens)
         return steps[b]
 
     if 1 / step_of(1) < kept_at:
@@ -322,12 +323,19 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     if ttft_key not in memo:
         memo[ttft_key] = prefill_seconds_for(w, arch, gpu, tp, prompt, memo, ep, fabric_gb_s, kind)
     ttft = cast(float, memo[ttft_key])
+    # what a request's prefill takes from the replica's decoding under load, as distinct from its latency on an idle
+    # replica, `ttft`: the same on a tensor-parallel group; an expert-parallel replica's attention groups prefill
+    # their own users' prompts side by side (`prefill_load_seconds`)
+    load_key = ("prefill_load", gpu.id, tp, prompt, kind, ep, fabric_gb_s if ep else None)
+    if load_key not in memo:
+        memo[load_key] = prefill_load_seconds(w, arch, gpu, tp, prompt, ep, fabric_gb_s, kind)
+    load = cast(float, memo[load_key])
 
-    shared = loaded and out_tokens > 0 and ttft > 0  # else loaded_step returns the bare step
-    twice, four_times = 2 * ttft, 4 * ttft
+    shared = loaded and out_tokens > 0 and load > 0  # else loaded_step returns the bare step
+    twice, four_times = 2 * load, 4 * load
 
     def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
-                steps: dict[int, float] = steps, felt: dict[int, float] = felt, ttft: float = ttft) -> float:
+                steps: dict[int, float] = steps, felt: dict[int, float] = felt, load: float = load) -> float:
         """The per-token time a user sees at batch b (under load: prefills take their share). `loaded_step`
         written out (the search's innermost call), in its operations and order: the same float."""
         found = felt.get(b)
@@ -336,8 +344,8 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
             if bare is None:
                 bare = steps[b] = step_at(b)[0]
             if shared and b > 0:
-                b_coef = out_tokens * bare + ttft + b * ttft
-                disc = b_coef * b_coef - four_times * b * ttft
+                b_coef = out_tokens * bare + load + b * load
+                disc = b_coef * b_coef - four_times * b * load
                 busy = (b_coef - math.sqrt(0.0 if disc < 0.0 else disc)) / twice  # max(disc, 0.0)
                 busy = busy if busy > 0.0 else 0.0  # max(0.0, busy)
                 found = felt[b] = bare / (1 - (busy if busy < 0.9 else 0.9))  # min(0.9, ...)
@@ -357,11 +365,11 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     if rate:
         # continuous batching at b_ok in flight: each request needs out_tokens steps shared by the batch,
         # plus its prefill, which stalls the batch (Little's law gives the sequences actually in flight)
-        capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + ttft)
+        capacity = 1.0 / (out_tokens * steps[b_ok] / b_ok + load)
         replicas = max(1, math.ceil(rate / (capacity * RATE_UTILISATION) - 1e-9))
         if w.concurrency:  # users held at once as well ("100 concurrent users at 5 requests/s"): all kept at the floor
             replicas = max(replicas, math.ceil(int(w.concurrency) / b_ok))
-        batch = max(1, min(b_ok, math.ceil(rate / replicas * (out_tokens * steps[b_ok] + ttft))))
+        batch = max(1, min(b_ok, math.ceil(rate / replicas * (out_tokens * steps[b_ok] + load))))
         if w.concurrency:
             batch = max(batch, min(b_ok, math.ceil(int(w.concurrency) / replicas)))
     elif w.concurrency:
@@ -377,7 +385,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     if fixed:
         replicas = fixed // group
         if rate:  # the load spread over the GPUs fixed: more in flight on each replica, up to the batch that keeps the floor
-            batch = max(1, min(b_ok, math.ceil(rate / replicas * (out_tokens * steps[b_ok] + ttft))))
+            batch = max(1, min(b_ok, math.ceil(rate / replicas * (out_tokens * steps[b_ok] + load))))
         if w.concurrency:
             batch = math.ceil(int(w.concurrency) / replicas)
             if batch > cap:

@@ -506,6 +506,9 @@ PIPELINE_HOP_S = 30e-6  # activations handed to the next stage over the network,
 # and DeepSeek-V3 AWQ on 8 H100s (61.5 tokens/s; the cognitivecomputations/DeepSeek-V3-AWQ model card), which
 # need 0.10 and 0.21 ms per MoE layer beyond the weight reads: 0.15 ms puts them at -20% and +30% (+102% and
 # +323% without it); the same card's batch-32 run moves from +5% to -18% (docs/accuracy.md, rows m01-m04).
+# SGLang v0.5.7 serving DeepSeek-R1 FP8 on 8 H200s (SemiAnalysisAI/InferenceX issue 870, rows m05-m07) runs 29%,
+# 13% and 6% faster than it gives at 8, 32 and 64 in flight: at a chat service's batches the fixed time is not what
+# slows DeepSeek (64 in flight is met), and it is kept between the AWQ run it is 30% fast on and these.
 MOE_LAYER_DECODE_S = 0.15e-3
 
 
@@ -638,6 +641,18 @@ def context_tokens(w: Workload) -> tuple[int, str]:
     return int(w.seq_len or 2048), "full seq_len for every sequence (worst case)"
 
 
+def mla_decode_attention_flops(arch: Architecture, context_tokens: int) -> float:
+    """FLOPs one sequence's decode step spends in MLA attention with the up-projections absorbed (how DeepSeek's own
+    inference code, FlashMLA, SGLang, vLLM and TensorRT-LLM run it): every head's query meets every cached latent (the
+    kv_lora_rank latent plus the rope key, 576 values for DeepSeek-V3) and the weighted latents are summed back (512):
+    2 x heads x (2 x kv_lora_rank + rope) per cached token per layer, 279k for DeepSeek-V3, 4.25x the 4 x heads x
+    head_dim a multi-head layer of its shape would do. 0 for a model without MLA."""
+    if not arch.is_mla:
+        return 0.0
+    lora = int(arch.kv_lora_rank or 0)
+    return 2.0 * arch.heads * (2 * lora + int(arch.rope_dim or 0)) * arch.layers * context_tokens
+
+
 def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp: int,
                          kind: str, shared: dict[tuple[object, ...], object] | None = None,
                          ep: int = 0, fabric_gb_s: float | None = None,
@@ -656,24 +671,30 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     per_workload = shared.get(("decode_constants",)) if shared is not None else None
     if per_workload is None:  # what no GPU changes: the serving search shares it across GPUs and groups
         ctx, _ = context_tokens(w)
+        mla_flops = mla_decode_attention_flops(arch, ctx)
         per_workload = (kv_cache_bytes(arch, ctx, 1, 1.0 if prec == "fp8" else 2.0),
-                        2 * arch.active_params + 4 * arch.layers * arch.heads * arch.head_dim * ctx,
-                        None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1), moe_layer_seconds(arch))
+                        2 * arch.active_params + (0 if mla_flops else 4 * arch.layers * arch.heads * arch.head_dim * ctx),
+                        None if arch.is_moe else weight_bytes_read_per_step(arch, prec, 1), moe_layer_seconds(arch),
+                        mla_flops)
         if shared is not None:
             shared[("decode_constants",)] = per_workload
-    kv_per_seq, flops_per_seq, dense_read, moe_s = cast(tuple[float, float, float | None, float], per_workload)
+    kv_per_seq, flops_per_seq, dense_read, moe_s, mla_flops = cast(
+        tuple[float, float, float | None, float, float], per_workload)
     kv_split = tp if arch.is_mla else min(tp, arch.kv_heads)
     per_gpu = shared.get(("decode_gpu", gpu.id)) if shared is not None else None
     if per_gpu is None:  # what no group changes, per GPU type
         peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+        attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
         per_gpu = (gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency(w, gpu),
-                   gpu.memory_bandwidth_tb_s * 1e12 * kv_read_efficiency(w, gpu), peak * 1e12 * compute_efficiency(gpu))
+                   gpu.memory_bandwidth_tb_s * 1e12 * kv_read_efficiency(w, gpu), peak * 1e12 * compute_efficiency(gpu),
+                   attn_peak * 1e12 * compute_efficiency(gpu))
         if shared is not None:
             shared[("decode_gpu", gpu.id)] = per_gpu
-    bandwidth, kv_bandwidth, compute_peak = cast(tuple[float, float, float], per_gpu)
+    bandwidth, kv_bandwidth, compute_peak, attention_peak = cast(tuple[float, float, float, float], per_gpu)
     if ep > tp and arch.is_moe:
         return _expert_parallel_step(arch, gpu, prec, tp, ep, kind, kv_per_seq, flops_per_seq, moe_s,
-                                     (bandwidth, kv_bandwidth, compute_peak), inter_node_gb_s_per_gpu(gpu, fabric_gb_s))
+                                     (bandwidth, kv_bandwidth, compute_peak, attention_peak),
+                                     inter_node_gb_s_per_gpu(gpu, fabric_gb_s), mla_flops)
     compute_rate = compute_peak * tp
     pipeline_s = (pp - 1) * PIPELINE_HOP_S  # moe_s: every stage's MoE layers, one after another for a given token
     # The search evaluates this for hundreds of batches per question: what no batch changes is worked out here, in
@@ -685,23 +706,29 @@ def decode_step_function(w: Workload, arch: Architecture, gpu: GpuRecord, tp: in
     hidden2 = arch.hidden * 2
     link_bytes_s = tp_link_bytes_s(gpu, kind if tp > 1 else "")
 
+    attention_rate = attention_peak * kv_split
+
     def step(batch: int) -> tuple[float, float, float, float]:
         if bandwidth > 0:
             w_s = dense_s if dense_s is not None else weight_bytes_read_per_step(arch, prec, batch) / tp / bandwidth
-            mem_s = w_s + kv_per_seq * batch / kv_split / kv_bandwidth
+            kv_s = kv_per_seq * batch / kv_split / kv_bandwidth
+            mem_s = w_s + kv_s
         else:
-            mem_s = math.inf
+            w_s = kv_s = mem_s = math.inf
         comp_s = flops_per_seq * batch / compute_rate
         # allreduce_seconds(arch, gpu, tp, batch, kind), term by term
         comm_s = (layers2 * (hop_s + ring * (batch * hidden2) / link_bytes_s) if tp > 1 else 0.0) + pipeline_s
+        if mla_flops:  # MLA: attention (compute-bound) and the linear layers (memory-bound) are separate kernels
+            attn_s = mla_flops * batch / attention_rate
+            return (max(w_s, comp_s) + max(kv_s, attn_s) + comm_s + moe_s, mem_s, comp_s + attn_s, comm_s)
         return (comp_s if comp_s > mem_s else mem_s) + comm_s + moe_s, mem_s, comp_s, comm_s  # max(mem_s, comp_s)
 
     return step
 
 
 def _expert_parallel_step(arch: Architecture, gpu: GpuRecord, prec: str, tp: int, ep: int, kind: str, kv_per_seq: float,
-                          flops_per_seq: float, moe_s: float, rates: tuple[float, float, float],
-                          link_gb_s: float) -> Callable[[int], tuple[float, float, float, float]]:
+                          flops_per_seq: float, moe_s: float, rates: tuple[float, float, float, float],
+                          link_gb_s: float, mla_flops: float = 0.0) -> Callable[[int], tuple[float, float, float, float]]:
     """The decode step of an MoE replica with expert parallelism across ep / tp nodes and data-parallel attention
     (SGLang --tp 16 --enable-dp-attention with DeepEP, vLLM data parallel + --enable-expert-parallel): each GPU reads
     1/ep of the routed experts the batch touches and 1/tp of the rest (attention tensor-parallel inside its node);
@@ -710,7 +737,7 @@ def _expert_parallel_step(arch: Architecture, gpu: GpuRecord, prec: str, tp: int
     layer: the MoE layers' outputs come back through the combine) and the all-to-all per MoE layer across nodes
     (`expert_all_to_all_seconds`). Each token still passes every layer once, on every GPU at the same time: twice
     the GPUs of a pipeline-parallel pair of nodes read half the bytes each per step."""
-    bandwidth, kv_bandwidth, compute_peak = rates
+    bandwidth, kv_bandwidth, compute_peak, attention_peak = rates
     groups = max(1, ep // tp)
     kv_split = (tp if arch.is_mla else min(tp, arch.kv_heads)) * groups
     reduces = arch.layers + (arch.layers - arch.moe_layers)
@@ -722,12 +749,17 @@ def _expert_parallel_step(arch: Architecture, gpu: GpuRecord, prec: str, tp: int
         if bandwidth > 0:
             routed = routed_bytes_read_per_step(arch, prec, batch)
             rest = weight_bytes_read_per_step(arch, prec, batch) - routed
-            mem_s = (rest / tp + routed / ep) / bandwidth + kv_per_seq * batch / kv_split / kv_bandwidth
+            w_s = (rest / tp + routed / ep) / bandwidth
+            kv_s = kv_per_seq * batch / kv_split / kv_bandwidth
+            mem_s = w_s + kv_s
         else:
-            mem_s = math.inf
+            w_s = kv_s = mem_s = math.inf
         comp_s = flops_per_seq * batch / (compute_peak * ep)
         reduce_s = reduces * (hop_s + ring * (batch / groups * arch.hidden * 2) / link_bytes_s) if tp > 1 else 0.0
         comm_s = reduce_s + expert_all_to_all_seconds(arch, batch / ep, ep, tp, prec, link_gb_s)
+        if mla_flops:  # as in `decode_step_function`: MLA attention is its own, compute-bound kernel
+            attn_s = mla_flops * batch / (attention_peak * kv_split)
+            return max(w_s, comp_s) + max(kv_s, attn_s) + comm_s + moe_s, mem_s, comp_s + attn_s, comm_s
         return max(mem_s, comp_s) + comm_s + moe_s, mem_s, comp_s, comm_s
 
     return step
@@ -862,6 +894,41 @@ def _expert_parallel_prefill(w: Workload, arch: Architecture, gpu: GpuRecord, tp
     return (linear - routed_flops) / (rate * tp) + routed_flops / (rate * ep) + attention + read + a2a
 
 
+def prefill_load_seconds(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, prompt_tokens: int,
+                         ep: int = 0, fabric_gb_s: float | None = None, kind: str = "") -> float:
+    """The replica time one request's prefill takes from everyone's decoding when requests keep arriving (what
+    `loaded_step` and a replica's request capacity count), as distinct from `prefill_seconds_for`, one prompt's
+    latency on an idle replica (its time to first token).
+
+    On a tensor-parallel group the two are the same: the group's GPUs prefill one prompt at a time. With expert
+    parallelism across nodes (ep > tp) every node's attention group (data-parallel attention) prefills its own
+    users' prompts while the others prefill theirs, and a layer's experts serve the tokens of all of them at once:
+    the prompt's FLOPs spread over all ep GPUs, and the weight read and the all-to-all, which each group pays for
+    its own prompt in `prefill_seconds_for`, are shared by the ep / tp prompts in flight together. Charging the
+    whole replica one prompt's latency per request, as before, gave an EP72 replica of a GB200 NVL72 one prefill at a
+    time for 2,000 users (a 12 ms prefill per 256-token reply took 86% of its time), so the rack's wide expert
+    parallelism never paid and GB200 came out 2.3x dearer per token than HGX B200."""
+    if not (ep > tp and arch.is_moe):
+        return prefill_seconds_for(w, arch, gpu, tp, prompt_tokens, ep=ep, fabric_gb_s=fabric_gb_s, kind=kind)
+    prec = w.precision or "bf16"
+    peak, _label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
+    attn_peak, _label = peak_tflops(gpu, "fp32" if prec == "fp32" else "bf16")
+    cached = cached_prompt_tokens(w, prompt_tokens)
+    new = prompt_tokens - cached
+    if new <= 0:
+        return 0.0
+    eff = compute_efficiency(gpu)
+    groups = max(1, ep // max(1, tp))
+    compute = (2 * arch.active_params * new / (peak * 1e12 * eff)
+               + prefill_attention_flops(arch, prompt_tokens, cached) / (attn_peak * 1e12 * eff * ATTENTION_UTILISATION)) / ep
+    routed = routed_bytes_read_per_step(arch, prec, max(1, new))
+    rest = weight_bytes_read_per_step(arch, prec, max(1, new)) - routed
+    read = decode_step_seconds(rest / tp + routed / ep, gpu.memory_bandwidth_tb_s, decode_efficiency(w, gpu))
+    a2a = expert_all_to_all_seconds(arch, new / tp, ep, tp, prec, inter_node_gb_s_per_gpu(gpu, fabric_gb_s),
+                                    per_node=True)
+    return compute + (read + a2a) / groups
+
+
 def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: ClusterPlan | None = None,
                        link: str | None = None, expert_parallel: int = 0,
                        fabric_gb_s: float | None = None) -> ThroughputEstimate:
@@ -883,7 +950,8 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     pre = prefill_seconds_for(w, arch, gpu, tp, prompt, ep=ep, fabric_gb_s=fabric_gb_s, kind=kind)
     loaded = under_load(w)
     if loaded:
-        step = loaded_step(step, b, pre, request_shape(w)[1])
+        load_s = prefill_load_seconds(w, arch, gpu, tp, prompt, ep=ep, fabric_gb_s=fabric_gb_s, kind=kind)
+        step = loaded_step(step, b, load_s, request_shape(w)[1])
     peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     bound = "bandwidth" if mem_s >= comp_s else "compute"
     ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)
@@ -914,6 +982,10 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
         over = fast_link_name(link or gpu.scaleup_link) if kind == "fast" else "PCIe"
         notes.append(f"tensor parallel x{tp} over {over}: each GPU reads 1/{tp} of the weights; the all-reduces add "
                      f"{comm_s * 1e3:.1f} ms per token")
+    if arch.is_mla:
+        notes.append("MLA attention counted as its own compute-bound kernel (up-projections absorbed, as FlashMLA runs it: "
+                     f"{mla_decode_attention_flops(arch, 1) / 1e6:.0f} MFLOP per cached token, BF16), added to the "
+                     "weight-bound linear layers rather than hidden under them")
     moe_s = moe_layer_seconds(arch)
     moe_term = f" + MoE layers x {MOE_LAYER_DECODE_S * 1e3:g} ms" if moe_s else ""
     formula = f"1 / (max(bytes / (bandwidth x eff), FLOPs / (peak x eff)) + all-reduce time{moe_term})"
