@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.bot.answers import answered
+from tests.bot.test_storage_answers import answer
 
 
 def test_full_said_after_the_model_on_mi250_is_a_full_fine_tune_on_its_gcds(real_advisor) -> None:
@@ -14,3 +17,27 @@ def test_full_said_after_the_model_on_mi250_is_a_full_fine_tune_on_its_gcds(real
     assert not any("full fine-tune?" in q for q in response.questions), response.questions
     assert "Counted in GCDs: 8× Instinct MI250 = 16 GPUs of 64 GB" in text
     assert "power only" in text  # no public rental price: their allocation, sized and costed at power
+
+
+def test_an_egress_question_on_training_data_is_answered_once_and_streamed(real_advisor: Any) -> None:
+    """'training data is 2TB in S3, training on Lambda, 10 runs, egress cost?' got the generic help text."""
+    response, text = answer(real_advisor, "training data is 2TB in S3, training on Lambda, 10 runs, egress cost?")
+    assert response.storage is not None
+    assert text.startswith("Moving 2 TB from S3 to Lambda: $171 of AWS internet egress once"), text
+    # 10 runs streaming it read 20 TB in a month: 10,140 GB at $0.09 and 9,760 GB at $0.085 (AWS's tiers)
+    assert "$1,742 a month if each of the 10 runs streams it from S3" in text
+    assert "Tiers: AWS internet egress a month, first 100 GB free, $0.09/GB to 10,240 GB" in text
+    assert "aws.amazon.com/ec2/pricing/on-demand" in text
+    assert "Keeping the copy on Lambda persistent filesystem: $400 a month" in text
+    contract = response.storage.contract
+    assert contract["runs"] == 10 and contract["streamed_usd"] == 1742.2 and contract["usd"] == 171.0
+
+
+def test_an_egress_question_with_no_model_is_not_asked_which_model(real_advisor) -> None:
+    """'copy 50TB dataset from GCS to CoreWeave for pretraining, egress cost?' asked 'Which model?'."""
+    response, text = answer(real_advisor, "copy 50TB dataset from GCS to CoreWeave for pretraining, egress cost?")
+    assert response.storage is not None and not response.questions
+    # GCS premium tier: 1,024 GB at $0.12 + 9,216 GB at $0.11 + 39,760 GB at $0.08
+    assert text.startswith("Moving 50 TB from GCS to CoreWeave: $4,317 of Google Cloud internet egress."), text
+    assert "a run that streams it from GCS instead pays it again ($4,317 each)" in text
+    assert "cloud.google.com/network-tiers/pricing" in text
