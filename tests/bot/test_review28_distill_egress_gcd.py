@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.bot.answers import answered
 from tests.bot.test_storage_answers import answer
 
@@ -41,3 +43,27 @@ def test_an_egress_question_with_no_model_is_not_asked_which_model(real_advisor)
     assert text.startswith("Moving 50 TB from GCS to CoreWeave: $4,317 of Google Cloud internet egress."), text
     assert "a run that streams it from GCS instead pays it again ($4,317 each)" in text
     assert "cloud.google.com/network-tiers/pricing" in text
+
+
+def test_distill_a_into_b_prices_the_teacher_s_generation_and_the_student_s_sft(real_advisor: Any) -> None:
+    """'distill llama 3.1 405b into 8b: generate 2B tokens of teacher outputs then SFT' was sized as a full fine-tune
+    of the 405B on 96 B200s ($7,697 a run) and said "I don't know “into 8b”"."""
+    response, text = answer(real_advisor, "distill llama 3.1 405b into 8b: generate 2B tokens of teacher outputs then SFT")
+    assert response.distill is not None and "96×" not in text and "I don't know" not in text
+    plan = response.distill.contract
+    assert (plan["teacher"], plan["student"], plan["tokens"], plan["student_mode"]) == (
+        "llama-3.1-405b", "llama-3.1-8b", 2e9, "full")
+    gen, sft = plan["generation"], plan["sft"]
+    assert gen["usd"] > 1000 and sft["usd"] < 1000 and plan["dominant"] == "generation"
+    assert plan["total_usd"] == pytest.approx(gen["usd"] + sft["usd"], abs=0.02)
+    assert text.startswith("Distilling Llama 3.1 405B into Llama 3.1 8B on 2B tokens of teacher outputs: two jobs")
+    assert "1. Generate 2B tokens with Llama 3.1 405B" in text and "2. Full fine-tune of Llama 3.1 8B" in text
+    assert "the teacher's generation is" in text
+
+
+def test_distill_with_no_token_count_asks_for_it_and_prices_per_billion(real_advisor: Any) -> None:
+    response, text = answer(real_advisor, "distill llama 3.1 70b into qwen2.5 7b with LoRA")
+    assert response.distill is not None
+    assert response.distill.contract["tokens_said"] is False and response.distill.contract["student"] == "qwen2.5-7b"
+    assert "per 1B tokens of teacher outputs" in text and "? How many tokens will the teacher generate" in text
+    assert "LoRA fine-tune of Qwen2.5 7B" in text
