@@ -29,6 +29,7 @@ from engine.advise import (
     WAYS_OUT_NOTE,
 )
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
+from engine.devices import DEVICES_NOTE
 from engine.models import Advice, Option
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
@@ -332,6 +333,12 @@ def _rented_nowhere_line(advice: Advice) -> str | None:
     return f"No provider in the catalog rents the {note[len(RENTED_NOWHERE_NOTE):]}" if note else None
 
 
+def _devices_line(advice: Advice) -> str | None:
+    """A package ROCm lists as several GPUs (MI250: 2 GCDs): why the headline's count is twice the cards said."""
+    note = _starting(advice.notes, DEVICES_NOTE)
+    return f"Counted in GCDs: {note[len(DEVICES_NOTE):]}" if note else None
+
+
 def _no_fp8_line(advice: Advice) -> str | None:
     """A GPU asked for that has no FP8 tensor cores: why its plan takes more GPUs than the FP8 answer before it."""
     note = _starting(advice.notes, NO_FP8_NOTE)
@@ -598,7 +605,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     if comm is not None and network is not None:  # their own nodes, network unsaid: one line says both
         comm, network = (f"{comm}; your nodes' network was not stated: this assumes InfiniBand or RoCE, and over Ethernet "
                          "sharding within each node is the only way"), None
-    lines = [_images_line(advice),
+    lines = [_images_line(advice), _devices_line(advice),
              None if plan_note(advice, MISSED_FIXED_NOTE) else _relabelled(advice, WAYS_OUT_NOTE, "Timed"),
              _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, SPOT_GANG_NOTE, "Spot"),
              _relabelled(advice, AVAILABILITY_NOTE, "Availability"),

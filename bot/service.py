@@ -157,6 +157,8 @@ class Response:
     # $1,000 a run fine-tunes depends on the tokens a run trains on")
     lead: str = ""
     storage: Any = None  # bot.storage.StorageAnswer for a checkpoint-size, storage or transfer question
+    # "distill Llama 3.1 405B into 8B …": the teacher's generation and the student's fine-tune (bot.distill.DistillAnswer)
+    distill: Any = None
     # "what GPU do I need to run Llama 3.1 8B locally?": the cards to buy (engine.local.LocalAnswer); `advice` is
     # planned on the pick, or on the user's own card
     local: Any = None
@@ -439,6 +441,11 @@ class Advisor:
         if intent == "storage":  # a checkpoint's size or a storage/transfer bill (bot.storage); the scenario is untouched
             return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
                             notes=_names_of(getattr(turn, "notes", ())), storage=self.storage_answer(turn.storage))
+        distill = getattr(getattr(turn, "reading", None), "distill", None)
+        if distill is not None:  # two stages, each planned (bot.distill): not one job on the teacher
+            return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
+                            notes=_names_of(getattr(turn, "notes", ())),
+                            distill=self.distill_answer(distill, getattr(turn, "workload", None)))
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
@@ -787,6 +794,12 @@ class Advisor:
         title = f"{table.title}, against ${float(query['hourly_rate']):,.2f}/GPU-h quoted"
         return replaced(table, title=title, answer=answer, quote=figures, query=dict(query))
 
+    def distill_answer(self, ask: Any, workload: Workload | None = None) -> Any:
+        """The answer to a distillation (`parser.distill.DistillAsk`), as a `bot.distill.DistillAnswer`."""
+        from bot.distill import build_distill_answer
+
+        return build_distill_answer(ask, self.catalog_data(), workload)
+
     def storage_answer(self, ask: Any) -> Any:
         """The answer to a storage question (`parser.storage.StorageAsk`), as a `bot.storage.StorageAnswer`."""
         from bot.storage import build_storage_answer
@@ -816,6 +829,10 @@ class Advisor:
             from bot.prices import prices_contract
 
             return prices_contract(response.prices)
+        if response.distill is not None:
+            from bot.distill import distill_contract
+
+            return distill_contract(response.distill, CONTRACT_WORKLOAD_KEYS, response.workload)
         if response.storage is not None:
             from bot.storage import storage_contract
 

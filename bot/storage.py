@@ -24,9 +24,11 @@ from engine.checkpoints import (
     published_weights,
     resumable_equivalent,
     storage_cost,
+    streamed_transfer_cost,
     transfer_cost,
     transfer_time,
 )
+from engine.egress import tier_table_text
 from engine.models import Figure
 from parser.storage import StorageAsk
 
@@ -281,20 +283,31 @@ def _transfer(ask: StorageAsk, size: CheckpointSize | None, providers: dict[str,
             lines.append(f"The free {first.up_to_gb:,.0f} GB a month is per account across all services: if other "
                          f"traffic uses it, {fmt_usd(fig.value + first.up_to_gb * rate)}.")
     figures: dict[str, Figure] = {"transfer_usd": fig}
+    if (ask.runs or ask.training) and not fig.formula.startswith("0:"):
+        headline = _runs_words(ask, headline, lines, figures, volume, source, destination)
+    if fig.value and not fig.formula.startswith("0:"):
+        lines.append(f"Tiers: {cloud} internet egress a month, {tier_table_text(source.egress_tiers)} "
+                     f"({source.source.split(';')[0].strip()}, read {source.observed_on}).")
     if ask.link_gbps:
         took = transfer_time(volume, ask.link_gbps)
         lines.append(f"Over {_link(ask)}: {_duration(took.value)} at the full line rate.")
         figures["transfer_seconds"] = took
     said_from = "" if ask.provider else f"{_STORES.get(source.id, source.name)} as the source (none said), "
     hints = [f"{'“from S3”' if source.id == 'gcp' else '“from GCS”'}", "“to RunPod”", "“5 TB”"]
+    if ask.runs or ask.training:
+        hints.insert(0, f"“{int(ask.runs or 1) * 2} runs”")
     if not ask.link_gbps:
         hints.append("“how long at 10 Gbps?”")
     assumptions = (f"Assumes {said_from}{'out to the internet (no destination said), ' if destination is None else ''}"
-                   f"{_size_said(ask, size)}one month's transfer, decimal GB (1 TB = 1,000 GB) (reply to change: "
+                   f"{_size_said(ask, size)}{_runs_said(ask)}one month's transfer, decimal GB (1 TB = 1,000 GB) "
+                   "(reply to change: "
                    f"{', '.join(hints)})")
     sources = [f"{source.name}: {source.source} (observed {source.observed_on})"]
     contract: dict[str, Any] = {
-        "question": "transfer", "volume_gb": volume, "source": source.id,
+        "question": "transfer", "volume_gb": volume, "source": source.id, "runs": ask.runs,
+        "streamed_usd": round(figures["streamed_usd"].value, 2) if "streamed_usd" in figures else None,
+        "cached_copy_usd_per_month": (round(figures["cached_copy_usd_per_month"].value, 2)
+                                      if "cached_copy_usd_per_month" in figures else None),
         "destination": destination.id if destination else None, "usd": round(fig.value, 2),
         "same_cloud": fig.formula.startswith("0:"), "formulas": {k: _figure_json(f) for k, f in figures.items()},
         "sources": sources}
@@ -305,6 +318,38 @@ def _transfer(ask: StorageAsk, size: CheckpointSize | None, providers: dict[str,
     formulas.append(f"{source.name} internet egress tiers a month: {fig.inputs.get('tier_table')}")
     return StorageAnswer(ask=ask, headline=headline, lines=lines, assumptions=assumptions, formulas=formulas,
                          sources=sources, contract=contract)
+
+
+def _runs_said(ask: StorageAsk) -> str:
+    """'the 10 runs in one month (its tiers), ': what the streamed bill assumes."""
+    return f"the {ask.runs:g} runs in one month (the tiers count a month's total), " if ask.runs and ask.runs > 1 else ""
+
+
+def _runs_words(ask: StorageAsk, headline: str, lines: list[str], figures: dict[str, Figure], volume: float,
+               source: ProviderRecord, destination: ProviderRecord | None) -> str:
+    """Training data moved to another cloud: paid once when the runs read a copy kept where the GPUs are, once per
+    run when each streams it from the source. Adds the streamed bill and the copy's storage; returns the headline."""
+    store = _STORES.get(source.id, source.name)
+    there = _place_name(destination) if destination else "the GPUs' cloud"
+    once = figures["transfer_usd"].value
+    if ask.runs and ask.runs > 1:
+        streamed = streamed_transfer_cost(volume, ask.runs, source, destination)
+        figures["streamed_usd"] = streamed
+        headline = (f"{headline.rstrip('.')} once, if you copy it to {there} and train from the copy; "
+                    f"{fmt_usd(streamed.value)} a month if each of the {ask.runs:g} runs streams it from {store}.")
+        slices = [x for x in streamed.inputs.get("tiers", []) if x["gb"] and x["usd_per_gb"]]
+        lines.append(f"Streamed: {_gb(volume * ask.runs)} a month = "
+                     + " + ".join(f"{x['gb']:,.0f} GB × ${x['usd_per_gb']:g}/GB" for x in slices)
+                     + " (the tiers count a month's total).")
+    else:
+        lines.append(f"That is once, if the runs read a copy kept on {there}; a run that streams it from {store} "
+                     f"instead pays it again ({fmt_usd(once)} each).")
+    if destination is not None and destination.storage_usd_per_gb_month:
+        kept = storage_cost(volume, 1, 1.0, destination)
+        figures["cached_copy_usd_per_month"] = kept
+        lines.append(f"Keeping the copy on {_product(destination)}: {fmt_usd(kept.value)} a month "
+                     f"(${destination.storage_usd_per_gb_month:g}/GB-month), while the runs last.")
+    return headline
 
 
 # --- transfer time --------------------------------------------------------------------------------------

@@ -20,6 +20,10 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         from bot.prices import render_prices_text
 
         return render_prices_text(response.prices)
+    if response.distill is not None:  # a distillation: its two stages (bot/distill.py)
+        from bot.distill import render_distill_text
+
+        return render_distill_text(response.distill, details=details)
     if response.storage is not None:  # a checkpoint-size, storage or transfer question (bot/storage.py)
         from bot.storage import render_storage_text
 

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-SCHEMA_VERSION = "3"  # of the built database (catalog.build writes it, catalog.query checks it); 2: native_precision, unsupported accelerators; 3: vision encoders and image-token rules
+SCHEMA_VERSION = "4"  # of the built database (catalog.build writes it, catalog.query checks it); 2: native_precision, unsupported accelerators; 3: vision encoders and image-token rules; 4: devices_per_card
 
 DEFAULT_DATA_DIR = Path(__file__).parent / "data"
 DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv", "unsupported.csv")

@@ -53,6 +53,9 @@ class GpuRecord(_Record):
     purchase_price_usd: float | None  # street price per GPU where known, else None
     purchase_price_source: str | None = None
     notes: str = ""
+    # dies the driver exposes as separate GPUs per package: an MI250/MI250X OAM is 2 GCDs, which ROCm (rocm-smi,
+    # torch.cuda.device_count()) lists as 2 devices of 64 GB, so a row holds one GCD and "8x MI250" plans 16 of them
+    devices_per_card: int | None = None
 
 
 class ModelRecord(_Record):

@@ -26,6 +26,7 @@ from engine.buy_or_rent import (
 from engine.cluster import fp8_weight_only, integer_kernels, plan_cluster, sixteen_bit
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.defaults import apply_defaults
+from engine.devices import as_devices
 from engine.egress import egress_for, migration_friction
 from engine.models import (
     TRAINING_MODES,
@@ -82,8 +83,10 @@ def advise(workload: Workload, data: CatalogData) -> Advice:
     if workload.providers and workload.provider is None:  # "only AWS or GCP": the other providers are not options
         allowed = set(workload.providers)
         data = data.model_copy(update={"offers": tuple(o for o in data.offers if o.provider in allowed)})
+    workload, counted = as_devices(workload, data)  # "8x MI250": 16 GCDs of 64 GB, as ROCm lists them
     try:
-        return _advise(workload, data)
+        advice = _advise(workload, data)
+        return advice if counted is None else advice.model_copy(update={"notes": (counted, *advice.notes)})
     except Exception as exc:  # the promise is "never raises": report, do not crash the bot
         return Advice(
             workload=workload,

@@ -235,6 +235,17 @@ def transfer_cost(volume_gb: float, source: ProviderRecord, destination: Provide
                                              "source_url": source.source, "observed_on": source.observed_on}})
 
 
+def streamed_transfer_cost(volume_gb: float, runs: float, source: ProviderRecord,
+                           destination: ProviderRecord | None) -> Figure:
+    """USD a month when each of `runs` runs a month reads `volume_gb` from `source` again (streamed, not cached): the
+    tiers walked over volume x runs, since a cloud's egress tiers count one month's total (20 TB a month reaches
+    AWS's $0.085 tier where one 2 TB copy does not). Same cloud: $0, as for one copy."""
+    reads = _positive(runs) or 1.0
+    fig = transfer_cost(_positive(volume_gb) * reads, source, destination)
+    return fig.model_copy(update={"formula": f"{fig.formula} (volume_gb x runs a month)",
+                                  "inputs": {**fig.inputs, "runs": reads, "volume_gb_each": _positive(volume_gb)}})
+
+
 def transfer_time(volume_gb: float, link_gbps: float, efficiency: float = 1.0) -> Figure:
     """Seconds to move `volume_gb` (decimal GB) over a `link_gbps` link (gigabits a second, as links are sold) at
     `efficiency` of its line rate: bytes x 8 / bits a second. 1.0 is the floor a transfer cannot beat; TCP/IP and
@@ -275,6 +286,7 @@ def _positive(value: float) -> float:
 
 __all__ = [
     "ADAPTER_WEIGHT_BYTES", "DEFAULT_LORA_RANK", "FOUR_BIT_SCALE_BYTES", "KEEP_LAST", "CheckpointKind", "CheckpointSize", "architecture_of",
-    "checkpoint_size", "kept_window", "published_weights", "resumable_equivalent", "storage_cost", "transfer_cost",
+    "checkpoint_size", "kept_window", "published_weights", "resumable_equivalent", "storage_cost", "streamed_transfer_cost",
+    "transfer_cost",
     "transfer_time",
 ]

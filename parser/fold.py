@@ -35,6 +35,11 @@ _SERVING_ONLY = ("concurrency", "target_tokens_per_s", "output_tokens", "input_t
 PRICE_FIELDS = frozenset({"gpu", "gpu_count", "provider", "pricing", "nodes", "instance_type"})
 IMPLIED_CUE = "implied_by_name"  # a field was set from a name (the checkpoint's format), not said
 _STORAGE_FROM = ("describe", "answer", "refine")  # intents a storage question may have been read as
+# "fine-tune llama 3.1 8b full", "train qwen2.5 7b (full)", "finetune it fully": a full fine-tune said after the model;
+# not "full precision", "full context", "a full node", "full speed" and the like, which say something else
+_FULL_AFTER = re.compile(r"\b(?:fine[ -]?tun(?:e|ed|ing)|finetun(?:e|ed|ing)|ft|sft|train(?:ing)?)\s+(?:[\w.:/-]+\s+){1,4}?"
+                         r"\(?(?:full|fully)\)?(?=$|[\s,.;:!?)])(?![ -](?:precision|context|node|nodes|rack|speed|"
+                         r"bf16|fp16|fp32|length|window|dataset|data|corpus|run|epoch|set|batch)\b)")
 _SCENARIO_WORDS = {"it", "this", "that", "them", "we", "our", "us"}  # "how much would it cost on H100s?"
 
 
@@ -179,6 +184,10 @@ def fold(
                else "agents or a coding assistant as its users" if set(serving_only) <= {"agentic", "prefix_cache_hit"}
                else "a latency, request rate or response length")
         notes.append(f"read as serving the model (no training was said, and you gave {why})")
+    if "mode" not in updates and not mode_conflict and training_said and _FULL_AFTER.search(whole):
+        # "fine-tune llama 3.1 8b full on 8x MI250": the method said after the model (FULL_FT reads it before);
+        # dropped, the answer was LoRA and asked "QLoRA, LoRA or a full fine-tune?"
+        updates["mode"] = "full"
     if _pretraining_scale(items, updates, cues, mode_unsaid):
         updates["mode"] = "pretrain"
         notes.append(f"read as pre-training: “train” with no base model named, a generic {updates['params_b']:g}B model "

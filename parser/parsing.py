@@ -20,6 +20,7 @@ from lark.exceptions import LarkError
 from .asides import take_asides
 from .completion import with_completion_load
 from .corrections import correction_note, take_correction
+from .distill import distill_ask
 from .latency_waiver import with_latency_waived
 from .names import glue_names
 from .normalize import normalize
@@ -234,6 +235,13 @@ def parse(
         if reading.storage is not None and resolver is not None:  # "… from S3 to Lambda": the destination's name
             reading = reading.model_copy(update={"storage": name_destination(reading.storage, normalized,
                                                                              resolver.resolve_provider)})
+        distilled = distill_ask(normalized, reading.updates, resolver, reading.conflicts)
+        if distilled is not None:  # two stages: the student's name is not an unknown model, nor a second model
+            said = distilled.student_said
+            reading = reading.model_copy(update={
+                "distill": distilled, "updates": {"model": distilled.teacher, **reading.updates},
+                "conflicts": tuple(c for c in reading.conflicts if c.field != "model"),
+                "unknown_names": tuple(p for p in reading.unknown_names if not (said and said in p.message))})
         reading = with_vendor(reading, normalized)
         if resolver is not None:  # "aws only", "an AWS shop", "only aws or gcp": where it may run
             reading = with_providers(reading, normalized, resolver.resolve_provider)

@@ -144,6 +144,9 @@ class Reading(BaseModel):
     # regions said ("in Europe" -> "europe", "in eu-west-1" -> "eu-west-1"; `parser.regions`): a price question keeps
     # the offers there, a plan does not filter by region and says so
     regions: tuple[str, ...] = ()
+    # "distill Llama 3.1 405B into 8B …": the teacher's generation and the student's fine-tune (`parser.distill`);
+    # the updates keep the teacher as the model, the answer plans both stages
+    distill: Any = None
 
     @property
     def understood(self) -> bool:

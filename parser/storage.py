@@ -46,12 +46,19 @@ class StorageAsk(BaseModel):
     destination: str | None = None  # where it is moved to (catalog provider id); None: out to the internet
     link_gbps: float | None = None  # the link it moves over, gigabits a second ("at 10 Gbps"; "at 1 GB/s" is 8)
     link_said: str | None = None  # the link as said ("1 GB/s", "100 Mbps"), when its unit is not Gbps
+    runs: float | None = None  # training runs that read the data moved ("10 runs"): once if cached, each if streamed
+    training: bool | None = None  # True: the data is moved to train on ("for pretraining"); its runs may stream it again
 
 
 # fields a storage question may set besides its own: the checkpoint's model and method, and where it lives
 _CHECKPOINT_FIELDS = frozenset({"model", "params_b", "mode", "intent", "precision", "optimizer", "lora_rank",
                                 "lora_targets", "data_location", "provider", "dataset_gb"})
 _VOLUME_FIELDS = frozenset({"dataset_gb", "data_location", "provider"})
+# what an egress question about training data may say besides the volume and places: the runs that read it and the
+# job it is moved for ("training data is 2TB in S3, training on Lambda, 10 runs, egress cost?", "copy 50TB from GCS to
+# CoreWeave for pretraining, egress cost?"); no model: with one it is a plan, whose egress is a line of its cost
+_EGRESS_FIELDS = _VOLUME_FIELDS | {"runs_per_month", "mode", "intent", "epochs"}
+_EGRESS = re.compile(r"\b(?:egress|data[- ]transfer|transfer (?:cost|fees?|bill))\b")
 
 # "checkpoint", never "gradient/activation checkpointing" (a memory technique)
 _CHECKPOINT = re.compile(r"\b(?:checkpoints?|ckpts?)\b(?!ing)")
@@ -128,6 +135,14 @@ def storage_question(text: str, updates: Mapping[str, Any], cues: Collection[str
             return _ask(text, updates, "transfer")
         if _STORE.search(text) and asks_cost:
             return _ask(text, updates, "storage")
+    if ("dataset_gb" in said and said <= _EGRESS_FIELDS and updates.get("mode") != "inference"
+            and _EGRESS.search(text) and (asks_cost or _TRANSFER.search(text))):
+        # an egress bill asked about training data, no model: answered, not "which model?" or the help text
+        ask = _ask(text, updates, "transfer")
+        runs = updates.get("runs_per_month")
+        training = True if updates.get("intent") == "train" or updates.get("mode") is not None else None
+        return ask.model_copy(update={"runs": float(runs) if runs else None, "training": training,
+                                      "checkpoint": None, "mode": None})
     return None
 
 
@@ -136,6 +151,8 @@ def storage_follow_up(text: str, updates: Mapping[str, Any], ask: StorageAsk) ->
     "what about 405B?", "rank 64", "to RunPod", "how long at 10 Gbps?", "store it on S3 for a year"), or None when it
     says something else (the thread's scenario then reads it as usual)."""
     said = set(updates)
+    if ask.question == "transfer" and updates.get("runs_per_month") and said <= {"runs_per_month", "intent"}:
+        return ask.model_copy(update={"runs": float(updates["runs_per_month"])})  # "what about 40 runs?"
     if not said <= _CHECKPOINT_FIELDS or updates.get("mode") == "inference":
         return None
     change: dict[str, Any] = {}

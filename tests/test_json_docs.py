@@ -26,6 +26,7 @@ QUESTIONS = (
     "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?",
     "how much to store 10 checkpoints of a 70B full fine-tune on S3 for 6 months?",
     "egress cost to move 2TB from S3 to Lambda",
+    "distill llama 3.1 405b into 8b: generate 2B tokens of teacher outputs then SFT",
     "how long to download Llama 3.1 405B weights at 1 Gbps?",
     "can I run Qwen2.5 32B on my 3090?",
     "should we buy or rent 8 H100s?",

@@ -92,6 +92,8 @@ GPUS = {
     "rtx-4090": ["4090", "rtx 4090", "rtx4090", "geforce rtx 4090"],
     "rtx-3090": ["3090", "rtx 3090"],
     "mi300x": ["mi300x", "amd mi300x"],
+    "mi250": ["mi250", "amd mi250"],
+    "mi250x": ["mi250x"],
     "h20": ["h20"],
     "gaudi3": ["gaudi 3", "gaudi"],
 }

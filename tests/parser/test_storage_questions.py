@@ -55,6 +55,12 @@ def catalog():
       "provider": "aws"}),
     ("egress to move 2TB from S3 to Lambda",
      {"question": "transfer", "size_gb": 2000.0, "provider": "aws", "destination": "lambda"}),
+    # review 28: the generic help, and "Which model?", for an egress bill on training data
+    ("training data is 2TB in S3, training on Lambda, 10 runs, egress cost?",
+     {"question": "transfer", "size_gb": 2000.0, "provider": "aws", "destination": "lambda", "runs": 10.0,
+      "training": True}),
+    ("copy 50TB dataset from GCS to CoreWeave for pretraining, egress cost?",
+     {"question": "transfer", "size_gb": 50000.0, "provider": "gcp", "destination": "coreweave", "training": True}),
     ("how long to download Llama 3.1 405B weights at 1 Gbps?",
      {"question": "time", "checkpoint": "weights", "model": "llama-3.1-405b", "link_gbps": 1.0}),
     ("how long to download Llama 3.1 405B at 1 Gbps?",
@@ -76,6 +82,7 @@ def test_a_storage_question(catalog: Any, text: str, expect: dict[str, Any]) -> 
 @pytest.mark.parametrize("text", [
     "QLoRA 70B, 500GB corpus in S3, 20 runs",
     "QLoRA 70B, data in S3",
+    "QLoRA 70B, 500GB corpus in S3, 20 runs, egress cost?",
     "full fine-tune Llama 3.1 8B on 2B tokens, 3 epochs, data in GCS",
     "QLoRA Llama 3.1 8B on SageMaker, data in S3, 30 runs a month",
     "full fine-tune Llama 3.1 8B with gradient checkpointing, batch size 8",
