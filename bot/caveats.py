@@ -26,6 +26,7 @@ from engine.advise import (
     NO_FP8_NOTE,
     POOR_FIT_NOTE,
     RENTED_NOWHERE_NOTE,
+    SPOT_DEARER_NOTE,
     WAYS_OUT_NOTE,
 )
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
@@ -141,6 +142,12 @@ def _consumer_line(advice: Advice, kinds: HardwareKinds, roles: tuple[str, ...] 
     return None
 
 
+def _spot_dearer_line(advice: Advice) -> str | None:
+    """Spot asked where the on-demand pick is cheaper: the answer leads with on demand, and says why first."""
+    note = _starting(advice.notes, SPOT_DEARER_NOTE)
+    return f"Spot is not cheaper here: {note[len(SPOT_DEARER_NOTE):]}" if note else None
+
+
 def _spot_line(advice: Advice) -> str | None:
     note = _starting(advice.notes, SPOT_TRAINING_NOTE)
     if note is not None:
@@ -153,16 +160,17 @@ def _spot_line(advice: Advice) -> str | None:
         counted = f" ({extra.group(1)} more GPU-hours counted)" if extra else ""
         baseline = re.search(r"on demand the same plan's compute is (\$[\d,]+) per run: spot saves (\d+%)", note)
         saves = f"; on demand {baseline.group(1)} per run, so spot saves {baseline.group(2)}" if baseline else ""
-        # the cheapest on demand elsewhere: the alternative the user actually has
-        elsewhere = re.search(r"at ([^;]+?), the cheapest on demand with an SLA, (\$[\d,]+) per run: spot saves "
-                              r"(\d+%|nothing there)", note)
-        if elsewhere:
+        # the plan the answer would pick on demand: the alternative the user actually has
+        picked = re.search(r"; against the on-demand pick, (.+?), (\$[\d,.]+) per run: spot saves (-?\d+%)", note)
+        if picked:
             saves = saves.replace(" per run, so", " per run at the same provider, so")
-            saves += (f"; {elsewhere.group(2)} at {elsewhere.group(1)}, the cheapest "
-                      f"on demand: {'spot saves ' + elsewhere.group(3) if elsewhere.group(3)[0].isdigit() else 'spot saves nothing'}")
+            saves += f"; {picked.group(2)} per run on the on-demand pick ({picked.group(1)}): spot saves {picked.group(3)}"
         return f"Spot: checkpoint every 30-60 min and resume automatically; {stall}{counted}{saves}"
-    if _starting(advice.notes, SPOT_SERVING_NOTE) is not None:
-        return "Spot for serving: instances can be reclaimed at a minute's notice; keep on-demand capacity behind it"
+    serving = _starting(advice.notes, SPOT_SERVING_NOTE)
+    if serving is not None:
+        picked = re.search(r"; against the on-demand pick, (.+?), (\$[\d,.]+) a month: spot saves (-?\d+%)", serving)
+        saves = f"; {picked.group(2)} a month on demand ({picked.group(1)}): spot saves {picked.group(3)}" if picked else ""
+        return f"Spot for serving: instances can be reclaimed at a minute's notice; keep on-demand capacity behind it{saves}"
     return None
 
 
@@ -608,6 +616,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
     lines = [_images_line(advice), _devices_line(advice),
              None if plan_note(advice, MISSED_FIXED_NOTE) else _relabelled(advice, WAYS_OUT_NOTE, "Timed"),
              _relabelled(advice, POOR_FIT_NOTE, "Poor fit"), _relabelled(advice, SPOT_GANG_NOTE, "Spot"),
+             _spot_dearer_line(advice),
              _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
              _relabelled(advice, BUDGET_NOTE, "Budget"),
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),

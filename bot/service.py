@@ -59,6 +59,11 @@ class Capacity:
     gpus: int
     gpu: str
     requests_per_s: Figure | None = None
+    # a monthly budget said ("we have $20k/month, how many users?"): the users it keeps at the floor, on the plan
+    # `gpus` x `gpu` costing `usd_per_month`; other GPUs within it as (gpu, gpus, users, usd a month)
+    budget_usd_per_month: float | None = None
+    usd_per_month: float | None = None
+    alternatives: tuple[tuple[str, int, int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,6 +204,7 @@ _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000
 _UNIT_COST = re.compile(r"\bunit (?:cost|economics)\b", re.IGNORECASE)
 
 
+BUDGET_OTHER_GPUS = "within "  # "within $20,000 a month on other GPUs …": beside the users a budget keeps
 ALL_AT_ONCE_NOTE = "all "  # "all 2,000 at once (the upper bound): …", beside a headcount sized for a share at once
 
 
@@ -526,7 +532,12 @@ class Advisor:
                     (unit_cost_asked(text) or _FULL_LOAD.search(text)) and _unloaded_service(workload)):
                 # "cost per million tokens to self-host 70B on H100s": unit economics are quoted at saturation, the
                 # GPUs planned full (at one stream the same 2 H100 cost $35.75 per 1M, 20x their price full)
-                capacity, advice = self._at_capacity(workload, advice, rate=RATE_CUE in cues or request_rate_asked(text))
+                rate = RATE_CUE in cues or request_rate_asked(text)
+                capacity, advice = self._at_capacity(workload, advice, rate=rate)
+                if (capacity is not None and capacity.users > 0 and workload.budget_usd_per_month is not None
+                        and not workload.gpu_count and not workload.nodes and not rate):
+                    capacity, advice = self._within_budget(workload, advice, capacity)
+                    notes = [*self._budget_alternatives(capacity), *notes]
             elif LOCAL_CUE in cues and _owning().local_asked(workload, cues):
                 local, planned = _owning().local_plans(workload, cues, self.catalog_data())
                 advice = self.advise(planned) if planned is not workload else advice
@@ -727,6 +738,43 @@ class Advisor:
             capacity = replace(capacity, requests_per_s=requests_per_s_held(
                 loaded.effective, users, tp.decode_tokens_per_s_per_sequence.value, first))
         return capacity, loaded
+
+    def _within_budget(self, workload: Workload, advice: Advice, capacity: Capacity) -> tuple[Capacity, Advice]:
+        """"We have $20k/month, how many concurrent users can we serve Llama 3.3 70B for?": the most users the budget
+        keeps at the speed floor (engine.capacity.most_users_within), not what the cheapest GPU holds (1 GH200, 18
+        users, $18k of the budget unspent). The search starts from the GPUs full, replicated as the budget buys them."""
+        from bot.formatting import winner_option
+        from engine.capacity import most_users_within
+
+        budget = float(workload.budget_usd_per_month or 0.0)
+        winner = winner_option(advice)
+        if winner is None or winner.total_usd <= 0 or budget <= 0:
+            return capacity, advice
+        start = capacity.users * max(1, int(budget // winner.total_usd))
+        said = advice.workload.output_tokens if workload.output_tokens is None else workload.output_tokens
+        found = most_users_within(workload.model_copy(update={"output_tokens": said}), self.catalog_data(), start)
+        if found is None or found.users <= capacity.users:
+            return capacity, advice
+        plan = found.option.cluster
+        return replace(capacity, users=found.users, sequences=found.users, gpus=plan.gpus, gpu=plan.gpu or capacity.gpu,
+                       budget_usd_per_month=budget, usd_per_month=found.option.total_usd,
+                       alternatives=tuple((a.gpu, a.gpus, a.users, a.usd_per_month) for a in found.alternatives)), \
+            found.advice
+
+    def _budget_alternatives(self, capacity: Capacity) -> list[str]:
+        """Other GPUs within the same budget, one line: what a buyer weighs the pick against."""
+        if capacity.budget_usd_per_month is None or not capacity.alternatives:
+            return []
+        data = self.catalog_data()
+
+        def named(gpu: str) -> str:
+            record = data.gpu(gpu)
+            return record.name if record is not None else gpu
+
+        said = "; ".join(f"{gpus}× {named(gpu)}, about {users:,} users (${usd:,.0f})"
+                         for gpu, gpus, users, usd in capacity.alternatives)
+        return [f"{BUDGET_OTHER_GPUS}${capacity.budget_usd_per_month:,.0f} a month on other GPUs, their plans "
+                f"replicated: {said}"]
 
     def hardware_kinds(self) -> Any:
         """The catalog's consumer GPUs, marketplace and managed providers (`bot.caveats.HardwareKinds`),

@@ -379,6 +379,13 @@ def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | No
     if users == 0:
         return (f"⚠️ {gpus}× {gpu} {'holds' if gpus == 1 else 'hold'} {model} for {capacity.sequences:,} sequences of "
                 f"{ctx} tokens, but none at {capacity.floor}+ tokens/s once they share it")
+    if capacity.budget_usd_per_month is not None and capacity.usd_per_month is not None:
+        # the users a budget keeps: the budget's figure leads, with the plan that spends it
+        replicas = int(advice.cluster.replicas or 1) if advice.cluster is not None else 1
+        shape = f" ({replicas} replicas of {gpus // replicas})" if replicas > 1 and gpus // replicas > 1 else ""
+        return (f"✅ About {users:,} users at once on {model} for ≤{fmt_usd(capacity.budget_usd_per_month)} a month: "
+                f"{gpus}× {gpu}{shape} at {fmt_usd(capacity.usd_per_month)} a month, ≥{capacity.floor} tokens/s each at "
+                f"{ctx} tokens each")
     room = f" (memory for {capacity.sequences:,} at {ctx} tokens)" if capacity.sequences > users else f" at {ctx} tokens each"
     verb = "serves" if gpus == 1 else "serve"
     rate = capacity.requests_per_s

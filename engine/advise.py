@@ -9,6 +9,7 @@ worse than none, and a traceback is worse than both.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from catalog.records import CatalogData, GpuRecord, OfferRecord
@@ -57,10 +58,23 @@ from engine.recommend import (
     rented_nowhere,
     run_cost_usd,
 )
-from engine.recommendation import best_tco, fits_nowhere_problem, recommended, work_usd
+from engine.recommendation import (
+    BUDGET_NOTE,
+    best_tco,
+    fits_nowhere_problem,
+    per_user_speed,
+    recommended,
+    work_usd,
+)
 from engine.rl import is_rl, rl_note
 from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, floor_kept_at, user_floor
-from engine.spot import SPOT_GANG_MAX_NODES, gang_too_large, spot_gang_note
+from engine.spot import (
+    SPOT_GANG_MAX_NODES,
+    SPOT_SERVING_PREFIX,
+    SPOT_TRAINING_PREFIX,
+    gang_too_large,
+    spot_gang_note,
+)
 from engine.tco import (
     RESERVED_DISCOUNT_ASSUMED,
     cold_start_note,
@@ -119,6 +133,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 
     result = evaluate(effective, arch, data, given=w)
     effective, result, assumptions = _spot_gang_led_on_demand(w, effective, arch, data, result, assumptions)
+    effective, result, assumptions = _spot_weighed_on_demand(w, effective, arch, data, result, assumptions)
     lacking: Problem | None = None
     if provider_lacks_gpu(w, data):  # "Lambda MI300X": planned where that GPU is rented, Lambda's own GPUs named
         effective, assumptions, problems, result, lacking = _where_it_is_rented(w, arch, data, effective, assumptions,
@@ -209,7 +224,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         notes.insert(0, f"{RENTED_NOWHERE_NOTE}{named_gpu.name}: planned as your own hardware, costed at its power "
                         "only (not its purchase); give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
     notes.extend(availability_note(effective, chosen))
-    notes.extend(poor_fit_note(w, effective, arch, data, chosen))
+    free = _FreeOfPin(w, effective, arch, data)
+    budget_said = pinned_budget_note(w, effective, data, chosen, notes, free)
+    if budget_said == notes:  # a budget note naming the catalog's pick already says the GPU is the problem
+        notes.extend(poor_fit_note(w, effective, arch, data, chosen, free))
+    notes = budget_said
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(int4_on_fixed_note(w, effective, arch, data, chosen))
     notes.extend(published_ways_out(w, effective, arch, data, chosen))
@@ -551,23 +570,86 @@ def _at_the_floor(message: str, effective: Workload, given: Workload, arch: Arch
 
 
 POOR_FIT_NOTE = "poor fit: "  # a GPU named that takes a fleet where another GPU does the work for far less
-POOR_FIT_NODES = 3  # a plan on this many nodes of the GPU named is checked against the catalog's best
+POOR_FIT_NODES = 2  # a plan on this many nodes of the GPU named is checked against the catalog's best
 POOR_FIT_FACTOR = 3.0  # ... and called a poor fit when that best costs a third or less
 
 
+class _FreeOfPin:
+    """The workload planned with the GPU named left free (the catalog's best), ranked once per answer and only when
+    asked for: the poor-fit check and a budget missed on the GPU named both weigh the plan against it (a search of
+    the whole catalog costs about as much as the answer)."""
+
+    def __init__(self, given: Workload, effective: Workload, arch: Architecture, data: CatalogData) -> None:
+        self.given, self.effective, self.arch, self.data = given, effective, arch, data
+        self._ranked: Ranked | None = None
+
+    def ranked(self) -> Ranked:
+        if self._ranked is None:
+            free_given = self.given.model_copy(update={"gpu": None, "gpu_memory_gb": None})
+            self._ranked = evaluate(self.effective.model_copy(update={"gpu": None, "gpu_memory_gb": None}), self.arch,
+                                    self.data, given=free_given, ranking_only=True)
+        return self._ranked
+
+
+def _short_gpu(name: str) -> str:
+    """The word a user types for a GPU ("try GH200", "try MI300X"): its name's first word, past a family name."""
+    words = name.split()
+    return words[1] if len(words) > 1 and words[0] in ("Instinct", "Tesla") else words[0]
+
+
+def _gpu_named_freely(given: Workload, data: CatalogData) -> bool:
+    """A GPU type named ("try L4s"), not GPUs the user owns or counted: a plan on another GPU is an answer to give."""
+    return not (given.gpu is None or given.gpu_count or given.nodes or owns_gpus(given) or rented_nowhere(given, data))
+
+
+PIN_DROPPED = "without the "  # a budget missed on the GPU named, met by the catalog's pick: "without the L4 24GB pin, …"
+
+
+def pinned_budget_note(given: Workload, effective: Workload, data: CatalogData, chosen: Option | None,
+                       notes: list[str], free: _FreeOfPin) -> list[str]:
+    """A monthly budget no plan on the GPU named meets: whether dropping the pin meets it. "serve Qwen3 30B-A3B for
+    100 users" (1 GH200, $1,672) -> "try L4s" ($11,685) -> "under $3k/month" said "no option is within $3,000 a
+    month" where the thread's first answer met it: the budget is missed on L4s, not everywhere."""
+    budget = effective.budget_usd_per_month
+    missed = f"{BUDGET_NOTE}no option is within "
+    note = next((n for n in notes if n.startswith(missed)), None)
+    if (note is None or budget is None or chosen is None or not _gpu_named_freely(given, data)
+            or (effective.mode or "inference") in TRAINING_MODES or effective.budget_usd_per_run is not None):
+        return notes
+    floor = user_floor(effective)
+    meets = next((o for o in free.ranked().options if o.gpu != chosen.gpu and o.total_usd <= budget * 1.0001
+                  and all(t.met for t in o.throughput.targets)
+                  and per_user_speed(o) >= floor * 0.999), None)
+    named = data.gpu(chosen.gpu)
+    name = named.name if named is not None else chosen.gpu
+    cheapest = re.search(r"; the cheapest is (.+) at (\$[\d,]+)(.*)$", note)
+    if cheapest is None:
+        return notes
+    on_pin = f"{BUDGET_NOTE}not on {name} within ${budget:,.0f} a month (the cheapest, {cheapest.group(1)}, is {cheapest.group(2)}{cheapest.group(3)})"
+    if meets is None:
+        said = f"{on_pin}; nor on any other GPU in the catalog at this load"
+    else:
+        other = data.gpu(meets.gpu)
+        short = _short_gpu(other.name) if other is not None else meets.gpu
+        said = (f"{on_pin}; {PIN_DROPPED}{name} pin, {meets.name} at ${meets.total_usd:,.0f} a month meets it "
+                f"({per_user_speed(meets):.1f} tokens/s per user): reply “try {short}” to plan on it")
+    return [said if n is note else n for n in notes]
+
+
 def poor_fit_note(given: Workload, effective: Workload, arch: Architecture, data: CatalogData,
-                  chosen: Option | None) -> list[str]:
+                  chosen: Option | None, free: _FreeOfPin | None = None) -> list[str]:
     """The user named a GPU type (not a count they own) and it takes a fleet: LoRA of Llama 4 Maverick on L40S is 168
-    GPUs over 21 nodes, comm-bound at 1% effective MFU, for $2,197 a run where one 8x B200 node does it for $29. The
+    GPUs over 21 nodes, comm-bound at 1% effective MFU, for $2,197 a run where one 8x B200 node does it for $29; Qwen3
+    30B-A3B for 100 users on L4s is 16 GPUs on 2 nodes for $11,685 a month where one GH200 does it for $1,672. The
     plan is right for the GPU asked about, and the answer says the GPU is the problem, with what the catalog's pick
-    costs. Checked only for plans on several nodes (a search of the whole catalog costs as much as the answer)."""
-    if (chosen is None or given.gpu is None or given.gpu_count or given.nodes or owns_gpus(given)
-            or rented_nowhere(given, data) or chosen.cluster.nodes < POOR_FIT_NODES):
+    costs. Checked from two nodes up (it was four, and the L4 fleet at 7x went unsaid): the catalog search is one
+    more ranking of every GPU (measured on that L4 plan: ~30 ms against ~7 ms without it), paid only where a GPU
+    named takes several machines; on one node the GPU named is a choice a buyer makes for their own reasons."""
+    if chosen is None or not _gpu_named_freely(given, data) or chosen.cluster.nodes < POOR_FIT_NODES:
         return []
-    free_given = given.model_copy(update={"gpu": None, "gpu_memory_gb": None})
-    free = evaluate(effective.model_copy(update={"gpu": None, "gpu_memory_gb": None}), arch, data, given=free_given,
-                    ranking_only=True)
-    best = free.options[0] if free.options else None
+    free = free or _FreeOfPin(given, effective, arch, data)
+    ranked = free.ranked()
+    best = ranked.options[0] if ranked.options else None
     if best is None or best.gpu == chosen.gpu:
         return []
     training = (effective.mode or "inference") in TRAINING_MODES
@@ -578,7 +660,7 @@ def poor_fit_note(given: Workload, effective: Workload, arch: Architecture, data
     named = data.gpu(chosen.gpu)
     other = data.gpu(best.gpu)
     what = f"${mine:,.0f} against ${theirs:,.0f}" + (" a run" if training else " a month")
-    short = (other.name.split()[0] if other is not None else best.gpu)
+    short = _short_gpu(other.name) if other is not None else best.gpu
     return [f"{POOR_FIT_NOTE}{named.name if named else chosen.gpu} takes {chosen.cluster.gpus} GPUs on "
             f"{chosen.cluster.nodes} nodes here; {best.name} does it for {mine / theirs:,.0f}x less ({what}): "
             f"reply “try {short}” to plan on it"]
@@ -805,6 +887,57 @@ def _spot_gang_led_on_demand(w: Workload, effective: Workload, arch: Architectur
         "synchronous run on spot is shown as possible, not planned (any node reclaimed stalls them all, and the "
         "replacement must come from the same zone's spare capacity); on-demand prices"))
     return on_demand, led, [a for a in assumptions if a.field != "pricing"] + [said]
+
+
+SPOT_DEARER_NOTE = "spot is not cheaper here: "  # spot asked, the on-demand pick cheaper: led with it (first message)
+SPOT_SAVES_SAID = "; against the on-demand pick, "  # the spot training note's saving, weighed against that pick
+
+
+def _spot_cost(option: Option, w: Workload) -> tuple[float, str]:
+    """What a spot plan is weighed against on demand by, and its unit: a training run's cost as printed (per run),
+    an offline job's, or a service's monthly bill."""
+    if (w.mode or "inference") in TRAINING_MODES:
+        return run_cost_usd(option.tco, w), "per run"
+    if w.batch_items:
+        return work_usd(option, w), "for the job"
+    return option.total_usd, "a month"
+
+
+def _spot_weighed_on_demand(w: Workload, effective: Workload, arch: Architecture, data: CatalogData, result: Ranked,
+                            assumptions: list[Assumption]) -> tuple[Workload, Ranked, list[Assumption]]:
+    """Spot asked ("use spot"): its pick weighed against the plan the answer picks on demand under the same
+    constraints. Spot never wins over a cheaper on-demand plan: QLoRA of an 8B on A100s was $9.25 a run on demand
+    (a marketplace host, 1 GPU), then "use spot" led with AWS 8x A100 spot at $13.70 and said "spot saves 25%" against
+    RunPod, a plan the answer would not have picked. Where spot is dearer the answer leads with on demand and says
+    so; where it is cheaper, the training note states the saving against that on-demand pick."""
+    if effective.pricing != "spot":
+        return effective, result, assumptions
+    spot_pick = _chosen_option(result, effective)
+    if spot_pick is None:
+        return effective, result, assumptions
+    on_demand = effective.model_copy(update={"pricing": "on_demand"})
+    led = evaluate(on_demand, arch, data, given=w)
+    od_pick = _chosen_option(led, on_demand)
+    if od_pick is None:
+        return effective, result, assumptions  # nothing sold on demand for it: spot, as asked
+    spot_usd, unit = _spot_cost(spot_pick, effective)
+    od_usd, _ = _spot_cost(od_pick, on_demand)
+    money = (lambda x: f"${x:,.2f}") if max(spot_usd, od_usd) < 100 else (lambda x: f"${x:,.0f}")
+    if od_usd < spot_usd * 0.999 and all(t.met for t in od_pick.throughput.targets):
+        led.notes.insert(0, f"{SPOT_DEARER_NOTE}the best spot plan, {spot_pick.name}, is {money(spot_usd)} {unit} "
+                            f"against {money(od_usd)} on demand ({od_pick.name}); keep on demand")
+        said = Assumption(field="pricing", value="on_demand", why=(
+            f"spot asked, but its best plan ({money(spot_usd)} {unit}) costs more than the on-demand pick "
+            f"({money(od_usd)}); on-demand prices"))
+        return on_demand, led, [a for a in assumptions if a.field != "pricing"] + [said]
+    same_plan = od_pick.offer_id == spot_pick.offer_id and od_pick.cluster.gpus == spot_pick.cluster.gpus
+    saving = (f"{SPOT_SAVES_SAID}{od_pick.name}, {money(od_usd)} {unit}: spot saves {1 - spot_usd / od_usd:.0%}"
+              if od_usd > 0 and not same_plan else "")  # the same plan on demand is said already (its compute)
+    if saving and (effective.mode or "inference") in TRAINING_MODES:
+        result.notes[:] = [n + saving if n.startswith(SPOT_TRAINING_PREFIX) else n for n in result.notes]
+    elif saving:
+        result.notes[:] = [n + saving if n.startswith(SPOT_SERVING_PREFIX) else n for n in result.notes]
+    return effective, result, assumptions
 
 
 def _chosen_option(result: Ranked, w: Workload) -> Option | None:

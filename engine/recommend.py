@@ -72,7 +72,7 @@ from engine.recommendation import (
     work_usd,
 )
 from engine.serving import below_floor, user_floor
-from engine.spot import spot_overhead, spot_training_note
+from engine.spot import SPOT_SERVING_PREFIX, spot_overhead, spot_training_note
 from engine.tco import (
     billed_service_hours_per_month,
     managed_split,
@@ -490,7 +490,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         notes.append(JOB_SPOT_NOTE + "a reclaimed instance's unfinished prompts are sent again to the rest; the time the "
                      "fleet finishes ahead of the deadline absorbs a few reclaims, which the figures do not count")
     elif pricing == "spot":
-        notes.append("spot for serving: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
+        notes.append(f"{SPOT_SERVING_PREFIX}: instances can be reclaimed at a minute's notice, so keep on-demand capacity behind "
                      "the load balancer; the figures are for the spot fleet alone")
 
     if not candidates and fit_only is None:
@@ -555,36 +555,10 @@ def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
     spot = float(gpu_hours) * float(rate)
     hours = float(gpu_hours) / (1 + spot_overhead(chosen.cluster.nodes if chosen is not None else 1))
     on_demand = hours * offer.on_demand_usd_per_hour / max(1, offer.gpus_per_node)
-    cheapest = _cheapest_on_demand(offer, data)
-    elsewhere = ""
-    if cheapest is not None and cheapest[1] < offer.on_demand_usd_per_hour / max(1, offer.gpus_per_node) * 0.999:
-        # the spot provider's on-demand price is not the alternative a user has: the cheapest on demand is (a run
-        # planned on A100s at RunPod on demand, then "use spot", moved to AWS spot: against AWS on demand spot
-        # "saved 65%", against RunPod's on-demand plan 25%)
-        name, per_gpu_hour = cheapest
-        other = hours * per_gpu_hour
-        elsewhere = (f"; at {name}, the cheapest on demand with an SLA, ${other:,.0f} per run: spot saves "
-                     f"{1 - spot / other:.0%}" if other > spot else
-                     f"; at {name}, the cheapest on demand with an SLA, ${other:,.0f} per run: spot saves nothing there")
     if on_demand <= spot:
-        return elsewhere.removeprefix("; ")
-    return (f"on demand the same plan's compute is ${on_demand:,.0f} per run: spot saves {1 - spot / on_demand:.0%} "
-            f"after the restarts{elsewhere}")
-
-
-def _cheapest_on_demand(offer: OfferRecord, data: CatalogData) -> tuple[str, float] | None:
-    """(provider name, USD per GPU-hour) of the cheapest on-demand offer of the same GPU from a provider with an SLA
-    (a marketplace host is not the alternative a spot plan is weighed against)."""
-    best: tuple[str, float] | None = None
-    for other in data.offers:
-        provider = data.provider(other.provider)
-        if (other.gpu != offer.gpu or not other.on_demand_usd_per_hour or provider is None
-                or provider.kind == "marketplace"):
-            continue
-        rate = other.on_demand_usd_per_hour / max(1, other.gpus_per_node)
-        if best is None or rate < best[1]:
-            best = (provider.name, rate)
-    return best
+        return ""
+    # what the plan the answer would pick on demand costs is said beside it (engine.advise, SPOT_SAVES_SAID)
+    return f"on demand the same plan's compute is ${on_demand:,.0f} per run: spot saves {1 - spot / on_demand:.0%} after the restarts"
 
 
 def over_budget(w: Workload, monthly_usd: float, per_run_usd: float | None = None) -> int:

@@ -65,6 +65,7 @@ def gang_too_large(nodes: int) -> bool:
     return nodes > SPOT_GANG_MAX_NODES
 
 
+SPOT_SERVING_PREFIX = "spot for serving"  # the spot serving note's start (bot.caveats reads it)
 SPOT_TRAINING_PREFIX = "spot: checkpoint"  # the spot training note's start (bot.caveats reads it)
 
 

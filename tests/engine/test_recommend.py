@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine.advise import advise
+from engine.architecture import architecture_for
 from engine.models import Workload
 from engine.offer_plans import is_late as _late
+from engine.recommend import evaluate
 from tests.engine.fixtures_catalog import catalog_data
 
 DATA = catalog_data()
@@ -33,7 +35,12 @@ def test_fixed_gpu_provider_pricing_respected() -> None:
     advice = advise(QLORA.model_copy(update={"provider": "lambda"}), DATA)
     assert advice.options and all(o.name.startswith("Lambda") for o in advice.options)
     advice = advise(QLORA.model_copy(update={"pricing": "spot"}), DATA)
-    assert advice.options and all(o.offer_id == "aws:p5.48xlarge:us-east-1" for o in advice.options)
+    # spot is weighed against the on-demand pick: here the fixture's p5 spot plan costs more, so on demand leads and
+    # the spot plan asked for is named with its price (spot never wins over a cheaper on-demand plan)
+    [dearer] = [n for n in advice.notes if n.startswith("spot is not cheaper here: ")]
+    assert "AWS" in dearer and "p5" not in advice.recommendation.primary and advice.effective.pricing == "on_demand"
+    spot = evaluate(advice.workload, architecture_for(DATA.model("llama-3-70b"), None), DATA, given=advice.workload)
+    assert spot.options and all(o.offer_id == "aws:p5.48xlarge:us-east-1" for o in spot.options)
 
 
 def test_quoted_rate_is_its_own_option() -> None:
