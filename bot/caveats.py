@@ -269,10 +269,10 @@ def _prefill_line(advice: Advice) -> str | None:
     unless the answer says this is what sets the count, and what would change it."""
     tp = advice.throughput
     w = advice.effective
-    if (tp is None or tp.ttft_s is None or tp.ttft_s.value < LONG_PREFILL_S or not w.input_tokens
+    if (tp is None or tp.prefill_seconds is None or tp.prefill_seconds.value < LONG_PREFILL_S or not w.input_tokens
             or (w.mode or "inference") != "inference" or w.prefix_cache_hit or w.batch_items or w.offline):
         return None
-    return (f"Prefill-bound: each {int(w.input_tokens):,}-token prompt takes {fmt_num(tp.ttft_s.value, 's')} to prefill and "
+    return (f"Prefill-bound: each {int(w.input_tokens):,}-token prompt takes {fmt_num(tp.prefill_seconds.value, 's')} to prefill and "
             "holds up the other users on its replica meanwhile, which is what sets the GPU count; if turns resend a cached "
             "prefix (the same document or conversation), say e.g. “90% prefix cache hits”")
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from catalog.records import CatalogData
+from engine.cluster import COMFORT_FRACTION
 from engine.diff import provider_of
 from engine.models import (
     DEFAULT_SETUP_HOURS,
@@ -151,7 +152,10 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     # cheaper options the ranking puts after the pick because their runs overrun the slot further
     later = sorted((o for o in options if _late(o, w) > _late(primary, w) and work_usd(o, w) < work_usd(primary, w)),
                    key=lambda o: (work_usd(o, w), o.name))
-    among = f" among the options that {_finish(primary, w)}" if later else ""
+    # a cheaper (or as cheap) training plan at the edge of memory, ranked after the pick with room: said why
+    edge = min((o for o in options if training and at_the_edge(o) and not at_the_edge(primary)
+                and work_usd(o, w) < work_usd(primary, w) * 1.03), key=lambda o: (work_usd(o, w), o.name), default=None)
+    among = f" among the options that {_finish(primary, w)}" if later else " among the plans with room" if edge else ""
     if job is not None and primary.hours_per_run:
         why = [f"lowest cost{among} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
                f"(${primary.total_usd:,.0f} a month)"]
@@ -170,6 +174,12 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     if later and later[0].hours_per_run:
         why.append(f"cheapest: {later[0].name}, ${work_usd(later[0], w):,.0f}, but {later[0].hours_per_run / 24:,.0f} days "
                    "per run: ranked after options that finish sooner")
+    if edge is not None:
+        why.append(f"{edge.name} ({edge.cluster.gpus} GPUs, ${work_usd(edge, w):,.0f}) holds it at {edge.memory.per_gpu_gb:,.1f} of "
+                   f"{edge.memory.usable_gb_per_gpu:,.1f} GB usable per GPU: at the edge of memory, where allocator "
+                   "fragmentation, NCCL buffers or a checkpoint's spike run it out of memory, so it is ranked after the "
+                   f"plans with room ({primary.memory.per_gpu_gb:,.1f} GB here); to stay on fewer GPUs, offload the "
+                   "optimizer state to CPU (DeepSpeed ZeRO-Offload), at several times the step time")
     if missed:
         why.append("closest to the targets, which no option meets: " + "; ".join(
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
@@ -224,6 +234,14 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
         cheapest=cheapest.name if cheapest is not None else None,
         fastest=fastest.name if fastest is not None else None,
     )
+
+
+def at_the_edge(o: Option) -> bool:
+    """A training option over COMFORT_FRACTION of usable memory per GPU (engine.offer_plans.tight_training): it fits
+    on paper and OOMs on allocator fragmentation, NCCL buffers or a checkpoint's spike."""
+    usable = o.memory.usable_gb_per_gpu
+    return bool((o.mode or "inference") in TRAINING_MODES and usable
+                and o.memory.per_gpu_gb > COMFORT_FRACTION * usable + 1e-9)
 
 
 BUDGET_NOTE = "budget: "
