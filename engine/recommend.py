@@ -64,6 +64,7 @@ from engine.recommendation import (
     JOB_SPOT_NOTE,
     at_the_edge,
     budget_note,
+    edge_note,
     job_note,
     job_rate_and_hours,
     per_user_speed,
@@ -520,6 +521,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
                       fit_only=None if ranked else fit_only, memos=memos)
     rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
+    edge = edge_note(ranked, w)
+    if edge:
+        notes.append(edge)
     budget = budget_note(ranked, w, user_floor(w))
     if budget:
         notes.insert(0, budget)

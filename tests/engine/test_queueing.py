@@ -122,3 +122,48 @@ def test_a_rate_is_given_replicas_until_its_p95_meets_the_target() -> None:
     assert tight.replicas > plain.replicas
     assert p95_ttft(w, tight.batch, tight.replicas, tight.step_s, tight.ttft_s) <= 1.2 * plain.ttft_s * 1.001
     assert p95_ttft(w, plain.batch, plain.replicas, plain.step_s, plain.ttft_s) > 1.2 * plain.ttft_s
+
+
+# A training plan at the edge of memory (review: "full fine-tune llama 3.1 70b on 5B tokens on GCP" led with 8 B200s at
+# 161.9 of 162 GB usable per GPU) ranks after a plan with room, which the search now plans beside it.
+_FULL_70B = Workload(mode="full", model="llama-3.1-70b", dataset_tokens=5e9)
+
+
+def test_a_tight_training_plan_gets_a_roomier_counterpart() -> None:
+    from catalog import open_catalog
+    from engine.architecture import architecture_for
+    from engine.defaults import apply_defaults
+    from engine.memory import usable_gb
+    from engine.offer_plans import roomier_choice, tight_training, training_choice
+
+    data = open_catalog().data()
+    w, _, _ = apply_defaults(_FULL_70B, data)
+    arch = architecture_for(data.model("llama-3.1-70b"), None)
+    gpu = next(g for g in data.gpus if g.id == "b200")
+    offer = next(o for o in data.offers if o.gpu == "b200" and o.gpus_per_node == 8 and o.inter_node_fabric)
+    tight = training_choice(w, arch, gpu, offer)
+    assert tight.gpus == 8 and tight_training(w, gpu, tight.per_gpu_gb)
+    roomy = roomier_choice(w, arch, gpu, offer, tight)
+    assert roomy is not None and roomy.gpus == 16
+    assert roomy.per_gpu_gb <= 0.95 * usable_gb(gpu, w.headroom)
+    assert roomy.gpu_hours is not None and tight.gpu_hours is not None and roomy.gpu_hours <= 1.05 * tight.gpu_hours
+    # a plan with room has none; nor does a count the user fixed
+    assert roomier_choice(w, arch, gpu, offer, roomy) is None
+    fixed = w.model_copy(update={"gpu_count": 8})
+    assert roomier_choice(fixed, arch, gpu, offer, training_choice(fixed, arch, gpu, offer)) is None
+
+
+def test_the_plan_with_room_leads_and_the_answer_says_why_not_the_tight_one() -> None:
+    from catalog import open_catalog
+    from engine.advise import advise
+    from engine.recommendation import EDGE_NOTE, at_the_edge
+
+    advice = advise(_FULL_70B.model_copy(update={"provider": "gcp"}), open_catalog().data())
+    winner = advice.options[0]
+    assert not at_the_edge(winner)
+    assert winner.memory.per_gpu_gb <= 0.95 * (winner.memory.usable_gb_per_gpu or 0)
+    tight = [o for o in advice.options if at_the_edge(o)]
+    assert tight and all(advice.options.index(o) > 0 for o in tight)
+    # the tight one is as cheap or cheaper: said why it is not the pick
+    note = next(n for n in advice.notes if n.startswith(EDGE_NOTE))
+    assert tight[0].name in note and "edge of memory" in note and "ZeRO-Offload" in note
