@@ -27,6 +27,7 @@ sits well above the median once prompts queue (vLLM PR 7062: 7.8 requests/s, med
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -70,6 +71,22 @@ def wait_seconds(utilisation: float, service_s: float, quantile: float = TTFT_QU
     return mean, (mean / rho) * math.log(rho / tail) if rho > tail else 0.0
 
 
+@functools.lru_cache(maxsize=1024)
+def max_utilisation(service_s: float, target_s: float, quantile: float = TTFT_QUANTILE) -> float:
+    """The most prefill utilisation at which service + the `quantile` wait stays within `target_s` (0 when the prefill
+    alone does not): the wait grows with utilisation, so a bisection, to a millionth of the range (the replicas it
+    sizes are whole)."""
+    if service_s >= target_s:
+        return 0.0
+    lo, hi = 0.0, MAX_UTILISATION
+    if service_s + wait_seconds(hi, service_s, quantile)[1] <= target_s:
+        return hi
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if service_s + wait_seconds(mid, service_s, quantile)[1] <= target_s else (lo, mid)
+    return lo
+
+
 def load_known(w: Workload) -> bool:
     """A service whose requests queue for the prefill: a request rate, or several users sending turns, online (an
     offline job has nobody waiting on a first token)."""
@@ -78,22 +95,48 @@ def load_known(w: Workload) -> bool:
     return bool(planned_rate(w)) or (w.concurrency or 1) > 1
 
 
+class _Terms:
+    """(load known, the planned rate, output tokens) of the last workload asked about, kept by identity: the serving
+    search grades every group it tries against one workload, and reading these walks several of its fields."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: tuple[Workload, bool, float | None, int] | None = None
+
+    def __call__(self, w: Workload) -> tuple[bool, float | None, int]:
+        last = self.last
+        if last is not None and last[0] is w:
+            return last[1], last[2], last[3]
+        found = (load_known(w), planned_rate(w), request_shape(w)[1])
+        self.last = (w, *found)
+        return found
+
+
+_terms = _Terms()
+
+
+def queues(w: Workload) -> bool:
+    """`load_known`, read once per workload (the serving search asks for every group it sizes)."""
+    return _terms(w)[0]
+
+
 def queueing_utilisation(w: Workload, batch: int, replicas: int, step_s: float, prefill_s: float) -> float:
     """The prefill utilisation a request queues behind on its replica: a request rate spread over the replicas
     (open arrivals), else the other users' share of the users held at once (`prefill_share` x (batch - 1) / batch)."""
-    rate = planned_rate(w)
+    _known, rate, out_tokens = _terms(w)
     if rate:
         return rate / max(1, replicas) * prefill_s
     if batch <= 1:
         return 0.0
-    return prefill_share(batch, step_s, prefill_s, request_shape(w)[1]) * (batch - 1) / batch
+    return prefill_share(batch, step_s, prefill_s, out_tokens) * (batch - 1) / batch
 
 
 def queued_ttft(w: Workload, batch: int, replicas: int, step_s: float, prefill_s: float) -> QueuedTtft | None:
     """The time to first token at the load planned: prefill plus the M/D/1 wait (mean and p95); None where no load is
     known (one stream alone, an offline job), where the prefill alone is the first token. `step_s`: the per-token
     time a user sees at `batch` (prefills' share included), as the serving search sizes it."""
-    if not load_known(w) or prefill_s <= 0:
+    if not _terms(w)[0] or prefill_s <= 0:
         return None
     rho = queueing_utilisation(w, batch, replicas, step_s, prefill_s)
     mean, tail = wait_seconds(rho, prefill_s)

@@ -38,7 +38,7 @@ from engine.memory import (
     usable_gb,
 )
 from engine.models import Workload
-from engine.queueing import MAX_UTILISATION, load_known, p95_ttft, wait_seconds
+from engine.queueing import max_utilisation, p95_ttft, queues
 from engine.throughput import (
     decode_step_function,
     loaded_step,
@@ -349,7 +349,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         batch = math.ceil(int(w.concurrency) / replicas)
     else:
         batch, replicas = 1, 1
-    if w.target_ttft_s and not fixed and load_known(w) and ttft < w.target_ttft_s:
+    if w.target_ttft_s and not fixed and ttft < w.target_ttft_s and queues(w):
         # the first token graded at its p95 with the queue behind others' prefills (engine.queueing): replicas added,
         # or users per replica cut, until it meets the target (a prefill alone over the target misses it anyway)
         batch, replicas = _meet_ttft(w, float(w.target_ttft_s), batch, replicas, ttft, out_tokens, rate, step_of,
@@ -378,10 +378,7 @@ def _meet_ttft(w: Workload, target: float, batch: int, replicas: int, ttft: floa
     if rate:
         if p95_ttft(w, batch, replicas, 0.0, ttft) <= target:
             return batch, replicas
-        lo, hi = 0.0, MAX_UTILISATION  # the largest prefill utilisation whose p95 meets the target
-        for _ in range(40):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if ttft + wait_seconds(mid, ttft)[1] <= target else (lo, mid)
+        lo = max_utilisation(ttft, target)  # the largest prefill utilisation whose p95 meets the target
         needed = max(replicas, math.ceil(rate * ttft / lo - 1e-9)) if lo > 0 else replicas
         batch = max(1, min(b_ok, math.ceil(rate / needed * (out_tokens * bare_step + ttft))))
         return batch, needed

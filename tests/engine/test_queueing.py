@@ -167,3 +167,11 @@ def test_the_plan_with_room_leads_and_the_answer_says_why_not_the_tight_one() ->
     # the tight one is as cheap or cheaper: said why it is not the pick
     note = next(n for n in advice.notes if n.startswith(EDGE_NOTE))
     assert tight[0].name in note and "edge of memory" in note and "ZeRO-Offload" in note
+
+
+def test_the_most_utilisation_a_target_allows() -> None:
+    from engine.queueing import max_utilisation
+
+    rho = max_utilisation(0.15, 0.5)
+    assert 0.15 + wait_seconds(rho, 0.15)[1] <= 0.5 < 0.15 + wait_seconds(rho + 1e-3, 0.15)[1]
+    assert max_utilisation(0.6, 0.5) == 0.0  # the prefill alone misses it
