@@ -36,7 +36,7 @@ from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_
 from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
 from engine.published import PUBLISHED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
-from engine.recommendation import BUDGET_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
+from engine.recommendation import BUDGET_NOTE, EDGE_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
 from engine.spot import SPOT_GANG_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
@@ -199,6 +199,13 @@ def _tight_line(advice: Advice) -> str | None:
             "node first or take the next-larger plan")
 
 
+def _edge_line(advice: Advice) -> str | None:
+    """A cheaper training plan at the edge of memory ranked after the pick (engine.recommendation.edge_note): why the
+    answer does not lead with it."""
+    found = _starting(advice.notes, EDGE_NOTE)
+    return "Room: " + found[len(EDGE_NOTE):] if found else None
+
+
 def _zero3_line(advice: Advice) -> str | None:
     """ZeRO-3 sharded across nodes with weight gathers that outrun the compute: the time and cost shown are what
     the GPUs' FLOPs allow, not what the fabric does, unless a bigger micro-batch (memory permitting) hides them."""
@@ -279,10 +286,10 @@ def _prefill_line(advice: Advice) -> str | None:
     unless the answer says this is what sets the count, and what would change it."""
     tp = advice.throughput
     w = advice.effective
-    if (tp is None or tp.ttft_s is None or tp.ttft_s.value < LONG_PREFILL_S or not w.input_tokens
+    if (tp is None or tp.prefill_seconds is None or tp.prefill_seconds.value < LONG_PREFILL_S or not w.input_tokens
             or (w.mode or "inference") != "inference" or w.prefix_cache_hit or w.batch_items or w.offline):
         return None
-    return (f"Prefill-bound: each {int(w.input_tokens):,}-token prompt takes {fmt_num(tp.ttft_s.value, 's')} to prefill and "
+    return (f"Prefill-bound: each {int(w.input_tokens):,}-token prompt takes {fmt_num(tp.prefill_seconds.value, 's')} to prefill and "
             "holds up the other users on its replica meanwhile, which is what sets the GPU count; if turns resend a cached "
             "prefix (the same document or conversation), say e.g. “90% prefix cache hits”")
 
@@ -627,7 +634,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the
              # FP8 reminder the rows carry ("No model named", a size said without a name, keeps its later place)
              named_model if named_model and UNLISTED_MODEL_NOTE in named_model else None, fp8, fp8_pick,
-             _tight_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
+             _tight_line(advice), _edge_line(advice), None if cheapest_labelled else _consumer_line(advice, kinds, ("The cheapest",)),
              rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), network,
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              None if named_model and UNLISTED_MODEL_NOTE in named_model else named_model,

@@ -734,7 +734,7 @@ class Advisor:
                 or any(not t.met for t in tp.targets)):
             return capacity, advice
         if rate and tp.decode_tokens_per_s_per_sequence is not None:
-            first = tp.ttft_s.value if tp.ttft_s is not None else 0.0
+            first = tp.prefill_seconds.value if tp.prefill_seconds is not None else 0.0  # a turn's own prefill
             capacity = replace(capacity, requests_per_s=requests_per_s_held(
                 loaded.effective, users, tp.decode_tokens_per_s_per_sequence.value, first))
         return capacity, loaded

@@ -690,7 +690,15 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         if tp.decode_tokens_per_s is not None:
             bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
         first = tp.ttft_s or tp.prefill_seconds
-        if first is not None:
+        queued = first is not None and "mean_ttft_s" in first.inputs and tp.prefill_seconds is not None
+        if queued and first is not None and tp.prefill_seconds is not None and first.value <= tp.prefill_seconds.value * 1.005:
+            # prefills take under a twentieth of the replica: at p95 nobody is ahead
+            bits.append(f"first token in {first.value:,.2g} s (its prefill; at this load 95% of requests find no queue)")
+        elif queued and first is not None and tp.prefill_seconds is not None:
+            # the load is known: the first token at its p95, queued behind other requests' prefills (engine.queueing)
+            bits.append(f"first token in {first.value:,.2g} s at p{float(first.inputs.get('quantile', 0.95)) * 100:.0f} "
+                        f"({float(first.inputs['mean_ttft_s']):,.2g} s mean; prefill alone {tp.prefill_seconds.value:,.2g} s)")
+        elif first is not None:
             # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
             busy = (advice.effective.concurrency or 1) > 1 or bool(planned_rate(advice.effective))
             whole = advice.effective.seq_len if not busy and not advice.effective.input_tokens else None

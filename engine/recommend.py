@@ -62,7 +62,9 @@ from engine.recommendation import (
     FASTEST_MIN_GPUS,
     JOB_SPOT_HINT,
     JOB_SPOT_NOTE,
+    at_the_edge,
     budget_note,
+    edge_note,
     job_note,
     job_rate_and_hours,
     per_user_speed,
@@ -397,7 +399,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     on_gpu = _on_gpu(variant, gpu, given)
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
-                    slower = planned.slower()
+                    # a cheaper serving plan below the floor, or a training plan with room beside one at the edge of memory
+                    slower = planned.slower() or planned.roomier()
                     alternatives = (planned, slower) if slower is not None else (planned,)
                     # what every offer of this shape shares, once per shape: whether the plan is sold on it (its node
                     # size and whether nodes link are the shape's), the GPUs billed, and the hours a month they run
@@ -412,7 +415,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         suspect_skipped.add(offer.id if offer is not None else "")
                         continue
                     provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
-                    if alternative and risky(gpu, provider):
+                    if alternative and risky(gpu, provider) and not training:
                         continue  # a slower plan on hardware not recommended for a service is not worth a row
                     rate = _rate(offer, pricing, variant.hourly_rate)
                     if rate is None:
@@ -518,6 +521,9 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
                       fit_only=None if ranked else fit_only, memos=memos)
     rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
+    edge = edge_note(ranked, w)
+    if edge:
+        notes.append(edge)
     budget = budget_note(ranked, w, user_floor(w))
     if budget:
         notes.insert(0, budget)
@@ -811,9 +817,12 @@ def _rank(options: list[Option], w: Workload | None = None,
     flags = flags or {}
     serving = w is not None and (w.mode or "inference") not in TRAINING_MODES
 
+    # a training plan at the edge of memory (over COMFORT_FRACTION of usable per GPU) after the plans with room: it fits
+    # on paper and OOMs on allocator fragmentation, NCCL buffers or a checkpoint's spike (8 B200s at 161.9 of 162 GB
+    # for a 70B full fine-tune led, where 16 hold it at half that for about the same money)
     lates = {o.name: 2 * (flags.get(o.name, (0, False))[0] if flags
                           else int(w is not None and is_late(w, o.hours_per_run or 0.0)))
-             + int(serving and flags.get(o.name, (0, False))[1]) for o in options}
+             + int(serving and flags.get(o.name, (0, False))[1]) + int(not serving and at_the_edge(o)) for o in options}
     scores = {o.name: work_usd(o, w) * (1 + STACK_RISK_PREMIUM * flags.get(o.name, (0, False))[1]) for o in options}
 
     def late(o: Option) -> int:

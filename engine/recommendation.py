@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from catalog.records import CatalogData
+from engine.cluster import COMFORT_FRACTION
 from engine.diff import provider_of
 from engine.models import (
     DEFAULT_SETUP_HOURS,
@@ -152,6 +153,9 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     # cheaper options the ranking puts after the pick because their runs overrun the slot further
     later = sorted((o for o in options if _late(o, w) > _late(primary, w) and work_usd(o, w) < work_usd(primary, w)),
                    key=lambda o: (work_usd(o, w), o.name))
+    # a cheaper (or as cheap) training plan at the edge of memory, ranked after the pick with room: said why
+    edge = min((o for o in options if training and at_the_edge(o) and not at_the_edge(primary)
+                and work_usd(o, w) < work_usd(primary, w) * 1.03), key=lambda o: (work_usd(o, w), o.name), default=None)
     among = f" among the options that {_finish(primary, w)}" if later else ""
     if job is not None and primary.hours_per_run:
         why = [f"lowest cost{among} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
@@ -171,6 +175,8 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     if later and later[0].hours_per_run:
         why.append(f"cheapest: {later[0].name}, ${work_usd(later[0], w):,.0f}, but {later[0].hours_per_run / 24:,.0f} days "
                    "per run: ranked after options that finish sooner")
+    if edge is not None:
+        why.append(edge_text(edge, primary, w))
     if missed:
         why.append("closest to the targets, which no option meets: " + "; ".join(
             f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
@@ -225,6 +231,39 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
         cheapest=cheapest.name if cheapest is not None else None,
         fastest=fastest.name if fastest is not None else None,
     )
+
+
+EDGE_NOTE = "ranked after for memory: "  # a cheaper training plan at the edge of memory, behind the pick (first message)
+
+
+def edge_text(edge: Option, primary: Option, w: Workload) -> str:
+    """Why a training plan as cheap as the pick, or cheaper, is ranked after it: it fills usable memory."""
+    share = edge.memory.per_gpu_gb / edge.memory.usable_gb_per_gpu if edge.memory.usable_gb_per_gpu else 1.0
+    return (f"{edge.name} (${work_usd(edge, w):,.0f}) holds it at {edge.memory.per_gpu_gb:,.1f} of "
+            f"{edge.memory.usable_gb_per_gpu:,.1f} GB usable per GPU ({share:.0%}), the edge of memory: allocator "
+            "fragmentation, NCCL buffers or a checkpoint's spike run it out, so it is ranked after the plans with room "
+            f"({primary.memory.per_gpu_gb:,.1f} GB per GPU on the pick); to stay on {edge.cluster.gpus} GPUs, offload the "
+            "optimizer state to CPU (DeepSpeed ZeRO-Offload), much slower: every step moves the state over PCIe and "
+            "runs the optimizer on the CPU")
+
+
+def edge_note(options: list[Option], w: Workload) -> str | None:
+    """EDGE_NOTE + `edge_text` when a training plan as cheap as the pick (within 3%) or cheaper sits at the edge of
+    memory behind it; None otherwise."""
+    if not options or (w.mode or "inference") not in TRAINING_MODES or at_the_edge(options[0]):
+        return None
+    primary = options[0]
+    edge = min((o for o in options if at_the_edge(o) and work_usd(o, w) < work_usd(primary, w) * 1.03),
+               key=lambda o: (work_usd(o, w), o.name), default=None)
+    return EDGE_NOTE + edge_text(edge, primary, w) if edge is not None else None
+
+
+def at_the_edge(o: Option) -> bool:
+    """A training option over COMFORT_FRACTION of usable memory per GPU (engine.offer_plans.tight_training): it fits
+    on paper and OOMs on allocator fragmentation, NCCL buffers or a checkpoint's spike."""
+    usable = o.memory.usable_gb_per_gpu
+    return bool((o.mode or "inference") in TRAINING_MODES and usable
+                and o.memory.per_gpu_gb > COMFORT_FRACTION * usable + 1e-9)
 
 
 BUDGET_NOTE = "budget: "

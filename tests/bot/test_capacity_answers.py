@@ -77,7 +77,7 @@ def test_a_rate_question_is_answered_in_requests_per_second(real_advisor) -> Non
     response, view = _view(real_advisor, "how many requests per second can one H100 handle with Llama 3.1 8B?")
     rate = response.capacity.requests_per_s
     tp = response.advice.throughput
-    per_request = tp.ttft_s.value + 256 / tp.decode_tokens_per_s_per_sequence.value
+    per_request = tp.prefill_seconds.value + 256 / tp.decode_tokens_per_s_per_sequence.value
     assert rate.value == pytest.approx(response.capacity.users / per_request, rel=1e-6)
     assert view.headline.startswith("✅ 1× H100 SXM5 80GB serves Llama 3.1 8B at about 18 requests/s (256-token "
                                     "replies), 229 users at once"), view.headline

@@ -15,7 +15,7 @@ from engine.memory import GB, usable_gb
 from engine.models import TRAINING_MODES, Option, Workload
 from engine.offer_plans import is_late, plan_shape, serving_shape
 from engine.recommend import NARROW_WEIGHTS, TIE_FRACTION, _at_the_limit, _rank, bf16_reference, evaluate
-from engine.recommendation import per_user_speed, work_usd
+from engine.recommendation import at_the_edge, per_user_speed, work_usd
 from engine.serving import DEFAULT_OPTIONS, _size_group, choose, user_floor
 from engine.tco import offer_usd_per_gpu_hour, usd_per_gpu_hour
 from engine.throughput import link_kind, prefill_tokens, request_shape, under_load
@@ -120,9 +120,10 @@ def test_the_bf16_reference_reads_the_searchs_memo_with_the_same_answer(data: Ca
 
 def _ranked_by_full_scan(options: list[Option], w: Workload) -> list[str]:
     """`_rank`'s order (no flags) found the long way: each pick's ties gathered from the whole pool."""
-    lates = {o.name: 2 * int(is_late(w, o.hours_per_run or 0.0)) for o in options}
-    scores = {o.name: work_usd(o, w) for o in options}
     training = (w.mode or "inference") in TRAINING_MODES
+    # a training plan at the edge of memory after the plans with room
+    lates = {o.name: 2 * int(is_late(w, o.hours_per_run or 0.0)) + int(training and at_the_edge(o)) for o in options}
+    scores = {o.name: work_usd(o, w) for o in options}
     pool = sorted(options, key=lambda o: (lates[o.name], scores[o.name], o.hours_per_run or 0.0, o.name))
     out: list[str] = []
     while pool:
