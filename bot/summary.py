@@ -384,8 +384,8 @@ def _capacity_headline(response: Response, names: Mapping[str, str]) -> str | No
         replicas = int(advice.cluster.replicas or 1) if advice.cluster is not None else 1
         shape = f" ({replicas} replicas of {gpus // replicas})" if replicas > 1 and gpus // replicas > 1 else ""
         return (f"✅ About {users:,} users at once on {model} for ≤{fmt_usd(capacity.budget_usd_per_month)} a month: "
-                f"{gpus}× {gpu}{shape} at {fmt_usd(capacity.usd_per_month)} a month, ≥{capacity.floor} tokens/s each at "
-                f"{ctx} tokens each")
+                f"{gpus}× {gpu}{shape} at {fmt_usd(capacity.usd_per_month)} a month, ~{capacity.floor} tokens/s each at "
+                f"{ctx} tokens each")  # "~": sized as every plan is, to the assumed floor within its slack
     room = f" (memory for {capacity.sequences:,} at {ctx} tokens)" if capacity.sequences > users else f" at {ctx} tokens each"
     verb = "serves" if gpus == 1 else "serve"
     rate = capacity.requests_per_s

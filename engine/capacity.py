@@ -15,7 +15,7 @@ from catalog.records import CatalogData
 from engine.advise import advise
 from engine.models import Advice, Figure, Option, Workload
 from engine.recommendation import recommended
-from engine.serving import user_floor
+from engine.serving import floor_kept_at, user_floor
 from engine.throughput import request_shape
 
 
@@ -75,7 +75,9 @@ def _within(advice: Advice, budget: float) -> Option | None:
     if option is None or option.total_usd > budget * 1.0001 or any(not t.met for t in option.throughput.targets):
         return None
     speed = option.throughput.decode_tokens_per_s_per_sequence
-    return option if speed is not None and speed.value >= user_floor(advice.effective) * 0.999 else None
+    # kept as every plan keeps the assumed floor (within its slack): a strict 20 stops the search at the first count
+    # planned at 19.x (200 users on 2 B200 at 19.3, where 383 on 4 B200 hold 20.6)
+    return option if speed is not None and speed.value >= floor_kept_at(advice.effective) else None
 
 
 def most_users_within(w: Workload, data: CatalogData, start: int) -> BudgetCapacity | None:
