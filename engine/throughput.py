@@ -91,15 +91,15 @@ AMD_SERVING_NOTE = ("AMD: bandwidth and compute efficiency x0.7 (Oracle Cloud's 
 # calibration rows d01-d03, d21-d22): the range a pre-training budget is stated with
 WHOLE_RUN_RANGE = (0.84, 1.19)
 # Meta's model card (huggingface.co/meta-llama/Llama-3.1-8B, "Training Energy Use"): Llama 3.1 8B took 1.46M and
-# 70B 7.0M H100-80GB hours for ~15.6T tokens, 2.24x and 1.25x what this model gives a well-tuned run of each (about
+# 70B 7.0M H100-80GB hours for ~15T tokens, 2.33x and 1.30x what this model gives a well-tuned run of each (about
 # 14% and 27% of peak over the whole run, where the 405B reached 35%). Small dense models run at scale lose the most
 # (small per-GPU steps, restarts and evaluation counted in the whole run), while Llama 2 7B on A100 ran at 39%: the
 # published spread for a small model is wide, and its top end is stated with the run that sets it. Llama 3.2 1B and
 # 3B (370k and 460k H100-hours for 9T tokens) are left out: they were pruned and distilled from 8B/70B logits, so
 # their hours hold the teachers' forward passes, which a plain run does not have.
 PUBLISHED_WHOLE_RUNS = (
-    (8.03, 2.24, "Llama 3.1 8B took 1.46M H100-hours for 15.6T tokens"),
-    (70.6, 1.25, "Llama 3.1 70B took 7.0M H100-hours for 15.6T tokens"),
+    (8.03, 2.33, "Llama 3.1 8B took 1.46M H100-hours for ~15T tokens"),
+    (70.6, 1.30, "Llama 3.1 70B took 7.0M H100-hours for ~15T tokens"),
 )
 
 
