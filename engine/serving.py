@@ -327,10 +327,13 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     # what a request's prefill takes from the replica's decoding under load, as distinct from its latency on an idle
     # replica, `ttft`: the same on a tensor-parallel group; an expert-parallel replica's attention groups prefill
     # their own users' prompts side by side (`prefill_load_seconds`)
-    load_key = ("prefill_load", gpu.id, tp, prompt, kind, ep, fabric_gb_s if ep else None)
-    if load_key not in memo:
-        memo[load_key] = prefill_load_seconds(w, arch, gpu, tp, prompt, ep, fabric_gb_s, kind)
-    load = cast(float, memo[load_key])
+    if ep > tp and arch.is_moe:
+        load_key = ("prefill_load", gpu.id, tp, prompt, kind, ep, fabric_gb_s if ep else None)
+        if load_key not in memo:
+            memo[load_key] = prefill_load_seconds(w, arch, gpu, tp, prompt, ep, fabric_gb_s, kind)
+        load = cast(float, memo[load_key])
+    else:  # `prefill_load_seconds` is the prefill's latency itself there: not computed twice
+        load = ttft
 
     shared = loaded and out_tokens > 0 and load > 0  # else loaded_step returns the bare step
     twice, four_times = 2 * load, 4 * load
