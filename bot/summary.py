@@ -73,7 +73,6 @@ from engine.offer_plans import (
     pcie_tp_said,
     room_figures,
 )
-from engine.published_runs import PUBLISHED_RUN_NOTE
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, floor_kept_at, user_floor
@@ -748,6 +747,10 @@ def _published_range(advice: Advice, value: float, fmt: Callable[[float], str] =
 def _published_run(advice: Advice) -> str:
     """The GPU-hours the model's (or its size class's) makers published for its pre-training, beside ours, with why
     they differ (engine.published_runs); "" where none is published."""
+    if advice.effective.mode != "pretrain":
+        return ""  # the note is made for pre-training alone (its module is imported only then)
+    from engine.published_runs import PUBLISHED_RUN_NOTE
+
     note = next((n for n in advice.notes if n.startswith(PUBLISHED_RUN_NOTE)), "")
     return note[len(PUBLISHED_RUN_NOTE):][:1].upper() + note[len(PUBLISHED_RUN_NOTE) + 1:] if note else ""
 

@@ -43,7 +43,6 @@ from engine.models import (
 from engine.offer_plans import SLOW_FIXED_NOTE, hours_text, room_figures
 from engine.preference import preference_note
 from engine.published import published_ways_out
-from engine.published_runs import published_run_note
 from engine.recommend import (
     OWNED_PREFIX,
     PUE,
@@ -232,8 +231,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     notes.extend(margin_cost_note(w, effective, arch, data, chosen))
     notes.extend(int4_on_fixed_note(w, effective, arch, data, chosen))
     notes.extend(published_ways_out(w, effective, arch, data, chosen))
-    notes.extend(published_run_note(effective, arch, data.gpu(cluster.gpu) if cluster is not None else None, cluster,
-                                    throughput))
+    if effective.mode == "pretrain":  # imported only for pre-training: its table costs the cold start of every other ask
+        from engine.published_runs import published_run_note
+
+        notes.extend(published_run_note(effective, arch, data.gpu(cluster.gpu) if cluster is not None else None,
+                                        cluster, throughput))
     notes.extend(fixed_training_ways_out(w, effective, arch, data, cluster, chosen))
     notes.extend(tight_memory_note(memory))
     notes.extend(preference_note(w, effective, arch, memory, cluster))
