@@ -388,7 +388,7 @@ def _rl_prompts_question(workload: Workload) -> Question | None:
     return Question(field="dataset_tokens", text=text, why="generation and training time scale with the prompts sampled")
 
 
-LONG_CONTEXT_TOKENS = 16_384  # a stated context this long suggests long prompts, which the default turn would miss
+LONG_CONTEXT_TOKENS = 8_192  # a stated context this long may be long prompts (8k prompts for 100 users of 70B are 4.6x the GPUs of 1k)
 
 
 def _long_prompt_example(context: int) -> str:
