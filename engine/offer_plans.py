@@ -403,11 +403,14 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
                 notes.append(batch_capped_note(plan.gpus, w))
             notes.append(f"one run takes {wall:,.0f} h ({wall / 24:,.1f} days) on {plan.gpus} GPU(s), longer than the "
                          f"{slot:,.0f} h target ({why}): ranked after options that make it")
-        side_by_side = math.ceil(runs * wall / HOURS_PER_MONTH - 1e-9)
+        # never more clusters than runs: 20 runs of 74 days each are 20 clusters for 2.4 months (as the Cost line says),
+        # not 49 ("20 runs a month" kept up month after month)
+        side_by_side = min(math.ceil(runs - 1e-9), math.ceil(runs * wall / HOURS_PER_MONTH - 1e-9))
         if runs > 1 and side_by_side > 1:
+            within = ("in a month" if wall <= HOURS_PER_MONTH else f"in {wall / HOURS_PER_MONTH:,.1f} months, each run's own length")
             notes.append(f"{runs:g} runs x {wall:,.0f} h each do not fit one after another in a month: run "
                          f"{side_by_side} side by side on separate {plan.gpus}-GPU clusters ({side_by_side * plan.gpus} GPUs at "
-                         "once, same GPU-hours and cost); assumes the runs are independent experiments")
+                         f"once, same GPU-hours and cost, done {within}); assumes the runs are independent experiments")
     notes.extend(scale_notes(plan, gpn, offer is not None, w.pricing))
     if notes:
         plan = plan.model_copy(update={"notes": (*notes, *plan.notes)})

@@ -55,3 +55,4 @@ def test_whole_run_utilisation_the_cards_imply(name: str, mfu: float) -> None:
 ])
 def test_runs_matched_by_name_then_size(model: str | None, params_b: float, moe: bool, names: list[str]) -> None:
     assert [r.name for r in published_runs(model, params_b, 37.0 if moe else params_b, moe)] == names
+
