@@ -69,6 +69,7 @@ def test_required_ids_present(catalog: Catalog) -> None:
         "gaudi3",
         "rtx-pro-6000",
         "h200-nvl",
+        "h800",
     ):
         assert gpu_id in gpu_ids
     model_ids = {m.id for m in catalog.models()}
@@ -264,6 +265,21 @@ def test_misquoted_figures_absent(catalog: Catalog) -> None:
     assert data.gpu("l40s").bf16_dense_tflops != 91.6  # type: ignore[union-attr]
     fp8 = data.gpu("h100-sxm").fp8_dense_tflops  # type: ignore[union-attr]
     assert fp8 == pytest.approx(2 * data.gpu("h100-sxm").bf16_dense_tflops, rel=0.001)  # type: ignore[union-attr]
+
+
+def test_h800_is_an_h100_sxm5_with_its_nvlink_cut(catalog: Catalog) -> None:
+    """DeepSeek-V3's GPU: the H100 SXM5's die, memory and tensor rates, NVLink cut from 900 to 400 GB/s (DeepSeek-AI,
+    arXiv 2505.09343). No provider rents it and NVIDIA gave no list price: planned as the user's own, at its power."""
+    data = catalog.data()
+    h800, h100 = data.gpu("h800"), data.gpu("h100-sxm")
+    assert h800 is not None and h100 is not None
+    for field in ("memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "fp8_dense_tflops", "tdp_w",
+                  "compute_capability", "architecture"):
+        assert getattr(h800, field) == getattr(h100, field), field
+    assert h800.scaleup_bandwidth_gb_s == 400 and h100.scaleup_bandwidth_gb_s == 900
+    assert h800.scaleup_link.startswith("NVLink")  # an all-to-all NVSwitch node, slower: not PCIe
+    assert not any(o.gpu == "h800" for o in data.offers) and h800.purchase_price_usd is None
+    assert "2412.19437" in h800.source and "2505.09343" in h800.source
 
 
 def test_purchase_prices(catalog: Catalog) -> None:
