@@ -454,11 +454,13 @@ class Advisor:
                             distill=self.distill_answer(distill, getattr(turn, "workload", None)))
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
-        notes = _names_of(getattr(turn, "notes", ())) + _names_of(getattr(turn, "unknown_names", ()))
-        if self.hub is not None:
-            notes += self.hub.turn_notes()
         asked = [(_text_of(q), str(getattr(q, "field", "") or "")) for q in getattr(turn, "questions", ()) or ()]
         asked = [(text, name) for text, name in asked if text]
+        # an unknown name the open questions ask about ("Unknown GPU 'h900'. Did you mean ...?") is said there, once
+        notes = _names_of(getattr(turn, "notes", ())) + [
+            n for n in _names_of(getattr(turn, "unknown_names", ())) if not any(n in text for text, _ in asked)]
+        if self.hub is not None:
+            notes += self.hub.turn_notes()
         advice: Advice | None = previous
         # the engine's diff names each changed field and what it did to the answer; the parser's
         # field list is the fallback when the engine had nothing to compare

@@ -31,9 +31,13 @@ time, and answer everything else at once with a stated assumption.
    request rate, with no prompt and reply lengths: long prompts are prefilled on the same GPUs.
 9. Ownership (asked once): a stated GPU count of 256 or more with no provider, rate or pricing said may be
    the team's own cluster; priced as a rental until the user says "on prem".
+10. A GPU the catalog does not know or cannot pick alone ("RTX 6000"), asked first whenever a message names one:
+   the plan is on another GPU meanwhile (the catalog's pick, or the thread's), and the question says so with the
+   catalog's nearest names; never only a note the first message may cut, so "on 2048 H900" does not read as an
+   answer about the GPU named.
 
 Never asked, only stated when assumed: epochs (1), precision, sequence length, batch size,
-GPU type (candidates come from the catalog), hourly rate (catalog prices), runs
+GPU type when none is named (candidates come from the catalog), hourly rate (catalog prices), runs
 per month (1). A question the user ignored (3-5) is not asked again: the assumption stands.
 Questions about conflicting values (see `Conversation`) come first and count toward the two.
 """
@@ -120,6 +124,9 @@ def questions_for(
     asked = set(asked)
     cues = set(cues) | (set(reading.cues) if reading else set())
     wanted: list[Question] = []
+    unknown_gpu = unknown_gpu_question(workload, reading)
+    if unknown_gpu is not None:
+        wanted.append(unknown_gpu)
     if reading is not None and len(reading.compared) == 2 and workload.gpu:
         # "is A100 or H100 cheaper?": one GPU is planned at a time, so the other is offered on the same load
         first, second = (name.upper() for name in reading.compared)
@@ -298,9 +305,29 @@ def questions_for(
                  "(e.g. “2 images per request”, “512x512”, or “text only”).",
             why="each image is hundreds to thousands of prompt tokens: the prefill and the KV cache grow with them"))
     essential = (ESSENTIAL | {"dataset_tokens"}) if ladder else ESSENTIAL  # a ladder has no token count to assume
+    if unknown_gpu is not None:  # named in this message: asked whatever was asked before
+        essential = essential | {"gpu"}
     fresh = [q for q in wanted if q.field in essential or q.field not in asked]
     unique = list({q.field: q for q in reversed(fresh)}.values())[::-1]
     return unique[:MAX_QUESTIONS]
+
+
+def unknown_gpu_question(workload: Workload, reading: Reading | None) -> Question | None:
+    """A GPU this message named that the catalog does not know ("2048 H800" before the H800 was a row) or cannot pick
+    alone ("8 RTX 6000": Ada or PRO?), asked first: the plan below it is on another GPU (the catalog's pick, or the
+    thread's), and only a question says so where it is read. As a note it was cut from the first message by the
+    decision caveats, so "on 2048 H800" read as an answer on 2048 B200s and "8 RTX 6000" as one on 8 L40S. None when
+    this message also named a GPU the catalog knows (that GPU is planned)."""
+    if reading is None or "gpu" in reading.updates:
+        return None
+    problem = next((p for p in reading.unknown_names if p.code in ("unknown_gpu", "ambiguous_gpu")), None)
+    if problem is None:
+        return None
+    kept = (f"the thread's {str(workload.gpu).upper().replace('-', ' ')}" if workload.gpu else "the catalog's pick")
+    example = f"on {workload.gpu_count:,} H100" if workload.gpu_count else "on H100s"
+    return Question(field="gpu", text=f"{problem.message.rstrip()} Planned on {kept} until you name a GPU the catalog "
+                                      f"has (e.g. “{example}”).",
+                    why="a GPU the catalog lacks is never silently swapped for another")
 
 
 OWNED_CLUSTER_GPUS = 256  # "with 2048 H100s": at this size a team often runs its own (or a reserved) cluster
