@@ -38,6 +38,7 @@ from engine.published import PUBLISHED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, EDGE_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
 from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
+from engine.serving import TTFT_REACH_NOTE
 from engine.spot import SPOT_GANG_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
 from engine.vision import IMAGES_NOTE
@@ -627,7 +628,8 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              _relabelled(advice, AVAILABILITY_NOTE, "Availability"),
              _relabelled(advice, BUDGET_NOTE, "Budget"),
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
-             _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels, _prefill_line(advice),
+             _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels,
+             _relabelled(advice, TTFT_REACH_NOTE, "Time to first token") or _prefill_line(advice),
              comm,
              _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _preference_line(advice), _rl_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),

@@ -49,6 +49,7 @@ from engine.serving import (
     ServingChoice,
     below_floor,
     choose,
+    miss_factor,
     pcie_tp_text,
     user_floor,
     users_at_floor,
@@ -981,6 +982,15 @@ class PlannedShape:
         if self.train is None and self.plan is not None and self.plan.replicas:
             return max(self.plan.nodes * offer.gpus_per_node, gpus)
         return int(math.ceil(gpus / offer.gpus_per_node)) * offer.gpus_per_node
+
+    def off_target(self) -> float:
+        """How far a serving plan is from the targets it misses (`engine.serving.miss_factor`, the interactive floor
+        counted as `engine.recommendation.off_target` counts it): 1 for a plan that misses none, and for training."""
+        if self.choice is None:
+            return 1.0
+        factor = miss_factor(self.choice.misses)
+        speed = self.choice.per_user_tokens_s
+        return factor * user_floor(self.w) / speed if speed > 0 and below_floor(self.w, speed) else factor
 
     def misses(self) -> int:
         """Serving targets missed (the deadline, training's only target, is counted by lateness instead)."""

@@ -67,13 +67,21 @@ from engine.recommendation import (
     edge_note,
     job_note,
     job_rate_and_hours,
+    off_target,
     per_user_speed,
     recommend,
     recommended,
     runs_asked,
     work_usd,
 )
-from engine.serving import below_floor, user_floor
+from engine.serving import (
+    MISS_TIE,
+    TTFT_REACH_NOTE,
+    below_floor,
+    cache_share_within,
+    prompt_within,
+    user_floor,
+)
 from engine.spot import SPOT_SERVING_PREFIX, spot_overhead, spot_training_note
 from engine.tco import (
     billed_service_hours_per_month,
@@ -86,7 +94,7 @@ from engine.tco import (
     usd_per_gpu_hour,
     workflows_for,
 )
-from engine.throughput import cloud_cost_per_1m_tokens, link_kind
+from engine.throughput import cloud_cost_per_1m_tokens, link_kind, prefill_seconds_for, prefill_tokens
 from engine.units import HOURS_PER_MONTH
 
 SHORTLIST_CHEAPEST = 12  # options built in full and returned, cheapest first
@@ -520,7 +528,11 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     if ranking_only:
         return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
                       fit_only=None if ranked else fit_only, memos=memos)
-    rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"))
+    rec = recommend(ranked, w, frozenset(g.id for g in data.gpus if g.vendor.upper() == "AMD"),
+                    frozenset(name for name, (_misses, risk) in flags.items() if risk))
+    reach = ttft_reach_note(ranked, w, arch, data)
+    if reach:
+        notes.append(reach)
     edge = edge_note(ranked, w)
     if edge:
         notes.append(edge)
@@ -545,6 +557,47 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             f"${fit_only.usd_per_hour:,.2f}/hour; give the tokens per run to cost and rank the options",)})
     return Ranked(options=ranked, recommendation=rec, notes=notes, largest=largest, fit_only=None if ranked else fit_only,
                   memos=memos)
+
+
+def ttft_reach_note(ranked: list[Option], w: Workload, arch: Architecture, data: CatalogData) -> str | None:
+    """When the pick misses a time to first token because its prompt's prefill alone is over the target (no replica
+    count helps: 130,816-token prompts of a 70B model take 5.7 s on 8 B200s), what would meet it on the pick's GPUs:
+    prompts under a length, or a share of each prompt served from the prefix cache. None otherwise (a queue alone is
+    met with more replicas, which the search adds)."""
+    target = w.target_ttft_s
+    if not ranked or not target or (w.mode or "inference") in TRAINING_MODES:
+        return None
+    primary = ranked[0]
+    missed = next((t for t in primary.throughput.targets if t.name == "target_ttft_s" and not t.met), None)
+    prefill = primary.throughput.prefill_seconds
+    plan = primary.cluster
+    gpu = data.gpu(primary.gpu)
+    tp = plan.tensor_parallel
+    if (missed is None or prefill is None or prefill.value <= target or gpu is None
+            or (plan.gpus_per_replica or 0) > tp * plan.pipeline_parallel):  # expert parallel: prefilled otherwise
+        return None
+    offer = data.offer(primary.offer_id)
+    kind = link_kind((offer.intra_node_link if offer is not None else None) or gpu.scaleup_link) if tp > 1 else ""
+    on = w.model_copy(update={"precision": primary.precision})
+    prompt = prefill_tokens(on)
+    # the widest tensor-parallel group the pick's nodes hold prefills fastest (8 GPUs fixed and planned as 8 replicas of
+    # one for their queue: as one TP8 group each prompt takes an eighth as long), and is where the prompt length is said
+    wide = max((t for t in (1, 2, 4, 8) if t <= min(plan.gpus_per_node, plan.gpus) and arch.heads % t == 0), default=tp)
+    if wide > tp:
+        tp, kind = wide, link_kind((offer.intra_node_link if offer is not None else None) or gpu.scaleup_link)
+    alone = prefill_seconds_for(on, arch, gpu, tp, prompt, None, 0, None, kind)
+    longest = prompt_within(on, arch, gpu, tp, kind, float(target), prompt)
+    share = cache_share_within(on, arch, gpu, tp, kind, float(target), prompt)
+    group = f"{tp} {gpu.name} (TP {tp})" if tp > 1 else f"one {gpu.name}"
+    said = (f"{TTFT_REACH_NOTE}no option prefills a {prompt:,}-token prompt in {target:g} s; on {group} it "
+            f"takes {alone:.1f} s before any queue. A {target:g} s first token needs")
+    ways = []
+    if longest >= 1000:
+        ways.append(f"prompts under about {longest // 1000 * 1000:,} tokens there")
+    if share is not None:
+        ways.append(f"{share:.0%} of each prompt served from the prefix cache (passages or instructions reused across "
+                    f"turns: say “{share:.0%} prefix cache hits”)")
+    return f"{said} {', or '.join(ways)}" if ways else None
 
 
 def _on_demand_baseline(chosen: Option | None, data: CatalogData) -> str:
@@ -714,6 +767,12 @@ def _shortlist(candidates: list[_Candidate]) -> list[_Candidate]:
     for c in sorted(candidates, key=lambda c: (c.wall_hours, c.total, c.name))[:SHORTLIST_FASTEST]:
         keep.setdefault(c.name, c)
     pick = next((c for c in by_cost if not c.misses), None)
+    if pick is None:
+        # nothing meets the targets: the closest in what was asked is ranked first (`_rank`), whatever its cost, so
+        # the closest few are built too (80 B200s at 5.7 s against 5 s was not among the cheapest, all at 11-46 s)
+        closest = sorted(candidates, key=lambda c: (c.misses, c.planned.off_target(), c.work, c.name))
+        for c in closest[:SHORTLIST_CHEAPEST]:
+            keep.setdefault(c.name, c)
     if pick is not None and (pick.w.mode or "inference") in TRAINING_MODES:
         # the fastest runs a team would take instead of the cheapest (engine.recommendation.runnable_instead): the
         # catalog's fastest above are often a scale-out of hundreds of nodes, which the answer no longer offers
@@ -831,6 +890,9 @@ def _rank(options: list[Option], w: Workload | None = None,
     def score(o: Option) -> float:
         return scores[o.name]
 
+    # a service that misses the user's targets: the closest in what they asked (a TTFT of 5.7 s against 5 s before
+    # 28 s for less money), plans within MISS_TIE of the closest a near tie that cost breaks (engine.serving.miss_factor)
+    offs = {o.name: off_target(o, w) for o in options} if serving else {}
     pool = sorted(options, key=lambda o: (late(o), score(o), o.hours_per_run or 0.0, o.name))
     by_cost: list[Option] = []
     # among ties: fewer nodes, then (training) the run that finishes sooner for the same money before fewer GPUs (one
@@ -843,7 +905,19 @@ def _rank(options: list[Option], w: Workload | None = None,
     while pool:
         head = pool[0]
         head_late, ceiling = late(head), score(head) * (1 + TIE_FRACTION)
-        if ordered:
+        missing: list[Option] = []
+        if head_late and offs:  # the pool is sorted by `late` first: the options missing as much as the head lead it
+            for o in pool:
+                if late(o) == head_late:
+                    missing.append(o)
+                elif ordered:
+                    break
+        closest = min((offs[o.name] for o in missing), default=1.0)
+        if closest > 1.0:
+            near = [o for o in missing if offs[o.name] <= closest * (1 + MISS_TIE)]  # in pool order: cheapest first
+            ceiling = min(score(o) for o in near) * (1 + TIE_FRACTION)
+            ties = [o for o in near if score(o) <= ceiling]
+        elif ordered:
             ties = []
             for o in pool:
                 if late(o) != head_late or score(o) > ceiling:

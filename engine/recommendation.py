@@ -20,11 +20,12 @@ from engine.models import (
     Option,
     Problem,
     Recommendation,
+    TargetCheck,
     TcoOption,
     Workload,
 )
 from engine.offer_plans import is_late, lateness
-from engine.serving import floor_kept_at
+from engine.serving import below_floor, floor_kept_at, miss_factor, user_floor
 from engine.tco import billed_service_hours_per_month, row_usd
 from engine.throughput import request_shape
 from engine.units import HOURS_PER_MONTH
@@ -136,11 +137,13 @@ def runs_asked(w: Workload | None) -> float:
     return max(1.0, float((w.runs_per_month if w is not None else None) or 1.0))
 
 
-def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = frozenset()) -> Recommendation:
+def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = frozenset(),
+              risky: frozenset[str] = frozenset()) -> Recommendation:
     """Primary = the ranked first (cheapest that meets the targets); alternatives; why, naming the
     fastest too when it is another option; what would change it. The runner-up is the best option from another
     provider; behind an AMD pick (`amd_gpus`: the AMD GPU ids) it is the best on another vendor's GPU, the
-    fallback a team takes if its own benchmark on ROCm disappoints."""
+    fallback a team takes if its own benchmark on ROCm disappoints. `risky`: the options ranked after the rest for their
+    hardware (consumer cards, marketplace hosts: `engine.recommend.evaluate`), not named as the cheaper way to miss."""
     if not options:
         return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
     primary = options[0]
@@ -178,8 +181,16 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     if edge is not None:
         why.append(edge_text(edge, primary, w))
     if missed:
-        why.append("closest to the targets, which no option meets: " + "; ".join(
-            f"{t.name.replace('_', ' ')} {t.got:,.4g} against {t.wanted:,.4g}" for t in missed))
+        why.append("closest to the targets, which no option meets: " + "; ".join(_target_said(t) for t in missed)
+                   + (f" ({off_target(primary, w):.2f}x off)" if not training else ""))
+        # the cheaper options it is ranked before, further from what was asked (28 s on 40 MI300X for $69,788)
+        cheaper = min((o for o in options if o.name not in risky and work_usd(o, w) < work_usd(primary, w) * (1 - 0.03)),
+                      default=None,
+                      key=lambda o: (work_usd(o, w), o.name))
+        if cheaper is not None and not training and off_target(cheaper, w) > off_target(primary, w):
+            far = [t for t in cheaper.throughput.targets if not t.met]
+            why.append(f"the cheapest, {cheaper.name} at ${work_usd(cheaper, w):,.0f}, is further off"
+                       + (f": {'; '.join(_target_said(t) for t in far)}" if far else " (below the per-user speed floor)"))
     runner = next((o for o in options[1:] if o.gpu not in amd_gpus), None) if primary.gpu in amd_gpus else None
     runner = runner or next((o for o in options[1:] if provider_of(o) != provider_of(primary)), None)
     if runner is None and w.provider is not None and len(options) > 1:
@@ -193,7 +204,8 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
                        "prefers fewer nodes and GPUs, then the faster per user")
         else:
             why.append(f"{runner.name} costs ${-saved:,.0f} less (${work_usd(runner, w):,.0f}) but is ranked after it: it "
-                       "misses a target or the 20 tokens/s per user floor, or runs on hardware without an SLA")
+                       + ("is further from the targets" if missed and not training else
+                          "misses a target or the 20 tokens/s per user floor, or runs on hardware without an SLA"))
     on_target = [o for o in options if _on_target(o, w)]
     cheapest: Option | None = min(on_target, key=lambda o: work_usd(o, w), default=None)
     if cheapest is not None and work_usd(cheapest, w) >= work_usd(primary, w) * 0.97:
@@ -371,6 +383,29 @@ def budget_note(options: list[Option], w: Workload, floor: float) -> str:
             else f"; no option keeps {floor:g}")
     return (f"{BUDGET_NOTE}within {limit}, {per_user_speed(primary):.1f} tokens/s per user, under the {floor:g} tokens/s "
             f"assumed for interactive use{then}")
+
+
+_TARGET_WORDS = {"target_ttft_s": ("time to first token", " s"), "target_tokens_per_s_per_user": ("per-user speed", " tokens/s"),
+                 "target_tokens_per_s": ("total throughput", " tokens/s"), "requests_per_s": ("request rate", " requests/s"),
+                 "budget_usd_per_month": ("monthly budget", " USD"),
+                 "budget_usd_per_run": ("budget per run", " USD"), "deadline_hours": ("deadline", " h")}
+
+
+def _target_said(t: TargetCheck) -> str:
+    """"time to first token 5.73 s against 5 s": a missed target in words."""
+    label, unit = _TARGET_WORDS.get(t.name, (t.name.replace("_", " "), ""))
+    return f"{label} {t.got:,.3g}{unit} against {t.wanted:,.4g}{unit}"
+
+
+def off_target(option: Option, w: Workload | None) -> float:
+    """How far a serving option is from what it misses, as one factor (`engine.serving.miss_factor`, 1 when it misses
+    nothing): the targets the user set, got/wanted, and the interactive floor assumed when no speed was asked (ranked
+    like a missed target). What "closest to the targets" ranks by, where no option meets them."""
+    factor = miss_factor([(t.name, t.wanted, t.got) for t in option.throughput.targets if not t.met])
+    speed = per_user_speed(option)
+    if w is not None and speed > 0 and below_floor(w, speed):
+        factor *= user_floor(w) / speed
+    return factor
 
 
 def per_user_speed(option: Option) -> float:
