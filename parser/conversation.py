@@ -389,28 +389,27 @@ class Conversation:
                  or ("intent" in updates and updates["intent"] != self.workload.intent))
         )
 
-    def _reply_tokens(self) -> int:
-        """The reply length the engine sizes this model's load at when none is said: a reasoning model's
-        (its record's `reasoning`, read through the resolver's catalog when it has one) or anyone's."""
+    def _model_record(self) -> object | None:
+        """The thread's model's catalog record, read through the resolver's catalog when it has one; None for no
+        model, or a resolver without a catalog behind it."""
         data = getattr(self.resolver, "data", None)
         if not self.workload.model or not callable(data):
-            return DEFAULT_OUTPUT_TOKENS
+            return None
         try:
-            record = data().model(self.workload.model)
-        except Exception:  # a resolver without a catalog behind it: the default reply
-            return DEFAULT_OUTPUT_TOKENS
+            return data().model(self.workload.model)
+        except Exception:  # a resolver without a catalog behind it
+            return None
+
+    def _reply_tokens(self) -> int:
+        """The reply length the engine sizes this model's load at when none is said: a reasoning model's
+        (its record's `reasoning`) or anyone's."""
+        record = self._model_record()
         return DEFAULT_REASONING_OUTPUT_TOKENS if getattr(record, "reasoning", False) else DEFAULT_OUTPUT_TOKENS
 
     def _images_asked(self) -> bool:
-        """A vision-language model served for images by default (its record's `images_by_default`, read through the
-        resolver's catalog): the images in each request are asked while unsaid (one is assumed meanwhile)."""
-        data = getattr(self.resolver, "data", None)
-        if not self.workload.model or not callable(data):
-            return False
-        try:
-            record = data().model(self.workload.model)
-        except Exception:  # a resolver without a catalog behind it: nothing to ask
-            return False
+        """A vision-language model served for images by default (its record's `images_by_default`): the images in
+        each request are asked while unsaid (one is assumed meanwhile)."""
+        record = self._model_record()
         return bool(getattr(record, "vision", False) and getattr(record, "images_by_default", False))
 
     def _questions(self, reading: Reading | None) -> list[Question]:

@@ -143,17 +143,23 @@ def owning_settings_said(text: str) -> dict[str, float]:
     return out
 
 
-def owning_settings(cues: set[str] | frozenset[str]) -> dict[str, float]:
-    """The break-even's assumptions a thread has said, from its cues."""
+def cue_settings(cues: set[str] | frozenset[str], prefix: str, skip: tuple[str, ...] = ()) -> dict[str, float]:
+    """The numbers a thread has said as cues "<prefix>name=value" (cues under `skip` are other kinds that share the
+    prefix); a value that is not a number is left out."""
     out: dict[str, float] = {}
     for cue in cues:
-        if cue.startswith(OWNING_SETTING) and not cue.startswith((CARD_CUE, RUNTIME_CUE)) and "=" in cue:
-            name, _, value = cue[len(OWNING_SETTING):].partition("=")
+        if cue.startswith(prefix) and not (skip and cue.startswith(skip)) and "=" in cue:
+            name, _, value = cue[len(prefix):].partition("=")
             try:
                 out[name] = float(value)
             except ValueError:
                 continue
     return out
+
+
+def owning_settings(cues: set[str] | frozenset[str]) -> dict[str, float]:
+    """The break-even's assumptions a thread has said, from its cues."""
+    return cue_settings(cues, OWNING_SETTING, (CARD_CUE, RUNTIME_CUE))
 
 
 def card_said(cues: set[str] | frozenset[str]) -> tuple[str, float | None] | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .owning import owning_settings_said
+from .owning import cue_settings, owning_settings_said
 from .reading import Reading
 
 RESERVE_CUE = "reserve_or_on_demand"  # a thread's cue (`Conversation.cues`): it asks whether to reserve its GPUs
@@ -63,15 +63,7 @@ def read_reserve(text: str, *, weekly_hours: float | None = None) -> ReserveSaid
 
 def reserve_settings(cues: set[str] | frozenset[str]) -> dict[str, float]:
     """The use and term a thread has said, from its cues."""
-    out: dict[str, float] = {}
-    for cue in cues:
-        if cue.startswith(RESERVE_SETTING) and "=" in cue:
-            name, _, value = cue[len(RESERVE_SETTING):].partition("=")
-            try:
-                out[name] = float(value)
-            except ValueError:
-                continue
-    return out
+    return cue_settings(cues, RESERVE_SETTING)
 
 
 def with_reserve(cues: set[str], said: ReserveSaid, *, fresh: bool) -> set[str]:
