@@ -1240,6 +1240,13 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     vram_only = vram_only or bool(getattr(response, "vram_asked", False))  # "how much VRAM do I need …"
     problems = [p.message for p in advice.problems]
     verdict, headline = _headline(advice, names, problems)
+    if "gpu" in response.question_fields and headline.startswith("✅ Fits"):
+        # the GPU named is unknown or ambiguous ("8 RTX 6000": Ada or PRO?): a green tick over another GPU's plan would
+        # read as an answer about theirs; the question under it says which GPU the plan is on meanwhile
+        condition, _, plan = headline.partition(": ")
+        what_part, _, on = plan.rpartition(" on ")
+        fits = condition.removeprefix("✅ ").replace("Fits", "fits", 1)
+        headline = f"⚠️ Which GPU? Meanwhile, {what_part} {fits} on {on}"
     other = advice.effective.unsupported_accelerator or advice.workload.unsupported_accelerator
     if other and headline.startswith(f"⚠️ {other} is not covered"):  # the headline says it: the problem says why
         said_once = f"{other} is not covered: "

@@ -135,7 +135,8 @@ def whole_run_range(params_b: float, gpus: int | None = None) -> tuple[float, fl
     return low, max(high, factor), large_run if factor > high + 0.01 else ""
 
 
-MOE_TRAINING_FACTOR = 0.7  # DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active = ~33% MFU vs ~48% dense
+MOE_TRAINING_FACTOR = 0.7  # DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active = ~33% of BF16 peak vs ~48% dense
+# (their matmuls ran in FP8, so ~17% of the FP8 peak: the factor is what routing and all-to-all cost, not an FP8 figure)
 # Failures grow with the GPU count: Llama 3 405B on 16,384 H100s kept >90% effective training time after 466
 # interruptions in 54 days, so about 10% is lost per 16k GPUs (counted from 1,024 GPUs; below it, rare)
 GOODPUT_FROM_GPUS = 1024
@@ -167,7 +168,7 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) 
     if moe:
         mfu *= MOE_TRAINING_FACTOR
         why += ("; x0.7 for a mixture of experts (token routing, all-to-all and small expert matmuls: DeepSeek-V3's "
-                "reported 2.788M H800-hours for 14.8T tokens is ~33% MFU); a stack without expert parallelism "
+                "reported 2.788M H800-hours for 14.8T tokens is ~33% of the BF16 peak, ~17% of the FP8 peak its matmuls ran at); a stack without expert parallelism "
                 "(plain PEFT on an MoE) runs lower still")
     return round(mfu, 4), why
 

@@ -56,6 +56,8 @@ def test_a_gpu_the_catalog_lacks_is_the_first_question(real_advisor: Any, text: 
     assert "Planned on the catalog's pick until you name a GPU the catalog has" in response.questions[0]
     assert view.questions[0] == response.questions[0]
     assert terminal.count(said) == 1, terminal  # asked, not also repeated as a note
+    # no green tick over another GPU's plan: the headline asks, and says the plan is a stand-in
+    assert view.headline.startswith("⚠️ Which GPU? Meanwhile, ") and " fits on " in view.headline, view.headline
     assert not any(said in note for note in response.notes), response.notes  # nor in the JSON's notes
 
 

@@ -211,7 +211,7 @@ def test_goodput_falls_with_the_gpu_count_from_1024_gpus() -> None:
 
 
 def test_moe_training_runs_at_seventy_percent_of_dense_utilisation() -> None:
-    """DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active is ~33% MFU against ~48% for dense runs."""
+    """DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active is ~33% of the BF16 peak against ~48% for dense runs."""
     from engine.throughput import default_mfu
     from tests.engine.fixtures_physics import H100_SXM
 
