@@ -227,7 +227,11 @@ def _capacity_contract(capacity: Capacity | None) -> dict[str, Any] | None:
             "tokens_per_s_per_user_floor": float(capacity.floor), "sequences_in_memory": capacity.sequences,
             "context_tokens": int(capacity.context.replace(",", "")),
             "requests_per_s": round(rate.value, 3) if rate is not None else None,
-            "reply_tokens": int(rate.inputs["reply_tokens"]) if rate is not None else None}
+            "reply_tokens": int(rate.inputs["reply_tokens"]) if rate is not None else None,
+            "budget_usd_per_month": capacity.budget_usd_per_month,
+            "usd_per_month": round(capacity.usd_per_month, 2) if capacity.usd_per_month is not None else None,
+            "within_budget": [{"gpu": gpu, "gpus": gpus, "users": users, "usd_per_month": round(usd, 2)}
+                              for gpu, gpus, users, usd in capacity.alternatives]}
 
 
 def _max_context_contract(room: ContextRoom | None, advice: Advice | None) -> dict[str, Any] | None:

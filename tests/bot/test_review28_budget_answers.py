@@ -84,3 +84,18 @@ def test_spot_never_wins_over_a_cheaper_on_demand_plan(real_advisor) -> None:
     line = next(n for n in view.notes if n.startswith("Spot is not cheaper here: "))
     assert "$13.70 per run against $9.25 on demand (Vast.ai" in line and "keep on demand" in line, line
     assert "spot saves" not in " ".join(view.notes)
+
+
+def test_the_budget_and_its_alternatives_are_in_ask_json(real_advisor) -> None:
+    """`ask --json`'s capacity carries what the text's headline and note say: the budget, the pick's monthly cost and
+    the other GPUs within it (a script comparing GPUs at a budget read only the pick's users before)."""
+    response = real_advisor.respond(real_advisor.new_conversation(), BUDGET_Q)
+    capacity = real_advisor.contract(response)["capacity"]
+    assert capacity["budget_usd_per_month"] == 20_000
+    assert capacity["usd_per_month"] == round(response.capacity.usd_per_month, 2) <= 20_000
+    assert [(a["gpu"], a["gpus"], a["users"]) for a in capacity["within_budget"]] == [
+        (gpu, gpus, users) for gpu, gpus, users, _ in response.capacity.alternatives]
+    assert all(a["usd_per_month"] <= 20_000 and a["users"] > 18 for a in capacity["within_budget"])
+    without = real_advisor.contract(real_advisor.respond(real_advisor.new_conversation(),
+                                                         "how many users can 8 H100s serve Llama 3.1 70B to?"))
+    assert without["capacity"]["budget_usd_per_month"] is None and without["capacity"]["within_budget"] == []
