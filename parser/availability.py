@@ -25,8 +25,24 @@ _HA_SAID = re.compile(r"\b(?:with|need|needs|want|wants|require|requires|must be
                       re.IGNORECASE)
 
 
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10}
+# "with 3 replicas", "3 pods", "at least 4 copies of the model": a replica count said outright (k8s Deployments are
+# sized so), with or without "HA"; "instances" is left out (a cloud instance is a machine, not a model copy)
+_REPLICAS = re.compile(r"\b(?:at least |min(?:imum)?(?: of)? )?(two|three|four|five|six|eight|ten|[2-9]|[1-9]\d)"
+                       r"\s+(?:replicas|pods|(?:model )?copies(?: of the model)?)\b", re.IGNORECASE)
+
+
 def availability(text: str) -> tuple[int, str] | None:
-    """(replicas at least, the note that says how it was read), or None when no availability was asked."""
+    """(replicas at least, the note that says how it was read), or None when no availability was asked.
+    A replica count said outright ("3 replicas for HA") is kept as said: HA alone means two."""
+    counted = _REPLICAS.search(text or "")
+    if counted:
+        word = counted.group(1).lower()
+        count = _WORDS.get(word) or int(word)
+        said = counted.group(0)
+        return count, (f"read “{said}” as at least {count} replicas, each on its own machine, the users spread over "
+                       f"them: with one down the other {count - 1} serve {(count - 1) / count:.0%} of the load; for "
+                       "failover at full capacity, ask for the users times the replicas")
     spread = _SPREAD.search(text or "")
     if spread and _DATA.search((text or "")[max(0, spread.start() - 24):spread.start()]):
         spread = None  # "data in 2 regions of S3": where the data is kept, not where the service runs

@@ -20,6 +20,12 @@ from parser.availability import availability
     ("serve it HA behind a load balancer", 2),
     ("N+1 redundancy for the inference fleet", 2),
     ("needs failover", 2),
+    # a count said outright is kept, with or without "HA" (it was 2 with HA, and dropped without)
+    ("k8s: serve llama 3.1 8b on a10g nodes with 3 replicas for HA", 3),
+    ("serve llama 3.1 8b on a10g with 3 replicas", 3),
+    ("at least four replicas of qwen 7b", 4),
+    ("run it as 5 pods behind the ingress", 5),
+    ("two copies of the model, one per zone", 2),
 ])
 def test_availability_is_read_as_replicas(text: str, replicas: int) -> None:
     found = availability(text)
@@ -34,6 +40,7 @@ def test_availability_is_read_as_replicas(text: str, replicas: int) -> None:
     "ha ha, how much is an H100",
     "data in 2 regions of S3",
     "train llama 70b in 2 weeks",
+    "8 instances of g5.xlarge",
 ])
 def test_other_text_is_not_availability(text: str) -> None:
     assert availability(text) is None
@@ -52,3 +59,4 @@ def test_ha_in_capitals_reaches_the_reader() -> None:
     normaliser spells it out, and a laugh in lower case stays a laugh."""
     assert parse("serve llama 3.1 8b for 20 users, HA behind a load balancer").updates.get("min_replicas") == 2
     assert "min_replicas" not in parse("ha ha, how much is an h100").updates
+
