@@ -148,6 +148,7 @@ class AnswerView:
     vram_only: bool = False
     memory_line: str = ""  # /vram: peak per GPU and its biggest parts
     precision_rows: list[tuple[str, str, str]] = field(default_factory=list)  # (precision, weights+KV, caveat)
+    precision_basis: str = "weights alone"  # what the rows count: "weights + KV cache of one 131,072-token sequence"
     assumptions: list[str] = field(default_factory=list)  # /vram: at most two
     hint: str = ""  # terminal only: how to see the rest
 
@@ -1297,11 +1298,16 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
             (str(q.get("precision")), fmt_gb(q.get("total_gb")), str(q.get("accuracy", "")).split(";")[0])
             for q in advice.quantization if q.get("total_gb") is not None
         ]
+        with_kv = any(float(q.get("kv_cache_gb") or 0) > 0 for q in advice.quantization)
+        precision_basis = (f"weights + KV cache of one {int(advice.effective.seq_len or 0):,}-token sequence; the KV "
+                           "in 16 bits, 8 on the fp8 row"
+                           if with_kv and advice.effective.seq_len else "weights alone")
         vram_assumptions = [f"{a.field.replace('_', ' ')} {a.value}" for a in advice.assumptions
                             if a.field in VRAM_ASSUMPTIONS][:2]
         return AnswerView(headline=headline, verdict=verdict, questions=list(response.questions),
                           changes=list(response.changes), problems=problems, memory_line=memory_line,
-                          precision_rows=precision_rows, assumptions=vram_assumptions, notes=notes,
+                          precision_rows=precision_rows, precision_basis=precision_basis,
+                          assumptions=vram_assumptions, notes=notes,
                           not_covered=_not_covered(advice), vram_only=True, hint=hint)
     fixes: list[str] = []
     if verdict == "does_not_fit" and advice.recommendation:

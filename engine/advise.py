@@ -979,13 +979,16 @@ def _egress_summary(w: Workload, data: CatalogData, chosen: Option | None) -> di
 
 
 def _quantization(arch: Architecture, w: Workload) -> list[dict[str, Any]]:
-    """Weight footprint per precision, from engine.quantization."""
+    """Weight footprint per precision, from engine.quantization; for serving, with one sequence's KV cache at the
+    context asked (at 128k, Llama 3.1 70B's BF16 KV is ~43 GB: a table of weights alone read "142 GB" where one
+    128k sequence needs ~184, and sent a /vram check to an OOM)."""
     try:
         from engine.quantization import precision_table
     except ImportError:  # physics module not present: the table is optional
         return []
     try:
-        return list(precision_table(arch))
+        serving = (w.mode or "inference") == "inference"
+        return list(precision_table(arch, seq_len=int(w.seq_len) if serving and w.seq_len else None))
     except Exception:
         return []
 

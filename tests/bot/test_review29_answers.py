@@ -9,3 +9,20 @@ def test_a_replica_count_said_is_planned_as_said(real_advisor) -> None:
                                     "k8s: serve llama 3.1 8b on a10g nodes with 3 replicas for HA")
     plan = response.advice.cluster
     assert response.advice.effective.min_replicas == 3 and plan.replicas == 3 and plan.nodes == 3, plan
+
+
+def test_the_vram_precision_table_counts_the_context_asked(real_advisor) -> None:
+    """`/vram llama 3.1 70b at 128k context` listed "bf16 142 GB" under "weights + KV cache": weights alone. One
+    131,072-token sequence's BF16 KV is 80 layers x 2 x 8 KV heads x 128 x 2 bytes = 320 KiB a token, ~43 GB."""
+    from bot.summary import build_answer_view
+
+    response = real_advisor.respond(real_advisor.new_conversation(), "llama 3.1 70b at 128k context")
+    rows = {q["precision"]: q for q in response.advice.quantization}
+    kv_bf16 = 80 * 2 * 8 * 128 * 2 * 131_072 / 1e9
+    assert abs(rows["bf16"]["kv_cache_gb"] - kv_bf16) < 0.5 and abs(rows["fp8"]["kv_cache_gb"] - kv_bf16 / 2) < 0.5
+    assert 180 < rows["bf16"]["total_gb"] < 190, rows["bf16"]
+    view = build_answer_view(response, real_advisor.display_names(), vram_only=True)
+    assert view.precision_basis.startswith("weights + KV cache of one 131,072-token sequence"), view.precision_basis
+    trained = real_advisor.respond(real_advisor.new_conversation(), "70B qlora")
+    assert all(q["kv_cache_gb"] == 0 for q in trained.advice.quantization)
+    assert build_answer_view(trained, real_advisor.display_names(), vram_only=True).precision_basis == "weights alone"
