@@ -451,11 +451,13 @@ class Advisor:
         if intent == "storage":  # a checkpoint's size or a storage/transfer bill (bot.storage); the scenario is untouched
             return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
                             notes=_names_of(getattr(turn, "notes", ())), storage=self.storage_answer(turn.storage))
-        distill = getattr(getattr(turn, "reading", None), "distill", None)
+        # a distillation, or a follow-up in its thread (parser.conversation keeps its kind): the two stages again
+        distill = getattr(turn, "distill", None) or getattr(getattr(turn, "reading", None), "distill", None)
         if distill is not None:  # two stages, each planned (bot.distill): not one job on the teacher
             return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
                             notes=_names_of(getattr(turn, "notes", ())),
-                            distill=self.distill_answer(distill, getattr(turn, "workload", None)))
+                            distill=self.distill_answer(distill, before=getattr(turn, "distill_before", None),
+                                                        notes=tuple(getattr(turn, "distill_notes", ()) or ())))
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         asked = [(_text_of(q), str(getattr(q, "field", "") or "")) for q in getattr(turn, "questions", ()) or ()]
@@ -848,11 +850,13 @@ class Advisor:
         title = f"{table.title}, against ${float(query['hourly_rate']):,.2f}/GPU-h quoted"
         return replaced(table, title=title, answer=answer, quote=figures, query=dict(query))
 
-    def distill_answer(self, ask: Any, workload: Workload | None = None) -> Any:
-        """The answer to a distillation (`parser.distill.DistillAsk`), as a `bot.distill.DistillAnswer`."""
+    def distill_answer(self, ask: Any, workload: Workload | None = None, before: Any = None,
+                       notes: tuple[str, ...] = ()) -> Any:
+        """The answer to a distillation (`parser.distill.DistillAsk`), as a `bot.distill.DistillAnswer`; `before`,
+        the thread's previous one, for what changed; `notes`, how a follow-up was read."""
         from bot.distill import build_distill_answer
 
-        return build_distill_answer(ask, self.catalog_data(), workload)
+        return build_distill_answer(ask, self.catalog_data(), workload, before=before, notes=notes)
 
     def storage_answer(self, ask: Any) -> Any:
         """The answer to a storage question (`parser.storage.StorageAsk`), as a `bot.storage.StorageAnswer`."""

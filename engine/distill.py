@@ -9,7 +9,8 @@ is planned by `engine.advise.advise`; this module adds them up and says which on
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +34,9 @@ class Stage(BaseModel):
     gpu: str | None
     usd: float | None  # the whole stage: the generation job, or one fine-tuning run
     hours: float | None
+    nodes: int | None = None
+    provider: str | None = None  # the pick's provider id
+    pricing: str | None = None  # "on_demand", "spot" or "reserved": what the pick is priced at
 
 
 class DistillPlan(BaseModel):
@@ -47,6 +51,7 @@ class DistillPlan(BaseModel):
     tokens_said: bool
     reply_tokens: int
     student_mode: str
+    epochs: float  # the student's passes over the tokens
     generation: Stage
     sft: Stage
     total_usd: float | None
@@ -67,28 +72,34 @@ def _stage(advice: Advice) -> Stage:
     job = job_figures(option, w)
     usd = job.usd if job is not None else work_usd(option, w)
     hours = job.hours if job is not None else option.hours_per_run
-    return Stage(advice=advice, option=option.name, gpus=option.cluster.gpus, gpu=option.gpu, usd=usd, hours=hours)
+    provider = option.tco[0].provider if option.tco else None
+    return Stage(advice=advice, option=option.name, gpus=option.cluster.gpus, gpu=option.gpu, usd=usd, hours=hours,
+                 nodes=option.cluster.nodes, provider=provider, pricing=w.pricing or "on_demand")
 
 
 def plan_distillation(teacher: str, data: CatalogData, *, student: str | None = None,
                       student_params_b: float | None = None, tokens: float | None = None,
-                      reply_tokens: int | None = None, student_mode: str = "full",
-                      base: Workload | None = None) -> DistillPlan:
-    """Plan the teacher's offline generation of `tokens` output tokens and the student's fine-tune on them. `base`
-    carries what else was said (provider, pricing, GPU for both stages is not assumed: each stage picks its own)."""
+                      reply_tokens: int | None = None, student_mode: str = "full", epochs: float | None = None,
+                      generation_settings: Mapping[str, Any] | None = None,
+                      sft_settings: Mapping[str, Any] | None = None, base: Workload | None = None) -> DistillPlan:
+    """Plan the teacher's offline generation of `tokens` output tokens and the student's fine-tune on them (`epochs`
+    passes, one when not said). `base` carries what else was said for both (provider, pricing, vendor, regions; no
+    GPU: each stage picks its own); `generation_settings` / `sft_settings` what was said for one stage (a GPU, a
+    provider, spot), over `base`."""
     reply = reply_tokens or DEFAULT_REPLY_TOKENS
     count = float(tokens) if tokens else PER_TOKENS
     common = {k: v for k, v in (base.model_dump(exclude_none=True) if base else {}).items()
               if k in ("provider", "providers", "pricing", "gpu_vendor", "regions")}
     generation = advise(Workload(mode="inference", model=teacher, batch_items=count / reply, output_tokens=reply,
-                                 **common), data)
+                                 **{**common, **(generation_settings or {})}), data)
     sft = advise(Workload(mode=student_mode, model=student, params_b=None if student else student_params_b,
-                          dataset_tokens=int(count), **common), data)
+                          dataset_tokens=int(count), epochs=epochs, **{**common, **(sft_settings or {})}), data)
     first, second = _stage(generation), _stage(sft)
     total = first.usd + second.usd if first.usd is not None and second.usd is not None else None
     dominant: Literal["generation", "sft"] | None = None
     if total is not None:
         dominant = "generation" if (first.usd or 0.0) >= (second.usd or 0.0) else "sft"
     return DistillPlan(teacher=teacher, student=student, student_params_b=student_params_b, tokens=count,
-                       tokens_said=bool(tokens), reply_tokens=reply, student_mode=student_mode, generation=first,
+                       tokens_said=bool(tokens), reply_tokens=reply, student_mode=student_mode,
+                       epochs=float(epochs) if epochs else 1.0, generation=first,
                        sft=second, total_usd=total, dominant=dominant)

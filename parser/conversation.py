@@ -28,6 +28,7 @@ from engine.models import (
 )
 
 from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
+from .distill import DistillAsk, distill_follow_up
 from .examples import HELP_TEXT
 from .fold import END_TO_END_CUE, IMPLIED_CUE, NO_DEADLINE_CUE
 from .hardware import OWN_HARDWARE_NOTE
@@ -68,6 +69,11 @@ class Turn(BaseModel):
     assumptions: tuple[str, ...] = ()
     reading: Reading | None = None
     storage: StorageAsk | None = None  # intent "storage": the question as this thread now asks it
+    # a distillation (parser.distill): the two stages as this thread now asks them, and as the previous answer did
+    # (None on the thread's first distillation), so the reply can say what changed
+    distill: DistillAsk | None = None
+    distill_before: DistillAsk | None = None
+    distill_notes: tuple[str, ...] = ()  # how the follow-up was read for the distillation ("read 16 GPUs as …")
 
 
 _RENT = re.compile(r"\b(?:rent(?:ed|ing|al)?|in the cloud|on the cloud|cloud gpus?|a cloud gpu)\b")
@@ -92,16 +98,24 @@ class Conversation:
         self.cues: set[str] = set()
         self._offer: Question | None = None  # a switch proposed by this turn, asked first
         self.storage: StorageAsk | None = None  # the last answer's storage question, while the thread is about it
+        self.distill: DistillAsk | None = None  # the last answer's distillation, while the thread is about it
+        self.distill_history: list[DistillAsk] = []  # its earlier versions in this thread, for undo
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
         reading = parse(text, self.resolver, current=self.workload, them=self._them())
         if reading.intent == "undo":
+            if self.distill_history:
+                return self._distill_undo(reading)
+            self.distill = None  # undoing the distillation itself: back to what the thread was before it
             return self.undo(reading)
         storage = self._storage(reading, text)
         if storage is not None:  # answered from the catalog (engine.checkpoints); the thread's scenario is kept
             return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent="storage",
                         message="", notes=reading.notes, reading=reading, storage=storage)
+        distilled = self._distill_turn(reading, text)
+        if distilled is not None:  # the two stages again, changed by this message (parser.distill)
+            return distilled
         updates = dict(reading.updates)
         notes = list(reading.notes)
         answered = self._answer_pending(reading, updates, notes)
@@ -270,6 +284,52 @@ class Conversation:
         self.storage = ask
         return ask
 
+    # ---- distillation --------------------------------------------------------------------
+    def _distill_turn(self, reading: Reading, text: str) -> Turn | None:
+        """A distillation said (a new one), or the thread's changed by a follow-up ("what about 4B tokens?", "try
+        H100s", "use spot", "LoRA for the student", "2 epochs"): its kind is kept, so the answer is the two stages
+        again, not the one job the thread's workload reads as (a fine-tune of the teacher). None when the message asks
+        something else; the thread then leaves the distillation, its workload the student's fine-tune."""
+        before = self.distill
+        notes = list(reading.notes)
+        read: list[str] = []
+        if reading.distill is not None:
+            ask: DistillAsk = reading.distill
+            self.distill_history = []
+            before = None
+        elif before is not None and reading.intent not in ("prices", "vram", "help", "gibberish"):
+            found = distill_follow_up(reading.text or text.lower(), dict(reading.updates), before, bare=reading.bare,
+                                      conflicts=reading.conflicts, tokens_asked=before.tokens is None)
+            if found is None:
+                self.distill, self.distill_history = None, []
+                return None
+            ask, read = found
+            if read:  # "reply length 2000 tokens": the teacher's replies, not a context length
+                notes = [n for n in notes if "as the sequence length" not in n] + read
+            self.distill_history = (self.distill_history + [before])[-HISTORY_LIMIT:]
+        else:
+            return None
+        self.distill = ask
+        workload = _student_workload(ask)
+        changed = {name: (getattr(self.workload, name), getattr(workload, name)) for name in Workload.model_fields
+                   if getattr(self.workload, name) != getattr(workload, name)}
+        if changed or before is not None:  # a follow-up always: its undo pops one workload with one distillation
+            self.history = (self.history + [self.workload])[-HISTORY_LIMIT:]
+            self.workload = workload
+        self.pending = []
+        intent: Intent = "describe" if before is None else "refine"
+        return Turn(workload=self.workload, changed=changed, intent=intent, message="", notes=tuple(notes),
+                    unknown_names=tuple(p for p in reading.unknown_names if not _STAGE_WORD.search(p.message)),
+                    reading=reading, distill=ask, distill_before=before, distill_notes=tuple(read))
+
+    def _distill_undo(self, reading: Reading) -> Turn:
+        """"undo" in a distillation thread: the previous version of the distillation, answered as two stages."""
+        before, self.distill = self.distill, self.distill_history.pop()
+        if self.history:
+            self.workload = self.history.pop()
+        return Turn(workload=self.workload, changed={}, intent="undo", message="", reading=reading,
+                    distill=self.distill, distill_before=before)
+
     # ---- storage -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able state for the bot's thread store."""
@@ -282,6 +342,9 @@ class Conversation:
         }
         if self.storage is not None:  # only while the thread is on a storage question: older states stay as they were
             state["storage"] = self.storage.model_dump(mode="json", exclude_none=True)
+        if self.distill is not None:  # only while the thread is on a distillation, as for storage
+            state["distill"] = self.distill.model_dump(mode="json", exclude_none=True)
+            state["distill_history"] = [a.model_dump(mode="json", exclude_none=True) for a in self.distill_history]
         return state
 
     @classmethod
@@ -297,6 +360,10 @@ class Conversation:
         if data.get("storage"):
             with contextlib.suppress(ValidationError):  # a state stored by another version: the question is dropped
                 conversation.storage = StorageAsk.model_validate(data["storage"])
+        if data.get("distill"):
+            with contextlib.suppress(ValidationError):  # as for storage: a state stored by another version is dropped
+                conversation.distill = DistillAsk.model_validate(data["distill"])
+                conversation.distill_history = [DistillAsk.model_validate(a) for a in data.get("distill_history", [])]
         return conversation
 
     # ---- helpers -------------------------------------------------------------------------
@@ -441,6 +508,19 @@ class Conversation:
                                  f"“{number} concurrent users”, “{number} runs a month”)"]
         return Turn(workload=self.workload, changed={}, questions=tuple(self.pending), intent=intent,
                     message=lead + HELP_TEXT, notes=tuple(notes), reading=reading)
+
+
+# an unknown name a distillation's follow-up says for a stage ("lora student"): the stage, not a model
+_STAGE_WORD = re.compile(r"“(?:student|teacher|generation|sft)”")
+
+
+def _student_workload(ask: DistillAsk) -> Workload:
+    """The thread's workload for a distillation: the student's fine-tune on the teacher's tokens (the job that trains;
+    the teacher only generates), as `ask --json` reports it and as a later "serve it" reads the thread."""
+    return Workload(mode=ask.student_mode, model=ask.student,
+                    params_b=ask.student_params_b if ask.student is None else None,
+                    dataset_tokens=int(ask.tokens) if ask.tokens else None, epochs=ask.epochs,
+                    **ask.sft.settings())
 
 
 def _gpu_words(gpu_id: str) -> str:
