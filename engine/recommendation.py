@@ -312,8 +312,10 @@ def job_rate_and_hours(w: Workload, capacity_rps: float) -> tuple[float, float]:
     """(prompts/s, hours, start-up included) of an offline job over `w.batch_items` prompts on a fleet that sustains
     `capacity_rps`. A fleet sized for the deadline's average rate has headroom (a service's replicas are sized to run
     at 80%): offline, with no one queueing, it runs at its full capacity and finishes early, with that much slack for
-    a straggler; never slower than the rate it was sized for."""
-    rate = max(capacity_rps, float(w.requests_per_s or 0.0))
+    a straggler. GPUs the user fixed that sustain less than the deadline's rate run at what they sustain: the job takes
+    longer and misses the deadline (16 H100s read as doing 4B tokens of 405B replies in the day asked, at the deadline's
+    46.8k tokens/s where they sustain 4.9k)."""
+    rate = capacity_rps if capacity_rps > 0 else float(w.requests_per_s or 0.0)
     return rate, float(w.batch_items or 0.0) / rate / 3600 + DEFAULT_SETUP_HOURS
 
 

@@ -26,3 +26,21 @@ def test_the_vram_precision_table_counts_the_context_asked(real_advisor) -> None
     trained = real_advisor.respond(real_advisor.new_conversation(), "70B qlora")
     assert all(q["kv_cache_gb"] == 0 for q in trained.advice.quantization)
     assert build_answer_view(trained, real_advisor.display_names(), vram_only=True).precision_basis == "weights alone"
+
+
+def test_an_offline_job_on_fixed_gpus_runs_at_what_they_sustain(real_advisor) -> None:
+    """16 H100s were said to finish 4B tokens of 405B replies in the day assumed, at the deadline's 46.8k tokens/s
+    (the same 24 h and cost as for 2B tokens): the fleet sustains ~4.9 requests/s, so the job takes ~9 days."""
+    from engine.recommendation import job_figures, recommended
+
+    costs = []
+    for tokens in ("2B", "4B"):
+        response = real_advisor.respond(real_advisor.new_conversation(),
+                                        f"generate {tokens} tokens with llama 3.1 405b offline, 1000-token replies, on 16 H100")
+        advice = response.advice
+        pick = recommended(advice.options, advice.recommendation)
+        job = job_figures(pick, advice.effective)
+        check = next(t for t in pick.throughput.targets if t.name == "requests_per_s")
+        assert not check.met and job.prompts_per_s == check.got < check.wanted, (job, check)
+        costs.append(job.usd)
+    assert 1.9 < costs[1] / costs[0] < 2.1, costs  # twice the tokens on the same GPUs: twice the hours
