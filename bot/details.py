@@ -112,7 +112,8 @@ def build_details_view(advice: Advice, names: Mapping[str, str] | None = None) -
             throughput_lines.append(f"Cost per 1M output tokens: {fmt_usd(tp.cost_per_1m_tokens_usd.value)}")
         if tp.bound:
             throughput_lines.append(f"Bound by: {tp.bound}")
-        throughput_lines += [target_line(t, speed_margin(advice), total_in_rate(advice.effective)) for t in tp.targets]
+        throughput_lines += [target_line(t, speed_margin(advice), total_in_rate(advice.effective),
+                                         advice.workload.ttft_percentile is not None) for t in tp.targets]
     said = {a.why for a in advice.assumptions}
     notes = [n for n in dict.fromkeys([
         *(mem.notes if mem else ()), *(tp.notes if tp else ()), *advice.notes]) if n not in said]

@@ -73,6 +73,7 @@ from engine.offer_plans import (
     pcie_tp_said,
     room_figures,
 )
+from engine.queueing import percentile_words
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, floor_kept_at, user_floor
@@ -691,13 +692,19 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
             bits.append(f"{fmt_num(tp.decode_tokens_per_s.value)} tokens/s in total")
         first = tp.ttft_s or tp.prefill_seconds
         queued = first is not None and "mean_ttft_s" in first.inputs and tp.prefill_seconds is not None
-        if queued and first is not None and tp.prefill_seconds is not None and first.value <= tp.prefill_seconds.value * 1.005:
-            # prefills take under a twentieth of the replica: at p95 nobody is ahead
-            bits.append(f"first token in {first.value:,.2g} s (its prefill; at this load 95% of requests find no queue)")
+        at = str(first.inputs.get("percentile", "p95")) if first is not None else "p95"
+        if (queued and first is not None and tp.prefill_seconds is not None and at != "mean"
+                and first.value <= tp.prefill_seconds.value * 1.005):
+            # prefills take so little of the replica that at the percentile asked nobody is ahead
+            bits.append(f"first token in {first.value:,.2g} s (its prefill; at this load {at[1:]}% of requests find no "
+                        "queue)")
         elif queued and first is not None and tp.prefill_seconds is not None:
-            # the load is known: the first token at its p95, queued behind other requests' prefills (engine.queueing)
-            bits.append(f"first token in {first.value:,.2g} s at p{float(first.inputs.get('quantile', 0.95)) * 100:.0f} "
-                        f"({float(first.inputs['mean_ttft_s']):,.2g} s mean; prefill alone {tp.prefill_seconds.value:,.2g} s)")
+            # the load is known: the first token at the percentile asked (p95 unless said), queued behind other
+            # requests' prefills (engine.queueing), the mean beside it (the p95 beside a mean asked)
+            beside = (f"{float(first.inputs['p95_ttft_s']):,.2g} s at p95" if at == "mean" and "p95_ttft_s" in first.inputs
+                      else f"{float(first.inputs['mean_ttft_s']):,.2g} s mean")
+            bits.append(f"first token in {first.value:,.2g} s {percentile_words(at)} "
+                        f"({beside}; prefill alone {tp.prefill_seconds.value:,.2g} s)")
         elif first is not None:
             # the prefill of one prompt on the replica; under load a request can also wait behind others' prefills
             busy = (advice.effective.concurrency or 1) > 1 or bool(planned_rate(advice.effective))
@@ -883,11 +890,14 @@ TARGET_LABELS: dict[str, tuple[str, str, bool]] = {
 TARGET_MARGIN = 0.05  # a speed or latency target met with less than 5% to spare says so
 
 
-def target_line(check: TargetCheck, sized_margin: float | None = None, total_at_capacity: bool = True) -> str:
+def target_line(check: TargetCheck, sized_margin: float | None = None, total_at_capacity: bool = True,
+                percentile_said: bool = True) -> str:
     """"per-user speed ≥ 20 tokens/s: target met (31)" or "... missed by 4.2 tokens/s (got 15.8)".
     `sized_margin`: the share over a per-user speed target the engine sized for, said when the plan has it.
     `total_at_capacity`: a total throughput checked as the fleet's capacity (sized as a rate), said like a rate's;
-    off where it is the output of users held at once (engine.throughput.total_in_rate)."""
+    off where it is the output of users held at once (engine.throughput.total_in_rate).
+    `percentile_said`: a time to first token's percentile was the user's ("≤ 0.3 s at p50"); else it is the p95
+    assumed, and said so ("≤ 0.5 s (p95 assumed)")."""
     label, unit, higher = TARGET_LABELS.get(check.name, (check.name.replace("_", " "), "", True))
     if unit == "$":  # money reads as money: "monthly budget ≤ $5,000: missed by $1,979 (got $6,979)"
         verdict = "within it" if check.met else f"over by {fmt_usd(check.got - check.wanted)}"
@@ -905,6 +915,8 @@ def target_line(check: TargetCheck, sized_margin: float | None = None, total_at_
         return f"{value:,.0f} {unit}" if whole_hours else fmt_num(value, unit)
 
     wanted = f"{'≥' if higher else '≤'} {fmt(check.wanted)}"
+    if check.percentile is not None:  # a time to first token: at which percentile it is graded
+        wanted += f" {percentile_words(check.percentile)}" if percentile_said else f" ({check.percentile} assumed)"
     if check.met:
         margin = (check.got / check.wanted - 1 if higher else 1 - check.got / check.wanted) if check.wanted else 1.0
         # a target met by a hair is met on paper: real prompts, a slower kernel or a burst take the margin
@@ -1346,7 +1358,8 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         # the users to serve are the load the plan is sized for, not a target: said only when the GPUs fixed cannot
         # hold them
         targets=[_ttft_unjudged(t, advice.effective) if _prompt_open(response) and t.name == "target_ttft_s" else
-                 target_line(t, speed_margin(advice), total_in_rate(advice.effective)) for t in tp.targets
+                 target_line(t, speed_margin(advice), total_in_rate(advice.effective),
+                             advice.workload.ttft_percentile is not None) for t in tp.targets
                  if _stated(advice, t) and not (t.name == "concurrency" and t.met)] if tp else [],
         not_covered=_not_covered(advice),
         fixes=fixes,

@@ -83,7 +83,10 @@ def throughput_dict(t: ThroughputEstimate | None) -> dict[str, Any] | None:
         "replicas": t.replicas,
         "cost_per_1m_tokens_usd": _fig(t.cost_per_1m_tokens_usd, 4),
         "ttft_s": _fig(t.ttft_s, 4),
-        "targets": [{"name": c.name, "wanted": _num(c.wanted, 4), "got": _num(c.got, 4), "met": c.met} for c in t.targets],
+        # the percentile `ttft_s` is at with a queue ("p95" unless said, "p50", "mean"); null for a prefill alone
+        "ttft_percentile": t.ttft_s.inputs.get("percentile") if t.ttft_s is not None else None,
+        "targets": [{"name": c.name, "wanted": _num(c.wanted, 4), "got": _num(c.got, 4), "met": c.met,
+                     **({"percentile": c.percentile} if c.percentile is not None else {})} for c in t.targets],
     }
 
 

@@ -17,7 +17,7 @@ _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params
            "budget_usd_per_month": "monthly budget ($)", "budget_usd_per_run": "budget per run ($)", "gpu_vendor": "GPU vendor",
            "hourly_rate": "price per GPU-hour ($)", "service_hours_per_week": "hours a week", "service_schedule": "schedule",
            "prefix_cache_hit": "share of each prompt in the prefix cache", "agentic": "agent calls",
-           "target_ttft_s": "first-token target (s)", "target_tokens_per_s_per_user": "tokens/s per user target",
+           "target_ttft_s": "first-token target (s)", "ttft_percentile": "first-token percentile", "target_tokens_per_s_per_user": "tokens/s per user target",
            "target_tokens_per_s": "total tokens/s target", "requests_per_s": "requests/s", "concurrency": "users at once",
            "input_tokens": "prompt tokens", "output_tokens": "output tokens", "population": "people (headcount)",
            "providers": "providers", "offline": "no latency target (batch)"}
@@ -33,6 +33,8 @@ _CHOICES = frozenset({"gpu", "provider", "model", "instance_type", "precision", 
 
 def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> str:
     if value is None:
+        if name == "ttft_percentile":  # engine.queueing.DEFAULT_TTFT_PERCENTILE, as the answer says it
+            return "p95 (assumed)"
         return "any" if name in _CHOICES else "none" if name.startswith(("target_", "budget_")) else "default"
     if name in _SHARES and isinstance(value, int | float):
         return f"{value:.0%}"
@@ -180,10 +182,13 @@ def _targets_now(after: Advice, before: Advice, new_p: Option | None) -> list[st
         return []
     out: list[str] = []
     for check in new_p.throughput.targets:
-        if getattr(before.workload, check.name, None) == getattr(after.workload, check.name, None):
+        if getattr(before.workload, check.name, None) == getattr(after.workload, check.name, None) and not (
+                check.name == "target_ttft_s" and before.workload.ttft_percentile != after.workload.ttft_percentile):
             continue
         if check.name == "target_ttft_s":
-            out.append(f"first token ≤ {check.wanted:g} s: {'met' if check.met else 'missed'} ({_seconds(check.got)})")
+            said = after.workload.ttft_percentile  # none said: the p95 assumed, which the Targets line says
+            at = "" if said is None else " on average" if said == "mean" else f" at {said}"
+            out.append(f"first token ≤ {check.wanted:g} s{at}: {'met' if check.met else 'missed'} ({_seconds(check.got)})")
     return out
 
 

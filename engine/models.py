@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Mode = Literal["pretrain", "full", "lora", "qlora", "inference"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4"]
@@ -164,6 +164,10 @@ class Workload(BaseModel):
     # serving targets (contract keys): what one user must see, the request rate to sustain
     target_tokens_per_s_per_user: float | None = None  # "30 tokens/s per user"; "50 ms per token" is 20
     target_ttft_s: float | None = None  # time to first token, seconds
+    # the percentile the time to first token is graded at, as said with it ("median TTFT under 300 ms" is "p50",
+    # "p99 TTFT < 1 s" "p99", "average TTFT" "mean"): engine.queueing states and sizes the queued first token there.
+    # None: p95 (engine.queueing.DEFAULT_TTFT_PERCENTILE), said as assumed
+    ttft_percentile: str | None = Field(default=None, pattern=r"^(?:mean|p(?:[1-9]\d?)(?:\.\d+)?)$")
     requests_per_s: float | None = None  # request rate to sustain (with input/output tokens per request)
     # "fine-tune X" with no method: training of some kind (the engine plans the cheapest method that fits
     # and asks which); "serve X": inference. None: not said.
@@ -256,6 +260,19 @@ class Workload(BaseModel):
     # (the cheaper named first); one provider is `provider`
     providers: tuple[str, ...] | None = None
 
+
+    @field_validator("ttft_percentile", mode="before")
+    @classmethod
+    def _percentile_as_said(cls, value: Any) -> Any:
+        """A script's `"ttft_percentile"` in any of the usual spellings: 99 or "99" or "P99" -> "p99", 0.5 or "median"
+        -> "p50", "average" or "avg" -> "mean"; anything else goes on to the pattern, which refuses it."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = f"p{value * 100 if 0 < value < 1 else value:g}"
+        if isinstance(value, str):
+            value = value.strip().lower()
+            value = {"median": "p50", "average": "mean", "avg": "mean"}.get(value, value)
+            value = f"p{value}" if value[:1].isdigit() else value
+        return value
 
 def load_peak_factor(w: Workload) -> float:
     """How far above its average a token load is sized: BUSY_HOUR_FACTOR for a chat load counted over a day, week or
@@ -430,6 +447,8 @@ class TargetCheck(BaseModel):
     wanted: float
     got: float
     met: bool
+    # a time to first token: the percentile `got` is at ("p95" unless the user said one; "mean"); None elsewhere
+    percentile: str | None = None
 
 
 class ThroughputEstimate(BaseModel):

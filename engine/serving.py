@@ -38,7 +38,7 @@ from engine.memory import (
     usable_gb,
 )
 from engine.models import Workload
-from engine.queueing import max_utilisation, p95_ttft, queues
+from engine.queueing import graded_ttft, max_utilisation, percentile_quantile, queues, ttft_percentile
 from engine.throughput import (
     decode_step_function,
     loaded_step,
@@ -394,10 +394,11 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
     else:
         batch, replicas = 1, 1
     if w.target_ttft_s and not fixed and queues(w):
-        # the first token graded at its p95 with the queue behind others' prefills (engine.queueing): replicas added,
-        # or users per replica cut, until it meets the target; where the prefill alone is over it, until the queue
-        # adds no more than MISS_TIE to the prefill, the closest this group comes (a 130k-token prompt's 5.7 s on 8
-        # B200s was 15.9 s at p95 with 2 users per replica, and the plan missing 5 s by least was not found)
+        # the first token graded at the percentile asked (p95 unless said) with the queue behind others' prefills
+        # (engine.queueing): replicas added, or users per replica cut, until it meets the target; where the prefill
+        # alone is over it, until the queue adds no more than MISS_TIE to the prefill, the closest this group comes (a
+        # 130k-token prompt's 5.7 s on 8 B200s was 15.9 s at p95 with 2 users per replica, and the plan missing 5 s
+        # by least was not found)
         target = float(w.target_ttft_s) if ttft < w.target_ttft_s else ttft * (1 + MISS_TIE)
         batch, replicas = _meet_ttft(w, target, batch, replicas, ttft, out_tokens, rate, step_of,
                                      steps[b_ok] if rate else 0.0, b_ok)
@@ -419,22 +420,24 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
 
 def _meet_ttft(w: Workload, target: float, batch: int, replicas: int, ttft: float, out_tokens: int, rate: float | None,
                step_of: Callable[[int], float], bare_step: float, b_ok: int) -> tuple[int, int]:
-    """(batch, replicas) whose p95 time to first token, queue included (engine.queueing), meets `target`: for a request
+    """(batch, replicas) whose time to first token at the percentile asked (p95 unless said), queue included
+    (engine.queueing), meets `target`: for a request
     rate, replicas enough that each one's prefill utilisation stays at the most the target allows; for users held at
     once, few enough users per replica. Monotone both ways (more load, longer waits), so each is a bisection."""
     if rate:
-        if p95_ttft(w, batch, replicas, 0.0, ttft) <= target:
+        if graded_ttft(w, batch, replicas, 0.0, ttft) <= target:
             return batch, replicas
-        lo = max_utilisation(ttft, target)  # the largest prefill utilisation whose p95 meets the target
+        # the largest prefill utilisation whose first token at the percentile asked meets the target
+        lo = max_utilisation(ttft, target, percentile_quantile(ttft_percentile(w)))
         needed = max(replicas, math.ceil(rate * ttft / lo - 1e-9)) if lo > 0 else replicas
         batch = max(1, min(b_ok, math.ceil(rate / needed * (out_tokens * bare_step + ttft))))
         return batch, needed
-    if not w.concurrency or p95_ttft(w, batch, replicas, step_of(batch), ttft) <= target:
+    if not w.concurrency or graded_ttft(w, batch, replicas, step_of(batch), ttft) <= target:
         return batch, replicas
     lo, hi = 1, batch  # users per replica: lo meets the target (one user never waits), hi does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if p95_ttft(w, mid, 1, step_of(mid), ttft) <= target else (lo, mid)
+        lo, hi = (mid, hi) if graded_ttft(w, mid, 1, step_of(mid), ttft) <= target else (lo, mid)
     users = int(w.concurrency)
     replicas = max(replicas, math.ceil(users / lo))
     return math.ceil(users / replicas), replicas
@@ -458,7 +461,7 @@ def _billed(w: Workload, group: int, sized: tuple[int, int, int, float, float, f
         # users at once generate the total: too slow each, and a group that gives each of them more wins
         misses.append(("target_tokens_per_s", float(w.target_tokens_per_s or 0.0), total))
     if w.target_ttft_s:
-        first = p95_ttft(w, batch, replicas, step, ttft)  # at its p95, the queue behind others' prefills included
+        first = graded_ttft(w, batch, replicas, step, ttft)  # at the percentile asked, others' prefills queued ahead
         if first > w.target_ttft_s * 1.001:
             misses.append(("target_ttft_s", w.target_ttft_s, first))
     return nodes, billed, tuple(misses)

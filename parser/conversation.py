@@ -683,6 +683,7 @@ _LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens"
            "target_tokens_per_s": "target tokens/s", "output_tokens": "output tokens/request",
            "input_tokens": "prompt tokens/request", "requests_per_s": "requests/s",
            "target_tokens_per_s_per_user": "tokens/s per user", "target_ttft_s": "time to first token (s)",
+           "ttft_percentile": "first-token percentile",
            "service_hours_per_week": "hours a week", "service_schedule": "schedule",
            "prefix_cache_hit": "prefix-cache hits", "agentic": "agent calls"}
 

@@ -24,6 +24,7 @@ from .distill import distill_ask
 from .latency_waiver import with_latency_waived
 from .names import glue_names
 from .normalize import normalize
+from .percentiles import with_ttft_percentile
 from .providers_only import with_providers
 from .reading import NameResolver, Reading
 from .regions import take_regions, with_regions
@@ -246,6 +247,7 @@ def parse(
         if resolver is not None:  # "aws only", "an AWS shop", "only aws or gcp": where it may run
             reading = with_providers(reading, normalized, resolver.resolve_provider)
         reading = with_latency_waived(reading, normalized, current_mode)  # "no latency requirement": throughput
+        reading = with_ttft_percentile(reading, normalized, current)  # "ttft < 1 s at p99", "make it p99"
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
         if dropped:

@@ -57,6 +57,7 @@ from .neighbours import (
     _zeros_and_ranges,
 )
 from .normalize import HUGE_NUMBER
+from .percentiles import percentile_said
 from .price_asks import read_price_ask
 from .quantities import _DATA_UNIT_GB, _number, _qty, _sig
 from .rag import rag_prompts
@@ -340,10 +341,10 @@ class MessageTransformer(Transformer[Token, Reading]):
         if seconds <= 0:
             return Said("filler", text, cues=frozenset({"ignored"}), notes=[f"a latency can't be 0: ignored “{text}”"])
         if _FIRST_TOKEN.search(key):
-            return Said("latency", text, {"target_ttft_s": _sig(seconds)})
+            return Said("latency", text, {"target_ttft_s": _sig(seconds), **percentile_said(key)})
         if key.startswith("response time") and not _PER_TOKEN_SPAN.search(span):
             # a streamed chat reply's "response time" is when it starts answering: the first token, said so
-            return Said("latency", text, {"target_ttft_s": _sig(seconds)}, notes=[
+            return Said("latency", text, {"target_ttft_s": _sig(seconds), **percentile_said(key)}, notes=[
                 f"read “{text}” as the time to the first token (replies stream); say “end-to-end under "
                 f"{span.split(' per')[0]}” for the whole reply"])
         if _END_TO_END.search(key) and not _PER_TOKEN_SPAN.search(span):
