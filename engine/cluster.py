@@ -4,8 +4,9 @@ The search takes the smallest GPU count whose busiest GPU fits after headroom: 1
 on one node, then whole nodes (nodes = ceil(required / per-node)). For each count it
 prefers the plan that needs the least interconnect: plain data parallel, then ZeRO stages 1-3,
 then tensor parallel inside a node (NVLink only), then pipeline parallel across nodes. Tensor
-parallel never crosses a node: its per-layer all-reduces over InfiniBand cost more than they save (Megatron-LM
-keeps TP inside the NVLink domain).
+parallel never crosses the NVLink domain: its per-layer all-reduces over InfiniBand cost more than they save
+(Megatron-LM keeps TP inside the NVLink domain). That domain is the node, except where the node is a tray of a
+larger one (GB200/GB300 NVL72): there TP goes to 8 across two trays at NVLink speed (DOMAIN_TENSOR_PARALLEL).
 """
 
 from __future__ import annotations
@@ -152,14 +153,49 @@ def _link(gpu: GpuRecord, offer: OfferRecord | None) -> str:
     return (offer.intra_node_link if offer else gpu.scaleup_link) or "PCIe only"
 
 
+# Tensor parallel across the trays of one NVLink domain (GB200/GB300 NVL72: 4-GPU trays, 72 GPUs behind the rack's
+# NVLink switches, each GPU reaching any other at the same 1.8 TB/s as inside its tray, NVIDIA's GB200 NVL72 spec) goes
+# as wide as an 8-GPU HGX node: vLLM and TensorRT-LLM run Llama 3.1 405B at TP8 there, and Megatron-LM keeps TP at 8.
+# 8 also tiles the rack (9 groups in 72); 16 would leave 8 of its GPUs out of every group of 16.
+DOMAIN_TENSOR_PARALLEL = 8
+DOMAIN_TP_NOTE = "one NVLink domain: "  # a tensor-parallel group across a rack's trays (plan_cluster's note)
+# what a tensor-parallel group over one rack's trays needs checked (NVIDIA's multi-node NVLink: IMEX; nccl-tests)
+DOMAIN_TP_CHECKLIST = (
+    "each tensor-parallel group's trays in one NVL72 rack (one NVLink domain): a group split across racks sends every "
+    "layer's all-reduces over the inter-rack network at a fraction of NVLink's bandwidth",
+    "multi-node NVLink set up between the trays (IMEX service and channels; nvidia-smi -q shows the NVLink fabric state "
+    "as completed), then nccl-tests all_reduce_perf across one group's trays: bus bandwidth near NVLink's, not the NIC's",
+)
+
+
 def max_tensor_parallel(gpu: GpuRecord, offer: OfferRecord | None, gpus_per_node: int) -> int:
-    """TP needs a fast all-to-all link: NVSwitch/Infinity Fabric -> whole node; NVLink bridge -> pairs; PCIe -> none."""
+    """TP needs a fast all-to-all link: NVSwitch/Infinity Fabric -> whole node (or, inside an NVLink domain larger than
+    the node, DOMAIN_TENSOR_PARALLEL GPUs across its trays); NVLink bridge -> pairs; PCIe -> none."""
     link = _link(gpu, offer).lower()
     if "bridge" in link:
         return min(2, gpus_per_node)
     if ("nvlink" in link or "nvswitch" in link or "infinity" in link) and "pcie" not in link:
-        return gpus_per_node
+        return max(gpus_per_node, domain_tensor_parallel(offer, gpus_per_node))
     return 1
+
+
+def domain_tensor_parallel(offer: OfferRecord | None, gpus_per_node: int) -> int:
+    """The widest tensor-parallel group over the trays of the offer's NVLink domain (`domain_tensor_parallel_width`)."""
+    return domain_tensor_parallel_width(nvlink_domain_gpus(offer), gpus_per_node)
+
+
+def domain_tensor_parallel_width(domain: int | None, gpus_per_node: int) -> int:
+    """The widest tensor-parallel group over the trays of an NVLink `domain` of that many GPUs on nodes of
+    `gpus_per_node` (8 on GB200 NVL72's 4-GPU trays: 2 trays), 0 where NVLink ends at the node (no domain) or the
+    node is that wide already."""
+    width = DOMAIN_TENSOR_PARALLEL
+    return width if gpus_per_node < width <= (domain or 0) and width % max(1, gpus_per_node) == 0 else 0
+
+
+def _tp_sizes(gpn: int, max_tp: int, sizes: tuple[int, ...] = (1, 2, 4, 8, 16)) -> list[int]:
+    """The tensor-parallel sizes up to `max_tp` whose groups a node of `gpn` GPUs places: inside the node, or (where
+    `max_tp` reaches past the node: one NVLink domain's trays) whole nodes of the domain."""
+    return [t for t in sizes if t <= min(gpn, max_tp) or (gpn < t <= max_tp and t % gpn == 0)]
 
 
 def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) -> list[tuple[int, ...]]:
@@ -171,13 +207,14 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
             return [(fixed_tp or 1, fixed_pp or max(1, n // (fixed_tp or 1)), 0)]
         if n == 1:
             return [(1, 1, 0)]
-        # serving engines split heads evenly: power-of-two TP inside a node (widest first), pipeline
-        # stages for the rest (across nodes, or inside one when the heads do not split further)
-        tps = [t for t in (16, 8, 4, 2, 1) if t <= min(n, gpn, max_tp) and n % t == 0 and arch.heads % t == 0]
+        # serving engines split heads evenly: power-of-two TP inside a node (or one NVLink domain's trays), widest
+        # first, pipeline stages for the rest (across nodes, or inside one when the heads do not split further)
+        tps: list[int] = [t for t in (16, 8, 4, 2, 1)
+                          if t in _tp_sizes(gpn, max_tp) and t <= n and n % t == 0 and arch.heads % t == 0]
         return [(t, n // t, 0) for t in tps] or [(1, n, 0)]
     z0 = int(w.zero_stage or 0)
     stages = range(z0, 4) if n > 1 else range(0, 1)
-    tps = [t for t in (1, 2, 4, 8, 16) if t <= min(max_tp, gpn) and n % t == 0 and arch.heads % t == 0]
+    tps = [t for t in _tp_sizes(gpn, max_tp) if n % t == 0 and arch.heads % t == 0]
     if fixed_tp:
         tps = [fixed_tp]
     elif w.zero_stage == 3 and not fixed_pp:
@@ -342,15 +379,25 @@ def _search(w, arch, gpn, max_tp, limit_bytes, opts, max_nodes) -> tuple[int, La
     return (hi * gpn, hit[0]) if hit else None
 
 
-def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False) -> str:
+def domain_span(tp: int, gpn: int, domain: int | None) -> str:
+    """Where a tensor-parallel group wider than the node runs: "over NVLink across 2 trays of one 72-GPU NVLink
+    domain" (GB200 NVL72), as the plan text says it; "" for a group inside its node."""
+    if not domain or tp <= gpn:
+        return ""
+    return f"over NVLink across {math.ceil(tp / max(1, gpn))} trays of one {domain}-GPU NVLink domain"
+
+
+def _describe(lay: Layout, nodes: int, inference: bool, moe: bool = False, span: str = "") -> str:
+    """The layout in words; `span`: `domain_span`'s words for a tensor-parallel group across one domain's trays."""
     if lay.gpus == 1:
         return "single GPU"
     parts = []
+    where = span or "within a node"
     if lay.tp > 1 and moe:
         # the same per-GPU share of expert weights as tensor parallel, the way MoE stacks split them
-        parts.append(f"expert parallel x{lay.tp} within a node (attention tensor-parallel)")
+        parts.append(f"expert parallel x{lay.tp} {where} (attention tensor-parallel)")
     elif lay.tp > 1:
-        parts.append(f"tensor parallel x{lay.tp} within a node")
+        parts.append(f"tensor parallel x{lay.tp} {where}")
     if lay.pp > 1:
         parts.append(f"pipeline parallel x{lay.pp}" + (" across nodes" if nodes > 1 else " (layer split)"))
     if lay.dp > 1 and lay.shard:
@@ -674,7 +721,8 @@ def placement(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRecor
         gpn = max(1, math.ceil(w.gpu_count / w.nodes))
     gpn = max(1, gpn)
     # serving engines run tensor parallel over PCIe too (vLLM, TGI); training keeps TP on NVLink
-    max_tp = gpn if w.mode == "inference" else max_tensor_parallel(gpu, offer, gpn)
+    # (and, inside an NVLink domain wider than the node, both go across its trays: domain_tensor_parallel)
+    max_tp = max(gpn, domain_tensor_parallel(offer, gpn)) if w.mode == "inference" else max_tensor_parallel(gpu, offer, gpn)
     limit = usable_gb(gpu, w.headroom) * GB
     node_cap = min(max_nodes or MAX_NODES, (offer.max_nodes if offer and offer.max_nodes else MAX_NODES))
     fixed_n = fixed_gpus or w.gpu_count or (w.nodes * gpn if w.nodes else None)
@@ -787,7 +835,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     inference = w.mode == "inference"
     if w.zero_stage is not None and lay.zero_stage > w.zero_stage and not inference:
         notes.append(f"ZeRO stage raised from {w.zero_stage} to {lay.zero_stage} so the state fits")
-    needs_ib = nodes > 1 and (not inference or lay.tp * lay.pp > gpn and lay.tp > gpn)
+    span = domain_span(lay.tp, gpn, nvlink_domain_gpus(offer))  # a tensor-parallel group over one rack's trays
+    needs_ib = nodes > 1 and (not inference or lay.tp * lay.pp > gpn and lay.tp > gpn and not span)
     fabric = (offer.inter_node_fabric if offer else None) or ""
     if nodes > 1 and not inference:
         notes.append("multi-node training: gradient all-reduce / ZeRO all-gathers cross nodes every step - InfiniBand "
@@ -798,6 +847,12 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         notes.append("pipeline stages across nodes pass only activations; Ethernet works, InfiniBand lowers latency")
     if nodes == 1 and offer and offer.inter_node_fabric:
         notes.append(f"single node: the offer's inter-node fabric ({offer.inter_node_fabric}) is paid for but unused")
+    if span:
+        link_gb_s = nvlink_gb_s_per_direction(offer) if offer is not None else None
+        speed = f" at ~{link_gb_s:,.0f} GB/s per GPU each way" if link_gb_s else ""
+        notes.append(f"{DOMAIN_TP_NOTE}tensor parallel x{lay.tp} spans {math.ceil(lay.tp / gpn)} of the rack's {gpn}-GPU "
+                     f"trays: its all-reduces run over the rack's NVLink switches{speed}, as inside a tray, not over the "
+                     "network between racks; each group's trays must sit in one rack (ask the provider to place them so)")
     if lay.tp == 1 and n == 1 and max_tp > 1:
         notes.append("one GPU: NVLink is not needed")
     if max_tp == 1 and n > 1 and not inference:
@@ -840,12 +895,14 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
                      f"{node_share:,.1f} GB per GPU, which " + ("fits" if fits_node else "is more than a GPU holds (fewer "
                                                                 "bytes per parameter first: 8-bit Adam, LoRA)"))
     between = fabric or ("not stated (InfiniBand or RoCE assumed)" if offer is None else "InfiniBand")
-    interconnect = _link(gpu, offer) + (f"; between nodes: {between}" if nodes > 1 else "")
+    interconnect = _link(gpu, offer) + ("; between a tensor-parallel group's trays: NVLink (one rack)" if span else "") \
+        + (f"; between nodes: {between}" if nodes > 1 and not (inference and span and lay.pp == 1) else "")
     plan = ClusterPlan(
         gpu=gpu.id, gpus=n, nodes=nodes, gpus_per_node=min(n, gpn), fits=bool(mem.fits) and not any("does not fit" in x for x in notes),
         data_parallel=lay.dp, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
-        interconnect=interconnect, parallelism=_describe(lay, nodes, inference, arch.is_moe), needs_nvlink=lay.tp > 1,
-        needs_infiniband=needs_ib, checklist=NCCL_CHECKLIST if nodes > 1 else (),
+        interconnect=interconnect, parallelism=_describe(lay, nodes, inference, arch.is_moe, span), needs_nvlink=lay.tp > 1,
+        needs_infiniband=needs_ib, checklist=((*DOMAIN_TP_CHECKLIST, *NCCL_CHECKLIST) if span and nodes > 1 else
+                                               NCCL_CHECKLIST if nodes > 1 else ()),
         provider_questions=PROVIDER_QUESTIONS if nodes > 1 else (), notes=tuple(notes),
     )
     return plan, mem

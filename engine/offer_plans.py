@@ -18,11 +18,14 @@ from catalog.records import GpuRecord, OfferRecord
 from engine.architecture import Architecture
 from engine.cluster import (
     COMFORT_FRACTION,
+    DOMAIN_TP_CHECKLIST,
+    DOMAIN_TP_NOTE,
     NCCL_CHECKLIST,
     PROVIDER_QUESTIONS,
     Placement,
     batch_capped_note,
     data_parallel_cap,
+    domain_span,
     gather_slowdown,
     nvlink_domain_gpus,
     nvlink_gb_s_per_direction,
@@ -107,10 +110,15 @@ def users_held(plan: ClusterPlan) -> tuple[int, str, int, str] | None:
     return min(held, room[3]) * replicas, room[2], held * replicas, room[1]
 
 
+_TRAYS_LINK = re.compile(r"; between (?:the replica's|a tensor-parallel group's) trays: NVLink \(one rack\)")
+
+
 def relabel(plan: ClusterPlan, gpu: GpuRecord, offer: OfferRecord) -> ClusterPlan:
-    """A plan shared by offers of the same shape, described with this offer's own link names."""
+    """A plan shared by offers of the same shape, described with this offer's own link names (and, on an offer whose
+    NVLink spans its trays, the trays a replica or tensor-parallel group spans over it, as the plan said)."""
     between = f"; between nodes: {offer.inter_node_fabric or 'none (independent replicas)'}" if plan.nodes > 1 else ""
-    interconnect = f"{offer.intra_node_link or gpu.scaleup_link or 'PCIe only'}{between}"
+    trays = _TRAYS_LINK.search(plan.interconnect) if nvlink_domain_gpus(offer) else None
+    interconnect = f"{offer.intra_node_link or gpu.scaleup_link or 'PCIe only'}{trays.group(0) if trays else ''}{between}"
     return plan if interconnect == plan.interconnect else plan.model_copy(update={"interconnect": interconnect})
 
 
@@ -684,8 +692,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     over = fast_link_name(link) if kind == "fast" else "PCIe"
     across = " across nodes" if group > gpn else ""
     why = pcie_tp_text(choice, w) if tp > 1 and kind != "fast" else ""
-    tp_text = (f"tensor parallel x{tp} over {over} with data-parallel attention (SGLang --enable-dp-attention)"
-               if arch.is_mla else f"tensor parallel x{tp} over {over}" + (f" {why}" if why else ""))
+    domain = nvlink_domain_gpus(offer)
+    # a tensor-parallel group over whole trays of one NVLink domain (GB200 NVL72: TP8 on two 4-GPU trays)
+    span = domain_span(tp, gpn, domain) if not ep and kind == "fast" else ""
+    over_text = span or f"over {over}"
+    tp_text = (f"tensor parallel x{tp} {over_text} with data-parallel attention (SGLang --enable-dp-attention)"
+               if arch.is_mla else f"tensor parallel x{tp} {over_text}" + (f" {why}" if why else ""))
     if needs_expert_parallel(w, arch, tp):
         tp_text += f" with expert parallel ({EXPERT_PARALLEL_FLAG})"
     # replicas of one card on a multi-GPU node without NVLink: said, as the choice it is (tensor parallel would
@@ -693,7 +705,6 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     one = f"1 GPU{PCIE_REPLICAS}" if choice.replicas > 1 and kind != "fast" and gpn > 1 else "1 GPU"
     shape = one if group == 1 else (tp_text if tp > 1 else "") + (
         f"{', ' if tp > 1 else ''}pipeline x{pp}{across}" if pp > 1 else "")
-    domain = nvlink_domain_gpus(offer)
     in_domain = bool(ep and domain and ep <= domain)  # expert parallel over one NVLink domain's trays (NVL72)
     if ep:
         shape = (f"{EXPERT_PARALLEL_ACROSS}{ep} across {ep // tp} nodes"
@@ -729,6 +740,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
                      f"dispatch and combine stay on the rack's NVLink switches ({domain} GPUs in one NVLink domain, "
                      f"~{fabric_gb_s or 0:,.0f} GB/s per GPU each way), not the network between racks: a replica's trays "
                      "must sit in one rack (ask the provider to place them so)")
+    elif span:
+        link_gb_s = (nvlink_gb_s_per_direction(offer) if offer is not None else None) or 0.0
+        notes.append(f"{DOMAIN_TP_NOTE}tensor parallel x{tp} spans {tp // gpn} of the rack's {gpn}-GPU trays: every "
+                     f"layer's all-reduces run over the rack's NVLink switches ({domain} GPUs in one NVLink domain, "
+                     f"~{link_gb_s:,.0f} GB/s per GPU each way, as inside a tray; counted in the per-token time), not "
+                     "the network between racks: a replica's trays must sit in one rack (ask the provider to place them so)")
     elif ep:
         notes.append(f"the model needs a whole {gpn}-GPU node: expert parallel x{ep} spreads its routed experts over "
                      f"{ep // tp} nodes, so each GPU holds and reads 1/{ep} of them at every step (pipeline stages on the same "
@@ -743,7 +760,9 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         notes.append(f"tensor parallel over PCIe is what vLLM and TGI do on {gpu.name}: it works, and its all-reduces are "
                      "counted in the per-token time")
     if pp > 1:
-        where = (f"the model does not fit one {gpn}-GPU node: {pp} pipeline stages across nodes" if group > gpn else
+        where = (f"the model does not fit one tensor-parallel group of {tp} GPUs ({tp // gpn} trays): {pp} pipeline "
+                 "stages across trays" if span else
+                 f"the model does not fit one {gpn}-GPU node: {pp} pipeline stages across nodes" if group > gpn else
                  f"the attention heads do not split {group} ways: {pp} pipeline stages of tensor parallel x{tp}")
         notes.append(f"{where} pass only activations (pipelined decode: micro-batches keep every stage busy; each token "
                      "still visits every stage)")
@@ -780,11 +799,12 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
         "gpus": gpus, "nodes": choice.nodes, "gpus_per_node": min(gpus, gpn), "data_parallel": choice.replicas,
         "interconnect": (link or "PCIe only") + (
             "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else "Ethernet (activations only)")
-            if pp > 1 else "; between the replica's trays: NVLink (one rack)" if in_domain
+            if pp > 1 else "; between the replica's trays: NVLink (one rack)" if in_domain or span
             else "; between nodes: " + (offer.inter_node_fabric if offer and offer.inter_node_fabric else
                                         "InfiniBand or RoCE with GPUDirect RDMA (required)") if ep else ""),
-        "parallelism": parallelism, "needs_nvlink": bool(ep), "needs_infiniband": bool(ep) and not in_domain,
-        "checklist": NVLINK_DOMAIN_CHECKLIST if in_domain else (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else (),
+        "parallelism": parallelism, "needs_nvlink": bool(ep or span), "needs_infiniband": bool(ep) and not in_domain,
+        "checklist": (NVLINK_DOMAIN_CHECKLIST if in_domain else DOMAIN_TP_CHECKLIST if span
+                      else (*EXPERT_PARALLEL_CHECKLIST, *NCCL_CHECKLIST) if ep else ()),
         "provider_questions": PROVIDER_QUESTIONS if ep and not in_domain else (),
         "gpus_per_replica": group, "replicas": choice.replicas, "notes": tuple(notes)})
     seq = per_replica.decode_tokens_per_s_per_sequence

@@ -2,7 +2,8 @@
 
 How vLLM, TGI and SGLang deployments are sized in practice, and so how this module searches:
 1. A replica is one copy of the model on a tensor-parallel group of 1, 2, 4 or 8 GPUs inside a node
-   (NVLink or PCIe: both work, PCIe pays more per all-reduce), with pipeline stages across nodes
+   (NVLink or PCIe: both work, PCIe pays more per all-reduce; on a tray of a larger NVLink domain, GB200 NVL72,
+   up to 8 across its trays at the same NVLink speed), with pipeline stages across nodes
    only when one node cannot hold the model. The group must hold the weights plus the KV cache of
    its share of the sequences. A large MoE (one that needs a whole node) on an offer that links its
    nodes may instead span 2-4 nodes with expert parallelism, data-parallel attention across them, as
@@ -28,6 +29,7 @@ from typing import cast
 
 from catalog.records import GpuRecord
 from engine.architecture import Architecture
+from engine.cluster import domain_tensor_parallel_width
 from engine.memory import (
     DEFAULT_OPTIONS,
     GB,
@@ -190,9 +192,9 @@ EXPERT_PARALLEL_DOMAIN_WIDTHS = (8, 16, 32, 48, 64, 72)
 
 
 def _groups(arch: Architecture, gpn: int, multi_node: bool, domain: int | None = None) -> tuple[tuple[int, int, int], ...]:
-    """(tp, pp, ep) shapes to try: power-of-two TP inside a node, smallest first (attention heads must split
-    evenly, as vLLM requires); for an MoE on linked nodes, expert parallel across 2-4 nodes with whole-node TP for
-    attention (ep = the replica's GPUs), or, in an NVLink `domain` of more GPUs than a node, as wide as the domain
+    """(tp, pp, ep) shapes to try: power-of-two TP inside a node (in an NVLink `domain` wider than the node, up to
+    8 over whole nodes of it), smallest first (attention heads must split evenly, as vLLM requires); for an MoE on
+    linked nodes, expert parallel across 2-4 nodes with whole-node TP for attention (ep = the replica's GPUs), or, in an NVLink `domain` of more GPUs than a node, as wide as the domain
     (EXPERT_PARALLEL_DOMAIN_WIDTHS); then pipeline stages, smallest first (inside a node whose width the heads
     do not divide, or across nodes with whole-node TP). ep is 0 for the groups without expert parallelism."""
     return _group_shapes(arch.heads, arch.layers, gpn, multi_node, arch.is_moe, domain or 0)
@@ -202,13 +204,17 @@ def _groups(arch: Architecture, gpn: int, multi_node: bool, domain: int | None =
 def _group_shapes(heads: int, layers: int, gpn: int, multi_node: bool,
                   moe: bool = False, domain: int = 0) -> tuple[tuple[int, int, int], ...]:
     tps = [t for t in TP_SIZES if t <= gpn and heads % t == 0]
-    out = {(t, 1) for t in tps}
+    # inside an NVLink domain wider than the node (GB200 NVL72's 4-GPU trays), whole trays of it at NVLink speed, as
+    # vLLM and TensorRT-LLM run TP8 there (engine.cluster.domain_tensor_parallel)
+    wide = [t for t in TP_SIZES if gpn < t <= domain_tensor_parallel_width(domain, gpn) and t % gpn == 0
+            and heads % t == 0]
+    out = {(t, 1) for t in (*tps, *wide)}
     widths = {t for t in tps}
     stages = range(2, min(MAX_PIPELINE_STAGES, layers) + 1)
     # inside one node when the heads do not split as far as the node is wide (6- or 7-GPU instances too)
     out |= {(t, p) for t in tps for p in stages if t * p <= gpn and t * p not in widths}
     if tps and multi_node:
-        top = tps[-1]
+        top = (wide or tps)[-1]
         out |= {(top, p) for p in stages if top * p > gpn}
     shapes = {(t, p, 0) for t, p in out}
     if tps and multi_node and moe and gpn >= EXPERT_PARALLEL_MIN_GPUS_PER_NODE and tps[-1] == gpn:
