@@ -151,7 +151,7 @@ def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextI
         if not interactive:
             out.write(f"> {text}\n")
         word = thread_word(text)
-        if word in ("details", "options", "formulas"):
+        if word in ("details", "options", "formulas", "cheaper"):
             from bot.service import Response
             from bot.terminal import render_layer
 

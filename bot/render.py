@@ -54,7 +54,7 @@ EXAMPLES = (
 )
 REFINEMENTS = ("what about 40 runs?", "try A100s", "cache the dataset", "use spot pricing", "undo")
 # Words that post a part of the answer into the thread, like the buttons of the same name.
-THREAD_WORDS = ("details", "options", "formulas", "chart")
+THREAD_WORDS = ("details", "options", "formulas", "cheaper?", "chart")
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ class Replier:
         return False
 
     def layer(self, client: WebClient, key: ThreadKey, word: str, *, event_id: str | None = None) -> Response | None:
-        """Post one layer of the thread's saved answer: "details", "options", "formulas" or "chart".
+        """Post one layer of the thread's saved answer: "details", "options", "formulas", "cheaper" or "chart".
 
         Read from the thread store (not process memory), so a button pressed after a restart works."""
         try:
@@ -233,6 +233,10 @@ class Replier:
                     messages = render_details(build_details_view(advice, names))
                 elif word == "options":
                     messages = render_options(build_options_view(advice, names))
+                elif word == "cheaper":
+                    from bot.cheaper import build_cheaper_view, render_cheaper
+
+                    messages = render_cheaper(build_cheaper_view(advice, names))
                 else:
                     messages = render_formulas(build_formulas_view(advice))
             committed = self._commit(key, event_id, messages)

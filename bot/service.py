@@ -992,12 +992,16 @@ THREAD_WORDS: dict[str, str] = {
     "details": "details", "show details": "details", "more details": "details", "more": "details",
     "options": "options", "all options": "options", "show options": "options", "compare options": "options",
     "formulas": "formulas", "formula": "formulas", "show formulas": "formulas", "show the formulas": "formulas",
+    "cheaper": "cheaper", "cheaper options": "cheaper", "anything cheaper": "cheaper", "cheapest option": "cheaper",
+    "cheapest": "cheaper", "any cheaper options": "cheaper", "can we do it for less": "cheaper",
+    "can we do it cheaper": "cheaper", "how can we make it cheaper": "cheaper", "something cheaper": "cheaper",
+    "cheaper option": "cheaper", "what's cheaper": "cheaper", "whats cheaper": "cheaper", "too expensive": "cheaper",
     "chart": "chart", "cost chart": "chart", "show chart": "chart", "show the chart": "chart", "tco chart": "chart",
 }
 
 
 def thread_word(text: str) -> str | None:
-    """"details", "options", "formulas" or "chart" when `text` is only that request (any case,
+    """"details", "options", "formulas", "cheaper" or "chart" when `text` is only that request (any case,
     trailing punctuation, a leading mention stripped by the caller); None otherwise."""
     words = " ".join(text.lower().strip().strip("?!.").split())
     return THREAD_WORDS.get(words.removeprefix("please ").removesuffix(" please"))

@@ -47,7 +47,7 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
 
 
 def render_layer(word: str, response: Response, names: Mapping[str, str] | None = None) -> str:
-    """`details`, `options` or `formulas` typed in `gpu-advisor chat`: that layer of the last answer."""
+    """`details`, `options`, `formulas` or `cheaper` typed in `gpu-advisor chat`: that layer of the last answer."""
     from bot.details import build_details_view, build_options_view, formulas_text
 
     advice = response.advice
@@ -57,4 +57,8 @@ def render_layer(word: str, response: Response, names: Mapping[str, str] | None 
         return render_text("details.txt.j2", view=build_details_view(advice, names))
     if word == "options":
         return render_text("options.txt.j2", view=build_options_view(advice, names))
+    if word == "cheaper":
+        from bot.cheaper import build_cheaper_view, cheaper_text
+
+        return cheaper_text(build_cheaper_view(advice, names))
     return formulas_text(build_formulas_view(advice))

@@ -93,3 +93,17 @@ def test_buttons_and_words_work_after_a_restart(fake_slack: FakeSlack, tmp_path:
         _check_layer(fake_slack.wait_for("chat.postMessage", 4, timeout=20)[3], LAYERS["show_formulas"][1])
     finally:
         stop(process)
+
+
+@pytest.mark.parametrize("word", ["cheaper?", "can we do it for less?", "anything cheaper"])
+def test_cheaper_in_the_thread_answers_from_the_ranked_options(client: AppClient, fake_slack: FakeSlack,
+                                                               word: str) -> None:
+    """"cheaper?" was "I didn't understand that": it is one of the commonest follow-ups in Slack. It posts what costs
+    less than the pick and what each gives up, and the levers not pulled, from the thread's saved answer; the
+    scenario stays as it was."""
+    client.post(mention(SCENARIO))
+    fake_slack.wait_for("chat.postMessage")
+    client.post(thread_reply(word, thread_ts=THREAD, ts="1700000002.000100", event_id="Ev2"))
+    layer = fake_slack.wait_for("chat.postMessage", 2)[1]
+    assert "didn't understand" not in layer.params["text"]
+    _check_layer(layer, ("Cheaper than ", "use spot"))

@@ -44,3 +44,31 @@ def test_an_offline_job_on_fixed_gpus_runs_at_what_they_sustain(real_advisor) ->
         assert not check.met and job.prompts_per_s == check.got < check.wanted, (job, check)
         costs.append(job.usd)
     assert 1.9 < costs[1] / costs[0] < 2.1, costs  # twice the tokens on the same GPUs: twice the hours
+
+
+def test_cheaper_names_what_each_cheaper_option_gives_up(real_advisor) -> None:
+    """Every option cheaper than the pick is listed with the reason the ranking set it aside; the pick's own
+    cost and the levers the ranking did not pull (spot, a commitment, 4-bit weights) follow."""
+    from bot.cheaper import MAX_CHEAPER, build_cheaper_view, cheaper_text
+    from bot.formatting import winner_option
+    from engine.recommendation import work_usd
+
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve llama 3.1 70b for 50 users")
+    advice = response.advice
+    pick = winner_option(advice)
+    view = build_cheaper_view(advice, real_advisor.display_names())
+    cheaper = [o for o in advice.options if work_usd(o, advice.effective) < work_usd(pick, advice.effective) * 0.999]
+    assert cheaper and len(view.rows) == min(len(cheaper), MAX_CHEAPER) + (len(cheaper) > MAX_CHEAPER)
+    assert view.title.startswith(f"Cheaper than {pick.name} (")
+    assert all("under ~20" in row or "no SLA" in row or "misses" in row for row in view.rows[:MAX_CHEAPER]), view.rows
+    text = cheaper_text(view)
+    assert "“use spot”" in text and "“reserved”" in text and "“in int4”" in text
+
+
+def test_cheaper_on_the_cheapest_run_says_so(real_advisor) -> None:
+    from bot.cheaper import build_cheaper_view
+
+    response = real_advisor.respond(real_advisor.new_conversation(), "QLoRA llama 3.1 8b on 100M tokens")
+    view = build_cheaper_view(response.advice)
+    assert view.rows == [] and view.verdict.startswith("No option in this thread's search costs less")
+    assert not any("reserved" in lever for lever in view.levers)  # a run is not committed for years
