@@ -187,6 +187,12 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) 
                           "the calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 "
                           "on A100 43-46%, MosaicML MPT on H100/A100 40-51% at 2k tokens")
     elif gpus == 1:
+        # Not fitted to torchtune's README speed table (calibration rows a09-a11: Llama 3.1 8B LoRA 3,083 and QLoRA
+        # 2,413 tokens/s "runnable on 1x 4090"): its column names the smallest card the peak memory fits, not where the
+        # tokens/s were measured. LoRA with checkpointing is ~6N FLOPs per token, so 3,083 would be ~90% of the 4090's
+        # 165 dense BF16 TFLOPS (FP32 accumulate, Ada whitepaper) and the A6000 row ~97% of its 155; both rows are one
+        # FLOP rate, ~48% of an A100 (the GPU of its 70B rows), which the datacenter figure above reproduces within 20%
+        # (tests/engine/test_torchtune_consumer_speed.py). Their ratio still sets the QLoRA x0.8 below.
         mfu, why = 0.35, "single PCIe/consumer GPU: no communication, but smaller kernels and power/thermal limits"
     else:
         mfu, why = 0.25, "multi-GPU over PCIe (no NVLink): gradient all-reduce competes with compute"

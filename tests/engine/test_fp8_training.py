@@ -40,6 +40,6 @@ def test_an_moe_gains_what_megatron_bridge_measured_for_deepseek_v3_not_a_dense_
     runs = {p: estimate_training(Workload(mode="pretrain", precision=p, seq_len=4096, dataset_tokens=10**9), arch,
                                  H100_SXM, 1024).training_tokens_per_s for p in ("bf16", "fp8")}
     assert runs["fp8"].value / runs["bf16"].value == pytest.approx(MOE_FP8_GAIN, rel=0.01)
-    assert MOE_FP8_GAIN < fp8_training_speedup(37.55, "pretrain")
+    assert fp8_training_speedup(37.55, "pretrain") > MOE_FP8_GAIN
     # Megatron-Bridge's DeepSeek-V3 in DeepSeek's blockwise FP8 on 1,024 H100s: 1,297 tokens/s per GPU (25.09)
     assert 1.0 < runs["fp8"].value / 1024 / 1297 < 1.2

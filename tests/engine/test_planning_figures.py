@@ -220,8 +220,8 @@ def test_moe_training_in_bf16_is_deepseeks_fp8_run_less_what_fp8_adds_to_an_moe(
 
     assert pytest.approx(0.35, abs=0.01) == 6 * 37e9 * 14.8e12 / (2.664e6 * 3600) / 989.4e12
     assert pytest.approx(0.17, abs=0.01) == 6 * 37e9 * 14.8e12 / (2.664e6 * 3600) / 1978.9e12
-    assert MOE_FP8_GAIN == pytest.approx(4018 / 3139, abs=0.01)
-    assert MOE_TRAINING_FACTOR == pytest.approx(0.7 * 1.4 / MOE_FP8_GAIN, abs=0.01)
+    assert pytest.approx(4018 / 3139, abs=0.01) == MOE_FP8_GAIN
+    assert pytest.approx(0.7 * 1.4 / MOE_FP8_GAIN, abs=0.01) == MOE_TRAINING_FACTOR
     dense, _ = default_mfu(H100_SXM, "lora", 8)
     moe, why = default_mfu(H100_SXM, "lora", 8, moe=True)
     assert moe == round(dense * MOE_TRAINING_FACTOR, 4)
