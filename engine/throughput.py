@@ -135,8 +135,44 @@ def whole_run_range(params_b: float, gpus: int | None = None) -> tuple[float, fl
     return low, max(high, factor), large_run if factor > high + 0.01 else ""
 
 
-MOE_TRAINING_FACTOR = 0.7  # DeepSeek-V3: 2.788M H800-hours for 14.8T tokens at 37B active = ~33% of BF16 peak vs ~48% dense
-# (their matmuls ran in FP8, so ~17% of the FP8 peak: the factor is what routing and all-to-all cost, not an FP8 figure)
+# Mixture-of-experts training (expert parallel, grouped expert GEMMs: Megatron-Core, torchtitan), against a dense model
+# of the same active size. Token routing, the experts' all-to-all and matmuls over small expert slices cost utilisation.
+# The anchor is DeepSeek-V3's own run in FP8 (arXiv 2412.19437 sec. 3.3; 2.664M H800-hours for 14.8T tokens of
+# pre-training, ~1,540 tokens/s per GPU, ~35% of the H800's BF16 peak), which the FP8 path below (x MOE_FP8_GAIN on the
+# BF16 peak) reproduces within 20%; NVIDIA's Megatron-Bridge DeepSeek-V3 recipe with DeepSeek's blockwise FP8 on 1,024
+# H100s ran 1,297 tokens/s per GPU (docs/performance-summary.md, 25.09). What FP8 adds to an MoE was measured on the
+# same recipe in BF16 and MXFP8 (Megatron-Bridge 25.11, DeepSeek-V3 on 256 GPUs): 3,139 against 4,018 tokens/s per
+# GB200 (1.28x), 3,848 against 4,357 per GB300 (1.13x), less than a dense model's 1.4x (routing, all-to-all and
+# attention stay 16-bit). A BF16 run is the FP8 run without that gain: 0.7 x 1.4 / 1.28 = 0.77 of a dense run.
+MOE_TRAINING_FACTOR = 0.77
+MOE_FP8_GAIN = 1.28
+# On GPUs faster than Hopper in 8-GPU nodes the MoE overheads do not shrink with the tensor cores: Megatron-Bridge's
+# DeepSeek-V3 in FP8 ran 2,139 tokens/s per HGX B200 (25.11) against 1,297 per H100, 1.65x, where dense Llama 3 runs
+# gained 2.1-2.3x (the BF16 peaks' ratio, 2.27x). Scaled as (Hopper's BF16 peak / the GPU's)^0.35: x0.75 on a B200.
+# NVL72 racks (GB200, GB300) keep expert parallelism on NVLink across 72 GPUs and are exempt: DeepSeek-V3 ran 3,139
+# tokens/s per GB200 in BF16, above Hopper's scaling.
+MOE_HOPPER_BF16_TFLOPS = 989.4
+MOE_FAST_GPU_EXPONENT = 0.35
+MOE_RACK_SCALE_GPUS = ("gb200", "gb300")
+
+
+def moe_training_factor(gpu: GpuRecord) -> tuple[float, str]:
+    """(factor on a dense model's utilisation, why) for training a mixture of experts on `gpu` in BF16; the FP8 path
+    multiplies the peak by MOE_FP8_GAIN on top. See MOE_TRAINING_FACTOR for the published runs it is fitted to."""
+    factor = MOE_TRAINING_FACTOR
+    why = ("x0.77 for a mixture of experts in BF16 (token routing, all-to-all and small expert matmuls): DeepSeek-V3's "
+           "own run was FP8 (2.664M H800-hours for 14.8T tokens, ~35% of the BF16 peak), and FP8 adds only ~1.28x to an "
+           "MoE (NVIDIA Megatron-Bridge, DeepSeek-V3 on 256 GB200: 3,139 tokens/s per GPU in BF16, 4,018 in MXFP8)")
+    peak = gpu.bf16_dense_tflops or 0.0
+    if peak > MOE_HOPPER_BF16_TFLOPS and gpu.id not in MOE_RACK_SCALE_GPUS:
+        fast = (MOE_HOPPER_BF16_TFLOPS / peak) ** MOE_FAST_GPU_EXPONENT
+        factor *= fast
+        why += (f"; x{fast:.2f} on a GPU faster than Hopper in 8-GPU nodes: the MoE overheads do not shrink with the "
+                "tensor cores (Megatron-Bridge's DeepSeek-V3: 1,297 tokens/s per H100, 2,139 per HGX B200, 1.65x where "
+                "dense models gain 2.1-2.3x)")
+    return factor, why + "; a stack without expert parallelism (plain PEFT on an MoE) runs lower still"
+
+
 # Failures grow with the GPU count: Llama 3 405B on 16,384 H100s kept >90% effective training time after 466
 # interruptions in 54 days, so about 10% is lost per 16k GPUs (counted from 1,024 GPUs; below it, rare)
 GOODPUT_FROM_GPUS = 1024
@@ -151,6 +187,12 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) 
                           "the calibration runs (PaLM convention, attention FLOPs counted) - Llama 2 "
                           "on A100 43-46%, MosaicML MPT on H100/A100 40-51% at 2k tokens")
     elif gpus == 1:
+        # Not fitted to torchtune's README speed table (calibration rows a09-a11: Llama 3.1 8B LoRA 3,083 and QLoRA
+        # 2,413 tokens/s "runnable on 1x 4090"): its column names the smallest card the peak memory fits, not where the
+        # tokens/s were measured. LoRA with checkpointing is ~6N FLOPs per token, so 3,083 would be ~90% of the 4090's
+        # 165 dense BF16 TFLOPS (FP32 accumulate, Ada whitepaper) and the A6000 row ~97% of its 155; both rows are one
+        # FLOP rate, ~48% of an A100 (the GPU of its 70B rows), which the datacenter figure above reproduces within 20%
+        # (tests/engine/test_torchtune_consumer_speed.py). Their ratio still sets the QLoRA x0.8 below.
         mfu, why = 0.35, "single PCIe/consumer GPU: no communication, but smaller kernels and power/thermal limits"
     else:
         mfu, why = 0.25, "multi-GPU over PCIe (no NVLink): gradient all-reduce competes with compute"
@@ -166,10 +208,9 @@ def default_mfu(gpu: GpuRecord, mode: str | None, gpus: int, moe: bool = False) 
         mfu *= 0.8
         why += "; x0.8 for NF4 dequantisation in every matmul (torchtune: QLoRA 2413 vs LoRA 3083 tok/s)"
     if moe:
-        mfu *= MOE_TRAINING_FACTOR
-        why += ("; x0.7 for a mixture of experts (token routing, all-to-all and small expert matmuls: DeepSeek-V3's "
-                "reported 2.788M H800-hours for 14.8T tokens is ~33% of the BF16 peak, ~17% of the FP8 peak its matmuls ran at); a stack without expert parallelism "
-                "(plain PEFT on an MoE) runs lower still")
+        factor, moe_why = moe_training_factor(gpu)
+        mfu *= factor
+        why += "; " + moe_why
     return round(mfu, 4), why
 
 
@@ -256,6 +297,8 @@ def _training_terms(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int
         # 16/32-bit, so a run gains far less than the spec sheet's 2x (torchao float8 in torchtitan: up to 1.25x at
         # 8B on 8 H100, 1.34-1.43x on 2k H200, up to 1.5x at 405B on 512 GPUs; pytorch/ao float8 README)
         speedup = fp8_training_speedup(arch.active_params / 1e9, w.mode)
+        if arch.is_moe:  # routing, all-to-all and attention stay 16-bit: an MoE gains less (MOE_FP8_GAIN)
+            speedup = min(speedup, MOE_FP8_GAIN)
         peak, peak_label = peak_tflops(gpu, "bf16")[0] * speedup, f"BF16 dense x{speedup:g} (FP8 training, measured gain)"
     _factor, model_flops, attention = _flop_terms(w, arch)
     if w.mfu:
