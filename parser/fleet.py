@@ -40,6 +40,7 @@ _HOURS = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.
 _FINE_TUNE_WORDS = re.compile(r"\b(?:fine[- ]?tun\w*|finetun\w*|adapt\w*|lora|qlora|peft|sft|continued|continual|"
                               r"instruct\w*|checkpoint|base model)\b")
 
+_DATE_NOTE = "can't count hours to a date"  # parser.fold's note for "by Friday"
 OWN_CLUSTER_NOTE = "“{said}”: your own GPUs, costed at their power"
 WINDOW_NOTE = "“{said}”: read as the time you have the GPUs; the answer is what they train in it"
 PRETRAIN_NOTE = ("“train a {size}” on {gpus:,} GPUs read as pre-training from scratch (a fine-tune of a {size} fits "
@@ -76,14 +77,17 @@ def with_fleet(reading: Reading, text: str, current_mode: str | None) -> Reading
     cues = set(reading.cues)
     mode = updates.get("mode", current_mode)
     training = mode in TRAINING_MODES or updates.get("intent") == "train" or "train" in cues
-    own = own_cluster_said(text)
+    own = own_cluster_said(text) if training else None  # "host it on-prem" stays where it runs (no per-type answer)
     if own is not None and "gpu" not in updates and "provider" not in updates and "hourly_rate" not in updates:
         cues.add(OWN_CLUSTER_CUE)
         if "data_location" not in updates:
             updates["data_location"] = "onprem"
             # the type is asked and each common one costed at its power: "give the GPU and a price" is not the reading
             notes = [n for n in notes if n != OWN_HARDWARE_NOTE] + [OWN_CLUSTER_NOTE.format(said=own)]
-    window = window_hours(text) if training else None
+    # only with no data said (the tokens are then the answer) and no date said ("by Friday, 8 H100s for 3 days": the
+    # date is said back, as it was)
+    data = {"dataset_tokens", "dataset_gb", "dataset_examples", "train_steps"} & set(updates)
+    window = window_hours(text) if training and not data and not any(_DATE_NOTE in n for n in notes) else None
     if window is not None and "deadline_hours" not in updates:
         updates["deadline_hours"] = window[0]
         notes.append(WINDOW_NOTE.format(said=window[1]))
