@@ -24,6 +24,7 @@ from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
 from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, max_context_asked, request_rate_asked
 from parser.budget_first import budget_first, budget_words, training_data_said
+from parser.fleet import OWN_CLUSTER_CUE
 from parser.owning import BUY_RENT_CUE, LOCAL_CUE
 from parser.reserve import RESERVE_CUE
 
@@ -175,6 +176,12 @@ class Response:
     # "how much VRAM do I need to run Llama 3.1 70B?": answered as /vram answers (memory per GPU and by precision)
     vram_asked: bool = False
     context_room: ContextRoom | None = None  # "what's the max context on these GPUs?"
+    # "train a 7B on 500 A100s for 2 hours": what the fleet trains in the window (engine.fleet_window.FleetWindow);
+    # `advice` is planned on those tokens
+    window: Any = None
+    # "how many GPUs on our slurm cluster …" with no GPU named: the job per common type, owned
+    # (engine.fleet_window.OwnedType rows); `advice` is the plan on the H100 as the team's own
+    owned_types: Any = None
 
     @property
     def has_scenario(self) -> bool:
@@ -477,6 +484,8 @@ class Advisor:
         capacity: Capacity | None = None
         compared: tuple[GpuPlan, GpuPlan] | None = None
         local: Any = None
+        owned_rows: Any = None
+        window: Any = None
         thread_cues = getattr(conversation, "cues", None) or set()
         if (intent not in NO_ESTIMATE_INTENTS and workload is not None and BUY_RENT_CUE in thread_cues
                 and _owning().buy_or_rent_only(workload, thread_cues)):
@@ -557,6 +566,9 @@ class Advisor:
                              for t, f in asked]
                 else:
                     notes = [*upper, *notes]
+            if compared is None and capacity is None and local is None:
+                # "our slurm cluster" with no GPU named: a row per common type, owned; "500 A100s for 2 hours": its tokens
+                owned_rows, window, advice, asked = self._fleet(workload, cues, advice, asked)
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
@@ -586,7 +598,31 @@ class Advisor:
                         hardware=self.hardware_kinds() if advice is not None else None,
                         capacity=capacity, compared=compared, ladder=ladder, local=local,
                         vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
-                        and ladder is None and local is None and room is None, context_room=room)
+                        and ladder is None and local is None and room is None, context_room=room,
+                        window=window, owned_types=owned_rows)
+
+    def _fleet(self, workload: Workload, cues: Any, advice: Advice,
+               asked: list[tuple[str, str]]) -> tuple[Any, Any, Advice, list[tuple[str, str]]]:
+        """A team's own cluster (bot.fleet): no GPU named, a row per common type and the type asked first; a type
+        named, the count sized and costed as theirs. A fleet held for a time with no data: what it trains in it."""
+        from bot import fleet
+        from engine.fleet_window import window_applies
+
+        rows: Any = None
+        if (OWN_CLUSTER_CUE in cues and workload.data_location == "onprem" and not workload.gpu_count
+                and not workload.nodes and workload.hourly_rate is None and workload.provider is None):
+            if workload.gpu is None and workload.mode in fleet.PER_TYPE_MODES:
+                rows, planned = fleet.owned_types(self, workload)
+                advice = planned if planned is not None else advice
+                asked = [(fleet.gpu_question(workload, rows), "gpu"), *[(t, f) for t, f in asked if f != "gpu"]]
+            else:
+                advice = fleet.owned_sized(self, workload, advice)
+        window = None
+        if rows is None and window_applies(workload):
+            window, advice = fleet.in_window(self, workload, advice)
+            if window is not None:  # the data is the answer, not a question
+                asked = [(t, f) for t, f in asked if f != "dataset_tokens"]
+        return rows, window, advice, asked
 
     def _all_at_once(self, workload: Workload) -> list[str]:
         """A headcount sized for a share of it at once (parser.population): the plan for all of them at once, the
@@ -913,6 +949,8 @@ class Advisor:
                 "images": None,
                 "max_context": None,
                 "reserve_or_on_demand": _reserve().reserve_contract(response.reserve) if response.reserve else None,
+                "window": None,
+                "owned_by_gpu": None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -925,6 +963,10 @@ class Advisor:
         out["buy_or_rent"] = None
         out["max_context"] = _max_context_contract(response.context_room, response.advice)
         out["reserve_or_on_demand"] = None
+        from bot.fleet import owned_types_contract, window_contract
+
+        out["window"] = window_contract(response.window)
+        out["owned_by_gpu"] = owned_types_contract(response.owned_types)
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

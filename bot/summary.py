@@ -1375,6 +1375,14 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         tables=tables,
         hint=hint,
     )
+    if getattr(response, "owned_types", None):  # "our slurm cluster", no GPU named: the job per common type, owned
+        from bot.fleet import owned_types_view
+
+        return owned_types_view(view, response.owned_types, advice, dict(names))
+    if getattr(response, "window", None) is not None:  # "500 A100s for 2 hours": the tokens trained in it lead
+        from bot.fleet import window_view
+
+        view = window_view(view, response.window, dict(names), list(response.notes))
     if response.local is not None:  # "what GPU do I need to run it locally?": the cards to buy lead
         from bot.owning_view import local_view
 

@@ -30,6 +30,7 @@ from engine.models import (
 from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .distill import DistillAsk, distill_follow_up
 from .examples import HELP_TEXT
+from .fleet import OWN_CLUSTER_CUE
 from .fold import END_TO_END_CUE, IMPLIED_CUE, NO_DEADLINE_CUE
 from .hardware import OWN_HARDWARE_NOTE
 from .names import with_catalog_size
@@ -195,6 +196,9 @@ class Conversation:
         if fresh or "deadline_hours" in updates:  # "no deadline" lasts until a deadline is said or a new question asked
             self.cues.discard(NO_DEADLINE_CUE)
         self.cues |= set(reading.cues) & {NO_DEADLINE_CUE}
+        if fresh:  # "our slurm cluster" lasts until a new question: the GPU type answered is theirs too
+            self.cues.discard(OWN_CLUSTER_CUE)
+        self.cues |= set(reading.cues) & {OWN_CLUSTER_CUE}
         if fresh or ({"target_ttft_s", "target_tokens_per_s_per_user"} & set(reading.updates)
                      and END_TO_END_CUE not in reading.cues):  # a target said outright is no longer a latency's split
             self.cues.discard(END_TO_END_CUE)

@@ -21,6 +21,7 @@ from .asides import take_asides
 from .completion import with_completion_load
 from .corrections import correction_note, take_correction
 from .distill import distill_ask
+from .fleet import with_fleet
 from .latency_waiver import with_latency_waived
 from .names import glue_names
 from .normalize import normalize
@@ -248,6 +249,7 @@ def parse(
             reading = with_providers(reading, normalized, resolver.resolve_provider)
         reading = with_latency_waived(reading, normalized, current_mode)  # "no latency requirement": throughput
         reading = with_ttft_percentile(reading, normalized, current)  # "ttft < 1 s at p99", "make it p99"
+        reading = with_fleet(reading, normalized, current_mode)  # "our slurm cluster", "500 A100s for 2 hours"
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
         if dropped:

@@ -34,6 +34,8 @@ QUESTIONS = (
     "what's the max context for Llama 3.1 70B on 2x H100 in FP8",
     "is it cheaper to reserve 8xH100 for a year or use on-demand for 6 hrs a day?",
     "serve llama 3.1 70b for 50 users, median TTFT under 300 ms, 2k token prompts",
+    "how many gpus do i need on our slurm cluster to train 7B from scratch on 2T tokens in 30 days",
+    "train 7b model on 500 A100s for 2 hours",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
