@@ -41,6 +41,7 @@ from engine.models import (
     Recommendation,
     TargetCheck,
     TcoOption,
+    TcoRow,
     ThroughputEstimate,
     Workload,
 )
@@ -523,7 +524,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             notes.append(f"cost per 1B training tokens on the cheapest option ({cheapest_c.name}): "
                          f"${cheapest_c.work * 1e9 / tokens:,.0f} (scale it to your real token count)")
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
-    options = [_build(c, given) for c in shortlisted]
+    rows: dict[tuple[object, ...], TcoRow] = {}  # storage and egress rows the options share (`tco_options`)
+    options = [_build(c, given, rows) for c in shortlisted]
     ranked = _rank(options, w, flags)
     if ranking_only:
         return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
@@ -798,7 +800,7 @@ def run_cost_usd(tcos: Sequence[TcoOption], w: Workload) -> float:
     return min(runs) if runs else min(t.total_usd for t in tcos) / runs_asked(w)
 
 
-def _build(c: _Candidate, given: Workload | None = None) -> Option:
+def _build(c: _Candidate, given: Workload | None = None, rows: dict[tuple[object, ...], TcoRow] | None = None) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
     if c.name.startswith(OWNED_PREFIX):
@@ -833,7 +835,7 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
         usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
         billed_gpus=billed, wall_hours=c.wall_hours if (c.w.mode or "inference") in TRAINING_MODES else None,
         tokens_per_run=float(c.w.dataset_tokens or 0) * float(c.w.epochs or 1) or None
-        if (c.w.mode or "inference") in TRAINING_MODES else None,
+        if (c.w.mode or "inference") in TRAINING_MODES else None, shared=rows,
     )
     if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:
         # Serving: what a million generated tokens cost on this option's rent, at the stated load.
