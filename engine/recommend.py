@@ -850,11 +850,11 @@ def _build(c: _Candidate, given: Workload | None = None, rows: dict[tuple[object
     tcos = tco_options(
         c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
         usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
-        billed_gpus=billed, wall_hours=c.wall_hours if (c.w.mode or "inference") in TRAINING_MODES else None,
+        billed_gpus=billed, wall_hours=c.wall_hours if training else None,
         tokens_per_run=float(c.w.dataset_tokens or 0) * float(c.w.epochs or 1) or None
-        if (c.w.mode or "inference") in TRAINING_MODES else None, shared=rows,
+        if training else None, shared=rows,
     )
-    if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:
+    if not training and rate and throughput.decode_tokens_per_s is not None:
         # Serving: what a million generated tokens cost on this option's rent, at the stated load.
         load = float(c.w.utilization or 1.0)
         cost = cloud_cost_per_1m_tokens(rate, billed, throughput.decode_tokens_per_s.value, load)

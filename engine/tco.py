@@ -416,7 +416,15 @@ def tco_options(
         )
     if shared is not None:
         shared[storage_key] = storage
-    managed = _row("managed", compute_usd * fraction, "compute x managed premium fraction", {"fraction": fraction, "source": fraction_source})
+    managed_key = ("managed", repr(fraction), fraction_source)  # repr: -0.0 is not 0.0 in the JSON
+    unmanaged = fraction == 0.0 and shared is not None  # no premium: the same zero row for every self-managed option
+    known_managed = shared.get(managed_key) if unmanaged and shared is not None else None
+    if known_managed is not None:
+        managed = known_managed
+    else:
+        managed = _row("managed", compute_usd * fraction, "compute x managed premium fraction", {"fraction": fraction, "source": fraction_source})
+        if unmanaged and shared is not None:
+            shared[managed_key] = managed
     options: list[TcoOption] = []
     for flow in workflows_for(w, egress):
         egress_key = ("egress", id(egress), flow, runs)
