@@ -41,6 +41,7 @@ from engine.models import (
     Recommendation,
     TargetCheck,
     TcoOption,
+    TcoRow,
     ThroughputEstimate,
     Workload,
 )
@@ -334,6 +335,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     risky_stack = training and given.gpu is None
     no_integer_kernels: set[str] = set()
     memos: list[tuple[Workload, dict[tuple[object, ...], object]]] = []
+    spot, reserved, is_moe = pricing == "spot", pricing == "reserved", arch.is_moe
 
     def risky(gpu: GpuRecord, provider: ProviderRecord | None) -> bool:
         """Options an engineer would not take at face value: AMD for a CUDA-first training stack; for an
@@ -362,6 +364,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
         if owned_gpu is not None:  # their own GPUs, not a rental: costed at their power, as a quote would be
             variant = variant.model_copy(update={"hourly_rate": round(power_usd_per_gpu_hour(owned_gpu), 4)})
         memos.append((variant, memo))
+        variant_training = (variant.mode or "inference") in TRAINING_MODES
+        quote_rate = variant.hourly_rate
         # storage and egress USD per provider: `_on_gpu`'s copies (FlashAttention off) change neither
         fixed_by_provider: dict[str, float] = {}
         for gpu in _gpus_for(variant, data):
@@ -393,17 +397,19 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     shape = None
                 else:
                     link_key = (offer.intra_node_link, offer.gpus_per_node)
-                    if link_key not in tp_by_link:  # the largest tensor-parallel group and the link's kind, per link
-                        tp_by_link[link_key] = (max_tensor_parallel(gpu, offer, offer.gpus_per_node),
-                                                link_kind(offer.intra_node_link or gpu.scaleup_link))
+                    tp_kind = tp_by_link.get(link_key)
+                    if tp_kind is None:  # the largest tensor-parallel group and the link's kind, per link
+                        tp_kind = tp_by_link[link_key] = (max_tensor_parallel(gpu, offer, offer.gpus_per_node),
+                                                          link_kind(offer.intra_node_link or gpu.scaleup_link))
                     # what the plan depends on; the intra-node link's wording is relabelled per offer when kept
-                    max_tp, kind = tp_by_link[link_key]
-                    if (variant.mode or "inference") in TRAINING_MODES:
+                    max_tp, kind = tp_kind
+                    if variant_training:
                         shape = (offer.gpus_per_node, offer.inter_node_fabric, offer.max_nodes, max_tp, kind)
                     else:  # serving plans depend only on the node size, whether nodes link, and the link's kind
                         shape = (offer.gpus_per_node, offer.inter_node_fabric is not None, kind,
-                                 offer_fabric_gb_s(offer) if arch.is_moe else None)  # EP's all-to-all
-                if shape not in plans:
+                                 offer_fabric_gb_s(offer) if is_moe else None)  # EP's all-to-all
+                shaped = plans.get(shape)
+                if shaped is None:
                     on_gpu = _on_gpu(variant, gpu, given)
                     planned = plan_shape(on_gpu, arch, gpu, offer, scale_out=not guessed,
                                          memo=memo if on_gpu is variant else None)
@@ -412,29 +418,39 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                     alternatives = (planned, slower) if slower is not None else (planned,)
                     # what every offer of this shape shares, once per shape: whether the plan is sold on it (its node
                     # size and whether nodes link are the shape's), the GPUs billed, and the hours a month they run
-                    plans[shape] = tuple(_shape_terms(p, offer, gpu) for p in alternatives)
+                    shaped = plans[shape] = tuple(_shape_terms(p, offer, gpu) for p in alternatives)
                     tried.append(planned)  # for the largest plan tried, read only if nothing fits anywhere
-                for alternative, (planned, viable, billed, hours) in enumerate(plans[shape]):
+                # read once per offer, when a plan of its shape is viable: its provider, its rate, and whether it is
+                # sold that way at all (each `continue` below skips every alternative alike)
+                provider: ProviderRecord | None = None
+                rate: float | None = None
+                priced = False
+                for alternative, (planned, viable, billed, hours) in enumerate(shaped):
                     # the plan, then a cheaper one below the floor
                     if not viable:
                         continue  # does not fit; or spans nodes an offer without a fabric does not link; or clusters consumer cards
                     vw = planned.w
-                    if pricing == "spot" and suspect_spot(offer):
+                    if spot and suspect_spot(offer):
                         suspect_skipped.add(offer.id if offer is not None else "")
                         continue
-                    provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
-                    if alternative and risky(gpu, provider) and not training:
+                    if not priced:
+                        priced = True
+                        provider = providers.get(offer.provider) if offer is not None else providers.get(variant.provider or "")
+                        rate = quote_rate if offer is None else offer_usd_per_gpu_hour(offer, pricing)
+                        if rate is not None and reserved and _no_commitment_sold(
+                                offer, provider.kind if provider is not None else None, pricing):
+                            rate = None
+                    if alternative and not training and risky(gpu, provider):
                         continue  # a slower plan on hardware not recommended for a service is not worth a row
-                    rate = _rate(offer, pricing, variant.hourly_rate)
                     if rate is None:
                         continue
-                    if _no_commitment_sold(offer, provider.kind if provider is not None else None, pricing):
+                    if offer is not None and _marketplace_fleet(offer, provider, billed, given):
                         continue
-                    if _marketplace_fleet(offer, provider, billed if offer is not None else 0, given):
-                        continue
-                    ckey = (shape, alternative, provider.id if provider is not None else "", offer.managed if offer else False,
-                            offer.managed_premium_fraction if offer else None)
-                    if ckey not in context:
+                    ckey = (shape, alternative, provider.id if provider is not None else "",
+                            offer.managed if offer is not None else False,
+                            offer.managed_premium_fraction if offer is not None else None)
+                    ctx = context.get(ckey, _UNSET)
+                    if ctx is _UNSET:
                         ctx = context[ckey] = _context(vw, offer, provider, billed, hours, storage, egress_cache, source,
                                                        gpu, pricing, row_label, owned, fixed_by_provider)
                         # what no offer's price changes, once per context: targets missed and lateness, the premium,
@@ -442,7 +458,6 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                         standing[ckey] = ((hours[4], risky(gpu, provider), runs_asked(vw),
                                            vw.budget_usd_per_month is not None or vw.budget_usd_per_run is not None)
                                           if ctx and hours is not None else (0, False, 1.0, False))
-                    ctx = context[ckey]
                     if ctx is None:
                         hourly = rate * billed
                         # rank for a nominal run until the data size is known, start-up included, so a whole 8-GPU
@@ -523,7 +538,8 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
             notes.append(f"cost per 1B training tokens on the cheapest option ({cheapest_c.name}): "
                          f"${cheapest_c.work * 1e9 / tokens:,.0f} (scale it to your real token count)")
     flags = {c.name: (c.misses, c.risk) for c in shortlisted}
-    options = [_build(c, given) for c in shortlisted]
+    rows: dict[tuple[object, ...], TcoRow] = {}  # storage and egress rows the options share (`tco_options`)
+    options = [_build(c, given, rows) for c in shortlisted]
     ranked = _rank(options, w, flags)
     if ranking_only:
         return Ranked(options=ranked, recommendation=Recommendation(primary=None), notes=notes, largest=largest,
@@ -684,6 +700,9 @@ def _marketplace_fleet(offer: OfferRecord | None, provider: ProviderRecord | Non
             and billed > MARKETPLACE_MAX_HOSTS * max(1, offer.gpus_per_node))
 
 
+_UNSET: Any = object()  # a context not worked out yet (None is a context: the run has no finite length)
+
+
 def _rate(offer: OfferRecord | None, pricing: str, hourly_rate: float | None) -> float | None:
     """USD per GPU-hour; catalog offers ignore the user's quote (the quote is its own option)."""
     return hourly_rate if offer is None else offer_usd_per_gpu_hour(offer, pricing)
@@ -798,7 +817,7 @@ def run_cost_usd(tcos: Sequence[TcoOption], w: Workload) -> float:
     return min(runs) if runs else min(t.total_usd for t in tcos) / runs_asked(w)
 
 
-def _build(c: _Candidate, given: Workload | None = None) -> Option:
+def _build(c: _Candidate, given: Workload | None = None, rows: dict[tuple[object, ...], TcoRow] | None = None) -> Option:
     pricing = c.w.pricing or "on_demand"
     rate, rate_source = usd_per_gpu_hour(c.offer, pricing, c.w.hourly_rate if c.offer is None else None)
     if c.name.startswith(OWNED_PREFIX):
@@ -831,11 +850,11 @@ def _build(c: _Candidate, given: Workload | None = None) -> Option:
     tcos = tco_options(
         c.w, name=c.name, offer=c.offer, provider=c.provider, gpu_hours_per_run=gpu_hours,
         usd_per_gpu_hr=rate or 0.0, rate_source=rate_source, storage_gb=c.storage, egress=c.egress,
-        billed_gpus=billed, wall_hours=c.wall_hours if (c.w.mode or "inference") in TRAINING_MODES else None,
+        billed_gpus=billed, wall_hours=c.wall_hours if training else None,
         tokens_per_run=float(c.w.dataset_tokens or 0) * float(c.w.epochs or 1) or None
-        if (c.w.mode or "inference") in TRAINING_MODES else None,
+        if training else None, shared=rows,
     )
-    if (c.w.mode or "inference") not in TRAINING_MODES and rate and throughput.decode_tokens_per_s is not None:
+    if not training and rate and throughput.decode_tokens_per_s is not None:
         # Serving: what a million generated tokens cost on this option's rent, at the stated load.
         load = float(c.w.utilization or 1.0)
         cost = cloud_cost_per_1m_tokens(rate, billed, throughput.decode_tokens_per_s.value, load)

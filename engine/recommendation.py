@@ -147,6 +147,21 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     if not options:
         return Recommendation(primary=None, why=("no configuration in the catalog fits this workload",))
     primary = options[0]
+    costs: dict[int, float] = {}  # work_usd per option (by identity: the list outlives this call), read many times here
+    lates: dict[int, int] = {}
+
+    def work(o: Option) -> float:
+        found = costs.get(id(o))
+        if found is None:
+            found = costs[id(o)] = work_usd(o, w)
+        return found
+
+    def late(o: Option) -> int:
+        found = lates.get(id(o))
+        if found is None:
+            found = lates[id(o)] = _late(o, w)
+        return found
+
     alternatives = _pick_alternatives(options, primary, w)
     shown = [primary, *alternatives]
     totals = [o.total_usd for o in shown]
@@ -154,17 +169,17 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     job = min((t.job_usd for t in primary.tco if t.job_usd is not None), default=None)
     missed = [t for t in primary.throughput.targets if not t.met]
     # cheaper options the ranking puts after the pick because their runs overrun the slot further
-    later = sorted((o for o in options if _late(o, w) > _late(primary, w) and work_usd(o, w) < work_usd(primary, w)),
-                   key=lambda o: (work_usd(o, w), o.name))
+    later = sorted((o for o in options if late(o) > late(primary) and work(o) < work(primary)),
+                   key=lambda o: (work(o), o.name))
     # a cheaper (or as cheap) training plan at the edge of memory, ranked after the pick with room: said why
     edge = min((o for o in options if training and at_the_edge(o) and not at_the_edge(primary)
-                and work_usd(o, w) < work_usd(primary, w) * 1.03), key=lambda o: (work_usd(o, w), o.name), default=None)
+                and work(o) < work(primary) * 1.03), key=lambda o: (work(o), o.name), default=None)
     among = f" among the options that {_finish(primary, w)}" if later else ""
     if job is not None and primary.hours_per_run:
         why = [f"lowest cost{among} for the whole job: ${job:,.0f} over {primary.hours_per_run / 730:,.1f} months "
                f"(${primary.total_usd:,.0f} a month)"]
     elif training and one_run_usd(primary, w) is not None:
-        run = work_usd(primary, w)
+        run = work(primary)
         why = [f"lowest cost of the run{among}: ${run:,.{0 if run >= 100 else 2}f} (compute and data transfer; a month "
                "of storage, if the data and checkpoints stay, is not a run's cost)"]
     elif training:
@@ -176,7 +191,7 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
         kept = "always on" if hours >= HOURS_PER_MONTH else f"for {w.service_hours_per_week:g} h a week"
         why = [f"{' '.join(part for part in (lowest, met) if part)}: ${primary.total_usd:,.0f} {kept}"]
     if later and later[0].hours_per_run:
-        why.append(f"cheapest: {later[0].name}, ${work_usd(later[0], w):,.0f}, but {later[0].hours_per_run / 24:,.0f} days "
+        why.append(f"cheapest: {later[0].name}, ${work(later[0]):,.0f}, but {later[0].hours_per_run / 24:,.0f} days "
                    "per run: ranked after options that finish sooner")
     if edge is not None:
         why.append(edge_text(edge, primary, w))
@@ -184,36 +199,36 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
         why.append("closest to the targets, which no option meets: " + "; ".join(_target_said(t) for t in missed)
                    + (f" ({off_target(primary, w):.2f}x off)" if not training else ""))
         # the cheaper options it is ranked before, further from what was asked (28 s on 40 MI300X for $69,788)
-        cheaper = min((o for o in options if o.name not in risky and work_usd(o, w) < work_usd(primary, w) * (1 - 0.03)),
+        cheaper = min((o for o in options if o.name not in risky and work(o) < work(primary) * (1 - 0.03)),
                       default=None,
-                      key=lambda o: (work_usd(o, w), o.name))
+                      key=lambda o: (work(o), o.name))
         if cheaper is not None and not training and off_target(cheaper, w) > off_target(primary, w):
             far = [t for t in cheaper.throughput.targets if not t.met]
-            why.append(f"the cheapest, {cheaper.name} at ${work_usd(cheaper, w):,.0f}, is further off"
+            why.append(f"the cheapest, {cheaper.name} at ${work(cheaper):,.0f}, is further off"
                        + (f": {'; '.join(_target_said(t) for t in far)}" if far else " (below the per-user speed floor)"))
     runner = next((o for o in options[1:] if o.gpu not in amd_gpus), None) if primary.gpu in amd_gpus else None
     runner = runner or next((o for o in options[1:] if provider_of(o) != provider_of(primary)), None)
     if runner is None and w.provider is not None and len(options) > 1:
         runner = options[1]  # the provider was named: its next-best option, not its fastest, is the runner-up
     if runner is not None:
-        saved = work_usd(runner, w) - work_usd(primary, w)
+        saved = work(runner) - work(primary)
         if saved >= 0:
-            why.append(f"${saved:,.0f} less than {runner.name} (${work_usd(runner, w):,.0f})")
-        elif work_usd(runner, w) >= work_usd(primary, w) * 0.97:  # the tie band of engine.recommend._rank
-            why.append(f"{runner.name} costs ${-saved:,.0f} less (${work_usd(runner, w):,.0f}), within 3%: the ranking "
+            why.append(f"${saved:,.0f} less than {runner.name} (${work(runner):,.0f})")
+        elif work(runner) >= work(primary) * 0.97:  # the tie band of engine.recommend._rank
+            why.append(f"{runner.name} costs ${-saved:,.0f} less (${work(runner):,.0f}), within 3%: the ranking "
                        "prefers fewer nodes and GPUs, then the faster per user")
         else:
-            why.append(f"{runner.name} costs ${-saved:,.0f} less (${work_usd(runner, w):,.0f}) but is ranked after it: it "
+            why.append(f"{runner.name} costs ${-saved:,.0f} less (${work(runner):,.0f}) but is ranked after it: it "
                        + ("is further from the targets" if missed and not training else
                           "misses a target or the 20 tokens/s per user floor, or runs on hardware without an SLA"))
     on_target = [o for o in options if _on_target(o, w)]
-    cheapest: Option | None = min(on_target, key=lambda o: work_usd(o, w), default=None)
-    if cheapest is not None and work_usd(cheapest, w) >= work_usd(primary, w) * 0.97:
+    cheapest: Option | None = min(on_target, key=lambda o: work(o), default=None)
+    if cheapest is not None and work(cheapest) >= work(primary) * 0.97:
         cheapest = None
     fastest: Option | None
     if training:
         fastest = min((o for o in on_target if runnable_instead(o, primary, w)),
-                      key=lambda o: (o.hours_per_run or math.inf, work_usd(o, w)), default=None)
+                      key=lambda o: (o.hours_per_run or math.inf, work(o)), default=None)
         if fastest is not None and (fastest.hours_per_run or math.inf) >= (primary.hours_per_run or math.inf) * 0.8:
             fastest = None
     else:
@@ -224,14 +239,14 @@ def recommend(options: list[Option], w: Workload, amd_gpus: frozenset[str] = fro
     if training and primary.hours_per_run is not None:
         why.append(f"{primary.hours_per_run:,.1f} h wall clock per run on {primary.cluster.gpus} GPU(s)")
         if fastest is not None and fastest.hours_per_run is not None:
-            why.append(f"fastest: {fastest.name}, {fastest.hours_per_run:,.1f} h per run for ${work_usd(fastest, w):,.0f}")
+            why.append(f"fastest: {fastest.name}, {fastest.hours_per_run:,.1f} h per run for ${work(fastest):,.0f}")
     elif fastest is not None:
         why.append(f"fastest per user: {fastest.name}, {per_user_speed(fastest):,.0f} tokens/s each for "
                    f"${fastest.total_usd:,.0f}/month")
     # within the tie band the ranking prefers fewer nodes and GPUs: say so when that is why
-    tie = min((o for o in on_target if work_usd(o, w) < work_usd(primary, w)), key=lambda o: work_usd(o, w), default=None)
-    if tie is not None and work_usd(tie, w) >= work_usd(primary, w) * 0.97 and tie.cluster.gpus > primary.cluster.gpus:
-        why.append(f"within 3% of the cheapest ({tie.name}, ${work_usd(tie, w):,.0f}) on fewer GPUs and nodes: the "
+    tie = min((o for o in on_target if work(o) < work(primary)), key=lambda o: work(o), default=None)
+    if tie is not None and work(tie) >= work(primary) * 0.97 and tie.cluster.gpus > primary.cluster.gpus:
+        why.append(f"within 3% of the cheapest ({tie.name}, ${work(tie):,.0f}) on fewer GPUs and nodes: the "
                    "same money, less to run")
     return Recommendation(
         primary=primary.name,

@@ -360,9 +360,15 @@ def tco_options(
     billed_gpus: int | None = None,
     wall_hours: float | None = None,
     tokens_per_run: float | None = None,
+    shared: dict[tuple[object, ...], TcoRow] | None = None,
 ) -> tuple[TcoOption, ...]:
     """The four rows for each applicable workflow of one option (see module docstring). A job longer
-    than a month is billed per month (GPUs x 730 h) and its whole cost is `job_usd`."""
+    than a month is billed per month (GPUs x 730 h) and its whole cost is `job_usd`.
+
+    `shared`: the storage and egress rows already made for other options of one search, by what they read (the
+    storage figure, the provider, the egress table and the runs): the catalog search builds dozens of options whose
+    rows are the same frozen objects, so each is made once. Its keys hold `id()`s of `storage_gb` and `egress`: the
+    caller keeps one dict per search, while those objects are alive."""
     runs = float(w.runs_per_month or 1.0)
     gpu_hours_month = monthly_gpu_hours(gpu_hours_per_run, runs, billed_gpus, wall_hours)
     long_job = gpu_hours_month < max(0.0, gpu_hours_per_run) * runs - 1e-6
@@ -393,7 +399,11 @@ def tco_options(
          **({"service_hours_per_week": w.service_hours_per_week, "gpu_hours_per_month": round(gpu_hours_month, 3)}
             if schedule else {})},
     )
-    if w.storage_usd_per_month is not None:
+    storage_key = ("storage", id(storage_gb), provider.id if provider is not None else None, w.storage_usd_per_month)
+    known = shared.get(storage_key) if shared is not None else None
+    if known is not None:
+        storage = known
+    elif w.storage_usd_per_month is not None:
         storage = _row("storage", w.storage_usd_per_month, "your fixed storage bill per month", {"usd_per_month": w.storage_usd_per_month})
     else:
         rate = provider.storage_usd_per_gb_month if provider is not None else 0.0
@@ -404,20 +414,26 @@ def tco_options(
             "storage_gb x usd_per_gb_month",
             {"storage_gb": storage_gb.value, "usd_per_gb_month": rate, "product": product, **storage_gb.inputs},
         )
-    managed = _row("managed", compute_usd * fraction, "compute x managed premium fraction", {"fraction": fraction, "source": fraction_source})
+    if shared is not None:
+        shared[storage_key] = storage
+    managed_key = ("managed", repr(fraction), fraction_source)  # repr: -0.0 is not 0.0 in the JSON
+    unmanaged = fraction == 0.0 and shared is not None  # no premium: the same zero row for every self-managed option
+    known_managed = shared.get(managed_key) if unmanaged and shared is not None else None
+    if known_managed is not None:
+        managed = known_managed
+    else:
+        managed = _row("managed", compute_usd * fraction, "compute x managed premium fraction", {"fraction": fraction, "source": fraction_source})
+        if unmanaged and shared is not None:
+            shared[managed_key] = managed
     options: list[TcoOption] = []
     for flow in workflows_for(w, egress):
-        fig: Figure = egress["uncached"] if flow == "uncached" else egress["cached"]
-        if flow == "same_cloud":
-            formula = "0: same cloud as the data"
-        elif flow == "none":
-            formula = "0: no egress (data location unknown or no dataset)"
-            fig = Figure(value=0.0, unit="USD", formula=formula)
-        elif flow == "cached":
-            formula = "one pull a month, cached on the provider: " + fig.formula
-        else:
-            formula = f"{egress.get('pulls_per_month', runs):g} pulls a month: " + fig.formula
-        egress_row = _row("egress", fig.value, formula, {**fig.inputs, "basis": egress.get("basis")})
+        egress_key = ("egress", id(egress), flow, runs)
+        found = shared.get(egress_key) if shared is not None else None
+        if found is None:
+            found = _egress_row(egress, flow, runs)
+            if shared is not None:
+                shared[egress_key] = found
+        egress_row = found
         rows = (compute, storage, egress_row, managed)
         label = {"cached": " - data cached", "uncached": " - pull every run", "same_cloud": "", "none": ""}[flow]
         options.append(
@@ -439,6 +455,21 @@ def tco_options(
             )
         )
     return tuple(options)
+
+
+def _egress_row(egress: dict[str, Any], flow: Workflow, runs: float) -> TcoRow:
+    """One workflow's egress row: what `tco_options` reads of the egress table for it."""
+    fig: Figure = egress["uncached"] if flow == "uncached" else egress["cached"]
+    if flow == "same_cloud":
+        formula = "0: same cloud as the data"
+    elif flow == "none":
+        formula = "0: no egress (data location unknown or no dataset)"
+        fig = Figure(value=0.0, unit="USD", formula=formula)
+    elif flow == "cached":
+        formula = "one pull a month, cached on the provider: " + fig.formula
+    else:
+        formula = f"{egress.get('pulls_per_month', runs):g} pulls a month: " + fig.formula
+    return _row("egress", fig.value, formula, {**fig.inputs, "basis": egress.get("basis")})
 
 
 def row_usd(option: TcoOption, item: str) -> float:
