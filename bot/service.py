@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.compared import AtProvider
 from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
@@ -116,6 +117,10 @@ class GpuPlan:
     # a precision comparison won by the model's published weights over a 4/8-bit quant of them at the same cost
     published: bool = False
     option: str = ""  # the option of `advice` the figures above are (its pick, or the pick with an SLA)
+    # two GPUs compared: that option's provider and shape, and the side's best plan at the provider renting both
+    # (`bot.compared`), by which the two are ordered; None when no provider rents both
+    own: AtProvider | None = None
+    shared: AtProvider | None = None
 
 
 def published_first(faster: GpuPlan, published: GpuPlan, native: str, cost: float, other_cost: float) -> bool:
@@ -261,7 +266,20 @@ def _compared_contract(plan: GpuPlan) -> dict[str, Any]:
             "usd_per_1m_output_tokens": num(plan.usd_per_1m_tokens), "usd_per_run": num(plan.usd_per_run, 2),
             "hours_per_run": num(plan.hours_per_run, 3), "tokens_per_s_per_user": num(plan.tokens_per_s_per_user, 2),
             "users_held": plan.capacity.users if plan.capacity is not None else None, "fits": plan.fits,
-            "precision": plan.label or None}
+            "precision": plan.label or None,
+            "provider": plan.own.provider if plan.own is not None else None,
+            "option": plan.option if plan.own is not None else None,
+            "replicas": plan.own.replicas if plan.own is not None else None,
+            "gpus_per_replica": plan.own.gpus_per_replica if plan.own is not None else None,
+            "same_provider": _at_provider_contract(plan.shared, num) if plan.shared is not None else None}
+
+
+def _at_provider_contract(at: AtProvider, num: Any) -> dict[str, Any]:
+    """`compared_gpus[].same_provider` in `ask --json` (docs/json.md): the side's plan at the provider renting both."""
+    return {"provider": at.provider, "option": at.option, "gpus": at.gpus, "usd_per_month": num(at.usd_per_month, 2),
+            "usd_per_1m_output_tokens": num(at.usd_per_1m_tokens), "usd_per_run": num(at.usd_per_run, 2),
+            "hours_per_run": num(at.hours_per_run, 3), "tokens_per_s_per_user": num(at.tokens_per_s_per_user, 2),
+            "replicas": at.replicas, "gpus_per_replica": at.gpus_per_replica}
 
 
 def _rung_contract(rung: Rung) -> dict[str, Any]:
@@ -709,6 +727,9 @@ class Advisor:
                                  label=label, sla_only=sla, option=option.name))
 
         def cost(p: GpuPlan) -> float:
+            if p.shared is not None and all(q.shared is not None for q in plans):
+                p = replace(p, usd_per_run=p.shared.usd_per_run, usd_per_1m_tokens=p.shared.usd_per_1m_tokens,
+                            usd_per_month=p.shared.usd_per_month)
             if p.usd_per_run is not None:
                 return p.usd_per_run
             if p.capacity is not None and p.usd_per_1m_tokens is not None:
@@ -722,6 +743,8 @@ class Advisor:
 
         if not any(p.fits for p in plans):
             return None
+        if not by_precision:
+            plans = self._at_one_provider(plans, workload)
         fixed = [w.gpu_count for _, w, _ in variants if w.gpu_count]
         if fixed and all(p.fits and short(p) for p in plans):
             # "8x H200 or 8x B200 … what about 400 users?": neither count keeps the floor, and the cheaper of two plans
@@ -739,6 +762,27 @@ class Advisor:
                                                     cost(first_plan), cost(second_plan)):
             return replace(second_plan, published=True), first_plan  # ties go to the published weights
         return first_plan, second_plan
+
+    def _at_one_provider(self, plans: list[GpuPlan], workload: Workload) -> list[GpuPlan]:
+        """Two GPUs that both fit: each side's own option with its provider and shape, and both sides at the provider
+        renting both (`bot.compared.shared_provider`), which orders them. A provider named is the only one planned."""
+        from bot.compared import at_provider, shared_provider
+
+        if len(plans) != 2 or not all(p.fits for p in plans):
+            return plans
+        names = {p.id: p.name for p in self.catalog_data().providers}
+        first, second = plans
+        per = ("run" if first.usd_per_run is not None else
+               "token" if first.capacity is not None and first.usd_per_1m_tokens is not None else "month")
+        market = frozenset() if workload.provider else frozenset(self.hardware_kinds().marketplaces)
+        both = shared_provider(first.advice, second.advice, per, market, names)
+        out = []
+        for i, plan in enumerate(plans):
+            option = next((o for o in plan.advice.options if o.name == plan.option), None)
+            own = (at_provider(option, plan.advice, names.get(option.offer_id.split(":")[0], ""))
+                   if option is not None and option.offer_id else None)
+            out.append(replace(plan, own=own, shared=both[i] if both is not None else None))
+        return out
 
     def _at_capacity(self, workload: Workload, advice: Advice, *, rate: bool) -> tuple[Capacity | None, Advice]:
         """A capacity question is answered at capacity: the users the one-stream plan holds at the speed floor, then

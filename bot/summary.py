@@ -240,16 +240,26 @@ def _with_compared(rows: list[ComparisonRow], compared: tuple[GpuPlan, GpuPlan],
     """Two GPUs (or weights) asked about together: the other one's plan is the second row, so the table shows both
     sides asked ("2x H100 or 1x MI300X": the rows had been two MI300X offers and no H100 at all)."""
     won, lost = compared
-    other = next((o for o in lost.advice.options if o.name == lost.option), None) if lost.fits else None
+    # two GPUs compared at the provider renting both: the other GPU's row is its plan there, and the first GPU's
+    # plan there follows when its own pick is elsewhere (the headline's two figures, side by side)
+    one = _one_provider(won, lost)
+    wanted = lost.shared.option if one and lost.shared is not None else lost.option
+    other = next((o for o in lost.advice.options if o.name == wanted), None) if lost.fits else None
     if other is None or any(row.name == other.name for row in rows[:1]):
         return rows
     job = lost.advice.effective if _is_job(lost.advice) else None
-    role = _role("asked too", _weights_name(lost.label) if lost.label else None)
-    row = (_one_run_row(role, other, lost.advice.effective, rows[0].name)
-           if not _is_serving(advice) and _one_run(lost.advice) else
-           _comparison_row(role, other, _is_serving(advice), rows[0].name, job))
+
+    def row_of(role: str, option: Option, plan: GpuPlan) -> ComparisonRow:
+        return (_one_run_row(role, option, plan.advice.effective, rows[0].name)
+                if not _is_serving(advice) and _one_run(plan.advice) else
+                _comparison_row(role, option, _is_serving(advice), rows[0].name, job))
+
+    row = row_of(_role("asked too", _weights_name(lost.label) if lost.label else None), other, lost)
     first = replace(rows[0], role=_role(rows[0].role, _weights_name(won.label))) if won.label else rows[0]
-    return [first, row, *(r for r in rows[1:] if r.name != other.name)][:3]
+    mine = (next((o for o in won.advice.options if o.name == won.shared.option), None)
+            if one and won.shared is not None and won.shared.option != rows[0].name else None)
+    extra = [row_of(f"at {won.shared.provider_name}", mine, won)] if mine is not None and won.shared else []
+    return [first, row, *extra, *(r for r in rows[1:] if r.name not in (other.name, mine.name if mine else ""))][:3]
 
 
 def _one_run(advice: Advice) -> bool:
@@ -421,6 +431,9 @@ def _compared_core(response: Response, names: Mapping[str, str]) -> str | None:
     won, lost = response.compared
     a, b = gpu_name(won.gpu, names), gpu_name(lost.gpu, names)
     model = subject(won.advice, names)
+    if _one_provider(won, lost):  # two GPUs: compared where both are rented, the cheapest of each on the next line
+        model = f"{model} at {won.shared.provider_name}"  # type: ignore[union-attr]
+        won, lost = _at_shared(won), _at_shared(lost)
     if won.label:  # two weights compared ("AWQ int4 vs FP8"): named by their weights, the model without them
         a, b = _weights_name(won.label), _weights_name(lost.label)
         model = model.rsplit(" in ", 1)[0] if " in " in model else model
@@ -472,6 +485,63 @@ def _compared_core(response: Response, names: Mapping[str, str]) -> str | None:
         return (f"⚖️ {a} is cheaper than {b} for {model}: {fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a "
                 f"month on the same load ({count(won)} vs {count(lost)}{speeds})")
     return None
+
+
+def _one_provider(won: GpuPlan, lost: GpuPlan) -> bool:
+    """Two GPUs that both fit, with a provider renting both (`bot.compared`)."""
+    return bool(won.fits and lost.fits and not won.label and won.shared is not None and lost.shared is not None)
+
+
+def _at_shared(plan: GpuPlan) -> GpuPlan:
+    """A side of the comparison with the figures of its plan at the provider renting both."""
+    at = plan.shared
+    if at is None:
+        return plan
+    return replace(plan, gpus=at.gpus, usd_per_month=at.usd_per_month, usd_per_1m_tokens=at.usd_per_1m_tokens,
+                   usd_per_run=at.usd_per_run, hours_per_run=at.hours_per_run,
+                   tokens_per_s_per_user=at.tokens_per_s_per_user, option=at.option)
+
+
+def _compared_line(response: Response, names: Mapping[str, str]) -> str | None:
+    """Under a two-GPU headline: each GPU's cheapest plan anywhere (marketplace hosts aside), when that is not the
+    provider the headline compared them at, and what their shapes mean when they differ ("H200 SXM 141GB's 2
+    replicas keep serving (50% of the users) when a GPU fails; H100 SXM5 80GB's single replica has no failover")."""
+    from bot.compared import redundancy_words, shape_words
+
+    if response.compared is None:
+        return None
+    won, lost = response.compared
+    if not (won.fits and lost.fits) or won.label or won.own is None or lost.own is None:
+        return None
+    a, b = gpu_name(won.gpu, names), gpu_name(lost.gpu, names)
+    at = won.shared.provider if won.shared is not None else None
+    moved = at is None or won.own.provider != at or (lost.own.provider != at)
+
+    shaped = (won.own.replicas, won.own.gpus_per_replica) != (lost.own.replicas, lost.own.gpus_per_replica)
+
+    def figure(plan: GpuPlan) -> str:
+        own = plan.own
+        assert own is not None
+        if own.usd_per_run is not None:
+            cost = f"{fmt_usd(own.usd_per_run)} a run" + (f" in {fmt_hours(own.hours_per_run)}" if own.hours_per_run else "")
+        elif plan.capacity is not None and own.usd_per_1m_tokens is not None:
+            cost = f"${own.usd_per_1m_tokens:,.2f} per 1M output tokens"
+        else:
+            cost = f"{fmt_usd(own.usd_per_month)} a month"
+        shape = shape_words(own.replicas, own.gpus_per_replica) if shaped else ""
+        return f"{gpu_name(plan.gpu, names)} at {own.provider_name}, {cost}" + (f", {shape}" if shape else "")
+
+    failover = redundancy_words(a, won.own, b, lost.own) or (
+        redundancy_words(a, won.shared, b, lost.shared) if won.shared is not None and lost.shared is not None else "")
+    if not moved and not failover:
+        return None
+    aside = "" if response.workload is not None and response.workload.provider else " (marketplace hosts aside)"
+    lead = (f"Cheapest of each anywhere{aside}: " if at is not None
+            else f"No provider rents both{aside}; each at its cheapest: ")
+    said = lead + f"{figure(won)}; {figure(lost)}" if moved else ""
+    if failover:
+        said = f"{said}. {failover[0].upper()}{failover[1:]}" if said else f"Not the same shape: {failover}"
+    return said
 
 
 _WEIGHTS_NAMES = {"int4": "AWQ/GPTQ 4-bit", "int8": "INT8 (W8A8)", "fp8": "FP8", "bf16": "BF16",
@@ -1338,6 +1408,9 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         buy_or_rent = _buy_or_rent_headline(response, names)
         capacity = _capacity_headline(response, names)
         versus = _compared_headline(response, names)
+        versus_line = _compared_line(response, names) if versus else None
+        if versus_line:  # the cheapest of each anywhere, under a verdict read at one provider
+            notes = [versus_line, *notes][:MAX_NOTES]
         room = _context_headline(response, names)
         headline = (_guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or room
                     or headline)

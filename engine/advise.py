@@ -41,6 +41,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import SLOW_FIXED_NOTE, hours_text, room_figures
+from engine.poor_fit import cloud_of, cloud_words, dear_per_flop, on_one_cloud, same_cloud_option
 from engine.preference import preference_note
 from engine.published import published_ways_out
 from engine.recommend import (
@@ -574,6 +575,10 @@ def _at_the_floor(message: str, effective: Workload, given: Workload, arch: Arch
 POOR_FIT_NOTE = "poor fit: "  # a GPU named that takes a fleet where another GPU does the work for far less
 POOR_FIT_NODES = 2  # a plan on this many nodes of the GPU named is checked against the catalog's best
 POOR_FIT_FACTOR = 3.0  # ... and called a poor fit when that best costs a third or less
+# one node of the GPU named (a training run): called a poor fit when the best is this many times cheaper and faster
+# both. A node is a choice a buyer makes for their own reasons (quota, the node they have); an A100 40GB node at 3x an
+# H100's cost ($187 against $58 for a 32B LoRA) is theirs to make, 8 A10G at 29x (59.7 days against 2) is not
+POOR_FIT_ONE_NODE_FACTOR = 5.0
 
 
 class _FreeOfPin:
@@ -646,26 +651,55 @@ def poor_fit_note(given: Workload, effective: Workload, arch: Architecture, data
     plan is right for the GPU asked about, and the answer says the GPU is the problem, with what the catalog's pick
     costs. Checked from two nodes up (it was four, and the L4 fleet at 7x went unsaid): the catalog search is one
     more ranking of every GPU (measured on that L4 plan: ~30 ms against ~7 ms without it), paid only where a GPU
-    named takes several machines; on one node the GPU named is a choice a buyer makes for their own reasons."""
-    if chosen is None or not _gpu_named_freely(given, data) or chosen.cluster.nodes < POOR_FIT_NODES:
+    named takes several machines. On one node a training run is checked too when the GPU named is dear per peak
+    TFLOP (`engine.poor_fit.dear_per_flop`), and a count said counts ("pretrain 1B on 100B tokens on 8 A10G": 59.7
+    days and $23,347 where 8 H100s take ~2 days for under $1k) and is kept in the search; there the pick must be
+    POOR_FIT_ONE_NODE_FACTOR times cheaper and faster both. Where the user is on one cloud (named, or the only one renting the GPU),
+    the cheaper option on that cloud is named beside the catalog's pick."""
+    training = (effective.mode or "inference") in TRAINING_MODES
+    counted = training and given.gpu is not None and not (owns_gpus(given) or rented_nowhere(given, data))
+    if chosen is None or not (_gpu_named_freely(given, data) or counted):
+        return []
+    one_node = chosen.cluster.nodes < POOR_FIT_NODES
+    if one_node and not (training and dear_per_flop(given, effective, chosen, data)):
         return []
     free = free or _FreeOfPin(given, effective, arch, data)
     ranked = free.ranked()
     best = ranked.options[0] if ranked.options else None
     if best is None or best.gpu == chosen.gpu:
         return []
-    training = (effective.mode or "inference") in TRAINING_MODES
     mine, theirs = ((_run_usd(chosen) or 0.0, _run_usd(best) or 0.0) if training
                     else (work_usd(chosen, effective), work_usd(best, effective)))
-    if not (theirs > 0 and mine >= POOR_FIT_FACTOR * theirs):
+    factor = POOR_FIT_ONE_NODE_FACTOR if one_node else POOR_FIT_FACTOR
+    if not (theirs > 0 and mine >= factor * theirs):
         return []
+    hours, best_hours = chosen.hours_per_run or 0.0, best.hours_per_run or 0.0
+    if one_node and not (best_hours > 0 and hours >= factor * best_hours):
+        return []  # cheaper but slower elsewhere: one node of the GPU named may be bought for its speed
     named = data.gpu(chosen.gpu)
     other = data.gpu(best.gpu)
-    what = f"${mine:,.0f} against ${theirs:,.0f}" + (" a run" if training else " a month")
+    per = " a run" if training else " a month"
+    what = f"${mine:,.0f} against ${theirs:,.0f}{per}"
     short = _short_gpu(other.name) if other is not None else best.gpu
-    return [f"{POOR_FIT_NOTE}{named.name if named else chosen.gpu} takes {chosen.cluster.gpus} GPUs on "
-            f"{chosen.cluster.nodes} nodes here; {best.name} does it for {mine / theirs:,.0f}x less ({what}): "
-            f"reply “try {short}” to plan on it"]
+    days = f" ({hours / 24:,.1f} days)" if hours >= 48 else ""
+    fleet = (f"takes {hours_text(hours)}{days} a run on {chosen.cluster.gpus} GPUs" if one_node
+             else f"takes {chosen.cluster.gpus} GPUs on {chosen.cluster.nodes} nodes")
+    within = f" in {hours_text(best_hours)}" if training and best_hours else ""
+    said = (f"{POOR_FIT_NOTE}{named.name if named else chosen.gpu} {fleet} here; {best.name} does it{within} for "
+            f"{mine / theirs:,.0f}x less ({what})")
+    cloud = on_one_cloud(given, chosen, data)
+    near = same_cloud_option(cloud, chosen, ranked.options, data) if cloud and cloud_of(best, data) != cloud else None
+    near_usd = (_run_usd(near) or 0.0) if near is not None and training else work_usd(near, effective) if near else 0.0
+    if near is not None and 0 < near_usd < mine:
+        near_gpu = data.gpu(near.gpu)
+        near_short = _short_gpu(near_gpu.name) if near_gpu is not None else near.gpu
+        near_within = f" in {hours_text(near.hours_per_run)}" if training and near.hours_per_run else ""
+        said += (f"; on {cloud_words(cloud or '', data)}, {near.name} does it{near_within} for "
+                 f"{mine / near_usd:,.0f}x less (${near_usd:,.0f}{per})")
+        there = "" if given.provider else f" on {cloud_words(cloud or '', data, reply=True)}"  # a thread keeps a provider named
+        reply = f"“try {near_short}{there}”" + (f" or “try {short}”" if near_short != short or there else "")
+        return [f"{said}: reply {reply} to plan on it"]
+    return [f"{said}: reply “try {short}” to plan on it"]
 
 
 AVAILABILITY_NOTE = "availability: "  # replicas asked for failover, and what one failing leaves (first message)

@@ -26,10 +26,12 @@ def test_per_token_is_compared_with_the_gpus_full(real_advisor) -> None:
         alone = real_advisor.respond(real_advisor.new_conversation(),
                                      f"how many users can one {plan.gpu} serve Llama 3.1 8B to?")
         assert alone.capacity is not None and alone.capacity.users == plan.capacity.users
+    # read at a provider renting both (the cheapest of each anywhere is the line under it)
+    assert won.shared is not None and lost.shared is not None
     assert view.headline.startswith(
-        f"⚖️ H100 SXM5 80GB is cheaper per token than A100 SXM4 80GB for serving Llama 3.1 8B: "
-        f"${won.usd_per_1m_tokens:,.2f} vs ${lost.usd_per_1m_tokens:,.2f} per 1M output tokens with the GPUs full"), \
-        view.headline
+        f"⚖️ H100 SXM5 80GB is cheaper per token than A100 SXM4 80GB for serving Llama 3.1 8B at "
+        f"{won.shared.provider_name}: ${won.shared.usd_per_1m_tokens:,.2f} vs ${lost.shared.usd_per_1m_tokens:,.2f} "
+        "per 1M output tokens with the GPUs full"), view.headline
     assert response.advice.cluster.gpu == "h100-sxm"  # the rest of the answer is the cheaper one's plan
     assert not response.questions, response.questions  # neither "which GPU" nor "how many users" is left to ask
 
@@ -92,7 +94,8 @@ def test_the_one_that_keeps_the_speed_wins_over_the_cheaper_one(real_advisor) ->
     won, lost = response.compared
     assert won.gpu == "b200" and won.usd_per_month > lost.usd_per_month
     assert lost.tokens_per_s_per_user < 20 <= won.tokens_per_s_per_user
-    assert view.headline.startswith("⚖️ B200 180GB (HGX) for serving DeepSeek-V3 (671B MoE): 8 of them keep "), \
+    at = f" at {won.shared.provider_name}" if won.shared is not None else ""  # read at a provider renting both
+    assert view.headline.startswith(f"⚖️ B200 180GB (HGX) for serving DeepSeek-V3 (671B MoE){at}: 8 of them keep "), \
         view.headline
     assert "8× H200 SXM 141GB cost $" in view.headline and "under 20 tokens/s per user" in view.headline
     assert response.advice.cluster.gpu == "b200"
@@ -106,7 +109,9 @@ def test_prepositions_beside_the_or_still_compare(real_advisor) -> None:
     assert not any("which one did you mean" in q for q in response.questions)
     # speeds differ by more than 10%, or not: shown only when they do
     won, lost = response.compared
-    differ = abs(won.tokens_per_s_per_user / lost.tokens_per_s_per_user - 1) >= 0.1
+    # the headline's figures: the two at a provider renting both where there is one
+    speeds = [(p.shared or p).tokens_per_s_per_user for p in (won, lost)]
+    differ = abs(speeds[0] / speeds[1] - 1) >= 0.1
     assert ("tokens/s per user)" in view.headline) == differ, view.headline
 
 
