@@ -328,6 +328,29 @@ def _idle_fixed_line(advice: Advice) -> str | None:
     return f"The GPU count you fixed: {note[len(IDLE_FIXED_NOTE):]}" if note else None
 
 
+def _idle_serving_line(advice: Advice) -> str | None:
+    """A service whose pick rents whole instances bigger than its plan ("AWS 4x A10G" for one TP2 replica of Gemma 3
+    27B): the GPUs paid for and unused are worth a second replica (twice the users, and a failover) at no extra rent.
+    None when no whole replica fits in what sits idle, for training, or for GPUs the user fixed."""
+    w = advice.effective
+    if (w.mode or "inference") != "inference" or w.gpu_count or w.batch_items or w.offline:
+        return None
+    pick = next((o for o in advice.options if advice.recommendation and o.name == advice.recommendation.primary), None)
+    rented = re.search(r" (\d+)x ", pick.name) if pick is not None else None
+    if pick is None or rented is None:
+        return None
+    plan = pick.cluster
+    group = plan.gpus_per_replica or plan.gpus
+    idle = int(rented.group(1)) - plan.gpus
+    if group < 1 or idle < group:
+        return None
+    more = idle // group
+    return (f"Idle GPUs: the instance rents {rented.group(1)}, the plan uses {plan.gpus}; {more} more "
+            f"replica{'s' if more > 1 else ''} of {group} on the rest {'hold' if more > 1 else 'holds'} "
+            f"{1 + more}x the users and keep{'' if more > 1 else 's'} serving if one fails, at no extra rent "
+            f"(say “{int(rented.group(1))} GPUs” to plan on all of them)")
+
+
 def _relabelled(advice: Advice, prefix: str, label: str) -> str | None:
     """The engine's note that starts with `prefix` ("budget: ", "job: "), led by the first message's `label`."""
     note = _starting(advice.notes, prefix)
@@ -640,7 +663,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              rocm, fp8_runner_up, _relabelled(advice, JOB_SPOT_HINT, "Spot"), network,
              _marketplace_training_line(advice, kinds), _moe_stack_line(advice),
              None if named_model and UNLISTED_MODEL_NOTE in named_model else named_model,
-             _managed_line(advice, kinds), cold_start]
+             _managed_line(advice, kinds), cold_start, _idle_serving_line(advice)]
     return [line for line in lines if line][:MAX_CAVEATS]
 
 

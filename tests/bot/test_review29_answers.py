@@ -72,3 +72,14 @@ def test_cheaper_on_the_cheapest_run_says_so(real_advisor) -> None:
     view = build_cheaper_view(response.advice)
     assert view.rows == [] and view.verdict.startswith("No option in this thread's search costs less")
     assert not any("reserved" in lever for lever in view.levers)  # a run is not committed for years
+
+
+def test_a_service_on_a_bigger_instance_than_its_plan_says_what_the_idle_gpus_could_do(real_advisor) -> None:
+    """Gemma 3 27B on A10G: AWS rents 4 (g5.12xlarge) for a TP2 replica; the other two are paid for anyway."""
+    from bot.caveats import decision_caveats
+
+    response = real_advisor.respond(real_advisor.new_conversation(), "serve gemma 3 27b on a10g")
+    lines = decision_caveats(response.advice, real_advisor.hardware_kinds())
+    assert any(line.startswith("Idle GPUs: the instance rents 4, the plan uses 2; 1 more replica of 2") for line in lines)
+    fixed = real_advisor.respond(real_advisor.new_conversation(), "serve gemma 3 27b on 4 a10g")
+    assert not any(line.startswith("Idle GPUs") for line in decision_caveats(fixed.advice, real_advisor.hardware_kinds()))
