@@ -33,6 +33,7 @@ QUESTIONS = (
     "serve Qwen2.5-VL 7B for 20 users",
     "what's the max context for Llama 3.1 70B on 2x H100 in FP8",
     "is it cheaper to reserve 8xH100 for a year or use on-demand for 6 hrs a day?",
+    "whats our cost per 1M tokens serving llama 3.3 70b at 50 users vs gpt-4o-mini api",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
