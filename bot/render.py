@@ -156,6 +156,8 @@ def answers_with_advice(response: Response) -> bool:
         return False
     if response.buy_or_rent is not None or response.reserve is not None:  # no model: the break-even, the two bills
         return True
+    if response.api is not None and response.advice is None:  # "what would gpt-4o cost for 1B tokens?": its bill
+        return True
     return response.advice is not None and not (response.intent in ("help", "gibberish") and not response.changes)
 
 
@@ -164,7 +166,8 @@ def build_chart_view(response: Response, names: Mapping[str, str] | None = None)
     if not answers_with_advice(response):
         return None
     advice = response.advice
-    assert advice is not None
+    if advice is None:  # answered without a plan (a break-even, an API's bill): nothing to chart
+        return None
     winner = winner_name(advice)
     priced = [(o, t) for o in shown_options(advice) if (t := best_tco(o)) is not None]
     if not priced:

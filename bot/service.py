@@ -187,6 +187,9 @@ class Response:
     # "how many GPUs on our slurm cluster …" with no GPU named: the job per common type, owned
     # (engine.fleet_window.OwnedType rows); `advice` is the plan on the H100 as the team's own
     owned_types: Any = None
+    # "… vs gpt-4o-mini api": the hosted API's bill beside the plan, or alone when no model was named
+    # (bot.api_compare.ApiAnswer); the thread keeps the API named until a new question
+    api: Any = None
 
     @property
     def has_scenario(self) -> bool:
@@ -564,7 +567,8 @@ class Advisor:
                     advice, capacity = compared[0].advice, compared[0].capacity
                     asked = [(t, f) for t, f in asked if f != "precision"]
             elif CAPACITY_CUE in cues or capacity_asked(text) or (
-                    (unit_cost_asked(text) or _FULL_LOAD.search(text)) and _unloaded_service(workload)):
+                    (unit_cost_asked(text) or _FULL_LOAD.search(text) or _api_named(conversation))
+                    and _unloaded_service(workload)):
                 # "cost per million tokens to self-host 70B on H100s": unit economics are quoted at saturation, the
                 # GPUs planned full (at one stream the same 2 H100 cost $35.75 per 1M, 20x their price full)
                 rate = RATE_CUE in cues or request_rate_asked(text)
@@ -591,8 +595,18 @@ class Advisor:
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
             advice = previous  # the thread's scenario is unchanged
+        api_named = getattr(getattr(turn, "reading", None), "api", None)
+        api_id = _api_named(conversation)
+        if (api_id and workload is not None and intent not in NO_ESTIMATE_INTENTS and workload.model is None
+                and workload.params_b is None and (advice is None or advice.cluster is None)):
+            # "how much would gpt-4o cost for 1B tokens a month": no model to plan, the API's bill is the answer
+            answer = _api().api_answer(api_id, None, workload, self.catalog_data(), self.display_names())
+            if answer is not None:
+                left = [(t, f) for t, f in asked if f not in ("model", "params_b", "mode", "intent")]
+                return Response(text, intent, workload, None, [], [t for t, _ in left], notes, conversation,
+                                question_fields=[f for _, f in left], api=answer)
         if (previous is not None and intent == "refine" and not changes and not parsed_changes
-                and not getattr(turn, "conflicts", ()) and capacity is None):
+                and not getattr(turn, "conflicts", ()) and capacity is None and not api_named):
             # "what about 8 H100s?" on 8 H100s: said, never the same answer again as if something had been applied
             parsed_changes = [ALREADY_THE_SCENARIO]
         if advice is not None and any(n.startswith(RENTED_NOWHERE_NOTE) for n in advice.notes):
@@ -617,7 +631,9 @@ class Advisor:
                         capacity=capacity, compared=compared, ladder=ladder, local=local,
                         vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
                         and ladder is None and local is None and room is None, context_room=room,
-                        window=window, owned_types=owned_rows)
+                        window=window, owned_types=owned_rows,
+                        api=_api().api_answer(api_id, advice, workload, self.catalog_data(), self.display_names())
+                        if api_id and advice is not None else None)
 
     def _fleet(self, workload: Workload, cues: Any, advice: Advice,
                asked: list[tuple[str, str]]) -> tuple[Any, Any, Advice, list[tuple[str, str]]]:
@@ -995,6 +1011,7 @@ class Advisor:
                 "reserve_or_on_demand": _reserve().reserve_contract(response.reserve) if response.reserve else None,
                 "window": None,
                 "owned_by_gpu": None,
+                "api_comparison": _api().api_contract(response.api) if response.api is not None else None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -1011,6 +1028,7 @@ class Advisor:
 
         out["window"] = window_contract(response.window)
         out["owned_by_gpu"] = owned_types_contract(response.owned_types)
+        out["api_comparison"] = _api().api_contract(response.api) if response.api is not None else None
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:
@@ -1144,6 +1162,20 @@ def _owning() -> Any:
     from bot import owning
 
     return owning
+
+
+def _api() -> Any:
+    """bot.api_compare (a hosted API's bill beside the plan), imported when a thread names an API: not at every start."""
+    from bot import api_compare
+
+    return api_compare
+
+
+def _api_named(conversation: Any) -> str | None:
+    """The hosted API the thread compares with (parser.api_names), or None."""
+    from parser.api_names import thread_api
+
+    return thread_api(set(getattr(conversation, "cues", None) or ()))
 
 
 def _reserve() -> Any:

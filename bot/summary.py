@@ -152,6 +152,7 @@ class AnswerView:
     precision_basis: str = "weights alone"  # what the rows count: "weights + KV cache of one 131,072-token sequence"
     assumptions: list[str] = field(default_factory=list)  # /vram: at most two
     hint: str = ""  # terminal only: how to see the rest
+    api: str = ""  # "… vs gpt-4o-mini api": the API's bill beside the plan's, and where they cross (bot.api_compare)
 
 
 
@@ -1318,6 +1319,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         view = reserve_view(response.reserve)
         # no --details layer to point at: the rows and the arithmetic are the whole answer
         return replace(view, notes=[*view.notes, *response.notes][:3], questions=[*view.questions, *response.questions])
+    if response.api is not None and response.advice is None:  # an API named, no model: its bill (bot.api_compare)
+        from bot.api_compare import api_only_view
+
+        return replace(api_only_view(response.api, list(response.questions), list(response.notes)), hint=hint)
     advice = response.advice
     assert advice is not None, "build_help_view is for responses without advice"
     vram_only = vram_only or bool(getattr(response, "vram_asked", False))  # "how much VRAM do I need …"
@@ -1447,6 +1452,7 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         runs_select=runs,
         tables=tables,
         hint=hint,
+        api=_api_line(response) if verdict == "fits" else "",
     )
     if getattr(response, "owned_types", None):  # "our slurm cluster", no GPU named: the job per common type, owned
         from bot.fleet import owned_types_view
@@ -1462,6 +1468,15 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         model = advice.effective.model
         return local_view(view, response.local, names.get(model, model) if model else "the model")
     return view
+
+
+def _api_line(response: Response) -> str:
+    """The `API:` line of an answer that names a hosted API (bot.api_compare); "" otherwise."""
+    if getattr(response, "api", None) is None:
+        return ""
+    from bot.api_compare import api_line
+
+    return api_line(response.api)
 
 
 # A parser note that asks what an open question asks (by the Workload field the question fills): the

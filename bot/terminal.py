@@ -30,6 +30,11 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         return render_storage_text(response.storage, details=details)
     if response.buy_or_rent is not None or response.reserve is not None:  # no model: the break-even, the two bills
         return render_text("answer.txt.j2", view=build_answer_view(response, names, hint=hint))
+    if response.api is not None and response.advice is None:  # an API named, no model: its bill (bot.api_compare)
+        from bot.api_compare import api_details
+
+        text = render_text("answer.txt.j2", view=build_answer_view(response, names, hint=""))
+        return "\n".join([text.rstrip("\n"), *api_details(response.api)]) + "\n" if details else text
     if response.advice is None or (response.intent in ("help", "gibberish") and not response.changes):
         if response.advice is not None and response.intent == "gibberish":
             return render_text("help.txt.j2", view=unchanged_help(response))
@@ -38,6 +43,10 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         response, names, vram_only=vram_only, hint="" if details or vram_only else hint))
     if not details:
         return summary
+    if response.api is not None:  # "… vs gpt-4o-mini api": the API's arithmetic beside the plan's
+        from bot.api_compare import api_details
+
+        summary = "\n".join([summary.rstrip("\n"), *api_details(response.api)]) + "\n"
     # the other layers only when asked (cold start of a plain `ask`)
     from bot.details import build_details_view, build_options_view, formulas_text
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from catalog.aliases import build_alias_entries
 from catalog.files import SCHEMA_VERSION, content_hash, data_dirs_or_default, read_data
-from catalog.records import GpuRecord, ModelRecord, OfferRecord, ProviderRecord
+from catalog.records import ApiPriceRecord, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
 # Tables that are not built from the data files but fetched at run time (Hub lookups, refreshed
 # prices): a rebuild carries them over from the database it replaces (see `_carry_over`).
@@ -35,6 +35,7 @@ RECORD_TABLES: tuple[tuple[str, type[BaseModel]], ...] = (
     ("models", ModelRecord),
     ("offers", OfferRecord),
     ("providers", ProviderRecord),
+    ("api_prices", ApiPriceRecord),
 )
 
 
@@ -64,10 +65,11 @@ def build_into(db: sqlite_utils.Database, data_dirs: Sequence[Path] | None = Non
     dirs = data_dirs_or_default(data_dirs)
     raw = read_data(dirs)
     data_hash = content_hash(dirs)
-    for table in ("gpus", "models", "offers", "providers", "egress_tiers", "aliases", "meta"):
+    for table in ("gpus", "models", "offers", "providers", "api_prices", "egress_tiers", "aliases", "meta"):
         db[table].drop(ignore=True)
 
-    by_table: dict[str, Sequence[Any]] = {"gpus": raw.gpus, "models": raw.models, "offers": raw.offers, "providers": raw.providers}
+    by_table: dict[str, Sequence[Any]] = {"gpus": raw.gpus, "models": raw.models, "offers": raw.offers,
+                                          "providers": raw.providers, "api_prices": raw.api_prices}
     for table, model in RECORD_TABLES:
         skip = frozenset({"egress_tiers"}) if model is ProviderRecord else frozenset()
         db.table(table).create(_columns(model, skip), pk="id")

@@ -23,7 +23,7 @@ from catalog.fingerprint import (  # noqa: F401 - re-exported: catalog.files was
     content_hash,
     data_dirs_or_default,
 )
-from catalog.records import EgressTier, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
+from catalog.records import ApiPriceRecord, EgressTier, GpuRecord, ModelRecord, OfferRecord, ProviderRecord
 
 # Columns kept in the files for reviewers and tests, not part of the records.
 REVIEW_ONLY_COLUMNS = frozenset({"params_b_vendor", "active_params_b_vendor"})
@@ -68,6 +68,7 @@ class RawData:
     providers: list[ProviderRecord] = field(default_factory=list)
     aliases: list[AliasRow] = field(default_factory=list)
     unsupported: list[UnsupportedRow] = field(default_factory=list)
+    api_prices: list[ApiPriceRecord] = field(default_factory=list)
 
 
 def _clean(row: dict[str, Any]) -> dict[str, Any]:
@@ -159,11 +160,13 @@ def read_data(data_dirs: Sequence[Path] | None = None) -> RawData:
     raw = RawData()
     for directory in data_dirs_or_default(data_dirs):
         directory = Path(directory)
-        for name, model, bucket in (
+        buckets: tuple[tuple[str, type[BaseModel], list[Any]], ...] = (
             ("gpus.csv", GpuRecord, raw.gpus),
             ("models.csv", ModelRecord, raw.models),
             ("offers.csv", OfferRecord, raw.offers),
-        ):
+            ("api_prices.csv", ApiPriceRecord, raw.api_prices),
+        )
+        for name, model, bucket in buckets:
             path = directory / name
             if path.is_file():
                 rows = read_csv_rows(path)

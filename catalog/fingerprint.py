@@ -11,10 +11,10 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-SCHEMA_VERSION = "4"  # of the built database (catalog.build writes it, catalog.query checks it); 2: native_precision, unsupported accelerators; 3: vision encoders and image-token rules; 4: devices_per_card
+SCHEMA_VERSION = "5"  # of the built database (catalog.build writes it, catalog.query checks it); 2: native_precision, unsupported accelerators; 3: vision encoders and image-token rules; 4: devices_per_card; 5: api_prices (hosted APIs' token prices)
 
 DEFAULT_DATA_DIR = Path(__file__).parent / "data"
-DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv", "unsupported.csv")
+DATA_FILES = ("gpus.csv", "models.csv", "offers.csv", "providers.yml", "aliases.csv", "unsupported.csv", "api_prices.csv")
 
 
 def data_dirs_or_default(data_dirs: Sequence[Path] | None) -> list[Path]:

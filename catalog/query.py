@@ -19,6 +19,7 @@ from catalog.aliases import AliasEntry
 from catalog.fingerprint import DEFAULT_DATA_DIR, content_hash
 from catalog.overlay import apply_overlay, load_overlay
 from catalog.records import (
+    ApiPriceRecord,
     AzureName,
     CatalogData,
     EgressTier,
@@ -72,6 +73,7 @@ class Catalog:
             models=tuple(ModelRecord.model_validate(r) for r in self._rows("models")),
             offers=apply_overlay(self.bundled_offers(), load_overlay(self.conn)),
             providers=providers,
+            api_prices=tuple(ApiPriceRecord.model_validate(r) for r in self._rows("api_prices")),
         )
 
     def bundled_offers(self) -> list[OfferRecord]:
@@ -142,6 +144,13 @@ class Catalog:
     def resolve_provider(self, text: str) -> Resolution:
         """'AWS', 'SageMaker', 'Lambda Labs', 'bare metal' -> a provider id."""
         return self._resolver.resolve("provider", text)
+
+    def find_api(self, text: str) -> Any:
+        """A hosted model API named in `text` ("vs gpt-4o-mini api"): a `catalog.api_prices.ApiMention` (its row id and
+        where its words are, so the parser can take them out), or None. Never raises."""
+        from catalog.api_prices import find_api
+
+        return find_api(text, self._data.api_prices)
 
     def find_names(self, text: str) -> list[NameMatch]:
         """Multi-word model names, GPU names written as words and unsupported accelerators inside a

@@ -145,6 +145,32 @@ class OfferRecord(_Record):
     notes: str = ""
 
 
+class ApiPriceRecord(_Record):
+    """A hosted model API's list price per 1M tokens: the bill a team compares self-hosting against.
+
+    Why its own record: an API is priced per token, not per GPU-hour, so it is no offer; and closed models
+    (GPT-4o, Claude) have no architecture to size. `open_model` links an open-weight endpoint (Together's Llama 3.3
+    70B) to the catalog model it serves, so a comparison can say when both sides run the same weights.
+    """
+
+    id: str  # "<vendor>:<model>": "openai:gpt-4o-mini", "together:llama-3.3-70b"
+    vendor: str  # "openai", "anthropic", "google", "together", "groq", "fireworks", "deepinfra"
+    name: str  # display name: "GPT-4o mini (OpenAI API)"
+    api_model: str  # the model id the API takes: "gpt-4o-mini", "meta-llama/Llama-3.3-70B-Instruct-Turbo"
+    open_model: str | None = None  # catalog ModelRecord.id of the open weights served, None for a closed model
+    aliases: str | None = None  # names people write for it, ";"-separated ("4o-mini;gpt4o mini"); matched whole words
+    usd_per_1m_input: float = Field(ge=0)
+    usd_per_1m_cached_input: float | None = Field(default=None, ge=0)  # where the vendor publishes a cached-input rate
+    usd_per_1m_output: float = Field(ge=0)
+    reasoning: bool = False  # hidden reasoning tokens are billed as output (o3, GPT-5, R1): a reply costs more than it shows
+    pricing_page: str  # the vendor's public pricing page, as answers cite it
+    confidence: Literal["high", "medium", "low"]  # how well the sources agree (notes and source say which)
+    notes: str = ""
+
+    def alias_list(self) -> tuple[str, ...]:
+        return tuple(a.strip() for a in (self.aliases or "").split(";") if a.strip())
+
+
 class EgressTier(BaseModel):
     """A slice of monthly egress volume and its price. `up_to_gb` None means unbounded."""
 
@@ -177,6 +203,8 @@ class CatalogData(BaseModel):
     models: tuple[ModelRecord, ...]
     offers: tuple[OfferRecord, ...]
     providers: tuple[ProviderRecord, ...]
+    # hosted model APIs' token prices (catalog/data/api_prices.csv): what self-hosting is compared against
+    api_prices: tuple[ApiPriceRecord, ...] = ()
 
     def gpu(self, gpu_id: str) -> GpuRecord | None:
         return next((g for g in self.gpus if g.id == gpu_id), None)

@@ -27,6 +27,7 @@ from engine.models import (
     sequences_per_example,
 )
 
+from .api_names import api_cues
 from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
 from .distill import DistillAsk, distill_follow_up
 from .examples import HELP_TEXT
@@ -182,8 +183,13 @@ class Conversation:
         reserve_refined = _read_reserve(reserve, self.cues, self.workload, updates)
         if reserve_refined and reading.intent in ("help", "gibberish", "answer"):
             reading = reading.model_copy(update={"intent": "refine" if _said_anything(self.workload) else "describe"})
+        if reading.api is not None and reading.intent in ("help", "gibberish", "answer"):
+            # "vs claude haiku?": the thread's plan, compared; "how much is claude sonnet?": the API's prices
+            said = _said_anything(self.workload)
+            if said or reading.intent != "answer":
+                reading = reading.model_copy(update={"intent": "refine" if said else "describe"})
         nothing_said = (not updates and not reading.conflicts and not reading.unknown_names and not capacity
-                        and not owning_refined and not reserve_refined)
+                        and not owning_refined and not reserve_refined and reading.api is None)
         unanswered = reading.intent in ("help", "gibberish") or (reading.intent == "answer" and not answered)
         if nothing_said and unanswered:
             return self._help(reading, notes)
@@ -213,6 +219,7 @@ class Conversation:
             self.cues.add(VERSUS_CUE + reading.compared[1])
         self.cues = with_owning(self.cues, owning, fresh=fresh)
         self.cues = with_reserve(self.cues, reserve, fresh=fresh)
+        self.cues = api_cues(self.cues, reading.api, fresh=fresh)
         before = self.workload
         base = Workload() if fresh else before
         self._checkpoint_format(reading, updates, notes, base, fresh)

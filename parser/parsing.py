@@ -17,6 +17,7 @@ from typing import Any
 from lark import Lark
 from lark.exceptions import LarkError
 
+from .api_names import take_api, with_api
 from .asides import take_asides
 from .completion import with_completion_load
 from .corrections import correction_note, take_correction
@@ -224,12 +225,14 @@ def parse(
     current_mode = getattr(current, "mode", None)
     current_output_tokens = getattr(current, "output_tokens", None)
     normalized = ""
+    api: str | None = None
     text, dropped = take_correction(text if isinstance(text, str) else str(text))  # "X... no, Y": Y
     try:
         normalized = normalize(text)
         normalized = mark_link_rates(normalized, text)  # "at 1 GB/s": a link's rate, not a 1 GB volume
         normalized, asides = take_asides(normalized)  # "1024x1024 images", "100 LoRA adapters": no GPU counts
         normalized, regions = take_regions(normalized)  # "in eu-west-1", "in Europe": where, not a name or "us"
+        normalized, api = take_api(normalized, resolver)  # "vs gpt-4o-mini api": a hosted API, no model to size
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
@@ -252,9 +255,10 @@ def parse(
         reading = with_fleet(reading, normalized, current_mode)  # "our slurm cluster", "500 A100s for 2 hours"
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
+        reading = with_api(reading, api)
         if dropped:
             reading = reading.model_copy(update={"notes": (correction_note(dropped), *reading.notes)})
         return with_regions(reading, regions) if regions else reading
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)
-        return Reading(text=normalized, intent="gibberish", notes=(FALLBACK_NOTE,))
+        return Reading(text=normalized, intent="gibberish", notes=(FALLBACK_NOTE,), api=api)

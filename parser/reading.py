@@ -147,8 +147,11 @@ class Reading(BaseModel):
     # "distill Llama 3.1 405B into 8B …": the teacher's generation and the student's fine-tune (`parser.distill`);
     # the updates keep the teacher as the model, the answer plans both stages
     distill: Any = None
+    # "vs gpt-4o-mini api", "cheaper than claude haiku?": the hosted API named (a catalog api_prices id), compared with
+    # the self-hosted plan or priced alone (`parser.api_names`); its words are not read as a model or a provider
+    api: str | None = None
 
     @property
     def understood(self) -> bool:
         """True when anything at all was recognised (fields, answers, names or cues)."""
-        return bool(self.updates or self.conflicts or self.unknown_names or self.bare or self.cues)
+        return bool(self.updates or self.conflicts or self.unknown_names or self.bare or self.cues or self.api)

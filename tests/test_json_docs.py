@@ -36,6 +36,7 @@ QUESTIONS = (
     "serve llama 3.1 70b for 50 users, median TTFT under 300 ms, 2k token prompts",
     "how many gpus do i need on our slurm cluster to train 7B from scratch on 2T tokens in 30 days",
     "train 7b model on 500 A100s for 2 hours",
+    "whats our cost per 1M tokens serving llama 3.3 70b at 50 users vs gpt-4o-mini api",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
