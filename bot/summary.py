@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bot.caveats import (
     FALLBACK_WEIGHTS,
@@ -1417,7 +1418,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         if versus_line:  # the cheapest of each anywhere, under a verdict read at one provider
             notes = [versus_line, *notes][:MAX_NOTES]
         room = _context_headline(response, names)
-        headline = (_guess_headline(advice, names, guessing) or buy_or_rent or versus or capacity or room
+        # "… vs gpt-4o-mini api" asks which is cheaper: the answer to it leads, the plan it is weighed on under it
+        api_versus = response.api.comparison if getattr(response, "api", None) is not None else None
+        api = _api_headline(response, api_versus, headline) if api_versus is not None else None
+        headline = (_guess_headline(advice, names, guessing) or buy_or_rent or versus or api or capacity or room
                     or headline)
         notes = [n for n in notes if not (n.startswith("buy vs rent") and buy_or_rent)]
     if response.ladder:  # "the biggest model for $20k a month": the ladder is the answer, the plan its pick's
@@ -1468,6 +1472,29 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         model = advice.effective.model
         return local_view(view, response.local, names.get(model, model) if model else "the model")
     return view
+
+
+def _api_headline(response: Response, comparison: Any, fits: str) -> str:
+    """"⚖️ GPT-4o mini is cheaper below ~88% load: $1,184 a month at 30% vs $3,489 self-hosted on 2× MI300X ($3,948 at
+    full load)": which of the API and the plan costs less, and where they cross. `fits`: the plan's own headline, whose
+    GPUs are named."""
+    name = response.api.price.name  # "Llama 3.3 70B Instruct Turbo (Together AI API)": the host said for open models
+    api = name.replace(" API)", ")") if response.api.price.open_model else name.split(" (")[0]
+    on = fits.split(" on ", 1)[1] if " on " in fits else "the plan"
+    hosted, api_usd = comparison.self_hosted_usd_per_month, comparison.bill.usd_per_month.value
+    share = comparison.break_even_load.value
+    said = comparison.load == "said"
+    # the verdict first: Slack cuts a header at 150 characters
+    if said:
+        cheaper = api if api_usd < hosted else "Self-hosting"
+        return f"⚖️ At your load {cheaper} is cheaper: {api} {fmt_usd(api_usd)} a month vs {fmt_usd(hosted)} self-hosted on {on}"
+    if share >= 1:
+        return f"⚖️ {api} is cheaper at any load: {fmt_usd(api_usd)} a month at full load vs {fmt_usd(hosted)} self-hosted on {on}"
+    if share <= 0:
+        return f"⚖️ Self-hosting is cheaper at any load: {fmt_usd(hosted)} a month on {on} vs {api} {fmt_usd(api_usd)}"
+    real = comparison.realistic_load
+    return (f"⚖️ {api} is cheaper below ~{share:.0%} load: {fmt_usd(comparison.api_usd_per_month_realistic.value)} a month "
+            f"at {real:.0%} vs {fmt_usd(hosted)} self-hosted on {on} ({fmt_usd(api_usd)} at full load)")
 
 
 def _api_line(response: Response) -> str:

@@ -83,3 +83,20 @@ def test_a_service_on_a_bigger_instance_than_its_plan_says_what_the_idle_gpus_co
     assert any(line.startswith("Idle GPUs: the instance rents 4, the plan uses 2; 1 more replica of 2") for line in lines)
     fixed = real_advisor.respond(real_advisor.new_conversation(), "serve gemma 3 27b on 4 a10g")
     assert not any(line.startswith("Idle GPUs") for line in decision_caveats(fixed.advice, real_advisor.hardware_kinds()))
+
+
+def test_a_question_against_a_hosted_api_is_headed_by_the_comparison(real_advisor) -> None:
+    """"… vs gpt-4o-mini api" asks which is cheaper: the headline says both bills and where they cross, the plan's
+    own "✅ Fits" line would answer a question nobody asked."""
+    from bot.summary import build_answer_view
+
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "whats our cost per 1M tokens serving llama 3.3 70b at 50 users vs gpt-4o-mini api")
+    view = build_answer_view(response, real_advisor.display_names())
+    versus = response.api.comparison
+    assert view.headline.startswith(f"⚖️ GPT-4o mini is cheaper below ~{versus.break_even_load.value:.0%} load: "), view.headline
+    assert f"self-hosted on {response.advice.cluster.gpus}× " in view.headline
+    assert f"(${versus.bill.usd_per_month.value:,.0f} at full load)" in view.headline
+    assert len(view.headline) <= 150  # Slack's header limit: nothing of it cut
+    hosted = real_advisor.respond(real_advisor.new_conversation(), "self-host llama 3.3 70b or use the together api")
+    assert "(Together AI)" in build_answer_view(hosted, real_advisor.display_names()).headline
