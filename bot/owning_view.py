@@ -245,6 +245,17 @@ def _unlisted(local: Local, model_name: str, who: str) -> tuple[str, list[str]]:
         return (f"❓ The {name} is not in the catalog: say its memory (e.g. “8GB”) to check {model_name} against it",
                 said)
     usable = memory_gb  # as for the catalog's cards: the need holds 1 GB for the CUDA context and runtime
+    if name.startswith("Apple"):  # a Mac's GPU may use only part of its unified memory by default
+        usable = mac_gpu_gb(memory_gb)
+        said = [f"the {name} is not in the catalog, so no speed is estimated for it (its decode is bound by its memory "
+                "bandwidth, one stream at a time); the plan below is GPUs that would serve the users instead"]
+        raised = next((p for p in answer.one_card if usable < p.need_gb_per_gpu <= memory_gb - MAC_SYSTEM_GB), None)
+        if raised is not None and not any(p.need_gb_per_gpu <= usable for p in answer.one_card):
+            said.append(f"raise the GPU's share with sysctl iogpu.wired_limit_mb, leaving ~{MAC_SYSTEM_GB:g} GB to macOS")
+            chip = name.removeprefix("Apple ")
+            return (f"⚠️ {model_name} at {SHORT_LABEL.get(raised.precision, raised.precision)} needs "
+                    f"{fmt_gb(raised.need_gb_per_gpu)}: over macOS's default ~{usable:,.0f} GB of your {chip}'s "
+                    f"{memory_gb:g} GB; raise the limit", said)
     fitting = next((p for p in answer.one_card if p.need_gb_per_gpu <= usable), None)
     if fitting is not None:
         most = fitting.context_on(usable)

@@ -34,6 +34,10 @@ _MAC = (r"(?:(?:macbook(?: pro| air)?|mac (?:studio|mini|pro)|imac|macs?)(?: (m[
 _ON_A_MAC = re.compile(rf"\bon (?:my|our|an?|the) (?:own |new )?(?:\d{{1,4}} ?gb )?{_MAC}\b")
 _MAC_MEMORY = re.compile(rf"\b{_MAC}(?: (?:with|of|has|and|,))*(?: (?:unified |ram ))? (\d{{1,4}}) ?gb\b"
                          rf"|\b(\d{{1,4}}) ?gb (?:(?:unified memory|ram|memory) )?{_MAC}\b")
+# a Mac named with its memory as the place a model would run: "share a mac studio …", "… instead of renting", "use
+# our m3 ultra for it", "running deepseek on a mac studio"
+_MAC_IN_PLACE = re.compile(r"\b(?:share|sharing|use|using|buy|get|instead of (?:renting|cloud|gpus)|run|running|host|"
+                           r"hosting|serve|serving|inference)\b")
 _VLLM_FILE = re.compile(r"\b(?:awq|gptq|exl2|exllama\w*|vllm|marlin)\b")
 _DATA_LOCALLY = re.compile(r"\b(?:data|dataset|datasets|corpus|files|stored|kept|saved|lives|sits)\b[\w ]{0,20}?"
                            r"\blocally\b")
@@ -98,7 +102,12 @@ def read_owning(text: str) -> OwningSaid:
         laptop = bool(found.group(1) or found.group(4))
         name = f"RTX {found.group(2)}{(found.group(3) or '').upper().replace('SUPER', ' Super').replace(' TI', ' Ti').replace('TI', ' Ti')}"
         card = (name + (" Laptop GPU" if laptop else ""), float(found.group(5)) if found.group(5) else None)
-    card = card or _mac_said(low)
+    mac = _mac_said(low)
+    card = card or mac
+    if mac is not None and not local and not _TRAINING.search(low) and _MAC_IN_PLACE.search(low):
+        # "could our 8 devs share a mac studio m3 ultra 512gb running deepseek v3 instead of renting gpus?": a Mac
+        # with its memory said as where the model would run, in any words: the local answer, as "on a mac" gets
+        local = True
     return OwningSaid(local=local, buy_or_rent=bool(_BUY_RENT.search(low)), settings=owning_settings_said(low),
                       card=card, eight_gpu_server=bool(_DGX.search(low)), vllm_file=bool(_VLLM_FILE.search(low)))
 

@@ -100,3 +100,14 @@ def test_a_question_against_a_hosted_api_is_headed_by_the_comparison(real_adviso
     assert len(view.headline) <= 150  # Slack's header limit: nothing of it cut
     hosted = real_advisor.respond(real_advisor.new_conversation(), "self-host llama 3.3 70b or use the together api")
     assert "(Together AI)" in build_answer_view(hosted, real_advisor.display_names()).headline
+
+
+def test_a_mac_named_with_its_memory_in_other_words_is_checked_as_a_mac(real_advisor) -> None:
+    """"could our 8 devs share a mac studio m3 ultra 512gb running deepseek v3 instead of renting gpus?" answered
+    4 MI300X at $6,979 a month with no word about the Mac; a Mac's GPU may use ~75% of its memory by default."""
+    from bot.summary import build_answer_view
+
+    response = real_advisor.respond(real_advisor.new_conversation(), "could our team of 8 devs share a mac studio m3 "
+                                    "ultra 512gb running deepseek v3 instead of renting gpus?")
+    headline = build_answer_view(response, real_advisor.display_names()).headline
+    assert headline.startswith("⚠️ DeepSeek-V3 (671B MoE) at 4-bit needs ") and "~384 GB of your M3 Ultra's 512 GB" in headline
