@@ -49,6 +49,7 @@ HISTORY_LIMIT = 50
 # carries the proposed change ("switch: mode=lora precision=int8") so a bare "yes" can apply it.
 SWITCH = "switch:"
 FOUR_BIT = ("nf4", "int4")
+_CHECKPOINTS_SAID = re.compile(r"\b(?:checkpoints?|ckpts?|snapshots)\b(?!ing)", re.IGNORECASE)
 # what a storage question asked in a thread takes from its scenario ("and how big is its checkpoint?")
 _STORAGE_THREAD_FIELDS = ("model", "params_b", "mode", "precision", "optimizer", "lora_rank")
 _INT_ANSWERS = {"gpu_count", "concurrency", "seq_len", "batch_size", "lora_rank", "nodes"}
@@ -105,7 +106,7 @@ class Conversation:
 
     # ---- messages ------------------------------------------------------------------------
     def turn(self, text: str) -> Turn:
-        reading = parse(text, self.resolver, current=self.workload, them=self._them())
+        reading = parse(text, self.resolver, current=self.workload, them=self._them(text))
         if reading.intent == "undo":
             if self.distill_history:
                 return self._distill_undo(reading)
@@ -250,13 +251,14 @@ class Conversation:
             assumptions=tuple(stated_assumptions(after)), reading=reading,
         )
 
-    def _them(self) -> str | None:
+    def _them(self, text: str = "") -> str | None:
         """What "N of them" counts in this thread: "users" when the open question asks how many are at once, or the
         thread serves users with no GPU count said; "unclear" when it serves users on a said GPU count (asked);
         "files" while the thread is on a storage question ("store 10 of them on S3" after a checkpoint's size: 10
         checkpoints, once read as 10 GPUs); None (GPUs) otherwise, as "how long on 16 of them?" after a training plan
         means."""
-        if self.storage is not None:
+        if self.storage is not None or _CHECKPOINTS_SAID.search(text):
+            # "and the checkpoints, how much storage for 10 of them" after a training plan: files, not GPUs
             return "files"
         if any(q.field == "concurrency" for q in self.pending):
             return "users"

@@ -88,7 +88,7 @@ _LINK = re.compile(rf"\b(\d+(?:\.\d+)?)\s*(?:(gbps|gbits?(?:{_PER_S})?|gigabits?
                    rf"(mbps|mbits?(?:{_PER_S})?|megabits?(?:{_PER_S})?)|(gbytes?{_PER_S}|gigabytes?{_PER_S})|"
                    rf"(mbytes?{_PER_S}|megabytes?{_PER_S}))(?![\w/])")
 _UNIT = r"(?!\s*(?:kb|mb|gb|tb|pb|gib|tib|b|months?|years?|weeks?|days?)\b)"  # "5 TB of checkpoints" is a volume
-_COUNT = re.compile(rf"\b(?<!rank )(?<!r )(\d+)\b{_UNIT}\s+(?:[a-z0-9.-]+\s+){{0,3}}?(?:checkpoints?|ckpts?|copies|snapshots|adapters)\b")
+_COUNT = re.compile(rf"\b(?<!rank )(?<!\br )(\d+)\b{_UNIT}\s+(?:[a-z0-9.-]+\s+){{0,3}}?(?:checkpoints?|ckpts?|copies|snapshots|adapters)\b")
 _OF_THEM = re.compile(r"\b(\d+)\s+(?:of (?:them|those|these)|copies)\b")
 _PER_OWNER = re.compile(r"\badapters?\b[^.?!]{0,30}?\b(?:for|per|across)\s+(\d+)\s+(?:customers|tenants|clients|teams|"
                         r"projects|languages|tasks|users|domains)\b")

@@ -111,3 +111,16 @@ def test_a_mac_named_with_its_memory_in_other_words_is_checked_as_a_mac(real_adv
                                     "ultra 512gb running deepseek v3 instead of renting gpus?")
     headline = build_answer_view(response, real_advisor.display_names()).headline
     assert headline.startswith("⚠️ DeepSeek-V3 (671B MoE) at 4-bit needs ") and "~384 GB of your M3 Ultra's 512 GB" in headline
+
+
+def test_checkpoints_counted_after_for_and_in_a_thread(real_advisor) -> None:
+    """"storage for 10 checkpoints" answered 1 ("for 10" read as a LoRA rank's "r 10"); "and the checkpoints, how much
+    storage for 10 of them" after a training plan re-planned it on 10 GPUs."""
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "how much storage for 10 checkpoints of a full fine-tune of llama 3.1 8b")
+    assert response.storage is not None and response.storage.ask.count == 10
+    conversation = real_advisor.new_conversation()
+    first = real_advisor.respond(conversation, "full fine-tune llama 3.1 8b on 1B tokens on 16 h100")
+    after = real_advisor.respond(conversation, "and the checkpoints, how much storage for 10 of them", first.advice)
+    assert after.storage is not None and after.storage.ask.count == 10, after
+    assert conversation.workload.gpu_count == 16
