@@ -89,6 +89,13 @@ def weights_in_name(name: str) -> str | None:
     return next((precision for precision, words in _FORMATS_IN_NAME if parts & words), None)
 
 
+
+# CPU-only instance families: AWS general purpose, compute and memory optimised (m, c, r, t, x, z, with their
+# generation and letters: "c7i.8xlarge", "m6a.large", "r7g.4xlarge"), GCP's n1/n2/n2d/c2/c3/c4/e2/m1-m3/t2a, Azure's
+# D/E/F series; the GPU families (p, g, inf, trn; a2/a3/g2; NC/ND/NV) are not among them
+_CPU_INSTANCE = re.compile(r"(?:[mcrtxz][5-8][a-z]*\.(?:nano|micro|small|medium|large|metal|\d*xlarge)(?:-\w+)?"
+                           r"|(?:n1|n2d?|n4|c2d?|c3d?|c4a?|e2|m[1-4]|t2[ad])-(?:standard|highmem|highcpu|ultramem|megamem)"
+                           r"-\d+|standard_[def]\d+[a-z]*_v\d)", re.IGNORECASE)
 class NameReader:
     """Resolves the names in one message: one lookup per name per message."""
 
@@ -130,7 +137,13 @@ class NameReader:
             count = count or int(trailing.group(1))
         said = Said("hardware", text)
         if _INSTANCE_SHAPED.fullmatch(name):
-            return self._instance(text, name, count) or Said("hardware", text, problems=[Problem(
+            found = self._instance(text, name, count)
+            if found is None and _CPU_INSTANCE.fullmatch(name):
+                # "we have some c7i.8xlarge boxes": a CPU-only family, which no GPU plan runs on
+                return Said("hardware", text, values={"unsupported_accelerator": "CPU"}, notes=[
+                    f"“{name}” is a CPU-only instance (no GPU): the catalog sizes GPUs; a CPU runs a small model at 4 "
+                    "or 8 bits with llama.cpp, its speed bound by the memory bandwidth, for a few light users"])
+            return found or Said("hardware", text, problems=[Problem(
                 code="unknown_gpu", field="gpu",
                 message=f"I don't know the instance type “{name}”: which GPU does it have, and how many? e.g. “8x H100”")])
         if count is not None:

@@ -124,3 +124,12 @@ def test_checkpoints_counted_after_for_and_in_a_thread(real_advisor) -> None:
     after = real_advisor.respond(conversation, "and the checkpoints, how much storage for 10 of them", first.advice)
     assert after.storage is not None and after.storage.ask.count == 10, after
     assert conversation.workload.gpu_count == 16
+
+
+def test_a_cpu_only_instance_is_said_to_have_no_gpu(real_advisor) -> None:
+    """"we have some c7i.8xlarge boxes" asked which GPU a c7i has: none."""
+    for text, cpu in (("serve llama 3.1 8b for our internal tool, we have some c7i.8xlarge boxes", True),
+                      ("serve llama 3.1 8b on n2-standard-32", True), ("serve llama 3.1 8b on a g5.xlarge", False)):
+        response = real_advisor.respond(real_advisor.new_conversation(), text)
+        assert (response.advice.effective.unsupported_accelerator == "CPU") is cpu, text
+        assert not any("I don't know the instance type" in q for q in response.questions), response.questions
