@@ -188,6 +188,15 @@ def fold(
         # "fine-tune llama 3.1 8b full on 8x MI250": the method said after the model (FULL_FT reads it before);
         # dropped, the answer was LoRA and asked "QLoRA, LoRA or a full fine-tune?"
         updates["mode"] = "full"
+    if ("mode" not in updates and not mode_conflict and current_mode in (None, "pretrain")
+            and _CONTEXT_EXTENSION.search(whole)):
+        # "extend qwen2.5 7b context from 32k to 128k with yarn": continued pre-training at the new length, every
+        # weight trained (read as LoRA and asked "what do you want to do?")
+        updates["mode"] = "pretrain"
+        notes.append(f"{CONTEXT_EXTENSION_NOTE}continued pre-training at the target length, every weight trained "
+                     "(as Llama 3.1 and Qwen2.5 were extended), sized at the sequence length said; if the model card "
+                     "already documents YaRN to that length (Qwen2.5: rope_scaling yarn, factor 4, to 131,072 tokens), "
+                     "enabling it at inference needs no training: check its quality on your long prompts first")
     if _pretraining_scale(items, updates, cues, mode_unsaid):
         updates["mode"] = "pretrain"
         notes.append(f"read as pre-training: “train” with no base model named, a generic {updates['params_b']:g}B model "
@@ -280,6 +289,9 @@ _RUN_A_MODEL = re.compile(r"\b(?:can (?:i|we|you) run|to run|run(?:ning)? (?!(?:
 _IMAGE_JOB = re.compile(r"\b(?:images|photos|photographs|pictures|screenshots|scans|frames|thumbnails|ocr)\b",
                         re.IGNORECASE)
 
+CONTEXT_EXTENSION_NOTE = "read as context extension: "
+_CONTEXT_EXTENSION = re.compile(r"\bcontext extension\b|\bextend(?:ing|ed)?\b[\w .-]{0,40}?\bcontext\b"
+                                r"|\b(?:with|using|via) (?:yarn|rope scaling|longrope|position interpolation)\b")
 _OFFLINE = re.compile(r"\boffline\b|\bbatch (?:job|jobs|processing|inference|mode|pipeline|workload|summari\w+)\b",
                       re.IGNORECASE)
 # work that makes a token load an offline pipeline rather than a chat service

@@ -133,3 +133,14 @@ def test_a_cpu_only_instance_is_said_to_have_no_gpu(real_advisor) -> None:
         response = real_advisor.respond(real_advisor.new_conversation(), text)
         assert (response.advice.effective.unsupported_accelerator == "CPU") is cpu, text
         assert not any("I don't know the instance type" in q for q in response.questions), response.questions
+
+
+def test_context_extension_is_continued_pre_training_with_the_yarn_note(real_advisor) -> None:
+    """"extend qwen2.5 7b context from 32k to 128k with yarn" was LoRA with "What do you want to do?" asked."""
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "extend qwen2.5 7b context from 32k to 128k with yarn, 2B tokens at 128k seq len")
+    assert response.advice.effective.mode == "pretrain" and response.advice.effective.seq_len == 131_072
+    assert not any("What do you want to do" in q for q in response.questions)
+    assert any(n.startswith("read as context extension: ") and "YaRN" in n for n in response.notes)
+    served = real_advisor.respond(real_advisor.new_conversation(), "serve qwen2.5 7b with its extended context for 10 users")
+    assert served.advice.effective.mode == "inference"
