@@ -79,6 +79,7 @@ from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
 from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, floor_kept_at, user_floor
 from engine.tco import HOURS_PER_WEEK, row_usd, schedule_words, scheduled_service
+from engine.think_time import think_time_s
 from engine.throughput import (
     AMD_SERVING_EFFICIENCY,
     AMD_SERVING_NOTE,
@@ -1100,6 +1101,17 @@ def key_assumptions(advice: Advice) -> str:
             bits.append(f"{fmt_num(float(a.value))} {what}{plural}")
     if turn is not None:
         bits.append(f"{turn[0]:,}-token prompts, {turn[1]:,}-token replies")
+    pause = found.get("think_time_s")  # chat users read each reply: their prompts arrive a pause apart, not back to back
+    if pause is not None and _is_serving(advice) and isinstance(pause.value, int | float) and pause.value:
+        users = int(advice.effective.concurrency or 0)
+        bits.append(f"users pause ~{fmt_num(float(pause.value))} s between turns"
+                    + (f" (sized for all {users:,} generating at once)" if users > 1 else ""))
+    elif _is_serving(advice) and advice.cluster is not None:
+        # one stream, with the users the GPUs hold at the floor beside it: counted as users pausing between turns
+        room = room_figures(advice.cluster)
+        held = think_time_s(advice.effective.model_copy(update={"concurrency": 2})) if room and room[3] else 0.0
+        if held:
+            bits.append(f"users pause ~{fmt_num(held)} s between turns")
     hit = found.get("prefix_cache_hit")  # an agent's calls: most of each prompt is the conversation already cached
     if hit is not None and _is_serving(advice) and isinstance(hit.value, int | float) and hit.value:
         bits.append(f"{hit.value:.0%} of each prompt in the prefix cache")

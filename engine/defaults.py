@@ -43,6 +43,7 @@ from engine.serving import (
     SPEED_TARGET_MARGIN,
     user_floor,
 )
+from engine.think_time import DEFAULT_THINK_TIME_S, THINK_TIME_WHY, think_time_assumed
 from engine.throughput import default_mfu, planned_rate, request_shape, turns_assumed
 from engine.vision import image_load, prompt_why, text_prompt
 
@@ -379,6 +380,9 @@ def apply_defaults(w: Workload, data: CatalogData) -> tuple[Workload, list[Assum
                     f"{SPEED_TARGET_MARGIN:.0%} over the {w.target_tokens_per_s_per_user:g} asked (as a request rate is "
                     "sized at 80% of capacity): longer prompts, another kernel build or the estimate's own error take "
                     "a plan met on paper below its target; a replica that cannot reach the margin is sized to the target"))
+        if think_time_assumed(w):
+            assume("think_time_s", DEFAULT_THINK_TIME_S, THINK_TIME_WHY.format(
+                pause=DEFAULT_THINK_TIME_S, users=int(w.concurrency or 0)))
 
     gpu = data.gpu(w.gpu) if w.gpu else None
     if w.flash_attention is None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.models import Advice, ClusterPlan, Option, Workload
+from engine.think_time import DEFAULT_THINK_TIME_S
 
 _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params_b": "parameters (B)", "seq_len": "sequence length",
            "gpu": "GPU", "instance_type": "machine", "pricing": "pricing", "precision": "precision",
@@ -20,7 +21,8 @@ _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params
            "target_ttft_s": "first-token target (s)", "ttft_percentile": "first-token percentile", "target_tokens_per_s_per_user": "tokens/s per user target",
            "target_tokens_per_s": "total tokens/s target", "requests_per_s": "requests/s", "concurrency": "users at once",
            "input_tokens": "prompt tokens", "output_tokens": "output tokens", "population": "people (headcount)",
-           "providers": "providers", "offline": "no latency target (batch)"}
+           "providers": "providers", "offline": "no latency target (batch)",
+           "think_time_s": "pause between a user's turns (s)"}
 _SHARES = frozenset({"prefix_cache_hit", "mfu", "utilization", "headroom"})  # fractions a user says in percent
 IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
@@ -35,6 +37,8 @@ def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> 
     if value is None:
         if name == "ttft_percentile":  # engine.queueing.DEFAULT_TTFT_PERCENTILE, as the answer says it
             return "p95 (assumed)"
+        if name == "think_time_s":  # engine.think_time's default for chat users
+            return f"{DEFAULT_THINK_TIME_S:g} (assumed)"
         return "any" if name in _CHOICES else "none" if name.startswith(("target_", "budget_")) else "default"
     if name in _SHARES and isinstance(value, int | float):
         return f"{value:.0%}"

@@ -259,6 +259,11 @@ class Workload(BaseModel):
     # a provider constraint naming several ("only AWS or GCP"): plans on those providers' offers only, ranked together
     # (the cheaper named first); one provider is `provider`
     providers: tuple[str, ...] | None = None
+    # serving chat users: seconds between a user's reply and their next prompt ("users pause 60 s between questions";
+    # 0 for "no pause", "back to back", "32 concurrent requests"): thins the prefill arrivals, never the decode batch,
+    # which is still sized for all users generating at once. None: engine.think_time's default where users read and
+    # type between turns (20 s), 0 for an agent's loop, a request rate or an offline job
+    think_time_s: float | None = Field(default=None, ge=0.0, le=86_400.0)
 
 
     @field_validator("ttft_percentile", mode="before")

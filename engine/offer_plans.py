@@ -59,6 +59,7 @@ from engine.serving import (
     users_total,
 )
 from engine.spot import spot_overhead
+from engine.think_time import think_time_s
 from engine.throughput import (
     context_tokens,
     estimate_inference,
@@ -731,8 +732,10 @@ def serving_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
             # overstates it (speed falls as the batch grows)
             users = users_at_floor(w, arch, gpu, tp, pp, kind, choice.capacity_sequences, ep, fabric_gb_s)
             prompt_in, out = request_shape(w)
+            pause = think_time_s(w.model_copy(update={"concurrency": 2}))  # as users_at_floor counts their turns
             room += (f"; at ≥{user_floor(w):g} tokens/s{USERS_AT_FLOOR_NOTE}{users:,} users (each sending turns of "
-                     f"{prompt_in:,} prompt + {out:,} output tokens)")
+                     f"{prompt_in:,} prompt + {out:,} output tokens" + (f", pausing ~{pause:g} s between them)" if pause
+                                                                          else ")"))
         notes.append(room)
     if in_domain:
         notes.append(f"{NVLINK_DOMAIN_NOTE}expert parallel x{ep} spreads the routed experts over {ep // tp} of the rack's "

@@ -29,8 +29,9 @@ the same time S (the request shape's prompt), at utilisation rho = arrivals/s x 
   replicas) and states every percentile at most 4.5% under the exact first token (2% at the median).
 - Mean, asked as such ("average TTFT under 400 ms"): the Pollaczek-Khinchine mean above, exact for M/D/1.
 The time to first token is the wait plus S. Users held at once (a closed population: each sends a turn when the
-last one ends) see the other users' prefills, not their own: rho x (users - 1) / users, the arrival theorem of
-closed networks (a request finds the system as it would be without itself), so one user never waits.
+last one ends and they have read it, `engine.think_time`'s pause, 20 s unless said) see the other users' prefills,
+not their own: rho x (users - 1) / users, the arrival theorem of closed networks (a request finds the system as it
+would be without itself), so one user never waits.
 
 Why not the prefill alone: vLLM's serving benchmark reports TTFT percentiles at a stated request rate, and its p95
 sits well above the median once prompts queue (vLLM PR 7062: 7.8 requests/s, median 119 ms, p95 400 ms, p99 533 ms).
@@ -43,6 +44,7 @@ import math
 from dataclasses import dataclass
 
 from engine.models import Workload
+from engine.think_time import think_time_s
 from engine.throughput import planned_rate, request_shape, under_load
 
 TTFT_QUANTILE = 0.95  # the percentile a time-to-first-token target is graded at when none is said ("TTFT < 500 ms")
@@ -86,14 +88,15 @@ class QueuedTtft:
     percentile: str = DEFAULT_TTFT_PERCENTILE  # the percentile `graded_s` is at ("p50", "p99", "mean")
 
 
-def prefill_share(batch: int, step_s: float, prefill_s: float, output_tokens: int) -> float:
+def prefill_share(batch: int, step_s: float, prefill_s: float, output_tokens: int, pause_s: float = 0.0) -> float:
     """The share of a replica's time prefills take with `batch` users each sending turn after turn: each turn lasts
-    its prefill plus output_tokens steps as a user feels them (`step_s`, prefills' share included), so turns arrive
-    at batch / (output x step + prefill) per second (Little's law), each prefilling for prefill_s. The same share
-    `engine.throughput.loaded_step` solves for."""
+    its prefill plus output_tokens steps as a user feels them (`step_s`, prefills' share included), then the user
+    pauses `pause_s` (engine.think_time: reading the reply; 0 for requests kept in flight), so turns arrive at
+    batch / (output x step + prefill + pause) per second (Little's law), each prefilling for prefill_s. The same
+    share `engine.throughput.loaded_step` solves for."""
     if batch <= 0 or prefill_s <= 0:
         return 0.0
-    return batch * prefill_s / (max(0, output_tokens) * step_s + prefill_s)
+    return batch * prefill_s / (max(0, output_tokens) * step_s + prefill_s + max(0.0, pause_s))
 
 
 def _cramer_lundberg(rho: float) -> tuple[float, float]:
@@ -159,19 +162,20 @@ def load_known(w: Workload) -> bool:
 
 
 class _Terms:
-    """(load known, the planned rate, output tokens) of the last workload asked about, kept by identity: the serving
-    search grades every group it tries against one workload, and reading these walks several of its fields."""
+    """(load known, the planned rate, output tokens, users' pause) of the last workload asked about, kept by identity:
+    the serving search grades every group it tries against one workload, and reading these walks several of its
+    fields."""
 
     __slots__ = ("last",)
 
     def __init__(self) -> None:
-        self.last: tuple[Workload, bool, float | None, int] | None = None
+        self.last: tuple[Workload, bool, float | None, int, float] | None = None
 
-    def __call__(self, w: Workload) -> tuple[bool, float | None, int]:
+    def __call__(self, w: Workload) -> tuple[bool, float | None, int, float]:
         last = self.last
         if last is not None and last[0] is w:
-            return last[1], last[2], last[3]
-        found = (load_known(w), planned_rate(w), request_shape(w)[1])
+            return last[1], last[2], last[3], last[4]
+        found = (load_known(w), planned_rate(w), request_shape(w)[1], think_time_s(w))
         self.last = (w, *found)
         return found
 
@@ -186,13 +190,14 @@ def queues(w: Workload) -> bool:
 
 def queueing_utilisation(w: Workload, batch: int, replicas: int, step_s: float, prefill_s: float) -> float:
     """The prefill utilisation a request queues behind on its replica: a request rate spread over the replicas
-    (open arrivals), else the other users' share of the users held at once (`prefill_share` x (batch - 1) / batch)."""
-    _known, rate, out_tokens = _terms(w)
+    (open arrivals), else the other users' share of the users held at once (`prefill_share` x (batch - 1) / batch),
+    each pausing between turns as engine.think_time says."""
+    _known, rate, out_tokens, pause = _terms(w)
     if rate:
         return rate / max(1, replicas) * prefill_s
     if batch <= 1:
         return 0.0
-    return prefill_share(batch, step_s, prefill_s, out_tokens) * (batch - 1) / batch
+    return prefill_share(batch, step_s, prefill_s, out_tokens, pause) * (batch - 1) / batch
 
 
 def queued_ttft(w: Workload, batch: int, replicas: int, step_s: float, prefill_s: float) -> QueuedTtft | None:

@@ -41,6 +41,7 @@ from engine.memory import (
 )
 from engine.models import Workload
 from engine.queueing import graded_ttft, max_utilisation, percentile_quantile, queues, ttft_percentile
+from engine.think_time import think_time_s
 from engine.throughput import (
     decode_step_function,
     loaded_step,
@@ -289,13 +290,14 @@ def users_at_floor(w: Workload, arch: Architecture, gpu: GpuRecord, tp: int, pp:
     load = prefill_load_seconds(users, arch, gpu, tp, prefill_tokens(users), ep=ep, fabric_gb_s=fabric_gb_s,
                                 kind=kind if tp > 1 else "")
     out_tokens = request_shape(users)[1]
+    pause = think_time_s(users)  # users read each reply before their next turn, as "for N users" plans them
     # a capacity is stated "at ≥20 tokens/s each": counted at the floor itself, not within its slack
     kept_at = user_floor(w) * 0.999
     steps: dict[int, float] = {}
 
     def step_of(b: int) -> float:
         if b not in steps:
-            steps[b] = loaded_step(step_at(b)[0], b, load, out_tokens)
+            steps[b] = loaded_step(step_at(b)[0], b, load, out_tokens, pause)
         return steps[b]
 
     if 1 / step_of(1) < kept_at:
@@ -353,10 +355,13 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
         load = ttft
 
     shared = loaded and out_tokens > 0 and load > 0  # else loaded_step returns the bare step
-    twice, four_times = 2 * load, 4 * load
+    # chat users read each reply before the next turn (engine.think_time): their prefills arrive that much less often
+    turn = load + think_time_s(w)
+    twice, four_times = 2 * turn, 4 * turn
 
     def step_of(b: int, step_at: Callable[[int], tuple[float, float, float, float]] = step_at,
-                steps: dict[int, float] = steps, felt: dict[int, float] = felt, load: float = load) -> float:
+                steps: dict[int, float] = steps, felt: dict[int, float] = felt, load: float = load,
+                turn: float = turn) -> float:
         """The per-token time a user sees at batch b (under load: prefills take their share). `loaded_step`
         written out (the search's innermost call), in its operations and order: the same float."""
         found = felt.get(b)
@@ -365,7 +370,7 @@ def _size_group(w: Workload, w1: Workload, arch: Architecture, gpu: GpuRecord, t
             if bare is None:
                 bare = steps[b] = step_at(b)[0]
             if shared and b > 0:
-                b_coef = out_tokens * bare + load + b * load
+                b_coef = out_tokens * bare + turn + b * load
                 disc = b_coef * b_coef - four_times * b * load
                 busy = (b_coef - math.sqrt(0.0 if disc < 0.0 else disc)) / twice  # max(disc, 0.0)
                 busy = busy if busy > 0.0 else 0.0  # max(0.0, busy)

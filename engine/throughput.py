@@ -33,6 +33,7 @@ from engine.models import (
 )
 from engine.quantization import compute_capability
 from engine.rl import critic_ratio, is_rl, reward_ratio, rollout_gpu_hours, rollouts, runs_reference
+from engine.think_time import think_time_s
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.68  # gpt-fast compiled bs=1 decode on A100-80GB: 1397-1411 of 2039 GB/s
@@ -815,22 +816,24 @@ def moe_layer_seconds(arch: Architecture) -> float:
     return arch.moe_layers * MOE_LAYER_DECODE_S
 
 
-def loaded_step(step_s: float, batch: int, prefill_s: float, output_tokens: int) -> float:
+def loaded_step(step_s: float, batch: int, prefill_s: float, output_tokens: int, pause_s: float = 0.0) -> float:
     """A decode step as a user feels it when new requests keep arriving: every request's prefill stalls
     (or, chunked, shares) the batch's decode steps.
 
-    With `batch` requests in flight, each lasting output_tokens loaded steps plus its prefill, requests
-    arrive at batch / (output x step / (1 - x) + prefill) per second and their prefills take a share
-    x = rate x prefill of the replica's time; decode gets the rest, so a token takes step / (1 - x).
-    Solving for x gives the smaller root of  prefill x^2 - (output x step + prefill + batch x prefill) x
-    + batch x prefill = 0 (capped at 90%). This is what serving benchmarks report as inter-token latency
+    With `batch` requests in flight, each lasting output_tokens loaded steps plus its prefill, and each user
+    pausing `pause_s` before the next (engine.think_time: a chat user reads the reply; 0 for requests kept in
+    flight), requests arrive at batch / (output x step / (1 - x) + prefill + pause) per second and their prefills
+    take a share x = rate x prefill of the replica's time; decode gets the rest, so a token takes step / (1 - x).
+    Solving for x gives the smaller root of  (prefill + pause) x^2 - (output x step + prefill + pause + batch x
+    prefill) x + batch x prefill = 0 (capped at 90%). This is what serving benchmarks report as inter-token latency
     under load: NVIDIA NIM, Llama 3.3 70B FP8 on 2 H100s, 5k-token prompts: 18.6 ms alone, 38.8 ms with 25
-    in flight; this gives 37.8 ms."""
+    in flight (no pause); this gives 37.8 ms."""
     if output_tokens <= 0 or prefill_s <= 0 or batch <= 0:
         return step_s
-    b_coef = output_tokens * step_s + prefill_s + batch * prefill_s
-    disc = b_coef * b_coef - 4 * prefill_s * batch * prefill_s
-    busy = (b_coef - math.sqrt(max(disc, 0.0))) / (2 * prefill_s)
+    turn = prefill_s + max(0.0, pause_s)
+    b_coef = output_tokens * step_s + turn + batch * prefill_s
+    disc = b_coef * b_coef - 4 * turn * batch * prefill_s
+    busy = (b_coef - math.sqrt(max(disc, 0.0))) / (2 * turn)
     return step_s / (1 - min(0.9, max(0.0, busy)))
 
 
@@ -995,7 +998,7 @@ def estimate_inference(w: Workload, arch: Architecture, gpu: GpuRecord, plan: Cl
     loaded = under_load(w)
     if loaded:
         load_s = prefill_load_seconds(w, arch, gpu, tp, prompt, ep=ep, fabric_gb_s=fabric_gb_s, kind=kind)
-        step = loaded_step(step, b, load_s, request_shape(w)[1])
+        step = loaded_step(step, b, load_s, request_shape(w)[1], think_time_s(w))
     peak, peak_label = peak_tflops(gpu, prec if prec in ("fp8", "fp32") else "bf16")
     bound = "bandwidth" if mem_s >= comp_s else "compute"
     ridge = peak * 1e12 / (gpu.memory_bandwidth_tb_s * 1e12)

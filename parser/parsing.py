@@ -33,6 +33,7 @@ from .regions import take_regions, with_regions
 from .reserve import reserve_reading
 from .rl_phrases import rl_reading
 from .storage import mark_link_rates, name_destination
+from .think_time import with_think_time
 from .transformer import MessageTransformer
 from .vendors import with_vendor
 
@@ -253,6 +254,7 @@ def parse(
         reading = with_latency_waived(reading, normalized, current_mode)  # "no latency requirement": throughput
         reading = with_ttft_percentile(reading, normalized, current)  # "ttft < 1 s at p99", "make it p99"
         reading = with_fleet(reading, normalized, current_mode)  # "our slurm cluster", "500 A100s for 2 hours"
+        reading = with_think_time(reading, normalized, current)  # "users pause 60 s between questions", "no pause"
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
         reading = with_api(reading, api)

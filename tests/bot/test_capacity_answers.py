@@ -28,7 +28,7 @@ def test_capacity_questions_are_recognised(text: str, asked: bool) -> None:
 
 def test_the_users_held_lead_the_answer(real_advisor) -> None:
     response, view = _view(real_advisor, "how many users can 8 H100s serve Llama 3.1 70B to?")
-    assert view.headline == ("✅ 8× H100 SXM5 80GB serve Llama 3.1 70B to about 315 users at once at ≥20 tokens/s each "
+    assert view.headline == ("✅ 8× H100 SXM5 80GB serve Llama 3.1 70B to about 523 users at once at ≥20 tokens/s each "
                              "(memory for 733 at 4,096 tokens)"), view.headline
     assert not any("How many users at once" in q for q in response.questions), response.questions
 
@@ -44,7 +44,7 @@ def test_a_fleet_of_replicas_counts_them_all(real_advisor) -> None:
 def test_a_capacity_question_with_no_verb_is_read_as_serving(real_advisor) -> None:
     response, view = _view(real_advisor, "what's the max number of concurrent users for Llama 3.1 8B on one L40S?")
     assert response.advice.effective.mode == "inference"
-    assert view.headline.startswith("✅ 1× L40S 48GB serves Llama 3.1 8B to about 52 users at once"), view.headline
+    assert view.headline.startswith("✅ 1× L40S 48GB serves Llama 3.1 8B to about 66 users at once"), view.headline
 
 
 def test_a_speed_in_a_capacity_question_is_each_users(real_advisor) -> None:
@@ -61,14 +61,16 @@ def test_the_answer_is_sized_at_the_capacity_it_states(real_advisor) -> None:
     token 46x what the full GPUs make it. They are now the same GPUs planned for the users held."""
     response, view = _view(real_advisor, "how many users can 8 H100s serve Llama 3.1 70B to?")
     advice = response.advice
-    assert advice.workload.concurrency == 315 and advice.cluster.gpus == 8
+    # users who pause ~20 s between turns (315 back to back): the answer says so
+    assert advice.workload.concurrency == 523 and advice.cluster.gpus == 8
     tp = advice.throughput
     assert tp.decode_tokens_per_s_per_sequence.value >= 20
-    assert tp.decode_tokens_per_s.value == pytest.approx(315 * tp.decode_tokens_per_s_per_sequence.value, rel=0.01)
-    assert "6.3k tokens/s in total" in view.speed, view.speed
-    assert "at 1 stream" not in view.cost and "$1.04 per 1M output tokens" in view.cost, view.cost
+    assert tp.decode_tokens_per_s.value == pytest.approx(523 * tp.decode_tokens_per_s_per_sequence.value, rel=0.01)
+    assert "10.8k tokens/s in total" in view.speed, view.speed
+    assert "at 1 stream" not in view.cost and "$0.61 per 1M output tokens" in view.cost, view.cost
+    assert "users pause ~20 s between turns (sized for all 523 generating at once)" in view.key_assumptions
     assert not any("1 concurrent user" in a for a in view.key_assumptions), view.key_assumptions
-    assert view.headline.startswith("✅ 8× H100 SXM5 80GB serve Llama 3.1 70B to about 315 users"), view.headline
+    assert view.headline.startswith("✅ 8× H100 SXM5 80GB serve Llama 3.1 70B to about 523 users"), view.headline
 
 
 def test_a_rate_question_is_answered_in_requests_per_second(real_advisor) -> None:
@@ -119,7 +121,7 @@ def test_a_capacity_thread_stays_one_until_a_load_is_said(real_advisor) -> None:
     more = real_advisor.respond(conversation, "what about 16 of them?", first.advice)
     view = build_answer_view(more, real_advisor.display_names())
     assert more.capacity is not None and more.capacity.gpus == 16 and more.capacity.users == 2 * first.capacity.users
-    assert view.headline.startswith("✅ 16× H100 SXM5 80GB serve Llama 3.1 70B to about 630 users"), view.headline
+    assert view.headline.startswith("✅ 16× H100 SXM5 80GB serve Llama 3.1 70B to about 1,046 users"), view.headline
     assert not more.questions, more.questions
     asked = real_advisor.respond(conversation, "how many users can it serve?", more.advice)
     assert asked.capacity is not None and asked.capacity.users == more.capacity.users

@@ -73,7 +73,7 @@ def test_a_cheapest_row_both_slower_and_without_sla_says_both(real_advisor: Any)
     """70B for 40 users: the cheapest option is a marketplace host at 11.8 tokens/s per user, under the 20 the
     plan keeps; "no SLA" alone would read as a valid cheaper choice for the same speed, and "slower" as a choice
     that still keeps the speed the answer sizes for."""
-    cheapest, rows, answer = _row(real_advisor, "serve meta-llama/Llama-3.3-70B-Instruct for 40 users", "cheapest")
+    cheapest, rows, answer = _row(real_advisor, "serve meta-llama/Llama-3.3-70B-Instruct for 40 concurrent requests", "cheapest")
     assert cheapest.startswith("  - cheapest, under 20 tokens/s, no SLA Vast.ai (marketplace)"), rows
     assert not any(line.startswith("Note: The cheapest, ") for line in answer.splitlines())  # the label said it
 

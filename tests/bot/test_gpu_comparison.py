@@ -80,7 +80,7 @@ def test_the_json_lists_both(real_advisor) -> None:
 def test_counted_gpus_are_compared_at_their_counts(real_advisor) -> None:
     """"8x H200 or 8x B200 for …": the second GPU kept as "8 x b200" had resolved to nothing, so the answer planned
     the H200 alone and asked the user to try the B200 themselves."""
-    response, view = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 users?")
+    response, view = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 concurrent requests?")
     assert response.compared is not None, response.questions
     assert {p.gpu for p in response.compared} == {"h200-sxm", "b200"}
     assert all(p.gpus == 8 for p in response.compared)
@@ -90,7 +90,7 @@ def test_counted_gpus_are_compared_at_their_counts(real_advisor) -> None:
 def test_the_one_that_keeps_the_speed_wins_over_the_cheaper_one(real_advisor) -> None:
     """8 H200 hold 200 DeepSeek-V3 users at under 20 tokens/s each; 8 B200 keep 20+ for more money: the answer is
     the B200 node with what the H200 node costs and gives, not "H200 is cheaper" over a plan too slow for chat."""
-    response, view = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 users?")
+    response, view = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 concurrent requests?")
     won, lost = response.compared
     assert won.gpu == "b200" and won.usd_per_month > lost.usd_per_month
     assert lost.tokens_per_s_per_user < 20 <= won.tokens_per_s_per_user
@@ -136,7 +136,7 @@ def test_a_side_that_cannot_hold_the_model_is_said(real_advisor, text: str) -> N
 
 def test_two_weight_precisions_are_compared(real_advisor) -> None:
     """"AWQ int4 vs FP8 … which is cheaper?" asked "which one did you mean?" and planned FP8 alone."""
-    response, view = _view(real_advisor, "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?")
+    response, view = _view(real_advisor, "Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 concurrent requests, which is cheaper?")
     assert response.compared is not None, response.questions
     won, lost = response.compared
     assert {won.label, lost.label} == {"int4", "fp8"} and won.gpu == lost.gpu == "h100-sxm"
@@ -147,7 +147,7 @@ def test_two_weight_precisions_are_compared(real_advisor) -> None:
     assert not any("which one did you mean" in q for q in response.questions)
     # each side is the plan asked with those weights
     alone = real_advisor.respond(real_advisor.new_conversation(),
-                                 f"serve Llama 3.1 70B in {lost.label} on H100 for 50 users")
+                                 f"serve Llama 3.1 70B in {lost.label} on H100 for 50 concurrent requests")
     assert alone.advice.options[0].total_usd == pytest.approx(lost.usd_per_month)
     entries = real_advisor.contract(response)["compared_gpus"]
     assert [e["precision"] for e in entries] == [won.label, lost.label]
@@ -163,8 +163,8 @@ def test_when_neither_count_keeps_the_floor_both_are_planned_free(real_advisor) 
     """"8x H200 or 8x B200 … what about 400 users?": both 8-GPU nodes are under 20 tokens/s a user, and the answer
     had been "H200 is cheaper" between two plans too slow to use; both are planned at the floor instead."""
     conversation = real_advisor.new_conversation()
-    first, _ = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 users?", conversation)
-    more, view = _view(real_advisor, "what about 400 users?", conversation, first.advice)
+    first, _ = _view(real_advisor, "8x H200 or 8x B200 for serving DeepSeek V3 to 200 concurrent requests?", conversation)
+    more, view = _view(real_advisor, "what about 400 concurrent requests?", conversation, first.advice)
     won, lost = more.compared
     assert won.rescaled_from == lost.rescaled_from == 8
     assert won.gpus > 8 and lost.gpus > 8

@@ -161,7 +161,7 @@ def test_room_says_when_memory_binds_or_no_user_keeps_the_floor(real_advisor) ->
     """The room clause in its other two forms: memory binds first (every user it holds keeps the floor), and a
     model so slow on its GPU that users sharing it all fall under the floor (405B int4 on 4 A100s: 20-odd tokens/s
     alone)."""
-    slow_advice, slow, _ = _view(real_advisor, "serve Llama 3.1 405B in int4 on 4x A100 80GB")
+    slow_advice, slow, _ = _view(real_advisor, "serve Llama 3.1 405B in int4 on 4x A100 80GB, no pause")
     assert slow.plan.endswith("memory for 29 users at 4,096 tokens each, but under 20 tokens/s each once they share it"), \
         slow.plan
     assert slow_advice.advice.throughput.decode_tokens_per_s_per_sequence.value >= 20

@@ -21,7 +21,7 @@ def test_a_named_unknown_dense_model_is_named_in_the_caveat(real_advisor) -> Non
 
 
 def test_an_unnamed_size_still_says_no_model_named(real_advisor) -> None:
-    _response, view = _view(real_advisor, "serve a 70B model for 20 users")
+    _response, view = _view(real_advisor, "serve a 70B model for 20 concurrent requests")
     assert any(n.startswith("No model named: sized as a Llama 3 70B-like architecture") for n in view.notes), view.notes
 
 

@@ -22,7 +22,7 @@ def _line(text: str, start: str) -> str:
 
 
 def test_a_median_target_is_met_on_one_b200_and_said_at_p50(real_advisor) -> None:
-    response, _view, text = answered(real_advisor, MEDIAN)
+    response, _view, text = answered(real_advisor, MEDIAN.replace("50 users", "50 concurrent requests"))  # back to back
     picked = response.advice.options[0]
     assert picked.gpu == "b200" and picked.cluster.gpus == 1, picked.name
     speed = _line(text, "Speed:")

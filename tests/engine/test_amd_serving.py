@@ -36,7 +36,9 @@ TP8 = ClusterPlan(gpu="mi300x", gpus=8, nodes=1, gpus_per_node=8, fits=True, dat
 
 
 def _oracle(batch: int) -> Workload:
-    return Workload(mode="inference", precision="fp8", seq_len=256, concurrency=batch, input_tokens=128, output_tokens=128)
+    # a benchmark's batch: requests kept in flight, each sent as the last ends (no pause between turns)
+    return Workload(mode="inference", precision="fp8", seq_len=256, concurrency=batch, input_tokens=128, output_tokens=128,
+                    think_time_s=0.0)
 
 
 def test_the_factor_applies_to_amd_only_and_never_to_a_stated_efficiency() -> None:

@@ -146,7 +146,8 @@ def test_gb200_nvl72_needs_no_more_gpus_than_hgx_b200_for_2000_users(data) -> No
     """Was 80 GB200 against 64 HGX B200 (and 1.9x the GPU-hour): the rack's NVLink-wide expert parallelism now pays,
     and 2,000 users at 20+ tokens/s fit on half the HGX B200 count."""
     arch = from_record(data.model("deepseek-v3"))
-    w = Workload(mode="inference", model="deepseek-v3", precision="fp8", concurrency=2000, seq_len=4096)
+    w = Workload(mode="inference", model="deepseek-v3", precision="fp8", concurrency=2000, seq_len=4096,
+                 think_time_s=0.0)  # back to back, as pinned
     gb_plan, _m, gb = plan_offer(w, arch, data.gpu("gb200"), data.offer("coreweave:gb200-nvl72:us"))
     hgx = next(o for o in data.offers if o.id == "coreweave:hgx-b200:us")
     b_plan, _m, b = plan_offer(w, arch, data.gpu("b200"), hgx)

@@ -50,7 +50,8 @@ def test_tp8_over_two_trays_costs_what_tp8_in_an_nvlink_node_does(data) -> None:
     """The all-reduces of a group across trays run at NVLink's bandwidth: the same per-token time as the same GPUs in
     one 8-GPU NVLink node, billed as two whole trays."""
     arch, gpu = from_record(data.model("llama-3.1-405b")), data.gpu("gb200")
-    w = Workload(mode="inference", model="llama-3.1-405b", precision="fp8", concurrency=100)
+    # back to back (no pause between turns): 100 users who pause 20 s fit TP4 on one tray
+    w = Workload(mode="inference", model="llama-3.1-405b", precision="fp8", concurrency=100, think_time_s=0.0)
     trays = choose(w, arch, gpu, 4, "fast", True, domain=72)
     node = choose(w, arch, gpu, 8, "fast", True)
     assert trays is not None and node is not None
@@ -64,7 +65,7 @@ def test_tp8_over_two_trays_costs_what_tp8_in_an_nvlink_node_does(data) -> None:
 
 def test_405b_on_gb200_is_served_tp8_across_two_trays(data) -> None:  # type: ignore[no-untyped-def]
     arch, gpu, offer = from_record(data.model("llama-3.1-405b")), data.gpu("gb200"), data.offer(NVL72)
-    w = Workload(mode="inference", model="llama-3.1-405b", precision="fp8", concurrency=100)
+    w = Workload(mode="inference", model="llama-3.1-405b", precision="fp8", concurrency=100, think_time_s=0.0)
     plan, _memory, throughput = plan_offer(w, arch, gpu, offer)
     assert plan.tensor_parallel == 8 and plan.gpus_per_replica == 8 and plan.gpus == 8 and plan.nodes == 2
     assert plan.parallelism == ACROSS_TRAYS

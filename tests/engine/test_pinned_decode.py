@@ -45,7 +45,8 @@ def test_llama2_7b_on_two_h100s_serving_256_sequences() -> None:
     arch = from_record(LLAMA2_7B)
     plan, _ = plan_cluster(workload(mode="inference", gpu_count=2), arch, H100_SXM)
     assert plan.tensor_parallel == 2
-    w = workload(mode="inference", concurrency=256, hourly_rate=2.0, input_tokens=1000, output_tokens=200)
+    # 256 sequences kept in flight (no pause between turns)
+    w = workload(mode="inference", concurrency=256, hourly_rate=2.0, input_tokens=1000, output_tokens=200, think_time_s=0.0)
     est = estimate_inference(w, arch, H100_SXM, plan)
     weights = weight_bytes_read_per_step(arch, "bf16")
     kv = 2 * 32 * 32 * 128 * 2 * 1100 * 256  # context = 1,000 prompt + 200 / 2 output

@@ -10,6 +10,7 @@ import pytest
 from engine.architecture import from_record
 from engine.cluster import plan_cluster
 from engine.memory import estimate_memory, layer_activation_bytes, resolve_layout
+from engine.think_time import DEFAULT_THINK_TIME_S
 from engine.throughput import (
     buy_vs_rent_break_even,
     cloud_cost_per_1m_tokens,
@@ -58,9 +59,9 @@ def test_figures_are_rounded_from_the_step_time() -> None:
     est = estimate_inference(workload(mode="inference", concurrency=3, hourly_rate=2.0, utilization=0.5), arch, H100_SXM)
     inputs = est.decode_tokens_per_s_per_sequence.inputs
     step = max(inputs["memory_time_s"], inputs["compute_time_s"]) + inputs["allreduce_s"]
-    # three users' turns (1,024 prompt tokens, 256 out, the defaults): their prefills share each step
+    # three users' turns (1,024 prompt tokens, 256 out, the defaults, 20 s apart): their prefills share each step
     assert est.prefill_seconds is not None and est.prefill_seconds.inputs["input_tokens"] == 1024
-    felt = loaded_step(step, 3, est.prefill_seconds.value, 256)
+    felt = loaded_step(step, 3, est.prefill_seconds.value, 256, DEFAULT_THINK_TIME_S)
     assert felt > step
     assert est.decode_tokens_per_s_per_sequence.value == round(1 / felt, 1)
     assert est.decode_tokens_per_s.value == round(3 / felt, 1)

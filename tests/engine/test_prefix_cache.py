@@ -84,7 +84,8 @@ def test_no_cache_share_is_assumed_where_no_agent_is_served(w: Workload) -> None
 def test_forty_developers_on_coding_agents_fit_one_node() -> None:
     """The real catalog: prefilled whole, 40 users at 30k-token prompts take 16 B200 on 2 nodes (19.0 tokens/s, the
     assumed 20 within its slack; 40 MI300X at 20.3 before); with the agent's cache one 8-GPU node at half the bill."""
-    base = Workload(mode="inference", model=CODER, concurrency=40, input_tokens=30_000)
+    # an agent's calls back to back (no pause between turns), with and without its prefix cache
+    base = Workload(mode="inference", model=CODER, concurrency=40, input_tokens=30_000, think_time_s=0.0)
     cold = advise(base, REAL).options[0]
     warm = advise(base.model_copy(update={"agentic": True}), REAL).options[0]
     assert (cold.cluster.gpus, cold.total_usd) == (16, pytest.approx(64_240, rel=0.01))

@@ -82,7 +82,8 @@ def test_prefill_share_is_what_loaded_step_solves() -> None:
 
 
 def test_users_held_at_once_queue_behind_the_others_only() -> None:
-    w = Workload(model="llama-3.1-70b", concurrency=50, input_tokens=2000, output_tokens=256)
+    # back to back (no pause between turns; engine.think_time's pause is pinned in tests/engine/test_think_time.py)
+    w = Workload(model="llama-3.1-70b", concurrency=50, input_tokens=2000, output_tokens=256, think_time_s=0.0)
     assert load_known(w)
     queued = queued_ttft(w, 50, 1, 1 / 20.7, 0.15)
     assert queued is not None
@@ -293,7 +294,7 @@ def test_the_asked_percentile_ttft_is_monotone_in_the_percentile(users: int, pre
 
 
 def test_queued_ttft_states_the_percentile_asked() -> None:
-    w = Workload(model="llama-3.1-70b", concurrency=50, input_tokens=2000, output_tokens=256)
+    w = Workload(model="llama-3.1-70b", concurrency=50, input_tokens=2000, output_tokens=256, think_time_s=0.0)
     p95 = queued_ttft(w, 50, 1, 1 / 20.7, 0.15)
     median = queued_ttft(w.model_copy(update={"ttft_percentile": "p50"}), 50, 1, 1 / 20.7, 0.15)
     mean = queued_ttft(w.model_copy(update={"ttft_percentile": "mean"}), 50, 1, 1 / 20.7, 0.15)

@@ -10,6 +10,7 @@ from engine.architecture import from_record
 from engine.memory import GB, usable_gb
 from engine.models import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
 from engine.serving import DEFAULT_FLOOR_SLACK, DEFAULT_OPTIONS, ServingChoice, _size_group, choose
+from engine.think_time import DEFAULT_THINK_TIME_S
 from engine.throughput import (
     decode_step_seconds_for,
     estimate_inference,
@@ -43,9 +44,13 @@ def test_the_speed_shown_for_concurrent_users_counts_their_prefills() -> None:
     est = estimate_inference(w, arch, H100_SXM)
     idle = decode_step_seconds_for(w, arch, H100_SXM, 1, 1, 32, "fast")[0]
     prefill = prefill_seconds_for(w, arch, H100_SXM, 1, DEFAULT_INPUT_TOKENS)
-    felt = loaded_step(idle, 32, prefill, DEFAULT_OUTPUT_TOKENS)
+    felt = loaded_step(idle, 32, prefill, DEFAULT_OUTPUT_TOKENS, DEFAULT_THINK_TIME_S)  # turns 20 s apart
     assert est.decode_tokens_per_s_per_sequence.value == round(1 / felt, 1)
-    assert est.decode_tokens_per_s_per_sequence.value < round(1 / idle, 1) * 0.95  # the prefills cost > 5% here
+    assert felt > idle
+    # back to back (no pause) the prefills cost > 5% here
+    in_flight = estimate_inference(w.model_copy(update={"think_time_s": 0.0}), arch, H100_SXM)
+    assert in_flight.decode_tokens_per_s_per_sequence.value == round(1 / loaded_step(idle, 32, prefill, 256), 1)
+    assert in_flight.decode_tokens_per_s_per_sequence.value < round(1 / idle, 1) * 0.95
     assert est.ttft_s.inputs["input_tokens"] == DEFAULT_INPUT_TOKENS  # a turn's new tokens, not the whole context
     # the same users with their lengths said are sized at those
     said = estimate_inference(w.model_copy(update={"input_tokens": 3000, "output_tokens": 500}), arch, H100_SXM)
@@ -75,7 +80,8 @@ def test_the_cheaper_plan_just_below_the_floor_is_offered_beside_it() -> None:
     for its price); a plan far below the floor, or any when the user asked a per-user speed, is not. (At 20 users
     one TP4 replica is at 15 tokens/s since each prefill's all-reduces over PCIe are counted: too far below.)"""
     arch = from_record(LLAMA2_70B)
-    w = workload(mode="inference", precision="fp8", concurrency=16, seq_len=4096)
+    # requests back to back (no pause between turns): users who pause 20 s keep the floor on one instance
+    w = workload(mode="inference", precision="fp8", concurrency=16, seq_len=4096, think_time_s=0.0)
     choice = choose(w, arch, L40S, 4, "pcie", False)
     assert choice is not None and choice.billed_gpus == 8
     slower = choice.cheaper_slower
