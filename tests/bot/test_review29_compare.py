@@ -11,7 +11,7 @@ import json
 
 from tests.bot.answers import answered
 
-H200_Q = "h100 vs h200 for serving llama 3.3 70b, 64 users"
+H200_Q = "h100 vs h200 for serving llama 3.3 70b, 64 users, no pause"  # the load the verdict was pinned at
 
 
 def test_two_gpus_are_compared_at_the_provider_renting_both(real_advisor) -> None:
