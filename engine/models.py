@@ -259,6 +259,14 @@ class Workload(BaseModel):
     # a provider constraint naming several ("only AWS or GCP"): plans on those providers' offers only, ranked together
     # (the cheaper named first); one provider is `provider`
     providers: tuple[str, ...] | None = None
+    # where the GPUs must be ("in the EU", "GDPR", "data can't leave germany", "us only", "in frankfurt"): the places
+    # said, as `catalog.regions` keys (an area "eu", "europe", "us"; a country "germany", "canada"; a city "frankfurt";
+    # a cloud region id "eu-west-1"). Plans use offers in any of them only (engine.recommend); when the catalog has none
+    # there the answer says so and plans on the nearest place around it, named as outside (engine.advise)
+    regions: tuple[str, ...] | None = None
+    # a data-residency constraint ("GDPR", "data must stay in", "can't leave", "EU only"): marketplace hosts, machines of
+    # individual owners with no data processing agreement, are not options
+    data_residency: bool | None = None
 
 
     @field_validator("ttft_percentile", mode="before")
