@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from bot.limits import Message, fit_message
-from catalog.regions import in_region, regions_of
+from catalog.regions import CLOUD_REGIONS_IN, in_region, regions_of
 from catalog.regions import label as region_label
 from engine.tco import RESERVED_DISCOUNT_ASSUMED
 from engine.units import HOURS_PER_MONTH
@@ -184,6 +184,7 @@ def build_price_table(
         notes = [n for n in notes if not n.startswith("The catalog has no ")]
     if query.get("regions"):
         title, answer, notes = _in_region(query, widened, lines, title, answer, notes, nearby, names)
+        answer = _marketplace_only(answer, credible, query, widened, marketplaces)
     return PriceTable(title=title, lines=lines, shown=min(len(lines), MAX_ROWS_SHOWN), notes=notes, query=dict(query),
                       unpriced=unpriced, answer=answer)
 
@@ -224,11 +225,34 @@ def _in_region(query: Mapping[str, Any], widened: Sequence[str], lines: Sequence
         area = region_label(_area_of_asked(query))
         title = f"{title} in {area} (none in {asked})"
         answer = f"The catalog has no {at}offer for {gpu} in {asked}; elsewhere in {area}: {answer}"
+        clouds = [CLOUD_REGIONS_IN[str(r)] for r in query["regions"] if str(r) in CLOUD_REGIONS_IN]
+        if clouds:  # "in frankfurt": where the offers would be, for a price from their pages
+            notes.insert(0, f"Cloud regions in {asked}: {'; '.join(clouds)}; not in the catalog, so not priced here "
+                            "(check their price pages).")
         return title, answer, notes
     title = f"{title} in {asked}"
     if answer.startswith(f"{gpu}"):
         answer = f"{gpu} in {asked}" + answer[len(gpu):]
     return title, answer, notes
+
+
+def _marketplace_only(answer: str, credible: Sequence[PriceLine], query: Mapping[str, Any], widened: Sequence[str],
+                      marketplaces: Collection[str]) -> str:
+    """A region whose only rows are marketplace hosts ("H100 prices in Asia-Pacific": one Vast.ai machine in Vietnam)
+    said as the only listing, never as the region's price: one owner's machine with no SLA prices nothing a team with
+    an SLA would rent there, and clouds price the same GPU in that region at or above their US list prices."""
+    on_demand = [line for line in credible if line.pricing == "on_demand"] or list(credible)
+    if not on_demand or "region" in widened or any(line.provider not in marketplaces for line in on_demand):
+        return answer
+    best = min(on_demand, key=lambda line: line.usd_per_gpu_hour)
+    asked = " or ".join(region_label(str(r)) for r in query["regions"])
+    hosts = len({(line.provider, line.instance_type, line.region) for line in on_demand})
+    only = ("The catalog's only listing there is a marketplace host" if hosts == 1
+            else f"The catalog's only {hosts} listings there are marketplace hosts")
+    return (f"{best.gpu_name} in {asked}: no headline price. {only}, {best.provider_name} in {best.region}, at "
+            f"${best.usd_per_gpu_hour:,.2f} per GPU-hour on demand: an individual owner's machine with no SLA, not the "
+            f"region's price. Clouds with an SLA price this GPU in {asked} at or above their US rates, and the catalog "
+            "has none of their rows there: check their price pages before budgeting.")
 
 
 def _area_of_asked(query: Mapping[str, Any]) -> str:

@@ -45,6 +45,7 @@ from bot.formatting import (
 )
 from bot.limits import HEADER_TEXT
 from bot.reserved import reserved_cost_line
+from bot.residency import cost_line_region, outside_headline
 from bot.service import GpuPlan, Response, unit_cost_asked
 from engine.advise import (
     LACKS_SAID,
@@ -945,7 +946,7 @@ def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> 
             bits.append(f"~{fmt_usd(best.usd_per_1b_tokens)} per 1B tokens trained" + (
                 f" (each run at the ~{fmt_count(guess)} tokens guessed from {advice.effective.dataset_gb:g} GB; give the "
                 "tokens per run if runs train on less)" if guess else ""))
-    return " · ".join(bits) + f" on {winner.name}"
+    return " · ".join(bits) + f" on {winner.name}{cost_line_region(advice, winner)}"
 
 
 # Workload field of a TargetCheck -> (what it is, unit, higher is better)
@@ -1168,6 +1169,7 @@ def _headline(advice: Advice, names: Mapping[str, str], problems: list[str]) -> 
         lacking = next((p.message for p in advice.problems if p.code == PROVIDER_LACKS_GPU), "")
         if LACKS_SAID in lacking:  # "Lambda MI300X": the provider named does not rent it, said before anything else
             short = f"but not at {lacking.split(LACKS_SAID)[0]}"
+        short = outside_headline(advice) or short  # "data can't leave germany": no offer there, said first
         if short:  # it fits in memory, but not what was asked of it: no green tick over a missed target
             return "fits", f"⚠️ Fits, {short}: {what} on {cluster.gpus}× {gpu_name(cluster.gpu, names)}{nodes}"
         narrowed = fallback_weights(advice)

@@ -16,6 +16,12 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from catalog.regions import CLOUD_REGIONS_IN as CLOUD_REGIONS_IN
+from catalog.regions import country_name as country_name
+from catalog.regions import in_region
+from catalog.regions import label as region_label  # noqa: F401  (re-exported for engine.placement)
+from catalog.regions import widened_area as widened_area
+
 PriceKind = Literal["on_demand", "spot", "reserved"]
 ProviderKind = Literal["hyperscaler", "gpu_cloud", "bare_metal", "managed", "marketplace", "owned"]
 
@@ -143,6 +149,11 @@ class OfferRecord(_Record):
     managed: bool = False  # True for SageMaker / Vertex / Azure ML style managed training
     managed_premium_fraction: float | None = None  # premium over the self-managed equivalent
     notes: str = ""
+
+    def in_region(self, said: str) -> bool:
+        """Whether this offer is in a place a question names ("eu", "germany", "us", "eu-west-1"; `catalog.regions`):
+        the engine keeps a plan to offers there when a region constraint is said (`Workload.regions`)."""
+        return in_region(self.region, said)
 
 
 class ApiPriceRecord(_Record):

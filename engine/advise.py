@@ -41,6 +41,7 @@ from engine.models import (
     Workload,
 )
 from engine.offer_plans import SLOW_FIXED_NOTE, hours_text, room_figures
+from engine.placement import in_place, placed_answer
 from engine.poor_fit import cloud_of, cloud_words, dear_per_flop, on_one_cloud, same_cloud_option
 from engine.preference import preference_note
 from engine.published import published_ways_out
@@ -98,8 +99,11 @@ def advise(workload: Workload, data: CatalogData) -> Advice:
         allowed = set(workload.providers)
         data = data.model_copy(update={"offers": tuple(o for o in data.offers if o.provider in allowed)})
     workload, counted = as_devices(workload, data)  # "8x MI250": 16 GCDs of 64 GB, as ROCm lists them
+    asked, (workload, outside) = workload, in_place(workload, data)  # "data can't leave germany": none there, say so
     try:
         advice = _advise(workload, data)
+        if asked.regions or asked.data_residency:  # where the pick is, and that the place said has no offer
+            advice = placed_answer(advice, asked, outside, data)
         return advice if counted is None else advice.model_copy(update={"notes": (counted, *advice.notes)})
     except Exception as exc:  # the promise is "never raises": report, do not crash the bot
         return Advice(

@@ -21,8 +21,8 @@ _LABELS = {"runs_per_month": "runs per month", "gpu_count": "GPU count", "params
            "target_ttft_s": "first-token target (s)", "ttft_percentile": "first-token percentile", "target_tokens_per_s_per_user": "tokens/s per user target",
            "target_tokens_per_s": "total tokens/s target", "requests_per_s": "requests/s", "concurrency": "users at once",
            "input_tokens": "prompt tokens", "output_tokens": "output tokens", "population": "people (headcount)",
-           "providers": "providers", "offline": "no latency target (batch)",
-           "think_time_s": "pause between a user's turns (s)"}
+           "providers": "providers", "offline": "no latency target (batch)", "regions": "region",
+           "data_residency": "data residency", "think_time_s": "pause between a user's turns (s)"}
 _SHARES = frozenset({"prefix_cache_hit", "mfu", "utilization", "headroom"})  # fractions a user says in percent
 IGNORED_CODES = frozenset({"runs_for_a_service"})  # a field said that the engine left out, with a problem saying why
 _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud": "same cloud", "none": ""}
@@ -30,7 +30,7 @@ _FLOW = {"cached": "data cached", "uncached": "pulling every run", "same_cloud":
 
 # a choice the user had not made: any GPU, any provider; a figure not said is the engine's default
 _CHOICES = frozenset({"gpu", "provider", "model", "instance_type", "precision", "pricing", "mode", "data_location",
-                      "optimizer"})
+                      "optimizer", "regions"})
 
 
 def _fmt(value: Any, name: str = "", names: Mapping[str, str] | None = None) -> str:

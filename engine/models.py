@@ -264,6 +264,14 @@ class Workload(BaseModel):
     # which is still sized for all users generating at once. None: engine.think_time's default where users read and
     # type between turns (20 s), 0 for an agent's loop, a request rate or an offline job
     think_time_s: float | None = Field(default=None, ge=0.0, le=86_400.0)
+    # where the GPUs must be ("in the EU", "GDPR", "data can't leave germany", "us only", "in frankfurt"): the places
+    # said, as `catalog.regions` keys (an area "eu", "europe", "us"; a country "germany", "canada"; a city "frankfurt";
+    # a cloud region id "eu-west-1"). Plans use offers in any of them only (engine.recommend); when the catalog has none
+    # there the answer says so and plans on the nearest place around it, named as outside (engine.advise)
+    regions: tuple[str, ...] | None = None
+    # a data-residency constraint ("GDPR", "data must stay in", "can't leave", "EU only"): marketplace hosts, machines of
+    # individual owners with no data processing agreement, are not options
+    data_residency: bool | None = None
 
 
     @field_validator("ttft_percentile", mode="before")

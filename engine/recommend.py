@@ -295,10 +295,22 @@ NO_INTEGER_KERNELS_NOTE = "no AWQ/GPTQ 4-bit or W8A8 8-bit kernels on "
 INTEGER_WEIGHTS = ("int4", "int8")  # served through AWQ/GPTQ (4-bit) or W8A8/GPTQ (8-bit) kernels
 
 
-def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]]) -> list[OfferRecord]:
+def placed(offer: OfferRecord, w: Workload, marketplaces: frozenset[str] | set[str]) -> bool:
+    """Whether an offer may hold this workload's data: in a region said ("in the EU", "data can't leave germany"),
+    and, under a residency constraint, not on a marketplace host (an individual's machine, no data processing
+    agreement). True when neither was said."""
+    if w.regions and not any(offer.in_region(r) for r in w.regions):
+        return False
+    return not (w.data_residency and offer.provider in marketplaces)
+
+
+def _offers_for(w: Workload, gpu: GpuRecord, by_gpu: dict[str, list[OfferRecord]],
+                marketplaces: frozenset[str] | set[str] = frozenset()) -> list[OfferRecord]:
     offers = by_gpu.get(gpu.id, [])
     if w.provider is not None:
         offers = [o for o in offers if o.provider == w.provider]
+    if w.regions or w.data_residency:  # where the data may be: the offers elsewhere are not options
+        offers = [o for o in offers if placed(o, w, marketplaces)]
     if w.instance_type:  # the machine the user named, in any region it is listed in (a family or series: its sizes)
         named = [o for o in offers if instance_matches(o.instance_type, w.instance_type)]
         offers = named or offers
@@ -314,6 +326,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
     pricing = w.pricing or "on_demand"
     source = data_source(w, data)
     providers = {p.id: p for p in data.providers}
+    marketplaces = {p.id for p in data.providers if p.kind == "marketplace"}
     by_gpu: dict[str, list[OfferRecord]] = {}
     for record in data.offers:
         by_gpu.setdefault(record.gpu, []).append(record)
@@ -383,7 +396,7 @@ def evaluate(w: Workload, arch: Architecture, data: CatalogData, given: Workload
                          else sixteen_bit(gpu) if label == "BF16" else label)
             plans: dict[tuple[Any, ...] | None, tuple[tuple[PlannedShape, bool, int, _Hours | None], ...]] = {}
             tp_by_link: dict[tuple[str, int], tuple[int, str]] = {}
-            offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu))
+            offers: list[OfferRecord | None] = list(_offers_for(variant, gpu, by_gpu, marketplaces))
             if owned:
                 offers = [None]  # planned on their GPUs alone: no catalog offer is theirs
             elif variant.hourly_rate is not None:

@@ -176,7 +176,7 @@ def unsupported_message(name: str) -> str:
 def blocking(problems: Iterable[Problem]) -> bool:
     """True when a problem makes every estimate meaningless (as opposed to a warning)."""
     return any(p.code not in ("unknown_model_generic", "exceeds_context", "fits_nowhere", "unsupported_accelerator",
-                              "implausible_duration") for p in problems)
+                              "implausible_duration", "no_offer_in_region") for p in problems)
 
 
 MIN_TRAINING_TOKENS = 1_000  # fewer than one sequence: a unit slip, not a run

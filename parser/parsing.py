@@ -29,8 +29,9 @@ from .normalize import normalize
 from .percentiles import with_ttft_percentile
 from .providers_only import with_providers
 from .reading import NameResolver, Reading
-from .regions import take_regions, with_regions
+from .regions import take_regions
 from .reserve import reserve_reading
+from .residency import take_places, with_residency
 from .rl_phrases import rl_reading
 from .storage import mark_link_rates, name_destination
 from .think_time import with_think_time
@@ -232,7 +233,9 @@ def parse(
         normalized = normalize(text)
         normalized = mark_link_rates(normalized, text)  # "at 1 GB/s": a link's rate, not a 1 GB volume
         normalized, asides = take_asides(normalized)  # "1024x1024 images", "100 LoRA adapters": no GPU counts
+        normalized, places, residency = take_places(normalized)  # "data can't leave germany", "GDPR": where it may be
         normalized, regions = take_regions(normalized)  # "in eu-west-1", "in Europe": where, not a name or "us"
+        regions = tuple(dict.fromkeys((*places, *regions)))
         normalized, api = take_api(normalized, resolver)  # "vs gpt-4o-mini api": a hosted API, no model to size
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         tree = grammar().parse(normalized)
@@ -260,7 +263,7 @@ def parse(
         reading = with_api(reading, api)
         if dropped:
             reading = reading.model_copy(update={"notes": (correction_note(dropped), *reading.notes)})
-        return with_regions(reading, regions) if regions else reading
+        return with_residency(reading, regions, residency)
     except LarkError as error:  # includes VisitError from a transformer method
         log.warning("parser fallback for %r: %s", normalized[:200], error)
         return Reading(text=normalized, intent="gibberish", notes=(FALLBACK_NOTE,), api=api)

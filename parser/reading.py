@@ -142,7 +142,7 @@ class Reading(BaseModel):
     # intent "storage": a checkpoint's size, keeping data stored or moving it ("how big is a Llama 3.1 70B checkpoint?")
     storage: StorageAsk | None = None
     # regions said ("in Europe" -> "europe", "in eu-west-1" -> "eu-west-1"; `parser.regions`): a price question keeps
-    # the offers there, a plan does not filter by region and says so
+    # the offers there; a plan keeps to them too (`parser.residency` sets `regions` in the updates)
     regions: tuple[str, ...] = ()
     # "distill Llama 3.1 405B into 8B …": the teacher's generation and the student's fine-tune (`parser.distill`);
     # the updates keep the teacher as the model, the answer plans both stages

@@ -4,7 +4,7 @@ A region is where the GPUs must be (data residency, latency), never a model, a G
 grammar read "eu-west-1" as an unknown model name and the "us" of "in us-east" as the pronoun that makes a price
 question about the thread's scenario. So the phrase is taken out before the grammar sees it (as `asides` does), and
 the Reading carries what was said (`Reading.regions`): a price question keeps the offers there
-(`catalog.query.price_offers`, `catalog.regions`), and an answer that plans says that it does not filter by region.
+(`catalog.query.price_offers`, `catalog.regions`), and a plan keeps to offers there (`parser.residency`).
 
 What counts: a cloud region id (AWS/OCI "eu-west-1", "us-ashburn-1"; GCP "europe-west4", "us-east4"; Nebius "eu-north1";
 Azure "westeurope", "eastus2"), a region family without its number ("us-east", "eu-west"), and the areas Europe/EU,
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 
-from .reading import Reading
-
 _DIRECTIONS = r"(?:north|south|east|west|central|northeast|northwest|southeast|southwest|gov-east|gov-west)"
 _CLOUD_ID = (rf"(?:us|eu|ap|ca|sa|me|af|il|mx|uk)-{_DIRECTIONS}(?:-?\d+)?"  # AWS, Nebius, and the family "us-east"
              rf"|(?:europe|asia|australia|northamerica|southamerica|africa)-{_DIRECTIONS}\d+"  # GCP
@@ -25,7 +23,7 @@ _CLOUD_ID = (rf"(?:us|eu|ap|ca|sa|me|af|il|mx|uk)-{_DIRECTIONS}(?:-?\d+)?"  # AW
              r"|(?:east|west|central|northcentral|southcentral|westcentral)us\d?|(?:north|west)europe|swedencentral"
              r"|uksouth|ukwest|francecentral|germanywestcentral|switzerlandnorth|norwayeast|polandcentral|italynorth"
              r"|japaneast|japanwest|koreacentral|southeastasia|eastasia|centralindia|australiaeast")
-_AREA_WORDS = {"europe": "europe", "european": "europe", "eu": "europe", "the eu": "europe", "us": "us", "the us": "us",
+_AREA_WORDS = {"europe": "europe", "european": "europe", "eu": "eu", "the eu": "eu", "us": "us", "the us": "us",
                "usa": "us", "the usa": "us", "united states": "us", "the united states": "us", "america": "us",
                "north america": "north-america", "asia": "asia", "apac": "asia", "asia-pacific": "asia",
                "asia pacific": "asia"}
@@ -54,17 +52,3 @@ def take_regions(text: str) -> tuple[str, tuple[str, ...]]:
     if not found:
         return text, ()
     return re.sub(r" {2,}", " ", rest).strip(), tuple(dict.fromkeys(found))
-
-
-_SAID = {"europe": "Europe", "us": "the US", "asia": "Asia-Pacific", "north-america": "North America"}
-
-
-def with_regions(reading: Reading, regions: tuple[str, ...]) -> Reading:
-    """`reading` with the regions said; an answer that plans (not a price question) says it does not filter by them,
-    so a data-residency reader is not left to assume the plan's offer is in the region."""
-    notes = reading.notes
-    if reading.intent in ("describe", "refine", "answer"):
-        said = " or ".join(_SAID.get(r, r) for r in regions)
-        notes = (*notes, f"“{said}”: plans are priced on the cheapest offer in any region (the region is not a filter "
-                         f"for plans yet); ask e.g. “H100 prices in {said}” for the offers there")
-    return reading.model_copy(update={"regions": regions, "notes": notes})

@@ -35,7 +35,7 @@ def _prices(advisor, text: str):
 def test_region_words_are_taken_out_and_kept() -> None:
     assert take_regions("cheapest 8 x h100 in us-east") == ("cheapest 8 x h100", ("us-east",))
     assert take_regions("price of 8 x h100 on aws in eu-west-1") == ("price of 8 x h100 on aws", ("eu-west-1",))
-    assert take_regions("cheapest h100 in the eu")[1] == ("europe",)
+    assert take_regions("cheapest h100 in the eu")[1] == ("eu",)  # the EU/EEA, not all of Europe (no CH, UK)
     assert take_regions("help us serve llama for 100 users")[1] == ()  # a pronoun, not a region
 
 
@@ -78,10 +78,12 @@ def test_a_region_family_filters_and_is_not_the_pronoun_us(real_advisor) -> None
     assert table.answer.startswith("H100 SXM5 80GB in us-east: from $3.90 per GPU-hour on demand")
 
 
-def test_a_plan_with_a_region_says_it_does_not_filter_by_it(real_advisor) -> None:
-    response, _, _ = answered(real_advisor, "serve Llama 3.1 8B for 10 users in Europe")
+def test_a_plan_with_a_region_keeps_to_it(real_advisor) -> None:
+    response, _, text = answered(real_advisor, "serve Llama 3.1 8B for 10 users in Europe")
     assert response.advice is not None  # "Europe" is neither a name nor a reason to stop
-    assert any(n.startswith("“Europe”: plans are priced on the cheapest offer in any region") for n in response.notes)
+    assert response.advice.workload.regions == ("europe",) and "not a filter" not in text  # it is one now
+    offers = {o.id: o.region for o in real_advisor.catalog_data().offers}
+    assert response.advice.options and all(area_of(offers[o.offer_id or ""]) == "europe" for o in response.advice.options)
 
 
 # --- a quoted price judged --------------------------------------------------------------------------
