@@ -151,7 +151,8 @@ class ChartView:
 
 def answers_with_advice(response: Response) -> bool:
     """True when `render_response` answers with the advice (not help, questions or gibberish)."""
-    if response.prices is not None or response.storage is not None or response.distill is not None:
+    if (response.prices is not None or response.storage is not None or response.distill is not None
+            or response.offline is not None):
         # answered from the catalog (or two plans of their own), not the thread's advice
         return False
     if response.buy_or_rent is not None or response.reserve is not None:  # no model: the break-even, the two bills
@@ -284,6 +285,10 @@ def render_response(response: Response, names: Mapping[str, str] | None = None,
         from bot.prices import render_prices
 
         return render_prices(response.prices)
+    if response.offline is not None:  # an offline job in stages (bot/offline_jobs.py)
+        from bot.offline_jobs import render_offline
+
+        return render_offline(response.offline)
     if response.distill is not None:  # a distillation: its two stages (bot/distill.py)
         from bot.distill import render_distill
 

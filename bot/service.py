@@ -170,6 +170,9 @@ class Response:
     storage: Any = None  # bot.storage.StorageAnswer for a checkpoint-size, storage or transfer question
     # "distill Llama 3.1 405B into 8B …": the teacher's generation and the student's fine-tune (bot.distill.DistillAnswer)
     distill: Any = None
+    # "16 samples per prompt … then score them", "lm-eval on 10 benchmarks", "biggest model chinchilla-optimal":
+    # an offline job in stages or by arithmetic (bot.offline_jobs.OfflineAnswer)
+    offline: Any = None
     # "what GPU do I need to run Llama 3.1 8B locally?": the cards to buy (engine.local.LocalAnswer); `advice` is
     # planned on the pick, or on the user's own card
     local: Any = None
@@ -486,6 +489,12 @@ class Advisor:
                             notes=_names_of(getattr(turn, "notes", ())),
                             distill=self.distill_answer(distill, before=getattr(turn, "distill_before", None),
                                                         notes=tuple(getattr(turn, "distill_notes", ()) or ())))
+        # rejection sampling with a reward pass, an eval suite, a compute-optimal size (bot.offline_jobs): in stages
+        offline = getattr(getattr(turn, "reading", None), "offline", None)
+        answered = self.offline_answer(offline, getattr(turn, "workload", None)) if offline is not None else None
+        if answered is not None:
+            return Response(text, intent, getattr(turn, "workload", None), previous, conversation=conversation,
+                            notes=_names_of(getattr(turn, "notes", ())), offline=answered)
         workload: Workload | None = getattr(turn, "workload", None)
         # conflicts come back as questions too, so only notes and unknown names are listed here
         asked = [(_text_of(q), str(getattr(q, "field", "") or "")) for q in getattr(turn, "questions", ()) or ()]
@@ -946,6 +955,13 @@ class Advisor:
         title = f"{table.title}, against ${float(query['hourly_rate']):,.2f}/GPU-h quoted"
         return replaced(table, title=title, answer=answer, quote=figures, query=dict(query))
 
+    def offline_answer(self, ask: Any, workload: Workload | None = None) -> Any:
+        """The answer to an offline job in stages (`parser.offline_jobs.OfflineAsk`), a `bot.offline_jobs.OfflineAnswer`;
+        None when it cannot be made (the turn is then answered as its workload reads)."""
+        from bot.offline_jobs import offline_answer
+
+        return offline_answer(ask, self.catalog_data(), workload)
+
     def distill_answer(self, ask: Any, workload: Workload | None = None, before: Any = None,
                        notes: tuple[str, ...] = ()) -> Any:
         """The answer to a distillation (`parser.distill.DistillAsk`), as a `bot.distill.DistillAnswer`; `before`,
@@ -983,6 +999,10 @@ class Advisor:
             from bot.prices import prices_contract
 
             return prices_contract(response.prices)
+        if response.offline is not None:
+            from bot.offline_jobs import offline_contract
+
+            return offline_contract(response.offline, CONTRACT_WORKLOAD_KEYS, response.workload)
         if response.distill is not None:
             from bot.distill import distill_contract
 

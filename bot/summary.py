@@ -77,7 +77,7 @@ from engine.offer_plans import (
 )
 from engine.queueing import percentile_words
 from engine.recommend import NO_INTEGER_KERNELS_NOTE, OWNED_PREFIX, owns_gpus
-from engine.recommendation import BUDGET_NOTE, job_figures, one_run_usd
+from engine.recommendation import BUDGET_NOTE, job_figures, job_rate_and_hours, one_run_usd
 from engine.serving import DEFAULT_TOKENS_PER_S_PER_USER, floor_kept_at, user_floor
 from engine.tco import HOURS_PER_WEEK, row_usd, schedule_words, scheduled_service
 from engine.think_time import think_time_s
@@ -750,7 +750,14 @@ def _speed_line(advice: Advice, guessing: bool = False) -> str:
         job = job_figures(winner, w) if winner is not None else None
         out = w.output_tokens or DEFAULT_OUTPUT_TOKENS
         if job is None:
-            return f"*{fmt_num(w.requests_per_s)} prompts/s* · {fmt_num(w.requests_per_s * out)} output tokens/s"
+            # nothing priced: the rate the plan shown sustains (engine.unpriced_job), never the deadline's as its speed
+            got = next((t.got for t in tp.targets if t.name == "requests_per_s"), None)
+            if got is None:
+                return f"*{fmt_num(w.requests_per_s)} prompts/s needed* · {fmt_num(w.requests_per_s * out)} output tokens/s"
+            rate, hours = job_rate_and_hours(w, got)
+            allowed = f" of the {fmt_hours(float(w.deadline_hours))} allowed" if w.deadline_hours else ""
+            return (f"*{fmt_num(rate)} prompts/s* ({w.batch_items:,.0f} in {fmt_hours(hours)}{allowed}, start-up "
+                    f"included) · {fmt_num(rate * out)} output tokens/s")
         allowed = f" of the {fmt_hours(float(w.deadline_hours))} allowed" if w.deadline_hours else ""
         return (f"*{fmt_num(job.prompts_per_s)} prompts/s* ({w.batch_items:,.0f} in {fmt_hours(job.hours)}{allowed}, "
                 f"start-up included) · {fmt_num(job.prompts_per_s * out)} output tokens/s")

@@ -20,6 +20,10 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         from bot.prices import render_prices_text
 
         return render_prices_text(response.prices)
+    if response.offline is not None:  # an offline job in stages (bot/offline_jobs.py)
+        from bot.offline_jobs import render_offline_text
+
+        return render_offline_text(response.offline, details=details)
     if response.distill is not None:  # a distillation: its two stages (bot/distill.py)
         from bot.distill import render_distill_text
 

@@ -85,6 +85,7 @@ from engine.tco import (
 )
 from engine.throughput import estimate_inference, estimate_training
 from engine.units import HOURS_PER_MONTH
+from engine.unpriced_job import UnpricedJob, is_offline_job, unpriced_job
 from engine.validate import blocking, duration_problem, validate
 from engine.vision import as_dict, image_load, images_note, text_prompt
 
@@ -203,6 +204,11 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
     elif chosen is None:
         reported = _as_ranked(effective, w, arch, data)
         memory, cluster, throughput = _report_without_options(reported, arch, data, result)
+        job = _unpriced_job(reported, arch, data, cluster)
+        if job is not None:  # an offline job with no priced offer: what the fitted GPUs sustain, not the deadline's rate
+            memory, cluster, throughput = job.memory, job.plan, job.throughput
+            if job.note:
+                notes.insert(0, job.note)
         if reported is not effective:  # said, as the plans that fit say it: the figures are FP8's
             notes.insert(0, f"{FP8_ASSUMED}, as the plans that fit would be; BF16 as published needs more")
         if cluster is not None:
@@ -224,6 +230,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                                   message=_at_the_floor(said, effective, w, arch, data, cluster.model_copy(
                                       update={"fits": False})).replace(" (by memory alone)", ""))
                 problems.append(why)
+            if job is not None and job.needed_gpus != cluster.gpus:  # the headline's GPUs miss the deadline: said first
+                problems = [_short_said(p, job, cluster) for p in problems]
     if rented_nowhere(w, data) and named_gpu is not None:
         notes.insert(0, f"{RENTED_NOWHERE_NOTE}{named_gpu.name}: planned as your own hardware, costed at its power "
                         "only (not its purchase); give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
@@ -845,6 +853,29 @@ def int4_on_fixed_note(given: Workload, effective: Workload, arch: Architecture,
         return []
     return [f"{INT4_FIXED_NOTE}an AWQ or GPTQ 4-bit checkpoint (vLLM reads either; check quality on your task) keeps "
             f"{speed.value:.1f} tokens/s per user on the same {given.gpu_count} GPUs"]
+
+
+def _unpriced_job(w: Workload, arch: Architecture, data: CatalogData, cluster: ClusterPlan | None) -> UnpricedJob | None:
+    """The offline job on the GPUs the no-option report fits on (engine.unpriced_job), None for anything else."""
+    gpu = data.gpu(cluster.gpu) if cluster is not None else None
+    if cluster is None or gpu is None or not is_offline_job(w):
+        return None
+    return unpriced_job(w, arch, gpu, cluster, _report_offer(w, gpu, data))
+
+
+def _short_said(problem: Problem, job: UnpricedJob, cluster: ClusterPlan) -> Problem:
+    """"It fits on 2x H100 …, but …" with what those GPUs sustain against the deadline and the GPUs that meet it."""
+    lead = re.match(r"It fits on \d+x [^,.]+", problem.message)
+    if lead is None or not job.note:
+        return problem
+    rate = job.throughput.targets
+    wanted = next((t.wanted for t in rate if t.name == "requests_per_s"), None)
+    if wanted is None:
+        return problem
+    meets = (f"{job.needed_gpus:,} GPUs ({job.needed_layout}) meet it" if job.needed_gpus else "no count of them meets it")
+    said = (f"{lead.group(0)}, which sustain {job.sustained_rps:,.1f} of the {wanted:,.1f} prompts/s the deadline "
+            f"needs ({meets})")
+    return problem.model_copy(update={"message": said + problem.message[lead.end():]})
 
 
 def _report_offer(w: Workload, gpu: GpuRecord, data: CatalogData) -> OfferRecord | None:

@@ -325,13 +325,23 @@ _GENERATE_VERBS = {"generate", "generating", "produce", "producing", "synthesize
                    "synthesising", "write", "writing", "create", "creating"}
 _GENERATE_FILL = {"about", "around", "roughly", "approximately", "approx", "~", "some", "up", "to", "over", "at", "least"}
 GENERATED_REPLY_TOKENS = 1000  # one generated sample (a synthetic conversation, an answer with its reasoning): ~1k tokens
+# "synthetic training data", "fine-tuning set": what the generated tokens are for, not a training job on this model
+_DATA_NOUNS = {"data", "dataset", "datasets", "set", "sets", "corpus", "examples", "samples", "pairs"}
+
+
+def _data_for_training(items: list[Said]) -> set[int]:
+    """The indexes of training words that only name what data is for ("training data", "fine-tuning set")."""
+    return {i for i, s in enumerate(items[:-1]) if s.kind == "cue" and s.cues & {"train", "finetune"}
+            and items[i + 1].text in _DATA_NOUNS}
 
 
 def _generated_tokens(items: list[Said], current_mode: str | None) -> list[Said]:
     """'generate 1B tokens of synthetic data with Llama 3.3 70B': an offline generation job of that many output tokens
     (it was read as 1B tokens of training data, and LoRA was planned). A job is prompts run to replies, so the tokens
-    become replies of GENERATED_REPLY_TOKENS each, a length assumed and said in a note (or the reply length said)."""
-    if training_said(items, current_mode):
+    become replies of GENERATED_REPLY_TOKENS each, a length assumed and said in a note (or the reply length said).
+    "synthetic training data" names what the tokens are for: it is no training job (it planned a LoRA of the 70B)."""
+    data_words = _data_for_training(items)
+    if training_said([s for i, s in enumerate(items) if i not in data_words], current_mode):
         return items
     out = list(items)
     for index, said in enumerate(items):
@@ -355,6 +365,8 @@ def _generated_tokens(items: list[Said], current_mode: str | None) -> list[Said]
             f"read “{_shown(text)}” as an offline generation job: {_plain(replies)} replies of {length}"])
         for between in range(before, index):
             out[between] = Said("filler", items[between].text)
+        for word in data_words:  # "training data": the generated data's use, not a cue that this job trains
+            out[word] = Said("filler", items[word].text)
     return out
 
 

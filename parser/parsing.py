@@ -26,6 +26,8 @@ from .fleet import with_fleet
 from .latency_waiver import with_latency_waived
 from .names import glue_names
 from .normalize import normalize
+from .offline_jobs import with_offline
+from .padding import with_padding
 from .percentiles import with_ttft_percentile
 from .providers_only import with_providers
 from .reading import NameResolver, Reading
@@ -251,6 +253,7 @@ def parse(
                 "distill": distilled, "updates": {"model": distilled.teacher, **reading.updates},
                 "conflicts": tuple(c for c in reading.conflicts if c.field != "model"),
                 "unknown_names": tuple(p for p in reading.unknown_names if not (said and said in p.message))})
+        reading = with_offline(reading, normalized, resolver)  # n samples + a reward pass, an eval suite, chinchilla
         reading = with_vendor(reading, normalized)
         if resolver is not None:  # "aws only", "an AWS shop", "only aws or gcp": where it may run
             reading = with_providers(reading, normalized, resolver.resolve_provider)
@@ -258,6 +261,7 @@ def parse(
         reading = with_ttft_percentile(reading, normalized, current)  # "ttft < 1 s at p99", "make it p99"
         reading = with_fleet(reading, normalized, current_mode)  # "our slurm cluster", "500 A100s for 2 hours"
         reading = with_think_time(reading, normalized, current)  # "users pause 60 s between questions", "no pause"
+        reading = with_padding(reading, normalized, current_mode)  # "we pad to 4096": examples x the padded length
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
         reading = with_api(reading, api)

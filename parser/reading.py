@@ -147,6 +147,9 @@ class Reading(BaseModel):
     # "distill Llama 3.1 405B into 8B …": the teacher's generation and the student's fine-tune (`parser.distill`);
     # the updates keep the teacher as the model, the answer plans both stages
     distill: Any = None
+    # rejection sampling with a scoring pass, an eval suite, a compute-optimal size for a fixed fleet and window
+    # (`parser.offline_jobs.OfflineAsk`): answered in stages or by arithmetic, not as one service or training run
+    offline: Any = None
     # "vs gpt-4o-mini api", "cheaper than claude haiku?": the hosted API named (a catalog api_prices id), compared with
     # the self-hosted plan or priced alone (`parser.api_names`); its words are not read as a model or a provider
     api: str | None = None

@@ -37,6 +37,9 @@ QUESTIONS = (
     "how many gpus do i need on our slurm cluster to train 7B from scratch on 2T tokens in 30 days",
     "train 7b model on 500 A100s for 2 hours",
     "whats our cost per 1M tokens serving llama 3.3 70b at 50 users vs gpt-4o-mini api",
+    "rejection sampling: 16 samples per prompt for 100k prompts with llama 3.3 70b, then score them with a 70b reward model",
+    "lm-eval-harness on llama 3.1 70b across mmlu, gsm8k, hellaswag",
+    "64xH100 for 3 days, biggest model we can pretrain chinchilla-optimal",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
