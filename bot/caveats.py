@@ -37,7 +37,7 @@ from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
 from engine.published import PUBLISHED_NOTE
 from engine.recommend import FALLBACK_NOTE, IDLE_FIXED_NOTE, NO_INTEGER_KERNELS_NOTE
 from engine.recommendation import BUDGET_NOTE, EDGE_NOTE, JOB_SPOT_HINT, JOB_SPOT_NOTE
-from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, rl_shape
+from engine.rl import RL_NOTE, RL_SPLIT, critic_params_b, ppo_passes, rl_shape
 from engine.serving import TTFT_REACH_NOTE
 from engine.spot import SPOT_GANG_NOTE
 from engine.tco import COLD_START_NOTE, RESERVED_PART_TIME_NOTE
@@ -508,6 +508,13 @@ def _rl_line(advice: Advice) -> str | None:
         critic += f"; {float(w.rl_reward_params_b):g}B reward model counted (held, one forward per completion)"
     passes = (f"{int(w.train_steps):,} steps of {int(w.global_batch):,} prompts" if w.train_steps and w.global_batch
               else f"{float(w.epochs or 1):g} epoch(s)")
+    if w.objective == "ppo":  # PPO as PPO: one rollout per prompt, a KL penalty, epochs over each rollout batch
+        reference = "the frozen reference policy counted" if beta > 0 else "no reference"
+        if ppo_passes(w):
+            passes = f"{float(w.epochs or 1):g} PPO epochs over each rollout batch (num_ppo_epochs)"
+        return (f"{head}: {g} completion{'s' if g != 1 else ''} per prompt of up to {completion:,} tokens ({prompt:,}-token "
+                f"prompts), KL penalty {beta:g} ({reference}), {passes}{critic}; say “2k-token completions”, "
+                "“kl coef 0.1”, “2 epochs” to change")
     return (f"{head}: {g} completions per prompt of up to {completion:,} tokens ({prompt:,}-token prompts), beta "
             f"{beta:g}, {passes}{critic}; say “16 generations”, “2k-token completions”, "
             "“beta 0.04” to change")

@@ -77,6 +77,12 @@ PREFERENCE_SEQUENCES_PER_PAIR = 2
 DEFAULT_RL_COMPLETION_TOKENS = 1_024
 TRL_COMPLETION_TOKENS = 256
 DEFAULT_RL_GENERATIONS = 8  # TRL GRPOConfig.num_generations: completions sampled per prompt (G) when not said
+# PPO samples one completion per prompt (its value model is the baseline; a group of completions is GRPO's), keeps a
+# frozen reference policy for a KL penalty (TRL PPOConfig.kl_coef 0.05) and trains each rollout batch for several
+# passes (TRL PPOConfig.num_ppo_epochs 4): "4 epochs" said of PPO is that count (engine.rl)
+PPO_GENERATIONS = 1
+PPO_KL_COEF = 0.05
+PPO_EPOCHS = 4
 # A reasoning model's reply carries its thinking: DeepSeek-R1, QwQ, Qwen3 and gpt-oss traces run 1,000-4,000 tokens,
 # so its load is sized at 2,000 tokens per reply unless said (256 would undersize a request rate about eight times)
 DEFAULT_REASONING_OUTPUT_TOKENS = 2_000
@@ -307,8 +313,8 @@ MAX_MICRO_BATCH_TOKENS = 32_768
 
 
 def rl_generations(w: Workload) -> int:
-    """G, the completions sampled per prompt: as said, else TRL's default."""
-    return int(w.rl_generations or DEFAULT_RL_GENERATIONS)
+    """G, the completions sampled per prompt: as said, else TRL's default (GRPO's group of 8, PPO's one)."""
+    return int(w.rl_generations or (PPO_GENERATIONS if w.objective == "ppo" else DEFAULT_RL_GENERATIONS))
 
 
 def global_batch_sequences(w: Workload, seq_len: int) -> int | None:

@@ -28,6 +28,14 @@ unless said, with its own gradients and optimizer state (engine.memory), run for
 value estimates and trained forward and backward (engine.throughput). A reward model said ("an 8B reward model") is
 held frozen and scores every completion: one forward over its prompt and completion. GRPO, RLOO and DAPO have no
 critic, and a reward function (a verifier, unit tests) costs no GPU time.
+
+PPO is sized as PPO, not as GRPO with a critic (TRL's PPOConfig, OpenRLHF's PPO defaults): one completion per prompt
+(the value model is the baseline; G completions are GRPO's), a KL penalty of 0.05 against a frozen reference policy
+(held and run forward), and "4 epochs" read as num_ppo_epochs: each rollout batch, generated once, is trained on 4
+times (TRL's default). So the rollouts run once per prompt, the policy and value model train E passes over them, and
+the forwards made once per rollout batch (the reference's and reward model's, the value model's values, the policy's
+old log-probs) are spread over those E passes. The 50k-prompt PPO run sized with GRPO's 8 completions and beta 0 was
+2.05B tokens and 25.6 h where the run is ~256M tokens.
 """
 
 from __future__ import annotations
@@ -42,6 +50,9 @@ from engine.architecture import Architecture
 from engine.models import (
     DEFAULT_RL_COMPLETION_TOKENS,
     DEFAULT_RL_GENERATIONS,
+    PPO_EPOCHS,
+    PPO_GENERATIONS,
+    PPO_KL_COEF,
     RL_OBJECTIVES,
     TRL_COMPLETION_TOKENS,
     Workload,
@@ -65,11 +76,40 @@ def is_rl(w: Workload) -> bool:
     return w.objective in RL_OBJECTIVES and w.mode in ("full", "lora", "qlora", "pretrain")
 
 
+def default_generations(w: Workload) -> int:
+    """G when not said: PPO samples one completion per prompt, GRPO-style RL a group (TRL's num_generations)."""
+    return PPO_GENERATIONS if w.objective == "ppo" else DEFAULT_GENERATIONS
+
+
+def default_beta(w: Workload) -> float:
+    """The KL coefficient when not said: PPO's penalty against its reference (TRL PPOConfig.kl_coef), GRPO's 0."""
+    return PPO_KL_COEF if w.objective == "ppo" else DEFAULT_KL_BETA
+
+
 def rl_shape(w: Workload) -> tuple[int, int, int, float]:
     """(G, prompt tokens, completion tokens, beta) as said, else the defaults."""
-    return (int(w.rl_generations or DEFAULT_GENERATIONS), int(w.rl_prompt_tokens or DEFAULT_RL_PROMPT_TOKENS),
+    return (int(w.rl_generations or default_generations(w)), int(w.rl_prompt_tokens or DEFAULT_RL_PROMPT_TOKENS),
             int(w.rl_completion_tokens or DEFAULT_COMPLETION_TOKENS),
-            float(DEFAULT_KL_BETA if w.rl_kl_beta is None else w.rl_kl_beta))
+            float(default_beta(w) if w.rl_kl_beta is None else w.rl_kl_beta))
+
+
+def ppo_passes(w: Workload) -> bool:
+    """PPO over a prompt set (not said in steps): its epochs are num_ppo_epochs, passes over each rollout batch, so
+    the rollouts are generated once and the policy and value model train that many times on them."""
+    return is_rl(w) and w.objective == "ppo" and not w.train_steps
+
+
+def rollout_passes(w: Workload) -> float:
+    """How many times the prompts are rolled out over a run: once for PPO (its epochs train on the same rollouts),
+    the epochs for GRPO-style RL (each epoch samples afresh)."""
+    return 1.0 if ppo_passes(w) else float(w.epochs or 1)
+
+
+def per_rollout_share(w: Workload) -> float:
+    """The share of a trained token's FLOPs taken by a forward made once per rollout batch (the reference's, the
+    reward model's, the value model's values, PPO's old log-probs): 1 / num_ppo_epochs for PPO, which trains E passes
+    over each batch; 1 otherwise (GRPO trains each rollout once)."""
+    return 1.0 / max(1.0, float(w.epochs or 1)) if ppo_passes(w) else 1.0
 
 
 def runs_reference(w: Workload) -> bool:
@@ -120,10 +160,19 @@ def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str],
     if w.objective not in RL_OBJECTIVES or mode not in ("full", "lora", "qlora", "pretrain"):
         return w
     policy_b = params_b or w.params_b
-    if w.rl_generations is None:
+    ppo = w.objective == "ppo"
+    if w.rl_generations is None and ppo:
+        assume("rl_generations", PPO_GENERATIONS,
+               "1 completion sampled per prompt (PPO: the value model is the baseline; a group of completions per "
+               "prompt is GRPO's)")
+    elif w.rl_generations is None:
         assume("rl_generations", DEFAULT_GENERATIONS,
                f"{DEFAULT_GENERATIONS} completions sampled per prompt (TRL's num_generations default; DeepSeekMath used "
                "64): say e.g. “16 generations per prompt”")
+    if ppo and w.epochs is None and not w.train_steps:
+        assume("epochs", PPO_EPOCHS,
+               f"{PPO_EPOCHS} PPO epochs (TRL's num_ppo_epochs default): {PPO_EPOCHS} passes of the policy and value "
+               "model over each rollout batch, which is generated once; say e.g. “2 epochs” to change")
     if w.rl_completion_tokens is None:
         assume("rl_completion_tokens", DEFAULT_COMPLETION_TOKENS,
                f"completions of up to {DEFAULT_COMPLETION_TOKENS:,} tokens (DeepSeekMath's GRPO setting): reasoning RL "
@@ -141,14 +190,20 @@ def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str],
         assume("rl_reward_params_b", float(w.rl_reward_params_b),
                f"the {float(w.rl_reward_params_b):g}B reward model held frozen in BF16 and run forward once over every "
                "completion (prompt + completion tokens) to score it")
-    if w.rl_kl_beta is None:
+    if w.rl_kl_beta is None and ppo:
+        assume("rl_kl_beta", PPO_KL_COEF,
+               f"KL penalty {PPO_KL_COEF:g} (TRL's PPOConfig kl_coef default): the frozen reference policy is held and "
+               "run forward over every rollout; say “kl coef 0.1” to change")
+    elif w.rl_kl_beta is None:
         assume("rl_kl_beta", DEFAULT_KL_BETA,
                "KL coefficient beta 0 (TRL's GRPOConfig default: no reference model loaded or run); say “beta 0.04” "
                "(DeepSeekMath's) to count the frozen reference")
-    update = {"rl_generations": w.rl_generations or DEFAULT_GENERATIONS,
+    update = {"rl_generations": w.rl_generations or default_generations(w),
               "rl_completion_tokens": w.rl_completion_tokens or DEFAULT_COMPLETION_TOKENS,
               "rl_prompt_tokens": w.rl_prompt_tokens or DEFAULT_RL_PROMPT_TOKENS,
-              "rl_kl_beta": DEFAULT_KL_BETA if w.rl_kl_beta is None else w.rl_kl_beta}
+              "rl_kl_beta": default_beta(w) if w.rl_kl_beta is None else w.rl_kl_beta}
+    if ppo and w.epochs is None and not w.train_steps:
+        update["epochs"] = float(PPO_EPOCHS)
     if w.objective == "ppo" and w.rl_critic_params_b is None and policy_b:
         update["rl_critic_params_b"] = float(policy_b)
     w = w.model_copy(update=update)
@@ -159,10 +214,11 @@ def rl_defaults(w: Workload, mode: str | None, assume: Callable[[str, Any, str],
         update["seq_len"] = prompt + completion
     if w.dataset_tokens is None and w.dataset_examples:
         tokens = int(w.dataset_examples) * g * (prompt + completion)
+        per = "per PPO epoch (one pass over the rollouts)" if ppo_passes(w) else "per epoch"
         assume("dataset_tokens", tokens,
-               f"{int(w.dataset_examples):,} prompts x {g} completions x ({prompt:,} prompt + {completion:,} completion "
-               f"tokens) ~ {_count(tokens)} tokens trained per epoch (completions at full length: shorter ones train and "
-               "generate less)")
+               f"{int(w.dataset_examples):,} prompts x {g} completion{'s' if g != 1 else ''} x ({prompt:,} prompt + "
+               f"{completion:,} completion tokens) ~ {_count(tokens)} tokens trained {per} (completions at full length: "
+               "shorter ones train and generate less)")
         update["dataset_tokens"] = tokens
     if w.headroom is None:
         from engine.memory import DEFAULT_HEADROOM  # engine.memory reads engine.rl: imported when used
@@ -217,7 +273,7 @@ def rollouts(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int) -> Roll
     rate = choice.capacity_rps * choice.replicas  # completions/s
     n = completions(w)
     _g, _prompt, completion, _beta = rl_shape(w)
-    hours = n / rate / 3600 * float(w.epochs or 1)
+    hours = n / rate / 3600 * rollout_passes(w)  # PPO's epochs train on the same rollouts
     return Rollouts(completions=n, tokens=n * completion, tokens_per_s=rate * completion, hours=hours, tp=choice.tp * choice.pp,
                     replicas=choice.replicas, batch=choice.batch if choice.batch > 1 else choice.capacity_sequences)
 
@@ -242,15 +298,22 @@ def rl_note(w: Workload, arch: Architecture, gpu: GpuRecord | None, gpus: int, t
     g, prompt, completion, beta = rl_shape(w)
     name = "PPO" if w.objective == "ppo" else "GRPO"
     found = rollouts(w, arch, gpu, gpus) if gpu is not None else None
-    ref = (f"beta {beta:g}: the frozen reference model runs forward over every sequence (+2N FLOPs per token)"
+    kl = f"KL penalty {beta:g}" if w.objective == "ppo" else f"beta {beta:g}"
+    ref = (f"{kl}: the frozen reference model runs forward over every sequence (+2N FLOPs per token"
+           + (" once per rollout batch)" if ppo_passes(w) else ")")
            + (" and a copy of its weights is held beside the policy" if w.mode == "full" else
               " (the base with the adapter disabled: no copy)") if beta > 0 else
-           "beta 0 (TRL's default): no reference model held or run")
+           f"{kl}{'' if w.objective == 'ppo' else ' (TRL' + chr(39) + 's default)'}: no reference model held or run")
     critic = _critic_words(w) + _reward_words(w)
     steps = int(w.train_steps or 0)
     if steps and w.global_batch and not w.dataset_examples:
         head = (f"{RL_NOTE}{name}: {completions(w):,} completions ({steps:,} steps x {int(w.global_batch):,} prompts x "
                 f"{g}) of up to {completion:,} tokens after {prompt:,}-token prompts")
+    elif w.dataset_examples and ppo_passes(w):
+        passes = float(w.epochs or PPO_EPOCHS)
+        head = (f"{RL_NOTE}{name}: {completions(w):,} completions ({int(w.dataset_examples):,} prompts x {g}, generated "
+                f"once) of up to {completion:,} tokens after {prompt:,}-token prompts, trained {passes:g} PPO epochs "
+                "(num_ppo_epochs: passes over each rollout batch)")
     elif w.dataset_examples:
         head = (f"{RL_NOTE}{name}: {completions(w):,} completions per epoch ({int(w.dataset_examples):,} prompts x {g}) "
                 f"of up to {completion:,} tokens after {prompt:,}-token prompts")
@@ -271,12 +334,14 @@ def rl_note(w: Workload, arch: Architecture, gpu: GpuRecord | None, gpus: int, t
     return [f"{head}. {RL_SPLIT}{_hours(gen)} ({share:.0%}) + training {_hours(training)} per run on "
             f"{gpus} GPUs, phases one after the other{cost}: vLLM colocated in {VLLM_COLOCATE_SHARE:.0%} of each GPU "
             f"(TRL's vllm_gpu_memory_utilization; {found.replicas} replica{'s' if found.replicas != 1 else ''} of TP"
-            f"{found.tp}, ~{found.batch:,} sequences each) generates {_count(found.tokens)} tokens per epoch at "
+            f"{found.tp}, ~{found.batch:,} sequences each) generates {_count(found.tokens)} tokens "
+            f"{'per run' if ppo_passes(w) else 'per epoch'} at "
             f"~{found.tokens_per_s:,.0f} tokens/s, vLLM's offline rate at full batch (smaller generation batches per "
             "step and the wait for the longest completion run slower); the policy trains on prompts x G x (prompt + completion) tokens; "
             f"{ref}{critic}. Server mode (trl vllm-serve on separate GPUs) leaves the training GPUs their whole "
-            "memory and overlaps nothing by default. Say e.g. “16 generations”, “2k-token completions”, “beta 0.04”, "
-            "“2 epochs” to change them"]
+            "memory and overlaps nothing by default. Say e.g. "
+            + ("“2k-token completions”, “kl coef 0.1”, “2 epochs”" if w.objective == "ppo" else
+               "“16 generations”, “2k-token completions”, “beta 0.04”, “2 epochs”") + " to change them"]
 
 
 def _critic_words(w: Workload) -> str:
@@ -304,6 +369,6 @@ def _hours(h: float) -> str:
 
 
 __all__ = ["DEFAULT_COMPLETION_TOKENS", "DEFAULT_GENERATIONS", "DEFAULT_KL_BETA", "RL_NOTE", "RL_SPLIT",
-           "VLLM_COLOCATE_SHARE", "Rollouts", "completions", "critic_params_b", "critic_ratio", "is_rl",
-           "reward_ratio", "rl_defaults", "rl_note", "rl_shape",
-           "rollout_gpu_hours", "rollouts", "runs_reference"]
+           "VLLM_COLOCATE_SHARE", "Rollouts", "completions", "critic_params_b", "critic_ratio", "default_beta",
+           "default_generations", "is_rl", "per_rollout_share", "ppo_passes", "reward_ratio", "rl_defaults", "rl_note",
+           "rl_shape", "rollout_gpu_hours", "rollout_passes", "rollouts", "runs_reference"]

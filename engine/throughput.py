@@ -32,7 +32,16 @@ from engine.models import (
     sequences_per_example,
 )
 from engine.quantization import compute_capability
-from engine.rl import critic_ratio, is_rl, reward_ratio, rollout_gpu_hours, rollouts, runs_reference
+from engine.rl import (
+    critic_ratio,
+    is_rl,
+    per_rollout_share,
+    ppo_passes,
+    reward_ratio,
+    rollout_gpu_hours,
+    rollouts,
+    runs_reference,
+)
 from engine.think_time import think_time_s
 from engine.units import HOURS_PER_YEAR, SECONDS_PER_HOUR, bytes_per_element, figure, finite
 
@@ -224,7 +233,8 @@ def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
     factor = 4.0 if w.mode in ("lora", "qlora") else 6.0
     # DPO runs the frozen reference model forward over the same tokens (2N, attention's forward share too): in the
     # training loop, or once before it with precompute_ref_log_probs; the FLOPs are the same
-    factor += REFERENCE_FORWARD_FACTOR if reference_forward(w) else 0.0
+    # (PPO: once per rollout batch, spread over the num_ppo_epochs passes trained on it: engine.rl)
+    factor += REFERENCE_FORWARD_FACTOR * per_rollout_share(w) if reference_forward(w) else 0.0
     factor += rl_extra_factor(w)  # PPO's value model, a reward model: more networks over the same tokens (engine.rl)
     # summed over layers, each token attends to the whole sequence (global layers) or its window (local)
     attn = 12 * arch.attended_tokens(int(w.seq_len or 2048)) * arch.heads * arch.head_dim * factor / 6
@@ -232,16 +242,25 @@ def _flop_terms(w: Workload, arch: Architecture) -> tuple[float, float, float]:
 
 
 def critic_factor(w: Workload) -> float:
-    """PPO's value model in FLOPs per token per policy parameter: a forward for the values (2) and its training, forward
-    and backward (6, or 4 under (Q)LoRA), at its size over the policy's; 0 without a critic."""
+    """PPO's value model in FLOPs per token per policy parameter: a forward for the values (2, once per rollout batch)
+    and its training, forward and backward (6, or 4 under (Q)LoRA), at its size over the policy's; 0 without a critic."""
     ratio = critic_ratio(w)
-    return ratio * (REFERENCE_FORWARD_FACTOR + (4.0 if w.mode in ("lora", "qlora") else 6.0)) if ratio else 0.0
+    return ratio * (REFERENCE_FORWARD_FACTOR * per_rollout_share(w) + (4.0 if w.mode in ("lora", "qlora") else 6.0)
+                    ) if ratio else 0.0
+
+
+def old_logprob_factor(w: Workload) -> float:
+    """PPO's forward of the policy over each rollout for its old log-probs (the ratio's denominator), once per rollout
+    batch: 2 x the share of a pass; GRPO trains each rollout once and reuses the current log-probs."""
+    return REFERENCE_FORWARD_FACTOR * per_rollout_share(w) if ppo_passes(w) else 0.0
 
 
 def rl_extra_factor(w: Workload) -> float:
     """Online RL's networks besides the policy and its reference, per trained token: PPO's value model
-    (`critic_factor`) and a reward model's forward over every completion (2 x its size over the policy's)."""
-    return critic_factor(w) + REFERENCE_FORWARD_FACTOR * reward_ratio(w)
+    (`critic_factor`), a reward model's forward over every completion (2 x its size over the policy's) and PPO's
+    old log-probs (`old_logprob_factor`)."""
+    return (critic_factor(w) + REFERENCE_FORWARD_FACTOR * reward_ratio(w) * per_rollout_share(w)
+            + old_logprob_factor(w))
 
 
 def reference_forward(w: Workload) -> bool:
@@ -261,18 +280,26 @@ def flops_per_token(w: Workload, arch: Architecture) -> Figure:
     s = int(w.seq_len or 2048)
     extra = rl_extra_factor(w)
     policy = factor - extra
-    notes = ["6 = forward 2N + backward 4N" if policy == 6 else
+    share = per_rollout_share(w)
+    notes = [f"{policy:.3g} = the policy's forward 2N + backward 4N on each of the {1 / share:g} PPO epochs, + the frozen "
+             f"reference's forward 2N once per rollout batch (/ {1 / share:g})" if reference_forward(w) and share < 1 else
+             "6 = forward 2N + backward 4N" if policy == 6 else
              "8 = the policy's forward 2N + backward 4N + the frozen reference model's forward 2N (DPO, or RL with "
              "beta > 0)" if policy == 8 else
              "6 for (Q)LoRA DPO or RL with beta > 0: forward 2N + input-gradient backward 2N + the reference forward 2N "
              "(the base with the adapter disabled)" if reference_forward(w) else
              "4 for (Q)LoRA: forward 2N + input-gradient backward 2N, no weight gradients for the frozen base"]
+    once = f" / {1 / share:g} PPO epochs" if share < 1 else ""
     if critic_factor(w):
-        notes.append(f"+ {critic_factor(w):.3g} for PPO's value model: its forward for the values (2) and its training "
-                     f"({4 if w.mode in ('lora', 'qlora') else 6}) at {critic_ratio(w):.3g}x the policy's parameters")
+        notes.append(f"+ {critic_factor(w):.3g} for PPO's value model: its forward for the values (2{once}) and its "
+                     f"training ({4 if w.mode in ('lora', 'qlora') else 6}) at {critic_ratio(w):.3g}x the policy's "
+                     "parameters")
     if reward_ratio(w):
-        notes.append(f"+ {REFERENCE_FORWARD_FACTOR * reward_ratio(w):.3g} for the reward model's forward over every "
-                     f"completion (2 x its {reward_ratio(w):.3g}x the policy's parameters)")
+        notes.append(f"+ {REFERENCE_FORWARD_FACTOR * reward_ratio(w) * share:.3g} for the reward model's forward over "
+                     f"every completion (2{once} x its {reward_ratio(w):.3g}x the policy's parameters)")
+    if old_logprob_factor(w):
+        notes.append(f"+ {old_logprob_factor(w):.3g} for the policy's forward for the old log-probs, once per rollout "
+                     f"batch (2{once})")
     if w.objective in PREFERENCE_OBJECTIVES:
         notes.append("preference pairs: every pair trains two sequences (prompt + chosen, prompt + rejected), counted "
                      "in the tokens")

@@ -176,9 +176,15 @@ _EXAMPLE_SINGULARS = {noun[:-1] for noun in _EXAMPLE_NOUNS} | {"pair", "row", "s
 # people a service is for: users as much as "users" are ("40 developers", "500 seats"). Staff and seats are a headcount
 # (parser.population): sized for a share at once; "people" and "agents" (often AI agents, running non-stop) are not
 _PEOPLE = {"developers", "devs", "engineers", "seats", "employees", "analysts", "people", "staff", "agents",
-           "researchers", "scientists", "members"}
+           "researchers", "scientists", "members", "lawyers", "attorneys", "paralegals", "doctors", "physicians",
+           "clinicians", "nurses", "accountants", "consultants", "editors", "writers", "designers", "programmers",
+           "coders", "colleagues", "coworkers", "teammates", "students", "teachers", "traders", "bankers",
+           "underwriters", "recruiters"}
 _AT_ONCE_PEOPLE = {"people", "agents"}
-_AT_ONCE = re.compile(r"(?:, )?(?:all )?(?:at once|at a time|at the same time|simultaneously|concurrently|in parallel)\b")
+# "15 lawyers at once", "20 analysts using it at the same time", "a dozen people hitting it concurrently": all at once
+_AT_ONCE = re.compile(r"(?:, )?(?:(?:all )?(?:using|on|hitting|querying|chatting with|asking) (?:it|this|the (?:bot|"
+                      r"tool|assistant|model|service|app|system)) )?(?:all )?(?:at once|at a time|at the same time|"
+                      r"simultaneously|concurrently|in parallel)\b")
 
 
 def _headcount(text: str, count: int, cues: frozenset[str], staff: bool, plain: str) -> Said:

@@ -89,7 +89,9 @@ class Asides:
         if self.population is not None:
             people, at_once = int(defaults.pop("population")), defaults.pop("concurrency")
             said, how = self.population
-            if any(name in updates for name in ("requests_per_s", "load_tokens_per_s", "target_tokens_per_s")):
+            if updates.get("mode", current_mode) not in (None, "inference") or updates.get("intent") == "train":
+                pass  # "our 300-person company wants to fine-tune ...": the people are the team, not a load
+            elif any(name in updates for name in ("requests_per_s", "load_tokens_per_s", "target_tokens_per_s")):
                 # "2,000 users signed up, 5k requests a day": the rate sizes the service; the people send it
                 notes = (*notes, audience_note(said, people))
             elif "concurrency" in updates:  # "2,000 users signed up, 150 at once": the number at once is said

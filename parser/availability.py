@@ -4,7 +4,9 @@ single replica sized for the load has no failover, whatever its cost."""
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6}
 _SITES = r"(?:regions|zones|availability zones|azs|data ?cent(?:er|re)s|sites|clouds)"
@@ -18,11 +20,21 @@ _DATA = re.compile(r"\b(?:data|dataset|corpus|bucket|buckets|s3|gcs|blob|storage
 # "HA" in capitals, for text read as written (a message reaches the reader normalised: parser.normalize spells a
 # capital "HA" out as "high availability" before lowercasing), or after a word that makes it a requirement
 _HA = re.compile(r"(?<![\w-])HA(?![\w-])")
+_SITE = r"(?:az|availability zone|zone|region|datacenter|data center|data centre|node|machine|host|server|gpu|replica)"
 _HA_SAID = re.compile(r"\b(?:with|need|needs|want|wants|require|requires|must be|be|for|in an?|an?|full|proper) ha\b"
                       r"|\bha (?:setup|deployment|pair|cluster|mode|config|configuration|requirement)\b"
                       r"|\bsurviv\w* (?:a |one |any )?(?:node|gpu|machine|server|host|instance|zone|az|region|datacenter|"
-                      r"data center)s? (?:failure|failing|outage|loss|going down)\b|\b(?:node|machine|host|zone) failures?\b",
+                      r"data center)s? (?:failure|failing|outage|loss|going down)\b|\b(?:node|machine|host|zone) failures?\b"
+                      # "need to survive losing an AZ", "tolerate the loss of a zone", "if an AZ goes down"
+                      rf"|\b(?:surviv\w*|tolerat\w*|withstand\w*|handl\w*|ride out|ok with|fine with) (?:the )?(?:losing|"
+                      rf"loss of|lose|failure of|outage of) (?:a |an |one |any |a single )?{_SITE}\b"
+                      rf"|\b(?:if|when|in case) (?:a |an |one )?{_SITE} (?:goes down|go down|fails|dies|is lost|outage)\b"
+                      rf"|\b(?:az|availability zone|zone) (?:failures?|outages?|loss|redundancy|failover)\b",
                       re.IGNORECASE)
+# what a zonal failover is asked to keep: "at full capacity", "without losing capacity", "with no degradation"
+_FULL_CAPACITY = re.compile(r"\b(?:at|with|keep(?:ing)?|on|retain(?:ing)?) (?:the )?full (?:capacity|load|throughput|"
+                            r"speed)\b|\bwithout (?:losing|any loss of|a drop in|degrad\w*)(?: (?:capacity|throughput|"
+                            r"speed|performance))?\b|\bno (?:loss of capacity|degradation|capacity loss)\b", re.IGNORECASE)
 
 
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10}
@@ -56,11 +68,14 @@ def availability(text: str) -> tuple[int, str] | None:
         if not found:
             return None
         count, said = 2, found.group(0)
-    said = re.sub(r"\bha\b", "HA", said)
-    where = f"one per {'region' if 'region' in said.lower() or 'multi' in said.lower() else 'zone or host'}"
+    said = re.sub(r"\b(ha|az)(s?)\b", lambda m: m.group(1).upper() + m.group(2), said)
+    lowered = said.lower()
+    where = ("one per region" if "region" in lowered or "multi" in lowered else
+             "one per zone, on a provider with zones" if re.search(r"\b(?:az|zone)", lowered) else "one per zone or host")
+    tail = ("" if full_capacity_said(text) else
+            ", at reduced capacity; for failover at full capacity, ask for the users times the replicas (“double the users”)")
     return count, (f"read “{said}” as at least {count} replicas ({where}, each on its own machine), the users spread "
-                   "over them: one can fail or be updated while the others serve, at reduced capacity; for failover at "
-                   "full capacity, ask for the users times the replicas (“double the users”)")
+                   f"over them: one can fail or be updated while the others serve{tail}")
 
 
 _NO_MARGIN = re.compile(r"\bno (?:speed )?margin\b|\bwithout (?:a |any |the )?(?:speed )?margin\b|\bno headroom\b"
@@ -71,3 +86,28 @@ _NO_MARGIN = re.compile(r"\bno (?:speed )?margin\b|\bwithout (?:a |any |the )?(?
 def no_margin(text: str) -> bool:
     """'no margin': size a service to the per-user speed asked exactly, not with the engine's margin over it."""
     return bool(_NO_MARGIN.search(text or ""))
+
+
+def full_capacity_said(text: str | None) -> bool:
+    """"at full capacity", "without degradation": a failover that keeps the whole load."""
+    return bool(_FULL_CAPACITY.search(text or ""))
+
+
+def full_capacity(text: str, replicas: int, updates: dict[str, Any]) -> str | None:
+    """"survive losing an AZ at full capacity": each replica left must carry the whole load, so the load sized is the
+    load said times replicas / (replicas - 1) (2 zones: twice the users), spread over the replicas. The load said is
+    updated in `updates`; the note that says so, or None when no full capacity was asked (or no load is said yet)."""
+    found = _FULL_CAPACITY.search(text or "")
+    if found is None or replicas < 2:
+        return None
+    factor = replicas / (replicas - 1)
+    for name, what in (("concurrency", "users at once"), ("requests_per_s", "requests/s"),
+                       ("load_tokens_per_s", "tokens/s of load")):
+        value = updates.get(name)
+        if not value:
+            continue
+        sized = math.ceil(value * factor - 1e-9) if name == "concurrency" else value * factor
+        updates[name] = sized
+        return (f"read “{found.group(0)}” as full capacity through a failure: with one of the {replicas} replicas down "
+                f"the rest carry all {value:,g} {what}, so {sized:,g} are sized across the {replicas} (x{factor:.2g})")
+    return None

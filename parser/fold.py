@@ -14,7 +14,7 @@ from typing import Any
 from engine.models import BUSY_HOUR_FACTOR, DEFAULT_OUTPUT_TOKENS, Problem
 
 from .asides import IMAGE_JOB_NOTE, IMAGE_PROMPT_CUE, IMAGE_PROMPT_TOKENS
-from .availability import availability, no_margin
+from .availability import availability, full_capacity, no_margin
 from .batches import read_batch
 from .capacity import capacity_asked, max_context_asked
 from .quantities import _sig
@@ -157,6 +157,8 @@ def fold(
     if available is not None:  # "99.9% uptime", "across 2 regions": replicas to fail over to
         updates["min_replicas"], said_how = available
         notes.append(said_how)
+        full = full_capacity(whole, available[0], updates)  # "... at full capacity": the load said x 2 over 2 zones
+        notes.extend([full] if full else [])
     if (not training_said and "mode" not in updates and current_mode is None and not job
             and ("model" in updates or "params_b" in updates)
             and (_RUN_A_MODEL.search(whole) or max_context_asked(whole))

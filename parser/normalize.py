@@ -84,8 +84,17 @@ _NUMBER_DASH_TOKEN = re.compile(r"(\d[kmbt]?)-(?=toks?\b|tokens?\b)")  # 200-tok
 _TRAINING_TOKENS = re.compile(r"(\d(?:\.\d+)?[kmbt]?) (?:training|train|pretraining|fine-?tuning|sft|dataset|corpus) (tokens?)\b")
 # "w/ 50k tokens", "w/o caching": Slack shorthand for with / without
 _WITH = re.compile(r"\bw/o\b|\bw/(?=\s|[a-z0-9])")
-# "0.40$/hr", "2 usd/hr", "1.5 dollars an hour": the dollar sign goes in front, as the grammar reads it
-_TRAILING_DOLLAR = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?) ?(?:\$|usd\b|dollars?\b|bucks\b)")
+# "0.40$/hr", "2 usd/hr", "1.5 dollars an hour", "5k dollars a month": the dollar sign goes in front, as the grammar reads it
+_TRAILING_DOLLAR = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?k?) ?(?:\$|usd\b|dollars?\b|bucks\b)")  # "5k usd" too
+# "we've got 5k a month for inference", "budget of 20k/month", "5000 a month on gpus": an amount a month with no "$",
+# a budget by the words around it (a spend word before it, or "for inference" after it); the sign goes in front
+_SPEND = (r"(?:budget(?: of| is)?|spend(?:ing)?|weve got|we have|ive got|i have|have got|got|afford|allocated|under|within"
+          r"|up to|at most|max(?:imum)?|cap(?:ped)?(?: at| of)?|capped at)")
+_BARE_BUDGET = re.compile(
+    r"\b(" + _SPEND + r" (?:about |around |roughly |~ ?)?)(\d+(?:\.\d+)?k|\d{3,}(?:\.\d+)?)(?= ?(?:a|per|/|each|every) ?"
+    r"(?:month|mo|year|yr)\b| ?(?:monthly|yearly|annually)\b)"
+    r"|(?<![\w.$])(\d+(?:\.\d+)?k|\d{3,}(?:\.\d+)?)(?= ?(?:a|per|/) ?(?:month|mo)\b,? (?:for|on|to spend on) (?:the )?"
+    r"(?:inference|compute|gpus?|serving|hosting|cloud|infra(?:structure)?|llm|model serving)\b)")
 # "a100-40gb", "h100-80gb": the memory behind a GPU name, spelt the way the aliases are ("a100 40 gb")
 _NAME_DASH_MEMORY = re.compile(r"\b([a-z]+\d+[a-z]*)-(\d{2,3}) ?gb\b")
 # An MoE said by its total and active sizes: "7b moe with 1b active", "moe with 7b total and 1b active parameters",
@@ -149,6 +158,7 @@ def normalize(text: str) -> str:
     text = _EMOJI.sub(" ", text)
     text = _APOSTROPHE.sub("", text)
     text = _DIGIT_GROUPS.sub("", text)
+    text = _BARE_BUDGET.sub(lambda m: f"{m.group(1)}${m.group(2)}" if m.group(2) else f"${m.group(3)}", text)
     text = _SCIENTIFIC.sub(_scientific, text)
     text = _HUGE.sub(" " + HUGE_NUMBER + " ", text)
     text = _BOUNDARY.sub(" , ", text)

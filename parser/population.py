@@ -37,12 +37,20 @@ _SIGNUPS = re.compile(
     r"(?<![\w.])(" + _COUNT + r") (?:" + _SIGNED + r" " + _WHO + r"|" + _WHO + r" (?:have |who (?:have )?)?" + _SIGNED
     + r"(?: up)?|sign[- ]?ups?|registrations?)\b"
     r"|\b(?:a |our )?(?:user|customer) ?base of (?:about |around |~ ?)?(" + _COUNT + r")\b")
-# an organisation's users: "our 500 users", "500 internal users", "500 users in our company", "we have 500 users"
+_NOT_AT_ONCE = r"(?! (?:at once|at a time|at the same time|concurren\w*|simultaneously))"
+_ORG = r"(?:company|org|organi[sz]ation|firm|business|startup|team|group|department|dept|lab|agency|practice|office)"
+# an organisation's users: "our 500 users", "500 internal users", "500 users in our company", "we have 500 users";
+# its size: "our 1200-person company", "a 300-person org", "100 people in the company", "a company of 300 people"
 _ORG_USERS = re.compile(
-    r"\bour (" + _COUNT + r") (?:internal )?users\b(?! (?:at once|at a time|at the same time|concurrent))"
-    r"|(?<![\w.])(" + _COUNT + r") internal users\b"
-    r"|(?<![\w.])(" + _COUNT + r") users (?:in|across|at) (?:our|the) (?:company|org|organi[sz]ation|firm|business)\b"
-    r"|\bwe have (" + _COUNT + r") users\b(?! (?:at once|at a time|at the same time|concurrent))")
+    r"\bour (" + _COUNT + r") (?:internal )?users\b" + _NOT_AT_ONCE
+    + r"|(?<![\w.])(" + _COUNT + r") internal users\b"
+    r"|(?<![\w.])(" + _COUNT + r") (?:users|people|persons|employees|staff|folks) (?:in|across|at|of) (?:our|the|my) "
+    + _ORG + r"\b" + _NOT_AT_ONCE
+    + r"|\bwe have (" + _COUNT + r") users\b" + _NOT_AT_ONCE
+    + r"|(?<![\w.])(" + _COUNT + r") ?-? ?(?:person|people|employee|staff|seat|user)s? " + _ORG + r"\b" + _NOT_AT_ONCE
+    + r"|\b" + _ORG + r" of (?:about |around |roughly |~ ?)?(" + _COUNT + r")(?: (?:people|persons|employees|staff))?\b"
+    + _NOT_AT_ONCE + r"(?! (?:users|gpus?|nodes?|servers?|machines?|cards?|replicas|tokens?|k?b\b))"
+    r"|\bheadcount (?:of |is )?(?:about |around |roughly |~ ?)?(" + _COUNT + r")\b")
 
 
 def active_at_once(people: int, share: float) -> int:

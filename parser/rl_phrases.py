@@ -19,8 +19,15 @@ from .reading import Reading
 
 _N = r"(\d+(?:\.\d+)?k?)"
 # critic-free online RL the engine sizes as GRPO; RLHF is left as it is (PPO or DPO, said no further)
-_CRITIC_FREE = re.compile(r"\b(rloo|dapo|rlvr|dr\.? ?grpo|reinforcement learning (?:with|from) verifiable rewards?|"
-                          r"rl (?:fine[ -]?tun(?:e|ed|ing)|finetun(?:e|ed|ing)|training)|online rl)\b")
+_CRITIC_FREE = re.compile(r"\b(rloo|dapo|rlvr|dr\.? ?grpo|(?:reinforcement learning|rl) (?:with|from|on|using) "
+                          r"verifiable rewards?|rl (?:fine[ -]?tun(?:e|ed|ing)|finetun(?:e|ed|ing)|training)|online rl)\b")
+# "16 rollouts per question" with no method said: rollouts scored per prompt are online RL, sized as GRPO
+_ROLLOUTS_PER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?k? rollouts?(?: (?:per|for each|each|a)| ?/) ?(?:prompt|question|"
+                           r"problem|task)\b")
+# an RL run's prompts said as what they are: "20k questions", "10k math problems", "5k coding tasks"
+_PROMPT_NOUNS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?[km]?) (?:(?:math|maths|coding|code|reasoning|training|rl) )?"
+                           r"(?:questions|problems|tasks|puzzles)\b(?! (?:per|each|a|/) ?(?:step|batch|iteration))")
+ROLLOUTS_NOTE = "read “{said}” as online RL (rollouts scored per prompt): sized as GRPO; say “PPO” for a value model"
 _RL_SAID = re.compile(r"\b(?:grpo|ppo)\b")
 # G: "8 rollouts per prompt", "16 samples per prompt", "8 rollouts/prompt", "8 samples each" (after the prompts: TRL's
 # num_generations), "num_generations 8", "group size 16", "16 generations", "g=16"
@@ -67,9 +74,13 @@ def take_rl(text: str, notes: list[str], defaults: dict[str, Any]) -> str:
     found = _CRITIC_FREE.search(text)
     if found is not None:
         said = found.group(1)
-        notes.append(CRITIC_FREE_NOTE.format(said=said.upper() if len(said) <= 5 else said))
+        notes.append(CRITIC_FREE_NOTE.format(said=said.upper() if len(said) <= 5 else re.sub(r"\brl\b", "RL", said)))
         text = _CRITIC_FREE.sub(" grpo ", text, count=1)
     rl = bool(_RL_SAID.search(text))
+    rolled = _ROLLOUTS_PER.search(text)
+    if not rl and rolled is not None and not _alone(text, _ROLLOUTS_PER):
+        notes.append(ROLLOUTS_NOTE.format(said=rolled.group(0)))
+        text, rl = f"grpo , {text}", True
     for pattern in (_PER_PROMPT, _GROUP, _BARE_GENERATIONS):
         m = pattern.search(text)
         if m is None or not (rl or _alone(text, pattern)):  # "serve it, 16 samples per prompt" is no RL: left as said
@@ -77,6 +88,8 @@ def take_rl(text: str, notes: list[str], defaults: dict[str, Any]) -> str:
         if 1 <= _qty(m.group(1)) <= 1024 and "rl_generations" not in defaults:
             defaults["rl_generations"] = int(_qty(m.group(1)))
             text = f"{text[:m.start()]} , {text[m.end():]}"
+    if rl:  # "20k questions" in an RL message: the prompts it samples from (TRL's prompt dataset)
+        text = _PROMPT_NOUNS.sub(r"\1 prompts", text)
     m = _COMPLETION.search(text)
     if m is not None and (rl or _alone(text, _COMPLETION)):
         defaults["rl_completion_tokens"] = int(_qty(m.group(1) or m.group(2)))

@@ -98,15 +98,20 @@ def test_reward_model_weights_are_held() -> None:
 
 
 def test_ppo_flops_add_the_critic_and_the_reward_forward() -> None:
-    """Full PPO: the policy 6N, the critic's value forward 2N and training 6N; a reward model the policy's size 2N."""
+    """Full PPO: the policy 6N, its forward for the old log-probs 2N, the critic's value forward 2N and training 6N; a
+    reward model the policy's size 2N. The forwards made once per rollout batch (old log-probs, values, reward,
+    reference) are spread over the PPO epochs trained on it (num_ppo_epochs)."""
     base = flops_per_token(_ppo(objective="grpo", rl_critic_params_b=None), ARCH)
     ppo = flops_per_token(_ppo(), ARCH)
     both = flops_per_token(_ppo(rl_reward_params_b=8.03), ARCH)
-    assert base.inputs["factor"] == 6 and ppo.inputs["factor"] == pytest.approx(14)
-    assert both.inputs["factor"] == pytest.approx(16)
+    assert base.inputs["factor"] == 6 and ppo.inputs["factor"] == pytest.approx(6 + 2 + 8)
+    assert both.inputs["factor"] == pytest.approx(18)
     lora = flops_per_token(_ppo(mode="lora"), ARCH)
-    assert lora.inputs["factor"] == pytest.approx(4 + 6)  # (Q)LoRA: 4N policy, 2N + 4N critic
+    assert lora.inputs["factor"] == pytest.approx(4 + 2 + 6)  # (Q)LoRA: 4N policy, 2N old log-probs, 2N + 4N critic
     assert any("PPO's value model" in n for n in ppo.notes)
+    # 4 PPO epochs, KL 0.05: per pass 6N + 6N trained, once per batch (2N old log-probs + 2N values + 2N reference) / 4
+    four = flops_per_token(_ppo(epochs=4, rl_kl_beta=0.05), ARCH)
+    assert four.inputs["factor"] == pytest.approx(6 + 6 + (2 + 2 + 2) / 4)
 
 
 def test_the_note_sizes_the_critic_instead_of_leaving_it_out() -> None:
