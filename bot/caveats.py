@@ -20,6 +20,7 @@ from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner
 from engine.advise import (
     ADAPTER_SCALE_NOTE,
     AVAILABILITY_NOTE,
+    INC_SAID,
     INT4_FIXED_NOTE,
     MARGIN_NOTE,
     METHODS_NOTE,
@@ -27,6 +28,7 @@ from engine.advise import (
     POOR_FIT_NOTE,
     RENTED_NOWHERE_NOTE,
     SPOT_DEARER_NOTE,
+    UNPRICED_SAID,
     WAYS_OUT_NOTE,
 )
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
@@ -182,6 +184,9 @@ def _fp8_line(advice: Advice, amd: bool = False) -> str | None:
     if note is None:
         return None
     bf16 = re.search(r"; (BF16 as published[^;]*)$", note)
+    if INC_SAID in note:  # Gaudi: vllm-gaudi's INC calibration and flags, not NVIDIA's --quantization fp8
+        recipe = note[len(FP8_NOTE):].split("): ", 1)[0].split("), as ", 1)[0]
+        return f"FP8 weights and KV cache assumed{recipe})" + (f"; {bf16.group(1)}" if bf16 else "")
     said = ("AMD pick, FP8 weights and KV cache assumed (benchmark your model first, spec-sheet speeds are not always "
             "reached; ROCm vLLM" if amd else "FP8 weights and KV cache assumed (vLLM")
     return f"{said} --quantization fp8 --kv-cache-dtype fp8)" + (f"; {bf16.group(1)}" if bf16 else "")
@@ -366,10 +371,22 @@ def _images_line(advice: Advice) -> str | None:
     return "Images: " + note[len(IMAGES_NOTE):].split("; the ")[0]
 
 
-def _rented_nowhere_line(advice: Advice) -> str | None:
-    """A GPU nobody in the catalog rents, planned as the user's own: why the cost is power only."""
+def unpriced_said(advice: Advice) -> str | None:
+    """A GPU nobody in the catalog rents, not said to be theirs (engine.recommend.unpriced_rental): the sentence that
+    asks its price, with power alone as a floor ("No provider in the catalog rents the Instinct MI355X 288GB: give a
+    price per GPU-hour …"); the Cost line says it in place of a price. None otherwise."""
     note = _starting(advice.notes, RENTED_NOWHERE_NOTE)
-    return f"No provider in the catalog rents the {note[len(RENTED_NOWHERE_NOTE):]}" if note else None
+    return f"No provider in the catalog rents the {note[len(RENTED_NOWHERE_NOTE):]}" if note and UNPRICED_SAID in note \
+        else None
+
+
+def _rented_nowhere_line(advice: Advice) -> str | None:
+    """A GPU nobody in the catalog rents, planned as the user's own: why the cost is power only (not priced at all,
+    `unpriced_said`: the Cost line asks)."""
+    note = _starting(advice.notes, RENTED_NOWHERE_NOTE)
+    if note is None or UNPRICED_SAID in note:
+        return None
+    return f"No provider in the catalog rents the {note[len(RENTED_NOWHERE_NOTE):]}"
 
 
 def _devices_line(advice: Advice) -> str | None:

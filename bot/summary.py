@@ -27,6 +27,7 @@ from bot.caveats import (
     fallback_weights,
     plan_note,
     service_risks,
+    unpriced_said,
 )
 from bot.formatting import (
     best_tco,
@@ -50,6 +51,7 @@ from bot.service import GpuPlan, Response, unit_cost_asked
 from engine.advise import (
     LACKS_SAID,
     POOR_FIT_NOTE,
+    POWER_RATE_SAID,
     PROVIDER_LACKS_GPU,
     REASONING_NOTE,
     REASONING_REPLY_TOKENS,
@@ -195,7 +197,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     """Winner, runner-up, and whichever of the cheapest / fastest alternative is not already shown. A
     cheapest row a service should not run on says why in its label ("cheapest, no SLA"), since the
     sentence about it is the first the one-note budget drops when a question is open."""
-    if not advice.options:
+    if not advice.options or unpriced_said(advice):  # power alone ranked against nothing priced: no table
         return []
     by_name = {o.name: o for o in advice.options}
     winner = by_name.get(winner_name(advice) or "") or advice.options[0]
@@ -458,6 +460,9 @@ def _compared_core(response: Response, names: Mapping[str, str]) -> str | None:
         side += (f" at {speed(won)} tokens/s per user, {slow}" if slow and won.tokens_per_s_per_user else "")
         return (f"⚖️ {a} for {model}: {lost.gpus}× {b} cannot hold it{need}; {won.gpus}× {a} "
                 f"{'does' if won.gpus == 1 else 'do'}" + (f", {side}" if side else ""))
+    unpriced = _unpriced_against(won, lost, a, b, model)
+    if unpriced:
+        return unpriced
     if won.usd_per_run is not None and lost.usd_per_run is not None:
         hours = (f", {fmt_hours(won.hours_per_run)} vs {fmt_hours(lost.hours_per_run)}"
                  if won.hours_per_run and lost.hours_per_run else "")
@@ -489,6 +494,41 @@ def _compared_core(response: Response, names: Mapping[str, str]) -> str | None:
         return (f"⚖️ {a} is cheaper than {b} for {model}: {fmt_usd(won.usd_per_month)} vs {fmt_usd(lost.usd_per_month)} a "
                 f"month on the same load ({count(won)} vs {count(lost)}{speeds})")
     return None
+
+
+def _unpriced_against(won: GpuPlan, lost: GpuPlan, a: str, b: str, model: str) -> str | None:
+    """Two GPUs, one (or both) rented by no provider in the catalog and not said to be theirs: its plan is costed at
+    power only, which is no price to set against a rental ("Gaudi 3 is cheaper than H100: $369 vs $5,825"). Rented
+    with rented: the rent per GPU-hour under which it costs less than the rented one on the same load (a bill is
+    linear in its rate). Both unrented: owned with owned, power against power, said as such. None when neither."""
+    mine, theirs = unpriced_said(won.advice), unpriced_said(lost.advice)
+    if not (mine or theirs):
+        return None
+
+    def bill(p: GpuPlan) -> float | None:
+        return p.usd_per_run if p.usd_per_run is not None else p.usd_per_month
+
+    per = "a run" if won.usd_per_run is not None else "a month"
+    if mine and theirs:
+        first, second = bill(won), bill(lost)
+        if first is None or second is None:
+            return None
+        return (f"⚖️ {a} vs {b} for {model}, both as your own GPUs (no provider in the catalog rents either): power "
+                f"alone {fmt_usd(first)} vs {fmt_usd(second)} {per} ({won.gpus} vs {lost.gpus} GPUs), purchase not "
+                "counted; give a price per GPU-hour for each to compare rents")
+    free, rented = (won, lost) if mine else (lost, won)
+    name, other = (a, b) if mine else (b, a)
+    power, rent = bill(free), bill(rented)
+    rate = re.search(r"\$([\d.,]+)" + re.escape(POWER_RATE_SAID), mine or theirs or "")
+    if power is None or rent is None or not power or rate is None:
+        return None
+    even = float(rate.group(1).replace(",", "")) * rent / power
+    speeds = ""
+    if free.tokens_per_s_per_user and rented.tokens_per_s_per_user:
+        speeds = f", {fmt_num(free.tokens_per_s_per_user)} vs {fmt_num(rented.tokens_per_s_per_user)} tokens/s per user"
+    return (f"⚖️ {name} vs {other} for {model}: no provider in the catalog rents the {name}, so no price to compare; "
+            f"rented at under ${even:,.2f} per GPU-hour it costs less than {other}'s {fmt_usd(rent)} {per} on the same "
+            f"load ({free.gpus} vs {rented.gpus} GPUs{speeds}); give its price, e.g. “at $3/GPU-hour”")
 
 
 def _one_provider(won: GpuPlan, lost: GpuPlan) -> bool:
@@ -854,6 +894,9 @@ def _hours_billed(w: Workload) -> str:
 
 
 def _cost_line(advice: Advice, asking: bool = False, guessing: bool = False) -> str:
+    unpriced = unpriced_said(advice)
+    if unpriced:  # a GPU nobody rents, not said to be theirs: its price is the question, power alone is no price
+        return f"? {unpriced}"
     winner = winner_option(advice)
     if winner is None:
         if advice.cluster is not None and advice.cluster.fits:
@@ -1137,7 +1180,7 @@ def key_assumptions(advice: Advice) -> str:
     if (owns_gpus(advice.workload) or any(o.name.startswith(OWNED_PREFIX) for o in advice.options[:1])
             or any(n.startswith(RENTED_NOWHERE_NOTE) for n in advice.notes)):
         # no rental (theirs, or a GPU no provider rents): their GPUs cost the electricity they draw
-        bits.append("your own GPUs at power cost")
+        bits.append("no rental price in the catalog" if unpriced_said(advice) else "your own GPUs at power cost")
     elif pricing:
         bits.append(f"{str(pricing).replace('_', '-')} prices")
     return "Assumes " + " · ".join(bits) if bits else ""

@@ -46,18 +46,22 @@ from engine.poor_fit import cloud_of, cloud_words, dear_per_flop, on_one_cloud, 
 from engine.preference import preference_note
 from engine.published import published_ways_out
 from engine.recommend import (
+    BASEBOARD_GPUS,
     OWNED_PREFIX,
     PUE,
     SERVER_POWER_FACTOR,
     USD_PER_KWH,
     Ranked,
+    baseboard,
     bf16_reference,
     compares_precisions,
     data_source,
     evaluate,
     owns_gpus,
+    power_usd_per_gpu_hour,
     rented_nowhere,
     run_cost_usd,
+    unpriced_rental,
 )
 from engine.recommendation import (
     BUDGET_NOTE,
@@ -173,8 +177,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
                    if effective.precision == "fp8" else "BF16 is the cheaper here; reply 'fp8' to compare"))]
         if effective.precision == "fp8" and chosen is not None:
             bf16 = bf16_reference(variant.model_copy(update={"precision": "bf16"}), arch, data, chosen, result.memos)
-            notes.insert(0, f"{FP8_ASSUMED}: about half the memory of BF16, accuracy within about 1% on standard "
-                            "benchmarks" + (f"; {bf16}" if bf16 else ""))
+            notes.insert(0, f"{fp8_assumed(data.gpu(chosen.cluster.gpu or ''))}: about half the memory of BF16, "
+                            "accuracy within about 1% on standard benchmarks" + (f"; {bf16}" if bf16 else ""))
     elif variant is not None:
         effective = variant
         assumptions = [a for a in assumptions if a.field not in ("mode", "precision", "optimizer")] + [Assumption(
@@ -210,7 +214,8 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
             if job.note:
                 notes.insert(0, job.note)
         if reported is not effective:  # said, as the plans that fit say it: the figures are FP8's
-            notes.insert(0, f"{FP8_ASSUMED}, as the plans that fit would be; BF16 as published needs more")
+            notes.insert(0, f"{fp8_assumed(data.gpu(cluster.gpu or '') if cluster is not None else None)}, as the plans that fit would be; BF16 as "
+                            "published needs more")
         if cluster is not None:
             problems = [p for p in problems if p.code != "fits_nowhere"]
             if lacking is None or not cluster.fits:  # the provider's problem already says why there is no price
@@ -233,8 +238,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
             if job is not None and job.needed_gpus != cluster.gpus:  # the headline's GPUs miss the deadline: said first
                 problems = [_short_said(p, job, cluster) for p in problems]
     if rented_nowhere(w, data) and named_gpu is not None:
-        notes.insert(0, f"{RENTED_NOWHERE_NOTE}{named_gpu.name}: planned as your own hardware, costed at its power "
-                        "only (not its purchase); give a price (e.g. 'at $1.50/hr per GPU') to cost a rental")
+        notes.insert(0, rented_nowhere_note(w, named_gpu, data, chosen, effective))
     notes.extend(availability_note(effective, chosen))
     free = _FreeOfPin(w, effective, arch, data)
     budget_said = pinned_budget_note(w, effective, data, chosen, notes, free)
@@ -292,9 +296,48 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
 # FP8 weights planned where the user named no precision (read by the first message as FP8_NOTE)
 FP8_ASSUMED = ("FP8 assumed for weights and KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8, or a published FP8 "
                "checkpoint)")
+# FP8 on Intel Gaudi is not vLLM's --quantization fp8: vllm-gaudi quantizes through Intel Neural Compressor, from
+# measurements of the model on calibration prompts taken first (docs.vllm.ai, "FP8 INC"; Intel Gaudi docs, "FP8
+# Calibration and Inference with vLLM")
+GAUDI_FP8 = ("FP8 assumed for weights and KV cache (on Gaudi: vllm-gaudi with Intel Neural Compressor, measured first "
+             "on calibration prompts with QUANT_CONFIG at a measure config (vllm-hpu-extension calibrate_model.sh), then "
+             "vllm serve --quantization inc --kv-cache-dtype fp8_inc with QUANT_CONFIG at the quant config)")
+INC_SAID = "Intel Neural Compressor"  # in GAUDI_FP8: the first message's FP8 line keeps its recipe
+
+
+def fp8_assumed(gpu: GpuRecord | None) -> str:
+    """The FP8 note's opening, with the recipe of the GPU it runs on: vLLM's flags, or the INC steps on Gaudi."""
+    return GAUDI_FP8 if gpu is not None and gpu.id.startswith("gaudi") else FP8_ASSUMED
+
+
 NO_FP8_NOTE = "no FP8 tensor cores on "  # a named GPU planned with BF16 weights where FP8 was compared (first message)
 USERS_PAST_FIXED = "users_past_fixed"  # Problem.code: the GPUs fixed hold the model but not the users at once
 RENTED_NOWHERE_NOTE = "no provider in the catalog rents the "  # a GPU named that nobody rents (engine.recommend.rented_nowhere)
+UNPRICED_SAID = ": give a price per GPU-hour to cost it"  # after the GPU's name: not said to be theirs, so no price yet
+POWER_RATE_SAID = " per GPU-hour of power"  # after the power rate in that note: a comparison's break-even reads it
+
+
+def rented_nowhere_note(w: Workload, gpu: GpuRecord, data: CatalogData, chosen: Option | None,
+                        effective: Workload) -> str:
+    """A GPU nobody in the catalog rents. Said to be theirs: costed at its power. Not said: its cost is a question,
+    with the power figure as a floor, never as its price (a neocloud's MI355X rents at several times its power). A GPU
+    sold on 8-GPU baseboards is bought or quoted by the node: the nodes a plan of another count takes are said."""
+    nodes = ""
+    if chosen is not None and baseboard(gpu) and chosen.cluster.gpus % BASEBOARD_GPUS:
+        whole = -(-chosen.cluster.gpus // BASEBOARD_GPUS)
+        nodes = (f"; it is sold on {BASEBOARD_GPUS}-GPU baseboards, so bought or quoted per node this is {whole} "
+                 f"node{'s' if whole != 1 else ''} of {BASEBOARD_GPUS} ({chosen.cluster.gpus} used)")
+    if not unpriced_rental(w, data):
+        return (f"{RENTED_NOWHERE_NOTE}{gpu.name}: planned as your own hardware, costed at its power only (not its "
+                f"purchase); give a price (e.g. 'at $1.50/hr per GPU') to cost a rental{nodes}")
+    power = ""
+    if chosen is not None:
+        training = (effective.mode or "inference") in TRAINING_MODES
+        usd = run_cost_usd(chosen.tco, effective) if training else chosen.total_usd
+        power = (f"; power alone would be ${usd:,.0f} {'a run' if training else 'a month'} on your own "
+                 f"{chosen.cluster.gpus}x (${power_usd_per_gpu_hour(gpu):.2f}{POWER_RATE_SAID}, not their purchase)")
+    return (f"{RENTED_NOWHERE_NOTE}{gpu.name}{UNPRICED_SAID}, e.g. “at $3/GPU-hour” (or say “our own”){power}"
+            f"{nodes}")
 PROVIDER_LACKS_GPU = "provider_lacks_gpu"  # Problem.code: the provider named rents no GPU of the type named
 LACKS_SAID = " does not rent "  # "Lambda does not rent Instinct MI300X 192GB ...": the headline reads the provider from it
 

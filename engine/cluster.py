@@ -38,7 +38,7 @@ from engine.models import (
     global_batch_sequences,
 )
 from engine.quantization import compute_capability
-from engine.throughput import zero3_gather
+from engine.throughput import onchip_roce, zero3_gather
 
 DEFAULT_GPUS_PER_NODE = 8
 MAX_NODES = 4096
@@ -169,12 +169,13 @@ DOMAIN_TP_CHECKLIST = (
 
 
 def max_tensor_parallel(gpu: GpuRecord, offer: OfferRecord | None, gpus_per_node: int) -> int:
-    """TP needs a fast all-to-all link: NVSwitch/Infinity Fabric -> whole node (or, inside an NVLink domain larger than
-    the node, DOMAIN_TENSOR_PARALLEL GPUs across its trays); NVLink bridge -> pairs; PCIe -> none."""
+    """TP needs a fast all-to-all link: NVSwitch/Infinity Fabric/on-chip RoCE (Gaudi 3's baseboard) -> whole node (or,
+    inside an NVLink domain larger than the node, DOMAIN_TENSOR_PARALLEL GPUs across its trays); NVLink bridge -> pairs;
+    PCIe -> none."""
     link = _link(gpu, offer).lower()
     if "bridge" in link:
         return min(2, gpus_per_node)
-    if ("nvlink" in link or "nvswitch" in link or "infinity" in link) and "pcie" not in link:
+    if ("nvlink" in link or "nvswitch" in link or "infinity" in link or onchip_roce(link)) and "pcie" not in link:
         return max(gpus_per_node, domain_tensor_parallel(offer, gpus_per_node))
     return 1
 

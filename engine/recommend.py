@@ -218,6 +218,22 @@ def rented_nowhere(given: Workload, data: CatalogData) -> bool:
                 and data.gpu(given.gpu) is not None and not any(o.gpu == given.gpu for o in data.offers))
 
 
+def unpriced_rental(given: Workload, data: CatalogData) -> bool:
+    """A GPU no provider in the catalog rents, and nothing saying it is the user's own ("serve R1 on MI355X", "we'd
+    rent them from a neocloud"): the plan is sized (costed at power inside, to rank), but its cost is a question, and
+    power alone is never set against a rental as if it were the price (Gaudi 3 "cheaper than H100: $369 vs $5,825")."""
+    return rented_nowhere(given, data) and given.data_location != "onprem"
+
+
+BASEBOARD_GPUS = 8  # OAM (MI300X/MI325X/MI355X, Gaudi 3 HLS) and HGX/SXM parts are sold on 8-GPU baseboards
+
+
+def baseboard(gpu: GpuRecord) -> bool:
+    """A GPU sold only on an 8-GPU baseboard (OAM, SXM/HGX): bought, or quoted by a neocloud, in whole 8-GPU nodes."""
+    form = (gpu.form_factor or "").upper()
+    return any(k in form for k in ("OAM", "SXM", "HGX"))
+
+
 def power_usd_per_gpu_hour(gpu: GpuRecord) -> float:
     """What an owned GPU costs per busy hour in electricity: its server share and cooling included."""
     return (gpu.tdp_w or 0.0) * SERVER_POWER_FACTOR * PUE / 1000 * USD_PER_KWH

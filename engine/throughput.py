@@ -584,17 +584,26 @@ PIPELINE_HOP_S = 30e-6  # activations handed to the next stage over the network,
 MOE_LAYER_DECODE_S = 0.15e-3
 
 
-def link_kind(link: str | None) -> str:
-    """"fast" for an all-to-all NVLink/NVSwitch/Infinity Fabric node, else "pcie" (bridged pairs count as PCIe
-    beyond the pair: the conservative reading)."""
+def onchip_roce(link: str | None) -> bool:
+    """Scale-up over RoCE ports on the accelerator itself, wired all-to-all inside the node: Intel Gaudi 3's 24x
+    200GbE, 21 of them between the 8 cards of an HLS-3/OAM baseboard (Intel Gaudi 3 white paper). Its collectives
+    never cross PCIe or the host, so tensor parallel within the node is planned on it as on NVLink."""
     text = (link or "").lower()
-    return "fast" if ("nvlink" in text or "nvswitch" in text or "infinity" in text) and "bridge" not in text \
-        and "pcie only" not in text else "pcie"
+    return "roce" in text and ("on-chip" in text or "within a node" in text)
+
+
+def link_kind(link: str | None) -> str:
+    """"fast" for an all-to-all NVLink/NVSwitch/Infinity Fabric node, or on-chip RoCE scale-up (`onchip_roce`), else
+    "pcie" (bridged pairs count as PCIe beyond the pair: the conservative reading)."""
+    text = (link or "").lower()
+    return "fast" if (("nvlink" in text or "nvswitch" in text or "infinity" in text or onchip_roce(text))
+                      and "bridge" not in text and "pcie only" not in text) else "pcie"
 
 
 def fast_link_name(link: str | None) -> str:
-    """What a fast scale-up link is called in an answer: AMD's Infinity Fabric, else NVLink."""
-    return "Infinity Fabric" if "infinity" in (link or "").lower() else "NVLink"
+    """What a fast scale-up link is called in an answer: AMD's Infinity Fabric, Gaudi's on-chip RoCE, else NVLink."""
+    text = (link or "").lower()
+    return "Infinity Fabric" if "infinity" in text else "on-chip RoCE" if onchip_roce(text) else "NVLink"
 
 
 def tp_link_bytes_s(gpu: GpuRecord, kind: str) -> float:

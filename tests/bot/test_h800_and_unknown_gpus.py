@@ -27,8 +27,9 @@ def test_deepseek_v3_on_2048_h800_is_planned_on_the_h800s(real_advisor: Any) -> 
     response, view, text = answered(real_advisor, "pretrain DeepSeek-V3 on 14.8T tokens on 2048 H800")
     assert view.headline.startswith("✅ Fits: pre-training DeepSeek-V3 (671B MoE) on 2048× H800 SXM5 80GB"), view.headline
     assert "B200" not in text and "Unknown GPU" not in text
-    # rented by no provider: the user's own (or their allocation), at its power, and no rent question
-    assert "your own 2048x H800 SXM5 80GB (power only)" in text
+    # rented by no provider, not said to be theirs: its price asked (power alone a floor), and no rent question
+    assert "No provider in the catalog rents the H800 SXM5 80GB: give a price per GPU-hour" in text
+    assert "a run on your own 2048x" in text
     assert not any("yours or to rent" in q for q in response.questions), response.questions
     # BF16 at 8k sequences, 25% MFU: ~2x DeepSeek's FP8 run at 4k, which the published line says, beside the ratio
     hours = _gpu_hours(text)

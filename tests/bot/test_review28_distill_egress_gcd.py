@@ -18,7 +18,7 @@ def test_full_said_after_the_model_on_mi250_is_a_full_fine_tune_on_its_gcds(real
     assert "H100" not in text and "Unknown GPU" not in text
     assert not any("full fine-tune?" in q for q in response.questions), response.questions
     assert "Counted in GCDs: 8× Instinct MI250 = 16 GPUs of 64 GB" in text
-    assert "power only" in text  # no public rental price: their allocation, sized and costed at power
+    assert "give a price per GPU-hour to cost it" in text  # no public rental price: sized, its price asked
 
 
 def test_an_egress_question_on_training_data_is_answered_once_and_streamed(real_advisor: Any) -> None:

@@ -85,7 +85,12 @@ def test_fits_on_a_gpu_nobody_rents_says_so() -> None:
     assert not [p for p in advice.problems if p.code == "no_offer"]
     assert advice.options and all(o.name.startswith("your own 1x GeForce RTX 4090") for o in advice.options)
     (note,) = [n for n in advice.notes if n.startswith("no provider in the catalog rents the GeForce RTX 4090")]
-    assert "planned as your own hardware, costed at its power only" in note
+    # not said to be theirs: its price is asked, power alone given as a floor (review 29b)
+    assert "give a price per GPU-hour to cost it" in note and "power alone would be $" in note, note
+    owned = advise(Workload(mode="qlora", model="llama-3.1-8b", gpu="rtx-4090", gpu_count=1, dataset_gb=1,
+                            data_location="onprem"), data)
+    (said,) = [n for n in owned.notes if n.startswith("no provider in the catalog rents the GeForce RTX 4090")]
+    assert "planned as your own hardware, costed at its power only" in said
 
 
 def test_a_gpu_nobody_rents_keeps_the_speed_floor() -> None:
