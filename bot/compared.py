@@ -110,13 +110,14 @@ RUN_HOURS_SPREAD = 2.0
 
 
 def _comparable(best: dict[str, Option], per: str) -> dict[str, Option]:
-    """A side's plans per provider, less those that are not the same job: for a run, one much slower than its best."""
+    """A side's plans per provider, less those that are not the same job: for a run, one much slower than the side's
+    own pick (the engine's first, `best`'s first entry)."""
     if per != "run" or not best:
         return best
-    fastest = min((o.hours_per_run for o in best.values() if o.hours_per_run), default=None)
-    if fastest is None:
+    own = next(iter(best.values())).hours_per_run
+    if not own:
         return best
-    return {p: o for p, o in best.items() if not o.hours_per_run or o.hours_per_run <= RUN_HOURS_SPREAD * fastest}
+    return {p: o for p, o in best.items() if not o.hours_per_run or o.hours_per_run <= RUN_HOURS_SPREAD * own}
 
 
 def shared_by_all(advices: Sequence[Advice], per: str, marketplaces: frozenset[str],
