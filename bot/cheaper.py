@@ -10,8 +10,8 @@ levers the ranking did not pull (spot, a commitment, narrower weights, QLoRA) ar
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from bot.formatting import fmt_usd, winner_option
 from bot.limits import Message, fit_message
@@ -38,6 +38,10 @@ class CheaperView:
     verdict: str
     rows: list[str]
     levers: list[str]
+    # a thread pinned to a GPU, a count or a provider by an earlier turn ("what about b200"): the cheapest plan
+    # without that pin, in one line ("" when there is no pin or nothing is cheaper without it)
+    unpinned: str = ""
+    pins: list[str] = field(default_factory=list)
 
 
 def _training(w: Workload) -> bool:
@@ -89,9 +93,59 @@ def _levers(advice: Advice) -> list[str]:
     return out
 
 
-def build_cheaper_view(advice: Advice, names: Mapping[str, str] | None = None) -> CheaperView | None:
-    """None when nothing is priced yet (the thread's answer is still a question). `names`: accepted as the other
-    layers take it; the option names already carry the GPUs'."""
+# what a thread can pin that the search then never leaves: the shape (a GPU, a count, nodes) and, when nothing else is
+# pinned, the provider ("on gcp" is more often a company's rule than a choice to revisit, so it stays while a shape
+# pin is dropped)
+SHAPE_PINS = ("gpu", "gpu_count", "nodes")
+_PROVIDER_OF = re.compile(r"^(.*?) \d+x ")
+
+
+def _pins(advice: Advice, pick: Option, names: Mapping[str, str]) -> tuple[dict[str, None], list[str]]:
+    """The fields to drop for the unpinned plan, and the pins in the reader's words ("B200 180GB (HGX)", "2 nodes")."""
+    w = advice.workload
+    drop: dict[str, None] = {}
+    words: list[str] = []
+    if w.gpu:
+        drop["gpu"] = None
+        words.append(names.get(w.gpu, w.gpu))
+    if w.gpu_count:
+        drop["gpu_count"] = None
+        words.append(f"{w.gpu_count} GPUs")
+    if w.nodes:
+        drop["nodes"] = None
+        words.append(f"{w.nodes} node{'s' if w.nodes != 1 else ''}")
+    if not drop and w.provider:
+        drop["provider"] = None
+        provider = _PROVIDER_OF.match(pick.name)
+        words.append(provider.group(1) if provider else str(w.provider))
+    return drop, words
+
+
+def _unpinned(advice: Advice, pick: Option, pick_usd: float, names: Mapping[str, str],
+              advise: Callable[[Workload], Advice]) -> tuple[str, list[str]]:
+    """"Without the B200 pin: RunPod 8x Instinct MI300X … $13,958 a month": the same workload planned with the thread's
+    pins dropped (one engine call), said when its pick costs less than the pinned one."""
+    drop, words = _pins(advice, pick, names)
+    if not drop:
+        return "", []
+    free = advise(advice.workload.model_copy(update=drop))
+    other = winner_option(free)
+    if other is None or free.cluster is None or not free.cluster.fits:
+        return "", words
+    usd = work_usd(other, free.effective)
+    if usd >= pick_usd * 0.999:
+        return f"Without pinning {' and '.join(words)}, nothing costs less either.", words
+    gives = [g for g in _gives_up(other, free.effective) if not g.startswith("slower")]
+    return (f"Without pinning {' and '.join(words)}: {other.name}, "
+            f"{fmt_usd(usd)} {_unit(free.effective)}" + (f" ({'; '.join(gives)})" if gives else "")
+            + f", {fmt_usd(pick_usd - usd)} less"), words
+
+
+def build_cheaper_view(advice: Advice, names: Mapping[str, str] | None = None,
+                       advise: Callable[[Workload], Advice] | None = None) -> CheaperView | None:
+    """None when nothing is priced yet (the thread's answer is still a question). `names`: GPU ids -> display names
+    (the option names already carry them). `advise`: the engine, to price the thread's workload without its pins (a
+    GPU, count or provider an earlier turn fixed: the thread's options are all on them)."""
     pick = winner_option(advice)
     if pick is None:
         return None
@@ -100,7 +154,10 @@ def build_cheaper_view(advice: Advice, names: Mapping[str, str] | None = None) -
     cheaper = sorted((o for o in advice.options if o.name != pick.name and work_usd(o, w) < pick_usd * 0.999),
                      key=lambda o: (work_usd(o, w), o.name))
     title = f"Cheaper than {pick.name} ({fmt_usd(pick_usd)} {_unit(w)})?"
-    if not cheaper:
+    unpinned, pins = _unpinned(advice, pick, pick_usd, names or {}, advise) if advise is not None else ("", [])
+    if not cheaper and pins:
+        verdict = f"Cheapest on {' and '.join(pins)}, as this thread asked."
+    elif not cheaper:
         verdict = "No option in this thread's search costs less: it is the cheapest found."
     elif all(not _gives_up(o, w)[0].startswith("slower") for o in cheaper):
         verdict = "It is the cheapest option that meets what you asked; these cost less and give something up:"
@@ -109,13 +166,13 @@ def build_cheaper_view(advice: Advice, names: Mapping[str, str] | None = None) -
     rows = [f"{o.name}: {fmt_usd(work_usd(o, w))} {_unit(w)}: {'; '.join(_gives_up(o, w))}" for o in cheaper[:MAX_CHEAPER]]
     if len(cheaper) > MAX_CHEAPER:
         rows.append(f"{len(cheaper) - MAX_CHEAPER} more cheaper option(s): say “options” for all of them")
-    return CheaperView(title=title, verdict=verdict, rows=rows, levers=_levers(advice))
+    return CheaperView(title=title, verdict=verdict, rows=rows, levers=_levers(advice), unpinned=unpinned, pins=pins)
 
 
 def cheaper_text(view: CheaperView | None) -> str:
     if view is None:
         return "Nothing is priced in this thread yet: answer its open question first."
-    lines = [view.title, view.verdict, *(f"  - {row}" for row in view.rows)]
+    lines = [view.title, view.verdict, *(f"  - {row}" for row in view.rows), *([view.unpinned] if view.unpinned else [])]
     if view.levers:
         lines += ["Or say:", *(f"  - {lever}" for lever in view.levers)]
     return "\n".join(lines) + "\n"

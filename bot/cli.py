@@ -155,7 +155,8 @@ def cmd_chat(args: argparse.Namespace, config: Config, out: TextIO, stdin: TextI
             from bot.service import Response
             from bot.terminal import render_layer
 
-            out.write(render_layer(word, Response(text, "help", None, previous), advisor.display_names()) + "\n")
+            out.write(render_layer(word, Response(text, "help", None, previous), advisor.display_names(),
+                                   advisor.advise) + "\n")
             continue
         response = advisor.respond(conversation, text, previous)
         previous = response.advice

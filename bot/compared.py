@@ -8,7 +8,7 @@ not)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,13 +99,38 @@ def shared_provider(first: Advice, second: Advice, per: str, marketplaces: froze
     """Both sides at the provider renting both where the two together cost least (a team standardising on one
     provider pays both bills there), marketplace hosts left out (no SLA: like with like); None when no provider
     rents both. `names`: provider id -> display name."""
-    mine, theirs = best_by_provider(first, marketplaces), best_by_provider(second, marketplaces)
-    common = set(mine) & set(theirs)
+    both = shared_by_all((first, second), per, marketplaces, names)
+    return (both[0], both[1]) if both is not None else None
+
+
+# a run at the shared provider taking more than this many times the side's own best plan is another job, not the same
+# one somewhere else: "B300 vs B200, 30B on 3T tokens" had been compared at RunPod, whose 8-GPU boxes (no fabric between
+# them) take 967 days, against the 30 days the 256-GPU plans take at AWS, which rents both
+RUN_HOURS_SPREAD = 2.0
+
+
+def _comparable(best: dict[str, Option], per: str) -> dict[str, Option]:
+    """A side's plans per provider, less those that are not the same job: for a run, one much slower than the side's
+    own pick (the engine's first, `best`'s first entry)."""
+    if per != "run" or not best:
+        return best
+    own = next(iter(best.values())).hours_per_run
+    if not own:
+        return best
+    return {p: o for p, o in best.items() if not o.hours_per_run or o.hours_per_run <= RUN_HOURS_SPREAD * own}
+
+
+def shared_by_all(advices: Sequence[Advice], per: str, marketplaces: frozenset[str],
+                  names: Any) -> tuple[AtProvider, ...] | None:
+    """Every side at the provider renting them all where together they cost least ("H100 vs H200 vs B200 vs MI300X"
+    as `shared_provider` does for two); None when no provider rents them all (each is then read at its cheapest)."""
+    bests = [_comparable(best_by_provider(a, marketplaces), per) for a in advices]
+    common = set.intersection(*(set(b) for b in bests)) if bests else set()
     if not common:
         return None
-    provider = min(common, key=lambda p: (measure(mine[p], first, per) + measure(theirs[p], second, per), p))
+    provider = min(common, key=lambda p: (sum(measure(b[p], a, per) for b, a in zip(bests, advices, strict=True)), p))
     name = names.get(provider, provider)
-    return at_provider(mine[provider], first, name), at_provider(theirs[provider], second, name)
+    return tuple(at_provider(b[provider], a, name) for b, a in zip(bests, advices, strict=True))
 
 
 def shape_words(replicas: int | None, per_replica: int | None) -> str:

@@ -236,7 +236,7 @@ class Replier:
                 elif word == "cheaper":
                     from bot.cheaper import build_cheaper_view, render_cheaper
 
-                    messages = render_cheaper(build_cheaper_view(advice, names))
+                    messages = render_cheaper(build_cheaper_view(advice, names, self.advisor.advise))
                 else:
                     messages = render_formulas(build_formulas_view(advice))
             committed = self._commit(key, event_id, messages)

@@ -23,7 +23,15 @@ from engine.advise import RENTED_NOWHERE_NOTE
 from engine.contract import CONTRACT_WORKLOAD_KEYS
 from engine.models import Advice, Figure, Workload
 from engine.recommendation import recommended
-from parser import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, max_context_asked, request_rate_asked
+from parser import (
+    CAPACITY_CUE,
+    RATE_CUE,
+    VERSUS_CUE,
+    VERSUS_SEP,
+    capacity_asked,
+    max_context_asked,
+    request_rate_asked,
+)
 from parser.budget_first import budget_first, budget_words, training_data_said
 from parser.fleet import OWN_CLUSTER_CUE
 from parser.owning import BUY_RENT_CUE, LOCAL_CUE
@@ -159,7 +167,10 @@ class Response:
     hardware: Any = None  # bot.caveats.HardwareKinds: which GPUs are consumer cards, which providers marketplaces
     # "how many users can 8 H100s serve?": what the GPUs hold, read from the one-stream plan; `advice` is sized for it
     capacity: Capacity | None = None
-    compared: tuple[GpuPlan, GpuPlan] | None = None  # "is A100 or H100 cheaper?": both planned, the cheaper first
+    # "is A100 or H100 cheaper?": both planned, the cheaper first; "H100 vs H200 vs B200", a row each, and "which GPU is
+    # best per dollar" (`ranked`), a row per GPU type the catalog rents, at $ per 1M output tokens with the GPUs full
+    compared: tuple[GpuPlan, ...] | None = None
+    ranked: bool = False
     # "$20k a month, what's the biggest model we can serve for 100 users?": a ladder of models on that load; `advice`
     # is the largest within the budget (else the smallest). A fine-tune's ("… fine-tune for $1000 on 100M tokens?"):
     # the models fine-tuned on that data, in the method said or in QLoRA then full; `advice` is the first method's
@@ -220,6 +231,12 @@ _FULL_LOAD = re.compile(r"\b(?:at|under) (?:full|max(?:imum)?|peak) (?:load|util
                         r"\bfully (?:utili[sz]ed|loaded)\b", re.IGNORECASE)
 _PER_TOKEN = re.compile(r"\bper (?:token|million|1m|mtok)\b|/\s?1m\b|\bper 1,000,000\b", re.IGNORECASE)
 _UNIT_COST = re.compile(r"\bunit (?:cost|economics)\b", re.IGNORECASE)
+# "best tokens/s per dollar", "tokens per $", "cost per token", "at high batch", "throughput per dollar": GPUs ranked by
+# $ per 1M output tokens with them full, not sized for one stream (where the cheapest GPU a month is the dearest per token)
+_PER_DOLLAR = re.compile(r"\bper (?:dollar|\$|buck)|\btokens? ?(?:/|per) ?\$|/\s?\$|\bcost per (?:output )?token\b|"
+                         r"\b(?:at |with )?(?:high|large|big|max(?:imum)?) batch(?:es| sizes?)?\b|\bat saturation\b|"
+                         r"\bthroughput per\b|\b(?:most|best) (?:cost[- ]effective|value)\b", re.IGNORECASE)
+RANKED_ROWS = 6  # GPU types in a per-dollar ranking's table: the cheapest per token, then the flagged (no SLA, GeForce)
 
 
 BUDGET_OTHER_GPUS = "within "  # "within $20,000 a month on other GPUs …": beside the users a budget keeps
@@ -229,6 +246,11 @@ ALL_AT_ONCE_NOTE = "all "  # "all 2,000 at once (the upper bound): …", beside 
 # the method asked of a model the engine planned as served (no verb said): the figures below are serving's
 SERVING_ASSUMED_QUESTION = ("Serve it (inference), or train it? Sized for serving until you say “fine-tune” (QLoRA, "
                             "LoRA or full) or “pretrain”.")
+
+
+def per_dollar_asked(text: str) -> bool:
+    """"Which GPU gives the best tokens/s per dollar … at high batch": a cost per token, with the GPUs full."""
+    return bool(_PER_DOLLAR.search(text or ""))
 
 
 def unit_cost_asked(text: str) -> bool:
@@ -512,7 +534,7 @@ class Advisor:
             parsed_changes = [_change_line(k, v) for k, v in (getattr(turn, "changed", None) or {}).items()]
         changes: list[str] = []
         capacity: Capacity | None = None
-        compared: tuple[GpuPlan, GpuPlan] | None = None
+        compared: tuple[GpuPlan, ...] | None = None
         local: Any = None
         owned_rows: Any = None
         window: Any = None
@@ -528,6 +550,7 @@ class Advisor:
             return Response(text, intent, workload, None, [], [], notes, conversation,
                             reserve=_reserve().reserve_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
+        ranked: tuple[GpuPlan, ...] | None = None
         first = budget_first(workload) if intent not in NO_ESTIMATE_INTENTS and workload is not None else None
         if first == "train" and workload is not None and not training_data_said(workload):
             # "the biggest model we can fine-tune for $1000": a run's cost is linear in its tokens, so none is assumed;
@@ -555,16 +578,24 @@ class Advisor:
             advice = self.advise(workload)
             cues = getattr(conversation, "cues", None) or set()  # the thread's question, or this message's
             versus = tuple(getattr(getattr(turn, "reading", None), "compared", ()) or ())
-            # the second GPU as this message says it, or as the thread's comparison keeps it ("what about 100 users?")
-            other = versus[1] if len(versus) == 2 else next(
-                (c[len(VERSUS_CUE):] for c in sorted(cues) if c.startswith(VERSUS_CUE)), None)
-            if other and workload.gpu:
-                if workload.mode is None and workload.intent is None and _PER_TOKEN.search(text):
+            # the other GPUs as this message says them, or as the thread's comparison keeps them ("what about 100
+            # users?")
+            others = list(versus[1:]) if len(versus) >= 2 else next(
+                (c[len(VERSUS_CUE):].split(VERSUS_SEP) for c in sorted(cues) if c.startswith(VERSUS_CUE)), [])
+            per_dollar = per_dollar_asked(text)
+            if per_dollar and not others and workload.mode is None and workload.intent is None:
+                # "cost per token for Llama 3.1 8B at saturation": a cost per token is a served model's
+                workload = workload.model_copy(update={"mode": "inference", "intent": "serve"})
+                advice = self.advise(workload)
+                asked = [(t, f) for t, f in asked if f not in ("mode", "intent")]
+            if others and workload.gpu:
+                if workload.mode is None and workload.intent is None and (_PER_TOKEN.search(text) or per_dollar):
                     # "is A100 or H100 cheaper per token for Llama 3.1 8B?": a cost per token is a served model's
                     workload = workload.model_copy(update={"mode": "inference", "intent": "serve"})
                     advice = self.advise(workload)
                     asked = [(t, f) for t, f in asked if f not in ("mode", "intent")]
-                compared = self._compare_gpus(workload, advice, other, rate=request_rate_asked(text))
+                compared = self._compare_gpus(workload, advice, others, rate=request_rate_asked(text),
+                                              per_token=per_dollar)
                 if compared is not None:
                     advice, capacity = compared[0].advice, compared[0].capacity
                     # "I plan one GPU at a time": both are planned; and compared full, no load is needed to answer
@@ -575,6 +606,12 @@ class Advisor:
                 if compared is not None:
                     advice, capacity = compared[0].advice, compared[0].capacity
                     asked = [(t, f) for t, f in asked if f != "precision"]
+            elif (per_dollar and not workload.gpu and _unloaded_service(workload) and not workload.provider
+                  and (ranked := self._ranked_gpus(workload)) is not None):
+                # "which GPU gives the best tokens/s per dollar for 8B at high batch": a row per GPU type, each full
+                compared = ranked
+                advice, capacity = ranked[0].advice, ranked[0].capacity  # the cheapest per token's plan, full
+                asked = [(t, f) for t, f in asked if f not in ("gpu", "concurrency")]
             elif CAPACITY_CUE in cues or capacity_asked(text) or (
                     (unit_cost_asked(text) or _FULL_LOAD.search(text) or _api_named(conversation))
                     and _unloaded_service(workload)):
@@ -638,6 +675,7 @@ class Advisor:
                         list(advice.missing) if advice else [], question_fields=[name for _, name in asked],
                         hardware=self.hardware_kinds() if advice is not None else None,
                         capacity=capacity, compared=compared, ladder=ladder, local=local,
+                        ranked=ranked is not None,
                         vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
                         and ladder is None and local is None and room is None, context_room=room,
                         window=window, owned_types=owned_rows,
@@ -681,25 +719,58 @@ class Advisor:
             return [f"{ALL_AT_ONCE_NOTE}{people:,} at once, the upper bound: no plan in the catalog holds them"]
         return [f"{ALL_AT_ONCE_NOTE}{people:,} at once, the upper bound: {pick.name}, ${pick.total_usd:,.0f} a month"]
 
-    def _compare_gpus(self, workload: Workload, advice: Advice, other: str, *,
-                      rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
+    def _compare_gpus(self, workload: Workload, advice: Advice, others: Sequence[str], *,
+                      rate: bool, per_token: bool = False) -> tuple[GpuPlan, ...] | None:
         """"Is A100 or H100 cheaper per token for Llama 3.1 8B?": the second GPU planned on the same load as the first
         and both returned, the cheaper first (None when the second is unknown or either plan does not fit). A
         service with no load said is compared full, at the users each holds at the speed floor: per token at one
-        stream, every GPU is dear, and the ranking between them is not the one a loaded service sees."""
-        counted = _COUNTED_GPU.match(other)
-        count = int(counted.group(1)) if counted else None
-        resolved = self.catalog.resolve_gpu(counted.group(2) if counted else other)
-        second = getattr(resolved, "id", None)
-        if not second or second == workload.gpu:
+        stream, every GPU is dear, and the ranking between them is not the one a loaded service sees. Three or more
+        ("H100 vs H200 vs B200 vs MI300X"): each planned the same way, a row each. `per_token`: "tokens/s per
+        dollar" asked, ranked by $ per 1M output tokens at the load said."""
+        variants: list[tuple[str, Workload, Advice | None]] = [(str(workload.gpu), workload, advice)]
+        for other in others:
+            counted = _COUNTED_GPU.match(other)
+            count = int(counted.group(1)) if counted else None
+            resolved = self.catalog.resolve_gpu(counted.group(2) if counted else other)
+            second = getattr(resolved, "id", None)
+            if not second or any(second == key for key, _, _ in variants):
+                return None
+            # "8x H200 or 8x B200": the count said with the second GPU is its own; else the first's, if any
+            variants.append((second, workload.model_copy(
+                update={"gpu": second} if count is None else {"gpu": second, "gpu_count": count}), None))
+        return self._compare_plans(variants, workload, rate=rate, by_precision=False, per_token=per_token)
+
+    def _ranked_gpus(self, workload: Workload) -> tuple[GpuPlan, ...] | None:
+        """"Which GPU gives the best tokens/s per dollar for Llama 3.1 8B at high batch": each GPU type the catalog
+        rents planned full (at the users it holds at the speed floor, as "cost per 1M tokens at full load" is), the
+        cheapest per 1M output tokens first; the one-stream pick had been the dearest per token in its own table.
+        None when fewer than two types fit."""
+        data = self.catalog_data()
+        rented = sorted({o.gpu for o in data.offers if o.on_demand_usd_per_hour})
+        variants = [(gpu, workload.model_copy(update={"gpu": gpu}), None) for gpu in rented]
+        plans = self._compare_plans(variants, workload, rate=False, by_precision=False, per_token=True, each=True)
+        if plans is None or len(plans) < 2:
             return None
-        # "8x H200 or 8x B200": the count said with the second GPU is its own; else the first's, if any
-        other_w = workload.model_copy(update={"gpu": second} if count is None else {"gpu": second, "gpu_count": count})
-        return self._compare_plans([(str(workload.gpu), workload, advice), (second, other_w, None)], workload,
-                                   rate=rate, by_precision=False)
+        from bot.caveats import service_risks
+        from bot.compared import at_provider
+
+        kinds = self.hardware_kinds()
+        names = {p.id: p.name for p in self.catalog_data().providers}
+        out: list[tuple[bool, GpuPlan]] = []
+        for plan in plans:
+            option = next((o for o in plan.advice.options if o.name == plan.option), None)
+            if option is None or plan.capacity is None or plan.capacity.users < 1:
+                continue  # a type that keeps no user at the speed floor has no cost per token full
+            flagged = any(service_risks(option, kinds))
+            own = at_provider(option, plan.advice, names.get((option.offer_id or "").split(":")[0], ""))
+            out.append((flagged, replace(plan, own=own)))
+        # a service's pick has an SLA and a datacenter licence (as the engine's own ranking does): GeForce cards and
+        # marketplace hosts follow, each row labelled, so the plan below is one a team can run
+        ranked = tuple(p for flagged, p in out if not flagged) + tuple(p for flagged, p in out if flagged)
+        return ranked if len(ranked) >= 2 and not any(flagged for flagged, p in out if p is ranked[0]) else None
 
     def _compare_precisions(self, workload: Workload, advice: Advice, precisions: Sequence[str], *,
-                            rate: bool) -> tuple[GpuPlan, GpuPlan] | None:
+                            rate: bool) -> tuple[GpuPlan, ...] | None:
         """"Llama 3.1 70B AWQ int4 vs FP8 on H100 for 50 users, which is cheaper?": both weights planned on the same
         load and GPUs as said, compared like two GPUs (it had asked "which one did you mean?")."""
         first, second = precisions[0], precisions[1]
@@ -709,10 +780,13 @@ class Advisor:
         return self._compare_plans(variants, workload, rate=rate, by_precision=True)
 
     def _compare_plans(self, variants: Sequence[tuple[str, Workload, Advice | None]], workload: Workload, *,
-                       rate: bool, by_precision: bool) -> tuple[GpuPlan, GpuPlan] | None:
+                       rate: bool, by_precision: bool, per_token: bool = False,
+                       each: bool = False) -> tuple[GpuPlan, ...] | None:
         """Two variants of one workload (GPUs, or weight precisions), each planned and priced like with like, the
         better first: a plan that fits before one that does not, one at the speed floor before one under it, then
-        the cheaper by what the question is about (per run, per 1M tokens with the GPUs full, per month)."""
+        the cheaper by what the question is about (per run, per 1M tokens with the GPUs full, per month). `each`: a
+        ranking of every GPU type (`_ranked_gpus`): one that does not fit, or has no plan, is left out, not a reason to
+        drop the answer, and each is priced at its own cheapest (no provider rents them all)."""
         from bot.formatting import winner_option
         from bot.summary import _short_of
         from engine.recommend import run_cost_usd
@@ -740,6 +814,8 @@ class Advisor:
                                      need_gb=planned.memory.per_gpu_gb, label=label))
                 continue
             if option is None or planned.cluster is None or not planned.cluster.fits:
+                if each:
+                    continue
                 return None
             tp = option.throughput
             per_1m = tp.cost_per_1m_tokens_usd.value if serving and tp.cost_per_1m_tokens_usd is not None else None
@@ -757,7 +833,7 @@ class Advisor:
                             usd_per_month=p.shared.usd_per_month)
             if p.usd_per_run is not None:
                 return p.usd_per_run
-            if p.capacity is not None and p.usd_per_1m_tokens is not None:
+            if (p.capacity is not None or per_token) and p.usd_per_1m_tokens is not None:
                 return p.usd_per_1m_tokens
             return p.usd_per_month or math.inf
 
@@ -768,39 +844,41 @@ class Advisor:
 
         if not any(p.fits for p in plans):
             return None
-        if not by_precision:
-            plans = self._at_one_provider(plans, workload)
+        if not by_precision and not each:
+            plans = self._at_one_provider(plans, workload, per_token=per_token)
         fixed = [w.gpu_count for _, w, _ in variants if w.gpu_count]
         if fixed and all(p.fits and short(p) for p in plans):
             # "8x H200 or 8x B200 … what about 400 users?": neither count keeps the floor, and the cheaper of two plans
             # too slow to use is no answer: both planned free at the floor, as many GPUs as each takes
             free = [(key, w.model_copy(update={"gpu_count": None, "nodes": None}), None) for key, w, _ in variants]
-            rescaled = self._compare_plans(free, workload, rate=rate, by_precision=by_precision)
+            rescaled = self._compare_plans(free, workload, rate=rate, by_precision=by_precision, per_token=per_token)
             if rescaled is not None and not any(short(p) for p in rescaled):
                 return tuple(replace(p, rescaled_from=int(fixed[0])) for p in rescaled)  # type: ignore[return-value]
         # at the same cost the faster one is the better plan ("fp8 or bf16 … on H100": $2,154 each)
-        first_plan, second_plan = sorted(plans, key=lambda p: (not p.fits, p.fits and short(p), round(cost(p), 2),
-                                                               -(p.tokens_per_s_per_user or 0.0),
-                                                               p.hours_per_run or 0.0))
+        ranked = sorted(plans, key=lambda p: (not p.fits, p.fits and short(p), round(cost(p), 2),
+                                              -(p.tokens_per_s_per_user or 0.0), p.hours_per_run or 0.0))
+        if len(ranked) != 2:
+            return tuple(ranked)
+        first_plan, second_plan = ranked
         released = self.catalog_data().model(workload.model) if by_precision and workload.model else None
         if released is not None and published_first(first_plan, second_plan, released.native_precision,
                                                     cost(first_plan), cost(second_plan)):
             return replace(second_plan, published=True), first_plan  # ties go to the published weights
         return first_plan, second_plan
 
-    def _at_one_provider(self, plans: list[GpuPlan], workload: Workload) -> list[GpuPlan]:
-        """Two GPUs that both fit: each side's own option with its provider and shape, and both sides at the provider
-        renting both (`bot.compared.shared_provider`), which orders them. A provider named is the only one planned."""
-        from bot.compared import at_provider, shared_provider
+    def _at_one_provider(self, plans: list[GpuPlan], workload: Workload, *, per_token: bool = False) -> list[GpuPlan]:
+        """GPUs that all fit: each side's own option with its provider and shape, and every side at the provider
+        renting them all (`bot.compared.shared_by_all`), which orders them. A provider named is the only one planned."""
+        from bot.compared import at_provider, shared_by_all
 
-        if len(plans) != 2 or not all(p.fits for p in plans):
+        if len(plans) < 2 or not all(p.fits for p in plans):
             return plans
         names = {p.id: p.name for p in self.catalog_data().providers}
-        first, second = plans
+        first = plans[0]
         per = ("run" if first.usd_per_run is not None else
-               "token" if first.capacity is not None and first.usd_per_1m_tokens is not None else "month")
+               "token" if (first.capacity is not None or per_token) and first.usd_per_1m_tokens is not None else "month")
         market = frozenset() if workload.provider else frozenset(self.hardware_kinds().marketplaces)
-        both = shared_provider(first.advice, second.advice, per, market, names)
+        both = shared_by_all([p.advice for p in plans], per, market, names)
         out = []
         for i, plan in enumerate(plans):
             option = next((o for o in plan.advice.options if o.name == plan.option), None)

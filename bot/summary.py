@@ -47,7 +47,7 @@ from bot.formatting import (
 from bot.limits import HEADER_TEXT
 from bot.reserved import reserved_cost_line
 from bot.residency import cost_line_region, outside_headline
-from bot.service import GpuPlan, Response, unit_cost_asked
+from bot.service import RANKED_ROWS, GpuPlan, Response, unit_cost_asked
 from engine.advise import (
     LACKS_SAID,
     POOR_FIT_NOTE,
@@ -241,7 +241,7 @@ def _comparison(advice: Advice, kinds: HardwareKinds | None = None) -> list[Comp
     return [_comparison_row(role, o, serving, winner.name, job) for role, o in picked]
 
 
-def _with_compared(rows: list[ComparisonRow], compared: tuple[GpuPlan, GpuPlan],
+def _with_compared(rows: list[ComparisonRow], compared: tuple[GpuPlan, ...],
                    advice: Advice) -> list[ComparisonRow]:
     """Two GPUs (or weights) asked about together: the other one's plan is the second row, so the table shows both
     sides asked ("2x H100 or 1x MI300X": the rows had been two MI300X offers and no H100 at all)."""
@@ -1422,7 +1422,10 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     # what changes the decision (GeForce / marketplace, spot, a guessed model) before what the reader noticed
     comparison = [] if vram_only else _comparison(advice, response.hardware)
     if comparison and response.compared is not None:
-        comparison = _with_compared(comparison, response.compared, advice)
+        from bot.many_gpus import many, many_rows
+
+        comparison = (many_rows(response, response.hardware, ComparisonRow)[:RANKED_ROWS] if many(response)
+                      else _with_compared(comparison, response.compared, advice))
     one_run = bool(comparison) and not _is_serving(advice) and _one_run(advice)
     # a cheapest row labelled "cheapest, no SLA" already says why it is not the pick: no sentence repeats it
     labelled = any(row.role.startswith("cheapest") and row.role.endswith(UNFIT_LABELS) for row in comparison)
@@ -1477,8 +1480,11 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
     if verdict == "fits":
         buy_or_rent = _buy_or_rent_headline(response, names)
         capacity = _capacity_headline(response, names)
-        versus = _compared_headline(response, names)
-        versus_line = _compared_line(response, names) if versus else None
+        from bot.many_gpus import many, many_headline, many_line
+
+        several = many(response)  # three GPUs or more, or a per-dollar ranking of every type: a row each
+        versus = many_headline(response, names) if several else _compared_headline(response, names)
+        versus_line = (many_line(response, names) if several else _compared_line(response, names)) if versus else None
         if versus_line:  # the cheapest of each anywhere, under a verdict read at one provider
             notes = [versus_line, *notes][:MAX_NOTES]
         room = _context_headline(response, names)

@@ -5,11 +5,12 @@ as the buttons of the same names post them in a Slack thread."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from bot.render import build_formulas_view, build_help_view, render_text, unchanged_help
 from bot.service import Response
 from bot.summary import build_answer_view
+from engine.models import Advice, Workload
 
 DETAILS_HINT = "More: --details (memory breakdown, interconnect and NCCL checklist, every option, formulas)."
 
@@ -59,8 +60,10 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
                       formulas_text(build_formulas_view(response.advice))])
 
 
-def render_layer(word: str, response: Response, names: Mapping[str, str] | None = None) -> str:
-    """`details`, `options`, `formulas` or `cheaper` typed in `gpu-advisor chat`: that layer of the last answer."""
+def render_layer(word: str, response: Response, names: Mapping[str, str] | None = None,
+                 advise: Callable[[Workload], Advice] | None = None) -> str:
+    """`details`, `options`, `formulas` or `cheaper` typed in `gpu-advisor chat`: that layer of the last answer.
+    `advise`: the engine, for "cheaper?" past the thread's pins."""
     from bot.details import build_details_view, build_options_view, formulas_text
 
     advice = response.advice
@@ -73,5 +76,5 @@ def render_layer(word: str, response: Response, names: Mapping[str, str] | None 
     if word == "cheaper":
         from bot.cheaper import build_cheaper_view, cheaper_text
 
-        return cheaper_text(build_cheaper_view(advice, names))
+        return cheaper_text(build_cheaper_view(advice, names, advise))
     return formulas_text(build_formulas_view(advice))

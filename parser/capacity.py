@@ -9,6 +9,7 @@ import re
 CAPACITY_CUE = "capacity"  # a thread's cue (`Conversation.cues`): its question is what the GPUs hold, until a load is said
 RATE_CUE = "capacity_rate"  # ... asked as a request rate
 VERSUS_CUE = "versus:"  # a thread comparing two GPUs ("is A100 or H100 cheaper?"): the second GPU as said, after it
+VERSUS_SEP = " | "  # between the GPUs a thread compares with the first, three or more ("H100 vs H200 vs B200")
 
 _CAPACITY = re.compile(
     r"\bhow many (?:concurrent |simultaneous |parallel |active )?(?:users|people|requests|streams|sessions|customers|"

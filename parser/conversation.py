@@ -28,7 +28,7 @@ from engine.models import (
 )
 
 from .api_names import api_cues
-from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, capacity_asked, request_rate_asked
+from .capacity import CAPACITY_CUE, RATE_CUE, VERSUS_CUE, VERSUS_SEP, capacity_asked, request_rate_asked
 from .distill import DistillAsk, distill_follow_up
 from .examples import HELP_TEXT
 from .fleet import OWN_CLUSTER_CUE
@@ -216,8 +216,8 @@ class Conversation:
             self.cues |= {CAPACITY_CUE, RATE_CUE} if request_rate_asked(reading.text or text) else {CAPACITY_CUE}
         if fresh or "gpu" in updates:  # a GPU said, or a new question, ends a comparison of two GPUs
             self.cues = {c for c in self.cues if not c.startswith(VERSUS_CUE)}
-        if len(reading.compared) == 2:
-            self.cues.add(VERSUS_CUE + reading.compared[1])
+        if len(reading.compared) >= 2:  # "H100 vs H200 vs B200": the others, as said (`VERSUS_SEP` between)
+            self.cues.add(VERSUS_CUE + VERSUS_SEP.join(reading.compared[1:]))
         self.cues = with_owning(self.cues, owning, fresh=fresh)
         self.cues = with_reserve(self.cues, reserve, fresh=fresh)
         self.cues = api_cues(self.cues, reading.api, fresh=fresh)

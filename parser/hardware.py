@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 
 from .said import Said
 
@@ -220,25 +221,43 @@ def _machine_memory(items: list[Said]) -> list[Said]:
 _VERSUS = {"or", "vs", "vs.", "versus", "against", "/"}
 # words that may sit beside the "or" without making it something else: "on L4 or on T4", "an A100 or an H100"
 _VERSUS_FILLER = {"on", "a", "an", "the", "with", "using", "use", "rent", "buy"}
+# "is MI325X worth it over MI300X", "B300 over B200": the first GPU weighed against the second
+_OVER = {"over", "worth", "it"}
+
+
+def _joins(between: list[str], compare: bool, listed: bool) -> str | None:
+    """How two GPUs said one after the other are joined: "versus" (vs, or, over), "list" (a comma, or "and" in a list
+    of three or more, "h100, h200 and b200") or None (something else sits between them: not a comparison)."""
+    joined = [w for w in between if w not in _VERSUS_FILLER]
+    if not joined:
+        return None
+    if all(w in _VERSUS or (compare and w == "and") for w in joined):
+        return "versus"
+    if joined[-1] == "over" and all(w in _OVER for w in joined):
+        return "versus"
+    if listed and all(w in (",", "and") or w in _VERSUS for w in joined):
+        return "versus" if any(w in _VERSUS for w in joined) else "list"
+    return None
 
 
 def _compared_gpus(items: list[Said]) -> list[Said]:
-    """'is A100 or H100 cheaper per token', 'compare A100 vs H100 for ...': two GPUs set against each other are not two
-    values of one field to choose between (neither was applied, and a third GPU was planned). The first is planned;
-    the second is kept aside (`Said.compared`) for a question that offers it on the same load."""
+    """'is A100 or H100 cheaper per token', 'compare A100 vs H100 for ...', 'H100 vs H200 vs B200 vs MI300X',
+    'H100, H200 or B200', 'is MI325X worth it over MI300X': GPUs set against each other are not values of one field to
+    choose between (none was applied, and another GPU was planned). The first is planned; all of them, as said, are
+    kept on the second (`Said.compared`) for a question that plans each on the same load."""
     gpus = [i for i, s in enumerate(items) if s.kind == "hardware" and "gpu" in s.values]
-    if len(gpus) != 2 or items[gpus[0]].values["gpu"] == items[gpus[1]].values["gpu"]:
+    if len(gpus) < 2 or len({items[i].values["gpu"] for i in gpus}) != len(gpus):
         return items
-    first, second = gpus
-    between = [s.text for s in items[first + 1:second]]
     compare = any(s.text in ("compare", "comparing", "comparison") for s in items)
-    joined = [w for w in between if w not in _VERSUS_FILLER]
-    if not joined or not all(w in _VERSUS or (compare and w == "and") for w in joined):
+    joins = [_joins([s.text for s in items[a + 1:b]], compare, len(gpus) > 2) for a, b in pairwise(gpus)]
+    if any(j is None for j in joins) or "versus" not in joins and not compare:
         return items
     out = list(items)
-    values = {k: v for k, v in items[second].values.items() if k not in ("gpu", "gpu_count")}
-    out[second] = Said("hardware" if values else "filler", items[second].text, values,
-                       compared=(items[first].text, items[second].text))
+    said = tuple(items[i].text for i in gpus)
+    for n, index in enumerate(gpus[1:]):
+        values = {k: v for k, v in items[index].values.items() if k not in ("gpu", "gpu_count")}
+        out[index] = Said("hardware" if values else "filler", items[index].text, values,
+                          compared=said if n == 0 else None)
     return out
 
 

@@ -127,9 +127,10 @@ def questions_for(
     unknown_gpu = unknown_gpu_question(workload, reading)
     if unknown_gpu is not None:
         wanted.append(unknown_gpu)
-    if reading is not None and len(reading.compared) == 2 and workload.gpu:
-        # "is A100 or H100 cheaper?": one GPU is planned at a time, so the other is offered on the same load
-        first, second = (name.upper() for name in reading.compared)
+    if reading is not None and len(reading.compared) >= 2 and workload.gpu:
+        # "is A100 or H100 cheaper?": one GPU is planned at a time, so the other is offered on the same load (the bot
+        # plans each and drops this question when it can)
+        first, second = reading.compared[0].upper(), " or ".join(name.upper() for name in reading.compared[1:])
         plural = "" if second.endswith("s") else "s"
         wanted.append(Question(
             field="gpu",

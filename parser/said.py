@@ -34,9 +34,9 @@ class Said:
     # fields a name implies but no phrase said ("…-AWQ" is a 4-bit checkpoint): value and the note that says so,
     # applied by the fold only when nothing in the message sets the field and the message is about serving
     implied: dict[str, tuple[Any, str]] = field(default_factory=dict)
-    # "A100 or H100", "A100 vs H100": the two GPUs a question compares, as said (the first is planned; see
-    # `hardware._compared_gpus`)
-    compared: tuple[str, str] | None = None
+    # "A100 or H100", "A100 vs H100", "H100 vs H200 vs B200": the GPUs a question compares, as said (the first is
+    # planned; see `hardware._compared_gpus`)
+    compared: tuple[str, ...] | None = None
     # "p99 end-to-end latency under 5 s": a whole reply's time, split by the fold into a first token and a per-user
     # speed once the reply length is known (`fold.end_to_end_split`)
     end_to_end_s: float | None = None
