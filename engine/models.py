@@ -264,6 +264,12 @@ class Workload(BaseModel):
     # which is still sized for all users generating at once. None: engine.think_time's default where users read and
     # type between turns (20 s), 0 for an agent's loop, a request rate or an offline job
     think_time_s: float | None = Field(default=None, ge=0.0, le=86_400.0)
+    # training across nodes: the network between them as said ("100GbE between nodes", "2x200G RoCE per node", "8x400G
+    # IB"), Gb/s per node, and its kind ("no infiniband", "ethernet only": plain TCP Ethernet, 100 Gb/s unless a rate is
+    # said). engine.network times the traffic between nodes on it. None: the offer's fabric (on a cluster of their own,
+    # InfiniBand or RoCE assumed and said)
+    inter_node_gbps: float | None = Field(default=None, gt=0.0, le=100_000.0)
+    inter_node_link: Literal["ethernet", "roce", "infiniband"] | None = None
 
 
     @field_validator("ttft_percentile", mode="before")
