@@ -37,6 +37,7 @@ QUESTIONS = (
     "how many gpus do i need on our slurm cluster to train 7B from scratch on 2T tokens in 30 days",
     "train 7b model on 500 A100s for 2 hours",
     "whats our cost per 1M tokens serving llama 3.3 70b at 50 users vs gpt-4o-mini api",
+    "full finetune llama 3.1 70b on 4 nodes of 8xH100 but we only have 100GbE between nodes, no infiniband. 1B tokens",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
