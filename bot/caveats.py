@@ -34,6 +34,7 @@ from engine.advise import (
 from engine.cluster import BATCH_NOTE, MOE_KERNELS_NOTE, MOE_STACK_NOTE, ZERO3_BATCH_NOTE, ZERO3_COMM_NOTE
 from engine.devices import DEVICES_NOTE
 from engine.models import Advice, Option
+from engine.network import NETWORK_NOTE
 from engine.offer_plans import CAPACITY_NOTE, MISSED_FIXED_NOTE, SHORT_DEADLINE_NOTE, SLOW_FIXED_NOTE
 from engine.preference import LORA_DPO_NOTE, PREFERENCE_NOTE
 from engine.published import PUBLISHED_NOTE
@@ -609,6 +610,31 @@ def _network_line(advice: Advice) -> str | None:
     return f"Network between your {cluster.nodes} nodes not stated: the speed assumes InfiniBand or RoCE; {fallback}"
 
 
+def _network_said_line(advice: Advice) -> str | None:
+    """The network the user said between their nodes (engine.network): what crosses it a step, against the compute,
+    and the run's time against InfiniBand, which decides whether the plan can be taken as it stands."""
+    note = plan_note(advice, NETWORK_NOTE)
+    found = re.match(re.escape(NETWORK_NOTE) + r"(.+?)(?:, as you said)?: each optimiser step moves ([\d,.]+) GB out of "
+                     r"each node .*?, ([\d.,]+) s over .*? against ([\d.,]+) s of compute at (?:a ([\d,.]+M)-token|the "
+                     r"global batch you said \(([\d,]+) tokens\)).*?: the run takes [\d.,]+x its compute, (.+?)(?:\. [A-Z]|$)",
+                     note or "")
+    slower = re.search(r"\((\d+)% slower\)", note or "")
+    if found is None or (slower is not None and int(slower.group(1)) < 5):
+        return None  # on InfiniBand-class links the traffic hides behind the compute: Details says so
+    batch = f"{found.group(5)}-token batch, assumed" if found.group(5) else f"{found.group(6)}-token batch"
+    line = (f"Network: {found.group(1)}: {found.group(2)} GB cross each node a step, {found.group(3)} s against "
+            f"{found.group(4)} s of compute ({batch}); {found.group(7)}")
+    alternative = re.search(r"Planned as (pipeline stages across the \d+ nodes) .*?Data parallel across nodes .*? would "
+                            r"all-reduce ([\d,]+) GB of gradients a step: ([\d.,]+x) its compute", note or "")
+    if alternative is not None:
+        line += (f". Planned as {alternative.group(1)} (Megatron-LM, NeMo): data parallel (FSDP HYBRID_SHARD, ZeRO-2) "
+                 f"would be {alternative.group(3)}")
+    bigger = re.search(r"A larger global batch .*?: ([\d.,]+x) at ([\d,]+M) tokens a step", note or "")
+    if bigger is not None:
+        line += f". A {bigger.group(2)}-token global batch (gradient accumulation) brings it to {bigger.group(1)}"
+    return line
+
+
 def _model_line(advice: Advice, said: Collection[str] = ()) -> str | None:
     """The guessed shape behind a model the catalog does not hold. When the user named one ("Foo-80B"; the parser's
     note "I don't know “foo-80b”…" is in `said`), the line names it: "No model named" would be false."""
@@ -677,7 +703,7 @@ def decision_caveats(advice: Advice, kinds: HardwareKinds | None = None, cheapes
              _relabelled(advice, MARGIN_NOTE, "Speed margin"),
              _rented_nowhere_line(advice), part_time, _no_fp8_line(advice), kernels,
              _relabelled(advice, TTFT_REACH_NOTE, "Time to first token") or _prefill_line(advice),
-             comm,
+             comm, _network_said_line(advice),
              _fallback_line(advice), _idle_fixed_line(advice), _slow_fixed_line(advice), _methods_line(advice), _plan_relabelled(advice, SHORT_DEADLINE_NOTE, "Deadline"), _plan_relabelled(advice, BATCH_NOTE, "Global batch"), price, _adapter_scale_line(advice), _preference_line(advice), _rl_line(advice), _consumer_line(advice, kinds),
              reservation, _capacity_line(advice, kinds), _spot_line(advice), _relabelled(advice, JOB_SPOT_NOTE, "Spot"),
              # a model the user named that the catalog sizes as a stand-in decides whether any figure holds: before the

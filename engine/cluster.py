@@ -37,8 +37,18 @@ from engine.models import (
     Workload,
     global_batch_sequences,
 )
+from engine.network import (
+    ETHERNET_CHECKLIST,
+    INFINIBAND_GBPS,
+    StepTraffic,
+    candidate_key,
+    link_words,
+    network_note,
+    said_gbps,
+    step_traffic,
+)
 from engine.quantization import compute_capability
-from engine.throughput import onchip_roce, zero3_gather
+from engine.throughput import onchip_roce, training_numbers, zero3_gather
 
 DEFAULT_GPUS_PER_NODE = 8
 MAX_NODES = 4096
@@ -240,6 +250,9 @@ def _candidates(w: Workload, arch: Architecture, n: int, gpn: int, max_tp: int) 
         out = [*_three_d_candidates(arch, n, tps[-1], z0), *out]
     if not fixed_pp and arch.layers:  # a pipeline stage holds at least one layer
         out = [c for c in out if c[1] <= arch.layers]
+    order = candidate_key(w, arch, n, gpn) if nodes > 1 and not (fixed_tp or fixed_pp) else None
+    if order is not None:  # a network said between the nodes: the layouts that send the fewest bytes across it first
+        out = sorted(out, key=order)
     return out
 
 
@@ -767,7 +780,9 @@ def gather_figures(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offer
     amortises them: the sequences the memory left (to COMFORT_FRACTION of usable) holds."""
     if n <= gpn or lay.zero_stage < 3 or lay.dp <= 1 or lay.shard:
         return None
-    link = offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps else None
+    said = said_gbps(w)  # the network the user said between their nodes, else the offer's
+    link = (said / max(1, gpn) / 8 if said else
+            offer.inter_node_gbps / max(1, offer.gpus_per_node) / 8 if offer is not None and offer.inter_node_gbps else None)
     # the sharding group's ranks in one node: each brings its own network card to the collective
     ranks = max(1, min(gpn, n) // (lay.tp * (lay.pp if lay.pp * lay.tp <= gpn else 1)))
     moved, gb_s, ratio = zero3_gather(w, arch, gpu, n, lay.tp, lay.pp, lay.dp, link, ranks)
@@ -791,10 +806,37 @@ def gather_slowdown(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     a note)."""
     if w.mode == "inference" or not p.fits:
         return 1.0
+    traffic = network_traffic(w, arch, gpu, p.lay, p.n, p.gpn)
+    if traffic is not None:  # gradients and activations over the network said (ZeRO-3's gathers are below)
+        return max(1.0, traffic.slowdown)
     gathers = gather_figures(w, arch, gpu, offer, p.lay, p.n, p.gpn, p.opts)
     if gathers is None or gathers[5] < ZERO3_SAID_FROM:
         return 1.0
     return gathers[5]
+
+
+def network_traffic(w: Workload, arch: Architecture, gpu: GpuRecord, lay: Layout, n: int, gpn: int,
+                    gbps: float | None = None) -> StepTraffic | None:
+    """A training layout's traffic between nodes a step on the network said (or `gbps` per node), against its compute
+    at this GPU count (engine.network); None when no network is said or nothing but ZeRO-3's gathers crosses."""
+    if said_gbps(w) is None:
+        return None
+    tps = training_numbers(w, arch, gpu, n)[0]
+    return step_traffic(w, arch, lay, n, gpn, tps, gbps)
+
+
+def _network_note(w: Workload, arch: Architecture, gpu: GpuRecord, lay: Layout, n: int, gpn: int) -> str | None:
+    """The network said, what crosses it, and the run's time against InfiniBand (engine.network.network_note)."""
+    traffic = network_traffic(w, arch, gpu, lay, n, gpn)
+    if traffic is None:
+        return None
+    tp = lay.tp if gpn % lay.tp == 0 else 1
+    dp_lay = Layout(n, max(1, n // tp), tp, 1, max(2, lay.zero_stage) if lay.zero_stage < 3 else 3, lay.shard)
+    dp = network_traffic(w, arch, gpu, dp_lay, n, gpn) if lay.pp > 1 else None
+    ib = network_traffic(w, arch, gpu, lay, n, gpn, INFINIBAND_GBPS)
+    wall = training_numbers(w, arch, gpu, n)[2]
+    hours = wall * traffic.slowdown if wall else None
+    return network_note(w, arch, traffic, dp, ib, hours, math.ceil(n / gpn))
 
 
 def _times(ratio: float) -> str:
@@ -839,7 +881,10 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     span = domain_span(lay.tp, gpn, nvlink_domain_gpus(offer))  # a tensor-parallel group over one rack's trays
     needs_ib = nodes > 1 and (not inference or lay.tp * lay.pp > gpn and lay.tp > gpn and not span)
     fabric = (offer.inter_node_fabric if offer else None) or ""
-    if nodes > 1 and not inference:
+    said = None if inference or nodes <= 1 else _network_note(w, arch, gpu, lay, n, gpn)
+    if said is not None:  # the network the user said between their nodes, timed
+        notes.append(said)
+    elif nodes > 1 and not inference:
         notes.append("multi-node training: gradient all-reduce / ZeRO all-gathers cross nodes every step - InfiniBand "
                      "(or EFA/RoCE at similar rates) required; over plain Ethernet step time degrades from ~15% to ~10x")
         if offer and not any(k in fabric.lower() for k in ("infiniband", "efa", "roce", " ib")):
@@ -862,9 +907,9 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     gathers = None if inference else gather_figures(w, arch, gpu, offer, lay, n, gpn, opts)
     if gathers is not None:
         moved, gb_s, ratio, seqs, most, at_most = gathers
-        said = "" if offer is not None and offer.inter_node_gbps else ", assumed"
+        said_rate = "" if said_gbps(w) or (offer is not None and offer.inter_node_gbps) else ", assumed"
         head = (f"each step moves about {moved:,.0f} GB per GPU over the inter-node fabric ({gb_s:,.0f} GB/s for "
-                f"its collective{said}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
+                f"its collective{said_rate}), about {_times(ratio)} the compute of {'one' if seqs == 1 else seqs} "
                 f"{int(w.seq_len or 2048):,}-token sequence{'s' if seqs > 1 else ''} per GPU")
         if at_most < ZERO3_SAID_FROM:
             notes.append(f"{ZERO3_BATCH_NOTE}{head}; the memory left holds micro-batches of {most}, at which the "
@@ -886,7 +931,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
     notes.extend(platform_caveats(gpu, w, n))
     if not inference:
         notes.extend(n_ for n_ in [batch_note(w, lay), accumulation_note(w, lay)] if n_)
-    if nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1 and not lay.shard:
+    if (nodes > 1 and offer is None and not inference and lay.zero_stage >= 3 and lay.tp == 1 and lay.pp == 1
+            and not lay.shard and said_gbps(w) is None):
         # your own (or a quoted) cluster: its network was not stated. Fully sharded data parallel over Ethernet
         # all-gathers every layer across the slow link; hybrid sharding keeps that inside the NVLink node.
         node_share = _sized(w, arch, opts).size(resolve_layout(w, gpn, 1, 1, 3)) / GB
@@ -895,7 +941,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
                      "shard within each node and replicate across nodes (FSDP HYBRID_SHARD, DeepSpeed ZeRO++ hpZ): "
                      f"{node_share:,.1f} GB per GPU, which " + ("fits" if fits_node else "is more than a GPU holds (fewer "
                                                                 "bytes per parameter first: 8-bit Adam, LoRA)"))
-    between = fabric or ("not stated (InfiniBand or RoCE assumed)" if offer is None else "InfiniBand")
+    between = (link_words(w) if said_gbps(w) is not None and not inference else
+               fabric or ("not stated (InfiniBand or RoCE assumed)" if offer is None else "InfiniBand"))
     interconnect = _link(gpu, offer) + ("; between a tensor-parallel group's trays: NVLink (one rack)" if span else "") \
         + (f"; between nodes: {between}" if nodes > 1 and not (inference and span and lay.pp == 1) else "")
     plan = ClusterPlan(
@@ -903,7 +950,8 @@ def plan_cluster(w: Workload, arch: Architecture, gpu: GpuRecord, offer: OfferRe
         data_parallel=lay.dp, tensor_parallel=lay.tp, pipeline_parallel=lay.pp, zero_stage=lay.zero_stage,
         interconnect=interconnect, parallelism=_describe(lay, nodes, inference, arch.is_moe, span), needs_nvlink=lay.tp > 1,
         needs_infiniband=needs_ib, checklist=((*DOMAIN_TP_CHECKLIST, *NCCL_CHECKLIST) if span and nodes > 1 else
-                                               NCCL_CHECKLIST if nodes > 1 else ()),
+                                               ETHERNET_CHECKLIST if nodes > 1 and w.inter_node_link == "ethernet"
+                                               and not inference else NCCL_CHECKLIST if nodes > 1 else ()),
         provider_questions=PROVIDER_QUESTIONS if nodes > 1 else (), notes=tuple(notes),
     )
     return plan, mem

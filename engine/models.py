@@ -278,6 +278,12 @@ class Workload(BaseModel):
     # a data-residency constraint ("GDPR", "data must stay in", "can't leave", "EU only"): marketplace hosts, machines of
     # individual owners with no data processing agreement, are not options
     data_residency: bool | None = None
+    # training across nodes: the network between them as said ("100GbE between nodes", "2x200G RoCE per node", "8x400G
+    # IB"), Gb/s per node, and its kind ("no infiniband", "ethernet only": plain TCP Ethernet, 100 Gb/s unless a rate is
+    # said). engine.network times the traffic between nodes on it. None: the offer's fabric (on a cluster of their own,
+    # InfiniBand or RoCE assumed and said)
+    inter_node_gbps: float | None = Field(default=None, gt=0.0, le=100_000.0)
+    inter_node_link: Literal["ethernet", "roce", "infiniband"] | None = None
 
 
     @field_validator("ttft_percentile", mode="before")

@@ -46,6 +46,7 @@ from engine.models import (
     Workload,
     rate_text,
 )
+from engine.network import said_gbps
 from engine.queueing import QueuedTtft, percentile_words, queued_ttft, ttft_percentile
 from engine.serving import (
     RATE_UTILISATION,
@@ -381,7 +382,7 @@ def training_result(w: Workload, arch: Architecture, gpu: GpuRecord, offer: Offe
     plan, memory = plan_cluster(choice.build_w, arch, gpu, offer, max_nodes=choice.max_nodes, fixed_gpus=choice.fixed_gpus)
     throughput = _training_estimate(w, arch, gpu, choice.gpus, memo)
     if choice.slowdown > 1.0:
-        throughput = gathers_counted(throughput, choice.slowdown)
+        throughput = gathers_counted(throughput, choice.slowdown, network=said_gbps(choice.build_w) is not None)
     if choice.as_given:
         extra = scale_notes(plan, max(1, offer.gpus_per_node if offer is not None else plan.gpus_per_node), offer is not None,
                             w.pricing)

@@ -386,11 +386,14 @@ def zero3_gather(w: Workload, arch: Architecture, gpu: GpuRecord, gpus: int, tp:
     return moved / 1e9, bus_gb_s, comm_s / compute_s if compute_s > 0 else 0.0
 
 
-def gathers_counted(estimate: ThroughputEstimate, slowdown: float) -> ThroughputEstimate:
-    """A training estimate whose weight gathers across nodes outrun its compute (`engine.cluster.gather_slowdown`):
-    tokens/s divided, GPU-hours and wall clock multiplied, and the MFU it states lowered to what the run reaches, so
-    the time, the cost and the ranking read the run as it goes, not its compute alone."""
-    why = (f"x {slowdown:.2g}: ZeRO-3's weight gathers across nodes take that many times the compute at the largest "
+def gathers_counted(estimate: ThroughputEstimate, slowdown: float, network: bool = False) -> ThroughputEstimate:
+    """A training estimate whose weight gathers across nodes outrun its compute (`engine.cluster.gather_slowdown`),
+    or whose traffic over the network said between nodes does (`network`, engine.network): tokens/s divided,
+    GPU-hours and wall clock multiplied, and the MFU it states lowered to what the run reaches, so the time, the cost
+    and the ranking read the run as it goes, not its compute alone."""
+    why = (f"x {slowdown:.3g}: the traffic between nodes over the network you said takes that many times the compute "
+           "(see the plan)" if network else
+           f"x {slowdown:.2g}: ZeRO-3's weight gathers across nodes take that many times the compute at the largest "
            "micro-batch that fits (see the plan)")
     update: dict[str, object] = {}
     tps = estimate.training_tokens_per_s

@@ -698,7 +698,8 @@ _LABELS = {"params_b": "params (B)", "dataset_gb": "data (GB)", "dataset_tokens"
            "target_tokens_per_s_per_user": "tokens/s per user", "target_ttft_s": "time to first token (s)",
            "ttft_percentile": "first-token percentile",
            "service_hours_per_week": "hours a week", "service_schedule": "schedule",
-           "prefix_cache_hit": "prefix-cache hits", "agentic": "agent calls", "think_time_s": "pause between turns (s)"}
+           "prefix_cache_hit": "prefix-cache hits", "agentic": "agent calls", "think_time_s": "pause between turns (s)",
+           "inter_node_gbps": "network between nodes (Gb/s)", "inter_node_link": "network kind"}
 
 
 def _label(name: str) -> str:

@@ -25,6 +25,7 @@ from .distill import distill_ask
 from .fleet import with_fleet
 from .latency_waiver import with_latency_waived
 from .names import glue_names
+from .network import take_network, with_network
 from .normalize import normalize
 from .offline_jobs import with_offline
 from .padding import with_padding
@@ -240,6 +241,7 @@ def parse(
         regions = tuple(dict.fromkeys((*places, *regions)))
         normalized, api = take_api(normalized, resolver)  # "vs gpt-4o-mini api": a hosted API, no model to size
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
+        networked, normalized = normalized, take_network(normalized)  # "8x400g ib": a network, not 8 GPUs
         tree = grammar().parse(normalized)
         reading = MessageTransformer(resolver, current_mode, current_output_tokens, them).transform(tree)
         reading = rl_reading(asides.apply(found.apply(reading.model_copy(update={"text": normalized})), current_mode), current)
@@ -262,6 +264,7 @@ def parse(
         reading = with_fleet(reading, normalized, current_mode)  # "our slurm cluster", "500 A100s for 2 hours"
         reading = with_think_time(reading, normalized, current)  # "users pause 60 s between questions", "no pause"
         reading = with_padding(reading, normalized, current_mode)  # "we pad to 4096": examples x the padded length
+        reading = with_network(reading, networked, current)  # "we only have 100GbE between nodes", "8x400G IB"
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
         reading = with_api(reading, api)

@@ -40,6 +40,7 @@ QUESTIONS = (
     "rejection sampling: 16 samples per prompt for 100k prompts with llama 3.3 70b, then score them with a 70b reward model",
     "lm-eval-harness on llama 3.1 70b across mmlu, gsm8k, hellaswag",
     "64xH100 for 3 days, biggest model we can pretrain chinchilla-optimal",
+    "full finetune llama 3.1 70b on 4 nodes of 8xH100 but we only have 100GbE between nodes, no infiniband. 1B tokens",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
