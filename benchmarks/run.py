@@ -1,6 +1,6 @@
 """Every benchmark and robustness run in one command; prints the tables and writes docs/benchmarks.md.
 
-    python -m benchmarks.run              # full run, ~3-4 minutes on 2 cores; rewrites docs/benchmarks.md
+    python -m benchmarks.run              # full run, ~6 minutes on 2 cores; rewrites docs/benchmarks.md
     python -m benchmarks.run --quick      # a handful of iterations of each part (< 60 s); writes nothing
     python -m benchmarks.run --only e2e,robustness --out /tmp/b.md
 
@@ -571,7 +571,7 @@ Written by `python -m benchmarks.run` ({'quick mode, not representative' if repo
 
 ```
 . .venv/bin/activate
-python -m benchmarks.run                       # everything, ~3-4 minutes on 2 cores; rewrites this file
+python -m benchmarks.run                       # everything, ~6 minutes on 2 cores; rewrites this file
 python -m benchmarks.run --only core,startup   # some parts; --out PATH to write elsewhere
 python -m benchmarks.run --quick               # the smoke run (< 60 s), writes nothing unless --out
 python -m benchmarks.bench_parser              # the parser owner's own benchmark
