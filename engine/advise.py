@@ -72,7 +72,7 @@ from engine.recommendation import (
     work_usd,
 )
 from engine.rl import is_rl, rl_note
-from engine.serving import SPEED_TARGET_MARGIN, failover_replicas, floor_kept_at, user_floor
+from engine.serving import SPEED_TARGET_MARGIN, TTFT_REACH_NOTE, failover_replicas, floor_kept_at, user_floor
 from engine.spot import (
     SPOT_GANG_MAX_NODES,
     SPOT_SERVING_PREFIX,
@@ -148,7 +148,7 @@ def _advise(w: Workload, data: CatalogData) -> Advice:
         effective, assumptions, problems, result, lacking = _where_it_is_rented(w, arch, data, effective, assumptions,
                                                                                 problems, result)
         problems.append(lacking)
-    notes.extend(result.notes)
+    notes.extend(_with_looser_ttft(result.notes, effective, w, arch, data))
     no_fit = fits_nowhere_problem(result, effective, data)
     if no_fit is not None:
         problems.append(no_fit)
@@ -1052,6 +1052,34 @@ def _spot_weighed_on_demand(w: Workload, effective: Workload, arch: Architecture
     elif saving:
         result.notes[:] = [n + saving if n.startswith(SPOT_SERVING_PREFIX) else n for n in result.notes]
     return effective, result, assumptions
+
+
+LOOSER_TTFT_FACTORS = (2.0, 4.0)  # the looser first-token targets priced beside one no plan meets
+
+
+def _with_looser_ttft(notes: list[str], effective: Workload, given: Workload, arch: Architecture,
+                      data: CatalogData) -> list[str]:
+    """A first-token target no plan can meet (the prompt's prefill alone is over it, `TTFT_REACH_NOTE`): what a looser
+    one costs, the cheapest plan meeting 2x and 4x the target. The closest plan to an unreachable 5 s for 10 users of
+    130k-token prompts is a TP8 group per user, 80 GPUs at $613k a month; at 10 s it is half of that and at 20 s 32
+    B200s: the trade a team decides on, said beside the ways to meet the target itself. Two more searches, only then."""
+    at = next((i for i, n in enumerate(notes) if n.startswith(TTFT_REACH_NOTE)), None)
+    target = effective.target_ttft_s
+    if at is None or not target:
+        return notes
+    said: list[str] = []
+    for factor in LOOSER_TTFT_FACTORS:
+        looser = float(target) * factor
+        w = effective.model_copy(update={"target_ttft_s": looser})
+        ranked = evaluate(w, arch, data, given=given.model_copy(update={"target_ttft_s": looser}), ranking_only=True)
+        pick = next((o for o in ranked.options if all(t.met for t in o.throughput.targets)), None)
+        if pick is None:
+            continue
+        name = next((g.name for g in data.gpus if g.id == pick.gpu), pick.gpu)
+        said.append(f"{looser:g} s takes {pick.cluster.gpus}× {name} (${pick.total_usd:,.0f} a month)")
+    if not said:
+        return notes
+    return [*notes[:at], f"{notes[at]}; a looser target costs less: {', '.join(said)}", *notes[at + 1:]]
 
 
 def _chosen_option(result: Ranked, w: Workload) -> Option | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def test_a_replica_count_said_is_planned_as_said(real_advisor) -> None:
     """"3 replicas for HA" was planned as 2 (HA's floor), $1,469 a month for N+1 where N+2 was asked."""
@@ -144,3 +146,17 @@ def test_context_extension_is_continued_pre_training_with_the_yarn_note(real_adv
     assert any(n.startswith("read as context extension: ") and "YaRN" in n for n in response.notes)
     served = real_advisor.respond(real_advisor.new_conversation(), "serve qwen2.5 7b with its extended context for 10 users")
     assert served.advice.effective.mode == "inference"
+
+
+def test_an_unreachable_first_token_target_says_what_a_looser_one_costs(real_advisor) -> None:
+    """No plan prefills a 130k-token prompt of a 70B model in 5 s; the closest is a TP8 group a user, 80 GPUs. The
+    note prices 2x and 4x the target, each the cheapest plan meeting it, and each costs less than the pick."""
+    response = real_advisor.respond(real_advisor.new_conversation(),
+                                    "Llama 3.3 70B serving 128k context RAG, 10 users, TTFT < 5 s")
+    advice = response.advice
+    pick = next(o for o in advice.options if o.name == advice.recommendation.primary)
+    note = next(n for n in advice.notes if n.startswith("TTFT reach: "))
+    found = re.findall(r"(\d+) s takes \d+× .*?\(\$([\d,]+) a month\)", note.split("a looser target costs less: ")[1])
+    costs = [float(usd.replace(",", "")) for _, usd in found]
+    assert [seconds for seconds, _ in found] == ["10", "20"], note
+    assert costs and all(c < pick.total_usd for c in costs) and costs == sorted(costs, reverse=True), (costs, note)
