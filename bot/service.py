@@ -685,12 +685,16 @@ class Advisor:
     def _fleet(self, workload: Workload, cues: Any, advice: Advice,
                asked: list[tuple[str, str]]) -> tuple[Any, Any, Advice, list[tuple[str, str]]]:
         """A team's own cluster (bot.fleet): no GPU named, a row per common type and the type asked first; a type
-        named, the count sized and costed as theirs. A fleet held for a time with no data: what it trains in it."""
+        named, the count sized and costed as theirs. A fleet held for a time with no data: what it trains in it.
+        The modules are imported only when a GPU count and a time, or a cluster of their own, were said (cold start)."""
+        own = OWN_CLUSTER_CUE in cues
+        if not own and not (workload.deadline_hours and (workload.gpu_count or workload.nodes)):
+            return None, None, advice, asked
         from bot import fleet
         from engine.fleet_window import window_applies
 
         rows: Any = None
-        if (OWN_CLUSTER_CUE in cues and workload.data_location == "onprem" and not workload.gpu_count
+        if (own and workload.data_location == "onprem" and not workload.gpu_count
                 and not workload.nodes and workload.hourly_rate is None and workload.provider is None):
             if workload.gpu is None and workload.mode in fleet.PER_TYPE_MODES:
                 rows, planned = fleet.owned_types(self, workload)
