@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.formatting import fmt_usd
-from bot.limits import Message, fit_message
+from bot.limits import Message
 from catalog.records import CatalogData
 from engine.distill import Stage
 from engine.models import Workload
@@ -281,12 +281,10 @@ def _shown(answer: OfflineAnswer) -> OfflineAnswer:
 
 
 def render_offline(answer: OfflineAnswer) -> list[Message]:
-    """Block Kit (validated by `bot.limits`) plus the plain-text fallback, in a storage answer's templates."""
-    from bot.render import render_blocks, render_text
+    """Block Kit plus the plain-text fallback, in a storage answer's templates (bot.render.render_staged)."""
+    from bot.render import render_staged
 
-    shown = _shown(answer)
-    blocks = render_blocks("storage.json.j2", answer=shown)
-    return fit_message(blocks, render_text("storage.txt.j2", answer=shown, details=False), owned=True)
+    return render_staged(_shown(answer))
 
 
 def render_offline_text(answer: OfflineAnswer, *, details: bool = False) -> str:

@@ -250,6 +250,13 @@ def render_blocks(template: str, **context: Any) -> list[dict[str, Any]]:
     return blocks
 
 
+def render_staged(answer: Any) -> list[Message]:
+    """A staged answer (a distillation's two jobs, sampling and scoring, an eval run: headline, lines, assumptions)
+    in the storage answer's templates: Block Kit validated by `bot.limits`, plus the plain-text fallback."""
+    blocks = render_blocks("storage.json.j2", answer=answer)
+    return fit_message(blocks, render_text("storage.txt.j2", answer=answer, details=False), owned=True)
+
+
 def render_text(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context).strip() + "\n"
 
