@@ -204,6 +204,9 @@ class Response:
     # "… vs gpt-4o-mini api": the hosted API's bill beside the plan, or alone when no model was named
     # (bot.api_compare.ApiAnswer); the thread keeps the API named until a new question
     api: Any = None
+    # "serve gemma 3 27b on sagemaker vs ec2": the same plan on the managed service and its cloud's own VMs, the
+    # premium between them (bot.managed.ManagedVsOwn)
+    managed: Any = None
 
     @property
     def has_scenario(self) -> bool:
@@ -551,6 +554,7 @@ class Advisor:
                             reserve=_reserve().reserve_said(workload, thread_cues, self.catalog_data()))
         ladder: tuple[Rung, ...] | None = None
         ranked: tuple[GpuPlan, ...] | None = None
+        managed: Any = None
         first = budget_first(workload) if intent not in NO_ESTIMATE_INTENTS and workload is not None else None
         if first == "train" and workload is not None and not training_data_said(workload):
             # "the biggest model we can fine-tune for $1000": a run's cost is linear in its tokens, so none is assumed;
@@ -637,6 +641,8 @@ class Advisor:
             if compared is None and capacity is None and local is None:
                 # "our slurm cluster" with no GPU named: a row per common type, owned; "500 A100s for 2 hours": its tokens
                 owned_rows, window, advice, asked = self._fleet(workload, cues, advice, asked)
+            if compared is None and local is None and owned_rows is None and window is None:
+                managed = self._managed_vs_own(workload, advice)
             if previous is not None and intent in ("refine", "answer", "undo"):
                 changes = list(self._compare(previous, advice, self.change_names()))
         elif intent in NO_ESTIMATE_INTENTS:
@@ -678,7 +684,7 @@ class Advisor:
                         ranked=ranked is not None,
                         vram_asked=bool(_VRAM_ASKED.search(text)) and capacity is None and compared is None
                         and ladder is None and local is None and room is None, context_room=room,
-                        window=window, owned_types=owned_rows,
+                        window=window, owned_types=owned_rows, managed=managed,
                         api=_api().api_answer(api_id, advice, workload, self.catalog_data(), self.display_names())
                         if api_id and advice is not None else None)
 
@@ -708,6 +714,18 @@ class Advisor:
             if window is not None:  # the data is the answer, not a question
                 asked = [(t, f) for t, f in asked if f != "dataset_tokens"]
         return rows, window, advice, asked
+
+    def _managed_vs_own(self, workload: Workload, advice: Advice | None) -> Any:
+        """"sagemaker vs ec2": the same plan on the managed service and on its cloud's own VMs (bot.managed); None
+        unless the providers kept are such a pair."""
+        if advice is None or not workload.providers:
+            return None
+        from bot.managed import managed_vs_own, pair_of
+
+        pair = pair_of(workload.providers, self.catalog_data().providers)
+        if pair is None:
+            return None
+        return managed_vs_own(advice, pair[0], pair[1], {p.id: p.name for p in self.catalog_data().providers})
 
     def _all_at_once(self, workload: Workload) -> list[str]:
         """A headcount sized for a share of it at once (parser.population): the plan for all of them at once, the
@@ -1114,6 +1132,7 @@ class Advisor:
                 "window": None,
                 "owned_by_gpu": None,
                 "api_comparison": _api().api_contract(response.api) if response.api is not None else None,
+                "managed_vs_self_managed": None,
             }
         out = self._to_contract(response.advice, response.questions, response.missing)
         # what the reader noticed (ignored values, instance types, unknown names) belongs with the engine's notes
@@ -1131,6 +1150,9 @@ class Advisor:
         out["window"] = window_contract(response.window)
         out["owned_by_gpu"] = owned_types_contract(response.owned_types)
         out["api_comparison"] = _api().api_contract(response.api) if response.api is not None else None
+        from bot.managed import contract as managed_contract
+
+        out["managed_vs_self_managed"] = managed_contract(response.managed)
         return out
 
     def estimate_workload(self, raw: Mapping[str, Any]) -> tuple[Advice | None, list[str]]:

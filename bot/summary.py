@@ -1485,6 +1485,12 @@ def build_answer_view(response: Response, names: Mapping[str, str] | None = None
         several = many(response)  # three GPUs or more, or a per-dollar ranking of every type: a row each
         versus = many_headline(response, names) if several else _compared_headline(response, names)
         versus_line = (many_line(response, names) if several else _compared_line(response, names)) if versus else None
+        if versus is None and getattr(response, "managed", None) is not None:
+            # "sagemaker vs ec2": the same plan on both, the premium and what it buys
+            from bot import managed as managed_words
+
+            versus = managed_words.headline(response.managed, subject(advice, names), names, fmt_usd)
+            versus_line = managed_words.line(response.managed)
         if versus_line:  # the cheapest of each anywhere, under a verdict read at one provider
             notes = [versus_line, *notes][:MAX_NOTES]
         room = _context_headline(response, names)

@@ -24,6 +24,7 @@ from .corrections import correction_note, take_correction
 from .distill import distill_ask
 from .fleet import with_fleet
 from .latency_waiver import with_latency_waived
+from .managed import take_managed, with_managed
 from .names import glue_names
 from .network import take_network, with_network
 from .normalize import normalize
@@ -240,6 +241,8 @@ def parse(
         normalized, regions = take_regions(normalized)  # "in eu-west-1", "in Europe": where, not a name or "us"
         regions = tuple(dict.fromkeys((*places, *regions)))
         normalized, api = take_api(normalized, resolver)  # "vs gpt-4o-mini api": a hosted API, no model to size
+        # "sagemaker vs ec2", "vertex ai", "bedrock custom model import for our fine-tuned …": a cloud's managed service
+        normalized, managed = take_managed(normalized, getattr(resolver, "resolve_provider", None))
         normalized, found = glue_names(normalized, resolver)  # "mistral large 2" -> "mistral-large-2"
         networked, normalized = normalized, take_network(normalized)  # "8x400g ib": a network, not 8 GPUs
         tree = grammar().parse(normalized)
@@ -268,6 +271,7 @@ def parse(
         reading = reserve_reading(reading, normalized)  # "reserve … or on-demand": a comparison, not a pricing
         reading = with_completion_load(reading, normalized, current_mode)  # "autocomplete for 40 devs": a rate
         reading = with_api(reading, api)
+        reading = with_managed(reading, managed)
         if dropped:
             reading = reading.model_copy(update={"notes": (correction_note(dropped), *reading.notes)})
         return with_residency(reading, regions, residency)

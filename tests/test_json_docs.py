@@ -41,6 +41,7 @@ QUESTIONS = (
     "lm-eval-harness on llama 3.1 70b across mmlu, gsm8k, hellaswag",
     "64xH100 for 3 days, biggest model we can pretrain chinchilla-optimal",
     "full finetune llama 3.1 70b on 4 nodes of 8xH100 but we only have 100GbE between nodes, no infiniband. 1B tokens",
+    "serve gemma 3 27b on sagemaker vs ec2",
 )
 OPEN_ENDED = ("components", "workflows", "formulas", "egress", "problems", "notes", "missing", "questions", "parts_gb")
 
