@@ -66,8 +66,8 @@ def _key(option: Option) -> tuple[str, int, str, str]:
 
 
 def managed_vs_own(advice: Advice, managed: str, own: str, names: Mapping[str, str]) -> ManagedVsOwn | None:
-    """The same plan on `managed` and on `own` (the managed side's best plan that the VMs also rent, in the engine's
-    order), else each side's best; None when either has no plan meeting the targets (and the speed floor
+    """The same plan on `managed` and on `own` (the pick's, else the managed side's best plan that the VMs also rent,
+    in the engine's order), else each side's best; None when either has no plan meeting the targets (and the speed floor
     `bot.compared.best_by_provider` keeps)."""
     from engine.serving import floor_kept_at
 
@@ -84,7 +84,12 @@ def managed_vs_own(advice: Advice, managed: str, own: str, names: Mapping[str, s
     for option in usable:
         if provider_of(option) == own:
             theirs.setdefault(_key(option), option)
-    pair = next(((m, theirs[_key(m)]) for m in usable if provider_of(m) == managed and _key(m) in theirs), None)
+    # the plan the answer shows first (its pick's GPUs, count and weights), where both rent it: the headline is about
+    # the plan under it ("LoRA 8B": the 1x L40S picked, not SageMaker's own best on an H100)
+    pick = next((o for o in advice.options if advice.recommendation is not None
+                 and o.name == advice.recommendation.primary), None)
+    ordered = sorted(usable, key=lambda o: pick is None or _key(o) != _key(pick))
+    pair = next(((m, theirs[_key(m)]) for m in ordered if provider_of(m) == managed and _key(m) in theirs), None)
     m_opt, o_opt = pair if pair is not None else (best[managed], best[own])
     m_usd, o_usd = measure(m_opt, advice, per), measure(o_opt, advice, per)
     premium = m_usd - o_usd

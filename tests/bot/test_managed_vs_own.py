@@ -113,3 +113,12 @@ def test_the_pair_is_read_in_any_wording() -> None:
         rest, ask = take_managed(text, _Resolver())
         assert ask is not None and set(ask.versus or ()) == {"sagemaker", "aws"}, text
         assert rest == "for llama", rest
+
+
+def test_a_training_run_compares_the_plan_the_answer_shows(real_advisor) -> None:
+    # SageMaker's own best LoRA plan is an H100, but the answer's pick is EC2's L40S: the premium is read on the L40S
+    response, view, _ = answered(real_advisor, "lora llama 3.1 8b on sagemaker vs ec2, 100M tokens")
+    answer = response.managed
+    assert answer is not None and answer.per == "run" and answer.same_plan
+    assert answer.gpu == response.advice.cluster.gpu
+    assert view.headline.startswith("⚖️ SageMaker costs $") and " a run more than EC2 (+" in view.headline
