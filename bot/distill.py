@@ -8,11 +8,11 @@ lines, assumptions, formulas) and is rendered by the same templates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bot.formatting import fmt_usd
-from bot.limits import Message
+from bot.staged import StagedAnswer
 from catalog.records import CatalogData
 from engine.distill import PER_TOKENS, DistillPlan, Stage, plan_distillation
 from engine.models import Workload
@@ -23,16 +23,8 @@ _METHOD_WORDS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 
 
 @dataclass(frozen=True)
-class DistillAnswer:
-    """Context of `storage.txt.j2` / `storage.json.j2` (the same shape), and the "distill" key of `ask --json`."""
-
-    headline: str
-    lines: list[str]
-    assumptions: str
-    formulas: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-    questions: list[str] = field(default_factory=list)
-    contract: dict[str, Any] = field(default_factory=dict)
+class DistillAnswer(StagedAnswer):
+    """The distillation's two stages; `contract` is the "distill" key of `ask --json`."""
 
 
 def _tokens(value: float) -> str:
@@ -276,28 +268,6 @@ def _contract(plan: DistillPlan) -> dict[str, Any]:
             "sft": stage(plan.sft),
             "total_usd": round(plan.total_usd, 2) if plan.total_usd is not None else None,
             "dominant": plan.dominant}
-
-
-def render_distill(answer: DistillAnswer) -> list[Message]:
-    """Block Kit plus the plain-text fallback, in a storage answer's templates (bot.render.render_staged)."""
-    from bot.render import render_staged
-
-    return render_staged(_shown(answer))
-
-
-def render_distill_text(answer: DistillAnswer, *, details: bool = False) -> str:
-    from bot.render import render_text
-
-    return render_text("storage.txt.j2", answer=_shown(answer), details=details)
-
-
-def _shown(answer: DistillAnswer) -> DistillAnswer:
-    """The questions as lines after the stages ("? How many tokens …"), as a plan's open questions are shown."""
-    if not answer.questions:
-        return answer
-    return DistillAnswer(headline=answer.headline, lines=[*answer.lines, *(f"? {q}" for q in answer.questions)],
-                         assumptions=answer.assumptions, formulas=answer.formulas, sources=answer.sources,
-                         questions=[], contract=answer.contract)
 
 
 def distill_contract(answer: DistillAnswer, workload_keys: tuple[str, ...], workload: Workload | None) -> dict[str, Any]:

@@ -8,11 +8,11 @@ every key a plan's answer has.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bot.formatting import fmt_usd
-from bot.limits import Message
+from bot.staged import StagedAnswer
 from catalog.records import CatalogData
 from engine.distill import Stage
 from engine.models import Workload
@@ -36,17 +36,10 @@ VLLM_N = "vLLM SamplingParams(n=...) with --enable-prefix-caching (docs.vllm.ai)
 
 
 @dataclass(frozen=True)
-class OfflineAnswer:
-    """Context of `storage.txt.j2` / `storage.json.j2`, and the `kind` key of `ask --json`."""
+class OfflineAnswer(StagedAnswer):
+    """Sampling and scoring, an eval run or a compute-optimal size; `kind` names which, in `ask --json`."""
 
-    kind: str
-    headline: str
-    lines: list[str]
-    assumptions: str
-    formulas: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-    questions: list[str] = field(default_factory=list)
-    contract: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
 
 
 def _count(value: float) -> str:
@@ -270,27 +263,6 @@ def offline_answer(ask: OfflineAsk, data: CatalogData, base: Workload | None = N
     if ask.kind == "compute_optimal" and ask.optimal is not None:
         return optimal_answer(ask.optimal, data, base)
     return None
-
-
-def _shown(answer: OfflineAnswer) -> OfflineAnswer:
-    if not answer.questions:
-        return answer
-    return OfflineAnswer(kind=answer.kind, headline=answer.headline,
-                         lines=[*answer.lines, *(f"? {q}" for q in answer.questions)], assumptions=answer.assumptions,
-                         formulas=answer.formulas, sources=answer.sources, questions=[], contract=answer.contract)
-
-
-def render_offline(answer: OfflineAnswer) -> list[Message]:
-    """Block Kit plus the plain-text fallback, in a storage answer's templates (bot.render.render_staged)."""
-    from bot.render import render_staged
-
-    return render_staged(_shown(answer))
-
-
-def render_offline_text(answer: OfflineAnswer, *, details: bool = False) -> str:
-    from bot.render import render_text
-
-    return render_text("storage.txt.j2", answer=_shown(answer), details=details)
 
 
 def offline_contract(answer: OfflineAnswer, workload_keys: tuple[str, ...], workload: Workload | None) -> dict[str, Any]:

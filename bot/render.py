@@ -250,13 +250,6 @@ def render_blocks(template: str, **context: Any) -> list[dict[str, Any]]:
     return blocks
 
 
-def render_staged(answer: Any) -> list[Message]:
-    """A staged answer (a distillation's two jobs, sampling and scoring, an eval run: headline, lines, assumptions)
-    in the storage answer's templates: Block Kit validated by `bot.limits`, plus the plain-text fallback."""
-    blocks = render_blocks("storage.json.j2", answer=answer)
-    return fit_message(blocks, render_text("storage.txt.j2", answer=answer, details=False), owned=True)
-
-
 def render_text(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context).strip() + "\n"
 
@@ -292,14 +285,11 @@ def render_response(response: Response, names: Mapping[str, str] | None = None,
         from bot.prices import render_prices
 
         return render_prices(response.prices)
-    if response.offline is not None:  # an offline job in stages (bot/offline_jobs.py)
-        from bot.offline_jobs import render_offline
+    staged = response.offline or response.distill  # an offline job or a distillation, in stages (bot/staged.py)
+    if staged is not None:
+        from bot.staged import render_staged
 
-        return render_offline(response.offline)
-    if response.distill is not None:  # a distillation: its two stages (bot/distill.py)
-        from bot.distill import render_distill
-
-        return render_distill(response.distill)
+        return render_staged(staged)
     if response.storage is not None:  # a checkpoint-size, storage or transfer question (bot/storage.py)
         from bot.storage import render_storage
 

@@ -21,14 +21,11 @@ def render_terminal(response: Response, names: Mapping[str, str] | None = None, 
         from bot.prices import render_prices_text
 
         return render_prices_text(response.prices)
-    if response.offline is not None:  # an offline job in stages (bot/offline_jobs.py)
-        from bot.offline_jobs import render_offline_text
+    staged = response.offline or response.distill  # an offline job or a distillation, in stages (bot/staged.py)
+    if staged is not None:
+        from bot.staged import render_staged_text
 
-        return render_offline_text(response.offline, details=details)
-    if response.distill is not None:  # a distillation: its two stages (bot/distill.py)
-        from bot.distill import render_distill_text
-
-        return render_distill_text(response.distill, details=details)
+        return render_staged_text(staged, details=details)
     if response.storage is not None:  # a checkpoint-size, storage or transfer question (bot/storage.py)
         from bot.storage import render_storage_text
 
