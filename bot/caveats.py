@@ -16,7 +16,15 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from bot.formatting import fmt_num, fmt_usd, fmt_usd_short, tidy_plurals, winner_name, winner_option
+from bot.formatting import (
+    fmt_num,
+    fmt_usd,
+    fmt_usd_short,
+    rented_gpus,
+    tidy_plurals,
+    winner_name,
+    winner_option,
+)
 from engine.advise import (
     ADAPTER_SCALE_NOTE,
     AVAILABILITY_NOTE,
@@ -341,20 +349,20 @@ def _idle_serving_line(advice: Advice) -> str | None:
     w = advice.effective
     if (w.mode or "inference") != "inference" or w.gpu_count or w.batch_items or w.offline:
         return None
-    pick = next((o for o in advice.options if advice.recommendation and o.name == advice.recommendation.primary), None)
-    rented = re.search(r" (\d+)x ", pick.name) if pick is not None else None
+    pick = winner_option(advice)
+    rented = rented_gpus(pick) if pick is not None else None
     if pick is None or rented is None:
         return None
     plan = pick.cluster
     group = plan.gpus_per_replica or plan.gpus
-    idle = int(rented.group(1)) - plan.gpus
+    idle = rented - plan.gpus
     if group < 1 or idle < group:
         return None
     more = idle // group
-    return (f"Idle GPUs: the instance rents {rented.group(1)}, the plan uses {plan.gpus}; {more} more "
+    return (f"Idle GPUs: the instance rents {rented}, the plan uses {plan.gpus}; {more} more "
             f"replica{'s' if more > 1 else ''} of {group} on the rest {'hold' if more > 1 else 'holds'} "
             f"{1 + more}x the users and keep{'' if more > 1 else 's'} serving if one fails, at no extra rent "
-            f"(say “{int(rented.group(1))} GPUs” to plan on all of them)")
+            f"(say “{rented} GPUs” to plan on all of them)")
 
 
 def _relabelled(advice: Advice, prefix: str, label: str) -> str | None:

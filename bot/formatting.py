@@ -146,6 +146,16 @@ def winner_name(advice: Advice) -> str | None:
     return advice.recommendation.primary if advice.recommendation else None
 
 
+_RENTED = re.compile(r" (\d+)x ")
+
+
+def rented_gpus(option: Option) -> int | None:
+    """The GPUs an option's instances rent, as its name says them ("AWS (EC2) 4x A10G …": 4), which a plan may not
+    all use; None when the name does not say."""
+    found = _RENTED.search(option.name)
+    return int(found.group(1)) if found else None
+
+
 def winner_option(advice: Advice) -> Option | None:
     """The recommended option itself (None when nothing is priced)."""
     name = winner_name(advice)

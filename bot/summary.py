@@ -39,6 +39,7 @@ from bot.formatting import (
     fmt_usd_short,
     gpu_name,
     label,
+    rented_gpus,
     subject,
     tidy_plurals,
     winner_name,
@@ -303,8 +304,8 @@ def _role(role: str, *qualifiers: str | None) -> str:
 def _idle(option: Option) -> str | None:
     """"6 GPUs idle": a serving option rented in bigger instances than its plan uses (a provider selling 8-GPU boxes
     only, for a 2-GPU replica), which is why it costs several times the winner."""
-    rented = re.search(r" (\d+)x ", option.name)
-    idle = int(rented.group(1)) - option.cluster.gpus if rented else 0
+    rented = rented_gpus(option)
+    idle = rented - option.cluster.gpus if rented else 0
     return tidy_plurals(f"{idle} GPU(s) idle") if idle > 0 else None
 
 
