@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from bot.formatting import fmt_usd, winner_option
 from bot.limits import Message, fit_message
 from bot.render import render_blocks
-from engine.models import Advice, Option, Workload
+from engine.models import TRAINING_MODES, Advice, Option, Workload
 from engine.recommendation import at_the_edge, work_usd
 from engine.serving import floor_kept_at, user_floor
 
 MAX_CHEAPER = 4  # rows a reader weighs in a thread reply; "options" lists them all
-TRAINING_MODES = ("full", "lora", "qlora", "pretrain", "dpo", "grpo")
 
 _TARGET_NAMES = {
     "target_ttft_s": "the time to first token", "target_tokens_per_s_per_user": "the speed per user",
